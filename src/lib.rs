@@ -1,0 +1,7 @@
+//! ctxctl keeps LLM conversation sessions inside their model's context window.
+//!
+//! The engine (`session`, `tokens`, `models`, `strategy`, `compact`, `summarize`) is pure:
+//! no environment, no terminal, no printing. The `cli` module is the shell around it.
+
+pub mod session;
+pub mod tokens;

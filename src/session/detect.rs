@@ -1,0 +1,198 @@
+//! Format detection from content alone (standard input has no name).
+
+use serde_json::Value;
+
+use super::{Format, ReadError};
+
+/// How many leading JSONL records are looked at to tell the agent formats apart.
+const SNIFF_LINES: usize = 50;
+
+/// Detects the format of `text` (BOM already removed, not blank).
+pub fn detect(text: &str) -> Result<Format, ReadError> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') {
+        return Ok(detect_array(trimmed));
+    }
+    if !trimmed.starts_with('{') {
+        let first = trimmed.chars().next().unwrap_or(' ');
+        return Err(ReadError::Detect(format!(
+            "the content starts with {first:?}, not a JSON object or array"
+        )));
+    }
+    let mut records = Vec::new();
+    let mut lines = trimmed.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or("");
+    match serde_json::from_str::<Value>(first) {
+        Ok(v) => records.push(v),
+        // The first line is not a whole object: a pretty-printed JSON document.
+        Err(_) => return detect_object(trimmed),
+    }
+    let more = lines.clone().next().is_some();
+    if !more && (is_document(&records[0]) || records[0].get("role").is_none()) {
+        let format = detect_lines(&records);
+        if format == Format::Jsonl {
+            return detect_object(trimmed);
+        }
+        return Ok(format);
+    }
+    records.extend(
+        lines
+            .take(SNIFF_LINES)
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok()),
+    );
+    Ok(detect_lines(&records))
+}
+
+/// A one-line file is a JSON document when it holds a message list rather than a message.
+fn is_document(v: &Value) -> bool {
+    v.get("role").is_none() && (v.get("messages").is_some() || v.get("history").is_some())
+}
+
+fn detect_array(text: &str) -> Format {
+    if looks_anthropic_blocks(text) {
+        Format::Anthropic
+    } else {
+        Format::OpenAi
+    }
+}
+
+fn detect_object(text: &str) -> Result<Format, ReadError> {
+    let v: Value = serde_json::from_str(text).map_err(|e| ReadError::json(&e, 0))?;
+    if v.get("messages").is_some_and(Value::is_array) {
+        let top_system = v
+            .get("system")
+            .is_some_and(|s| s.is_string() || s.is_array());
+        if top_system || v.get("max_tokens").is_some() || looks_anthropic_blocks(text) {
+            return Ok(Format::Anthropic);
+        }
+        return Ok(Format::OpenAi);
+    }
+    if v.get("history").is_some_and(Value::is_array) {
+        return Ok(Format::OpenAi);
+    }
+    Err(ReadError::Detect(
+        "a JSON object without a `messages` or `history` list".to_string(),
+    ))
+}
+
+/// Anthropic content blocks have types OpenAI's parts never use.
+fn looks_anthropic_blocks(text: &str) -> bool {
+    [
+        "\"tool_use\"",
+        "\"tool_result\"",
+        "\"redacted_thinking\"",
+        "\"tool_use_id\"",
+    ]
+    .iter()
+    .any(|needle| text.contains(needle))
+        && !text.contains("\"tool_calls\"")
+}
+
+fn detect_lines(records: &[Value]) -> Format {
+    const CODEX_TYPES: [&str; 6] = [
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+        "compacted",
+        "world_state",
+    ];
+    const CLAUDE_TYPES: [&str; 5] = [
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "last-prompt",
+        "progress",
+    ];
+    let mut codex = 0;
+    let mut claude = 0;
+    let mut goose = 0;
+    for (i, r) in records.iter().enumerate() {
+        let ty = r.get("type").and_then(Value::as_str).unwrap_or("");
+        if r.get("payload").is_some() && CODEX_TYPES.contains(&ty) {
+            codex += 1;
+        }
+        if r.get("record_type").is_some() || (i == 0 && r.get("instructions").is_some()) {
+            codex += 1;
+        }
+        if r.get("sessionId").is_some()
+            && (r.get("uuid").is_some() || r.get("parentUuid").is_some())
+            || CLAUDE_TYPES.contains(&ty)
+        {
+            claude += 1;
+        }
+        if (i == 0 && r.get("working_dir").is_some() && r.get("message_count").is_some())
+            || is_goose_message(r)
+        {
+            goose += 1;
+        }
+    }
+    let best = codex.max(claude).max(goose);
+    if best == 0 {
+        Format::Jsonl
+    } else if best == codex {
+        Format::Codex
+    } else if best == claude {
+        Format::ClaudeCode
+    } else {
+        Format::Goose
+    }
+}
+
+fn is_goose_message(r: &Value) -> bool {
+    r.get("created").is_some_and(Value::is_i64)
+        && r.get("content").and_then(Value::as_array).is_some_and(|c| {
+            c.iter().any(|p| {
+                matches!(
+                    p.get("type").and_then(Value::as_str),
+                    Some("toolRequest" | "toolResponse")
+                )
+            }) || r
+                .get("metadata")
+                .is_some_and(|m| m.get("agentVisible").is_some())
+                || r.get("id").is_some_and(Value::is_null)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrays_and_objects() {
+        assert_eq!(
+            detect(r#"[{"role":"user","content":"hi"}]"#).unwrap(),
+            Format::OpenAi
+        );
+        assert_eq!(
+            detect("{\n \"system\": \"s\",\n \"messages\": []\n}").unwrap(),
+            Format::Anthropic
+        );
+        assert_eq!(
+            detect(r#"{"messages":[{"role":"user","content":"hi"}]}"#).unwrap(),
+            Format::OpenAi
+        );
+        assert_eq!(detect(r#"{"history":[]}"#).unwrap(), Format::OpenAi);
+    }
+
+    #[test]
+    fn jsonl_flavours() {
+        let plain =
+            "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assistant\",\"content\":\"b\"}\n";
+        assert_eq!(detect(plain).unwrap(), Format::Jsonl);
+        let one = "{\"role\":\"user\",\"content\":\"a\"}";
+        assert_eq!(detect(one).unwrap(), Format::Jsonl);
+        let codex = "{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{}}\n";
+        assert_eq!(detect(codex).unwrap(), Format::Codex);
+        let claude = "{\"type\":\"user\",\"uuid\":\"u\",\"parentUuid\":null,\"sessionId\":\"s\"}\n";
+        assert_eq!(detect(claude).unwrap(), Format::ClaudeCode);
+        let goose = "{\"working_dir\":\"/x\",\"description\":\"d\",\"message_count\":1}\n{\"id\":null,\"role\":\"user\",\"created\":1,\"content\":[{\"type\":\"text\",\"text\":\"a\"}]}\n";
+        assert_eq!(detect(goose).unwrap(), Format::Goose);
+    }
+
+    #[test]
+    fn rejects_non_json() {
+        assert!(matches!(detect("hello"), Err(ReadError::Detect(_))));
+        assert!(matches!(detect("{\"a\":1}"), Err(ReadError::Detect(_))));
+    }
+}

@@ -1,0 +1,170 @@
+//! The document a session was read from, kept so that a rewrite changes only what it means to.
+
+use serde_json::Value;
+
+/// The container of a session's records.
+#[derive(Debug, Clone)]
+pub enum Document {
+    /// A single JSON document (OpenAI / Anthropic request bodies, trajectories).
+    Json(JsonDoc),
+    /// A JSON Lines file; each record is one line, kept byte for byte.
+    Lines(LinesDoc),
+}
+
+/// Where the message list sits in a JSON document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListKey {
+    /// The document is the array.
+    Root,
+    /// The array is under this top-level key (`messages`, `history`).
+    Key(String),
+}
+
+/// How the original JSON document was laid out, so a rewrite looks like it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonStyle {
+    /// `None` for compact output, else the indentation unit (e.g. two spaces, a tab).
+    pub indent: Option<String>,
+    pub trailing_newline: bool,
+    pub bom: bool,
+}
+
+impl JsonStyle {
+    /// Guesses the style of `text` (which may start with a BOM).
+    pub fn of(text: &str) -> JsonStyle {
+        let bom = text.starts_with('\u{feff}');
+        let body = text.trim_start_matches('\u{feff}');
+        let trailing_newline = body.ends_with('\n');
+        let indent = body.trim_start().split_once('\n').and_then(|(_, rest)| {
+            let line = rest.lines().find(|l| !l.trim().is_empty())?;
+            let ws: String = line
+                .chars()
+                .take_while(|c| *c == ' ' || *c == '\t')
+                .collect();
+            (!ws.is_empty()).then_some(ws)
+        });
+        JsonStyle {
+            indent,
+            trailing_newline,
+            bom,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct JsonDoc {
+    pub root: Value,
+    pub list: ListKey,
+    pub style: JsonStyle,
+}
+
+impl JsonDoc {
+    /// The message array.
+    pub fn items(&self) -> &[Value] {
+        let v = match &self.list {
+            ListKey::Root => Some(&self.root),
+            ListKey::Key(k) => self.root.get(k),
+        };
+        v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// One line of a JSONL document, as byte offsets into [`LinesDoc::text`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineSpan {
+    pub start: usize,
+    /// End of the content, before the line terminator.
+    pub end: usize,
+    /// End including the terminator (`\n` or `\r\n`), equal to `end` on an unterminated
+    /// last line.
+    pub end_with_eol: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct LinesDoc {
+    /// The whole file, BOM included.
+    pub text: String,
+    pub lines: Vec<LineSpan>,
+    /// Line index of a truncated last line that could not be parsed, kept verbatim.
+    pub truncated_tail: Option<usize>,
+}
+
+impl LinesDoc {
+    pub fn new(text: String) -> LinesDoc {
+        let mut lines = Vec::new();
+        let bytes = text.as_bytes();
+        let mut start = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        while start < bytes.len() {
+            let (end, next) = match memchr::memchr(b'\n', &bytes[start..]) {
+                Some(off) => {
+                    let nl = start + off;
+                    let end = if nl > start && bytes[nl - 1] == b'\r' {
+                        nl - 1
+                    } else {
+                        nl
+                    };
+                    (end, nl + 1)
+                }
+                None => (bytes.len(), bytes.len()),
+            };
+            lines.push(LineSpan {
+                start,
+                end,
+                end_with_eol: next,
+            });
+            start = next;
+        }
+        LinesDoc {
+            text,
+            lines,
+            truncated_tail: None,
+        }
+    }
+
+    /// The content of line `i`, without its terminator.
+    pub fn line(&self, i: usize) -> &str {
+        let s = self.lines[i];
+        &self.text[s.start..s.end]
+    }
+
+    /// The line terminator used by the file (`\r\n` if its first line has one).
+    pub fn eol(&self) -> &'static str {
+        match self.lines.first() {
+            Some(s) if self.text[s.end..s.end_with_eol].starts_with('\r') => "\r\n",
+            _ => "\n",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_keep_terminators() {
+        let doc = LinesDoc::new("a\r\nb\n\nc".to_string());
+        assert_eq!(doc.lines.len(), 4);
+        assert_eq!(doc.line(0), "a");
+        assert_eq!(doc.line(1), "b");
+        assert_eq!(doc.line(2), "");
+        assert_eq!(doc.line(3), "c");
+        assert_eq!(doc.lines[3].end, doc.lines[3].end_with_eol);
+        assert_eq!(doc.eol(), "\r\n");
+    }
+
+    #[test]
+    fn bom_is_not_part_of_the_first_line() {
+        let doc = LinesDoc::new("\u{feff}{}\n".to_string());
+        assert_eq!(doc.line(0), "{}");
+    }
+
+    #[test]
+    fn style_detects_indent() {
+        assert_eq!(
+            JsonStyle::of("{\n  \"a\": 1\n}\n").indent.as_deref(),
+            Some("  ")
+        );
+        assert_eq!(JsonStyle::of("{\"a\":1}").indent, None);
+        assert!(!JsonStyle::of("{\"a\":1}").trailing_newline);
+    }
+}

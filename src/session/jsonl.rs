@@ -1,0 +1,104 @@
+//! Plain JSONL: one OpenAI- or Anthropic-shaped message per line.
+
+use serde_json::Value;
+
+use super::message::{self, Notes};
+use super::{Document, Format, LinesDoc, Origin, ReadError, Session};
+
+pub fn read(text: &str) -> Result<Session, ReadError> {
+    let mut doc = LinesDoc::new(text.to_string());
+    let mut notes = Notes::default();
+    let mut messages = Vec::new();
+    let mut warnings = Vec::new();
+    let mut model = None;
+    for i in 0..doc.lines.len() {
+        let line = doc.line(i);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: Value = match parse_line(&doc, i) {
+            Ok(v) => v,
+            Err(Tolerated(w)) => {
+                warnings.push(w);
+                doc.truncated_tail = Some(i);
+                break;
+            }
+            Err(Fatal(e)) => return Err(e),
+        };
+        if model.is_none() {
+            model = v.get("model").and_then(Value::as_str).map(str::to_string);
+        }
+        let place = format!("line {}", i + 1);
+        messages.push(message::parse(&v, &place, Origin::Record(i), &mut notes)?);
+    }
+    warnings.extend(notes.into_warnings());
+    Ok(Session {
+        format: Format::Jsonl,
+        doc: Document::Lines(doc),
+        messages,
+        model,
+        warnings,
+        reported_usage: None,
+    })
+}
+
+/// Why a line could not be parsed.
+pub enum LineError {
+    /// A truncated last line (an agent still writing): read the rest, keep it verbatim.
+    Tolerated(String),
+    Fatal(ReadError),
+}
+use LineError::{Fatal, Tolerated};
+
+/// Parses line `i` of `doc` as JSON, tolerating an unterminated, unparseable last line.
+pub fn parse_line(doc: &LinesDoc, i: usize) -> Result<Value, LineError> {
+    let line = doc.line(i);
+    match serde_json::from_str(line) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            let span = doc.lines[i];
+            let last = i + 1 == doc.lines.len();
+            if last && span.end == span.end_with_eol && e.is_eof() {
+                Err(Tolerated(format!(
+                    "line {}: incomplete last line (still being written?); ignored and kept as is",
+                    i + 1
+                )))
+            } else {
+                Err(Fatal(ReadError::json(&e, i)))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_lines_and_skips_blank_ones() {
+        let s = read(
+            "{\"role\":\"user\",\"content\":\"a\"}\n\n{\"role\":\"assistant\",\"content\":\"b\"}\n",
+        )
+        .unwrap();
+        assert_eq!(s.messages.len(), 2);
+        assert_eq!(s.messages[1].origin, Origin::Record(2));
+    }
+
+    #[test]
+    fn truncated_last_line_is_tolerated() {
+        let s = read("{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assis").unwrap();
+        assert_eq!(s.messages.len(), 1);
+        assert_eq!(s.warnings.len(), 1);
+        let Document::Lines(doc) = &s.doc else {
+            panic!()
+        };
+        assert_eq!(doc.truncated_tail, Some(1));
+    }
+
+    #[test]
+    fn broken_middle_line_is_an_error_with_its_number() {
+        let e = read("{\"role\":\"user\",\"content\":\"a\"}\n{oops}\n{\"role\":\"user\",\"content\":\"a\"}\n")
+            .unwrap_err();
+        assert!(matches!(e, ReadError::Json { line: 2, .. }), "{e}");
+    }
+}

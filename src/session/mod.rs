@@ -1,0 +1,377 @@
+//! The session model: a list of messages read from one of the supported on-disk formats,
+//! each remembering the record it came from so that rewrites leave untouched records exactly
+//! as they were.
+//!
+//! Reading is [`read`] (format detected from the content, or forced); writing is
+//! [`write`], which takes the session and a list of [`Item`]s saying which messages to keep,
+//! which to edit and what to insert.
+
+mod detect;
+mod doc;
+mod error;
+mod json;
+pub mod jsonl;
+pub mod message;
+mod write;
+
+pub use detect::detect;
+pub use doc::{Document, JsonDoc, JsonStyle, LineSpan, LinesDoc, ListKey};
+pub use error::ReadError;
+pub use write::{write, Item, NewMessage, PartEdit, WriteError};
+
+use std::fmt;
+
+/// The on-disk formats ctxctl reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// OpenAI Chat Completions messages: a JSON array, or an object holding it under
+    /// `messages` (or `history`, as SWE-agent trajectories do).
+    OpenAi,
+    /// An Anthropic Messages API request body (`system` + `messages`).
+    Anthropic,
+    /// One OpenAI- or Anthropic-shaped message per line.
+    Jsonl,
+    /// Claude Code transcripts (`~/.claude/projects/**.jsonl`).
+    ClaudeCode,
+    /// Codex CLI rollouts (`~/.codex/sessions/**/rollout-*.jsonl`).
+    Codex,
+    /// goose JSONL sessions (metadata line, then messages).
+    Goose,
+}
+
+impl Format {
+    /// Every format, in the order `--format` lists them.
+    pub const ALL: [Format; 6] = [
+        Format::OpenAi,
+        Format::Anthropic,
+        Format::Jsonl,
+        Format::ClaudeCode,
+        Format::Codex,
+        Format::Goose,
+    ];
+
+    /// The name used by `--format` and in JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::OpenAi => "openai",
+            Format::Anthropic => "anthropic",
+            Format::Jsonl => "jsonl",
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+            Format::Goose => "goose",
+        }
+    }
+
+    /// Parses a `--format` name.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Whether sessions of this format are line-oriented (JSONL) files.
+    pub fn is_lines(self) -> bool {
+        !matches!(self, Format::OpenAi | Format::Anthropic)
+    }
+
+    /// The file extension a rewritten session of this format gets in the store.
+    pub fn extension(self) -> &'static str {
+        if self.is_lines() {
+            "jsonl"
+        } else {
+            "json"
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Who speaks a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    System,
+    Developer,
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    pub const ALL: [Role; 5] = [
+        Role::System,
+        Role::Developer,
+        Role::User,
+        Role::Assistant,
+        Role::Tool,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+
+    /// Parses a role as written in provider formats (`function` is OpenAI's legacy name for
+    /// `tool`, `model` is Gemini's for `assistant`).
+    pub fn parse(s: &str) -> Option<Role> {
+        Some(match s {
+            "system" => Role::System,
+            "developer" => Role::Developer,
+            "user" | "human" => Role::User,
+            "assistant" | "model" | "ai" => Role::Assistant,
+            "tool" | "function" => Role::Tool,
+            _ => return None,
+        })
+    }
+
+    /// System and developer messages carry instructions and are never trimmed.
+    pub fn is_system(self) -> bool {
+        matches!(self, Role::System | Role::Developer)
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One piece of a message's content.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    Text(String),
+    /// A request from the model to run a tool. `arguments` is the JSON text of the input.
+    ToolCall {
+        id: String,
+        name: String,
+        arguments: String,
+    },
+    /// The answer to a tool call. `content` holds text and images (nested parts).
+    ToolResult {
+        call_id: String,
+        content: Vec<Part>,
+        is_error: bool,
+    },
+    /// Visible reasoning (`thinking`, reasoning summaries).
+    Thinking(String),
+    /// Opaque data the model sees but nobody can read (redacted thinking, encrypted
+    /// reasoning). Counted by size, never edited.
+    Opaque {
+        kind: String,
+        bytes: usize,
+    },
+    Image {
+        media_type: Option<String>,
+    },
+    /// Anything not understood; kept on rewrite, not counted.
+    Other {
+        kind: String,
+    },
+}
+
+impl Part {
+    /// The plain text of this part (tool results flatten their content), for summaries and
+    /// searching. Images and opaque parts have none.
+    pub fn text(&self) -> String {
+        match self {
+            Part::Text(t) | Part::Thinking(t) => t.clone(),
+            Part::ToolCall {
+                name, arguments, ..
+            } => format!("{name}({arguments})"),
+            Part::ToolResult { content, .. } => join_text(content),
+            Part::Opaque { .. } | Part::Image { .. } | Part::Other { .. } => String::new(),
+        }
+    }
+}
+
+/// Concatenates the text of `parts`, one per line.
+pub fn join_text(parts: &[Part]) -> String {
+    let mut out = String::new();
+    for p in parts {
+        let t = p.text();
+        if t.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&t);
+    }
+    out
+}
+
+/// Where a message lives in its document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Index in the JSON message list, or line index in a JSONL document.
+    Record(usize),
+    /// Several records (Claude Code splits one API response over several lines).
+    Records(Vec<usize>),
+    /// Anthropic's top-level `system` field.
+    SystemField,
+}
+
+impl Origin {
+    /// The records this message was read from.
+    pub fn records(&self) -> &[usize] {
+        match self {
+            Origin::Record(i) => std::slice::from_ref(i),
+            Origin::Records(v) => v,
+            Origin::SystemField => &[],
+        }
+    }
+}
+
+/// Facts about a summary message written by a compaction (ctxctl's own or an agent's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactMeta {
+    pub id: Option<String>,
+    pub seq: Option<u64>,
+    pub timestamp: Option<String>,
+    /// Who wrote it: `ctxctl`, `claude-code`, `codex`, `goose`.
+    pub by: &'static str,
+}
+
+/// One message of a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub role: Role,
+    pub name: Option<String>,
+    pub parts: Vec<Part>,
+    /// A stable id from the record (`id`, `uuid`), for `--pin` by id.
+    pub id: Option<String>,
+    /// Marked important in the file (`"_preserve": true`).
+    pub pinned: bool,
+    /// Set when this message is a compaction summary.
+    pub compact: Option<CompactMeta>,
+    pub origin: Origin,
+}
+
+impl Message {
+    pub fn new(role: Role, parts: Vec<Part>, origin: Origin) -> Message {
+        Message {
+            role,
+            name: None,
+            parts,
+            id: None,
+            pinned: false,
+            compact: None,
+            origin,
+        }
+    }
+
+    /// Ids of the tool calls this message makes.
+    pub fn call_ids(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::ToolCall { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+    }
+
+    /// Ids of the tool calls this message answers.
+    pub fn result_ids(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::ToolResult { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+    }
+
+    pub fn has_tool_results(&self) -> bool {
+        self.result_ids().next().is_some()
+    }
+
+    /// The message's readable text, parts joined by newlines.
+    pub fn text(&self) -> String {
+        join_text(&self.parts)
+    }
+}
+
+/// Token usage a provider reported inside the file (agent transcripts record it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportedUsage {
+    /// Prompt tokens as the provider counted them (input + cache reads + cache writes).
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Index of the last message the report covers.
+    pub after_message: Option<usize>,
+}
+
+/// A session read from a file.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub format: Format,
+    pub doc: Document,
+    pub messages: Vec<Message>,
+    /// The model recorded in the file, if any.
+    pub model: Option<String>,
+    /// Problems tolerated while reading (a truncated last line, unknown parts …).
+    pub warnings: Vec<String>,
+    /// The latest provider-reported usage, when the format records it.
+    pub reported_usage: Option<ReportedUsage>,
+}
+
+impl Session {
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    /// Index of the most recent user message that is not only tool results.
+    pub fn last_user_index(&self) -> Option<usize> {
+        self.messages
+            .iter()
+            .rposition(|m| m.role == Role::User && !m.parts.iter().all(is_result))
+    }
+
+    /// A write plan that keeps every message: writing it reproduces the input.
+    pub fn keep_all(&self) -> Vec<Item> {
+        (0..self.messages.len()).map(Item::Keep).collect()
+    }
+}
+
+fn is_result(p: &Part) -> bool {
+    matches!(p, Part::ToolResult { .. })
+}
+
+/// Reads a session from `bytes`, detecting its format unless `format` is given.
+pub fn read(bytes: &[u8], format: Option<Format>) -> Result<Session, ReadError> {
+    let text = error::check_utf8(bytes)?;
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if body.trim().is_empty() {
+        return Err(ReadError::Empty);
+    }
+    let format = match format {
+        Some(f) => f,
+        None => detect(body)?,
+    };
+    match format {
+        Format::OpenAi | Format::Anthropic => json::read(text, format),
+        Format::Jsonl => jsonl::read(text),
+        other => Err(ReadError::Unsupported(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_names_round_trip() {
+        for f in Format::ALL {
+            assert_eq!(Format::from_name(f.name()), Some(f));
+        }
+        assert_eq!(Format::from_name("yaml"), None);
+    }
+
+    #[test]
+    fn roles_parse() {
+        assert_eq!(Role::parse("function"), Some(Role::Tool));
+        assert_eq!(Role::parse("wizard"), None);
+        assert!(Role::Developer.is_system());
+    }
+}

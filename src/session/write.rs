@@ -1,0 +1,253 @@
+//! Writing a session back: kept records are copied unchanged (JSONL lines byte for byte,
+//! JSON values with their key order), edited records change only the edited field, and new
+//! records (markers, summaries) take the shape of the format.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{Document, Format, JsonDoc, LinesDoc, ListKey, Origin, Role, Session};
+
+/// One entry of a write plan, in output order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    /// Keep message `i` exactly as it was.
+    Keep(usize),
+    /// Keep message `index` with some of its parts changed.
+    Edit { index: usize, edits: Vec<PartEdit> },
+    /// A message ctxctl adds (an omission marker, a summary).
+    Insert(NewMessage),
+}
+
+impl Item {
+    /// The original message this item carries, if any.
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            Item::Keep(i) | Item::Edit { index: i, .. } => Some(*i),
+            Item::Insert(_) => None,
+        }
+    }
+}
+
+/// A change to one part of a kept message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PartEdit {
+    /// Replace the content of the tool result answering `call_id` with `text`.
+    ResultText { call_id: String, text: String },
+}
+
+/// A message written by ctxctl.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewMessage {
+    pub role: Role,
+    pub text: String,
+    /// Extra top-level fields for the record (`compact_boundary`, `compact_id` …).
+    pub meta: Map<String, Value>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("message {index}: no tool result for call {call_id:?} to edit")]
+    NoSuchResult { index: usize, call_id: String },
+    #[error("message {0} does not exist")]
+    NoSuchMessage(usize),
+    #[error("cannot serialize the session: {0}")]
+    Serialize(#[from] serde_json::Error),
+    #[error("writing {0} sessions is not supported")]
+    Unsupported(Format),
+}
+
+/// Renders `session` rewritten by `items` in its own format.
+pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+    if let Some(bad) = items
+        .iter()
+        .filter_map(Item::index)
+        .find(|&i| i >= session.messages.len())
+    {
+        return Err(WriteError::NoSuchMessage(bad));
+    }
+    match (&session.doc, session.format) {
+        (Document::Json(doc), Format::OpenAi | Format::Anthropic) => {
+            write_json(session, doc, items)
+        }
+        (Document::Lines(doc), Format::Jsonl) => write_lines(session, doc, items),
+        (_, f) => Err(WriteError::Unsupported(f)),
+    }
+}
+
+fn write_json(session: &Session, doc: &JsonDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+    let records = doc.items();
+    let mut keep_system = false;
+    let mut list = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            Item::Keep(i) => match &session.messages[*i].origin {
+                Origin::SystemField => keep_system = true,
+                origin => list.extend(origin.records().iter().map(|&r| records[r].clone())),
+            },
+            Item::Edit { index, edits } => {
+                for &r in session.messages[*index].origin.records() {
+                    let mut v = records[r].clone();
+                    apply_edits(&mut v, *index, edits)?;
+                    list.push(v);
+                }
+            }
+            Item::Insert(m) => list.push(new_record(m)),
+        }
+    }
+    let root = match (&doc.list, &doc.root) {
+        (ListKey::Root, _) => Value::Array(list),
+        (ListKey::Key(key), Value::Object(obj)) => {
+            let mut out = Map::with_capacity(obj.len());
+            let mut list = Some(list);
+            for (k, v) in obj {
+                if k == key {
+                    out.insert(k.clone(), Value::Array(list.take().unwrap_or_default()));
+                } else if k == "system" && session.format == Format::Anthropic && !keep_system {
+                    continue;
+                } else {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+            Value::Object(out)
+        }
+        (ListKey::Key(_), other) => other.clone(),
+    };
+    let mut out = Vec::new();
+    if doc.style.bom {
+        out.extend_from_slice("\u{feff}".as_bytes());
+    }
+    match &doc.style.indent {
+        Some(indent) => {
+            let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+            let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
+            root.serialize(&mut ser)?;
+        }
+        None => serde_json::to_writer(&mut out, &root)?,
+    }
+    if doc.style.trailing_newline {
+        out.push(b'\n');
+    }
+    Ok(out)
+}
+
+/// What happens to each line of a JSONL document.
+enum LineOut {
+    Keep,
+    Drop,
+    Rewrite(String),
+}
+
+fn write_lines(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+    let mut actions: Vec<LineOut> = (0..doc.lines.len()).map(|_| LineOut::Keep).collect();
+    for m in &session.messages {
+        for &r in m.origin.records() {
+            actions[r] = LineOut::Drop;
+        }
+    }
+    // Inserted records go before the line of the next original message, or at the end.
+    let mut inserts: Vec<(usize, String)> = Vec::new();
+    let mut pending: Vec<String> = Vec::new();
+    for item in items {
+        match item {
+            Item::Insert(m) => pending.push(serde_json::to_string(&new_record(m))?),
+            Item::Keep(i) | Item::Edit { index: i, .. } => {
+                let records = session.messages[*i].origin.records();
+                if let Some(&first) = records.first() {
+                    inserts.extend(pending.drain(..).map(|s| (first, s)));
+                }
+                for &r in records {
+                    actions[r] = match item {
+                        Item::Edit { edits, .. } => {
+                            let mut v: Value = serde_json::from_str(doc.line(r))?;
+                            apply_edits(&mut v, *i, edits)?;
+                            LineOut::Rewrite(serde_json::to_string(&v)?)
+                        }
+                        _ => LineOut::Keep,
+                    };
+                }
+            }
+        }
+    }
+    let eol = doc.eol();
+    let mut out = String::with_capacity(doc.text.len());
+    let first_start = doc.lines.first().map_or(doc.text.len(), |s| s.start);
+    out.push_str(&doc.text[..first_start]);
+    let mut next_insert = inserts.iter().peekable();
+    for (i, (span, action)) in doc.lines.iter().zip(&actions).enumerate() {
+        while let Some((_, text)) = next_insert.next_if(|(at, _)| *at == i) {
+            out.push_str(text);
+            out.push_str(eol);
+        }
+        match action {
+            LineOut::Keep => out.push_str(&doc.text[span.start..span.end_with_eol]),
+            LineOut::Drop => {}
+            LineOut::Rewrite(text) => {
+                out.push_str(text);
+                out.push_str(&doc.text[span.end..span.end_with_eol]);
+            }
+        }
+    }
+    for text in pending {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push_str(eol);
+        }
+        out.push_str(&text);
+        out.push_str(eol);
+    }
+    Ok(out.into_bytes())
+}
+
+/// The record for a message ctxctl adds: `{"role", "content", ...meta}`, a shape both
+/// OpenAI and Anthropic accept.
+pub fn new_record(m: &NewMessage) -> Value {
+    let mut obj = Map::new();
+    obj.insert("role".into(), Value::String(m.role.name().into()));
+    obj.insert("content".into(), Value::String(m.text.clone()));
+    for (k, v) in &m.meta {
+        obj.insert(k.clone(), v.clone());
+    }
+    Value::Object(obj)
+}
+
+fn apply_edits(record: &mut Value, index: usize, edits: &[PartEdit]) -> Result<(), WriteError> {
+    for edit in edits {
+        match edit {
+            PartEdit::ResultText { call_id, text } => {
+                if !set_result_text(record, call_id, text) {
+                    return Err(WriteError::NoSuchResult {
+                        index,
+                        call_id: call_id.clone(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Replaces the content of the tool result for `call_id` in an OpenAI `tool` message or an
+/// Anthropic `tool_result` block. Returns whether one was found.
+pub fn set_result_text(record: &mut Value, call_id: &str, text: &str) -> bool {
+    let is_tool_role = matches!(
+        record.get("role").and_then(Value::as_str),
+        Some("tool" | "function")
+    );
+    if is_tool_role {
+        if let Some(obj) = record.as_object_mut() {
+            obj.insert("content".into(), Value::String(text.into()));
+            return true;
+        }
+    }
+    let Some(blocks) = record.get_mut("content").and_then(Value::as_array_mut) else {
+        return false;
+    };
+    for b in blocks {
+        let matches = b.get("type").and_then(Value::as_str) == Some("tool_result")
+            && b.get("tool_use_id").and_then(Value::as_str) == Some(call_id);
+        if matches {
+            b["content"] = Value::String(text.into());
+            return true;
+        }
+    }
+    false
+}

@@ -1,0 +1,60 @@
+//! Remembers the token count of texts already seen in this run.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::Mutex;
+
+/// Texts shorter than this are cheaper to count than to hash and look up.
+const MIN_CACHED_LEN: usize = 64;
+/// At most this many entries are remembered.
+const MAX_ENTRIES: usize = 1 << 16;
+
+/// A thread-safe map from a text's 64-bit hash (plus its length) to its token count.
+#[derive(Default)]
+pub struct TextCache {
+    map: Mutex<HashMap<(u64, usize), usize>>,
+    hasher: std::collections::hash_map::RandomState,
+}
+
+impl TextCache {
+    pub fn get_or(&self, text: &str, count: impl FnOnce() -> usize) -> usize {
+        if text.len() < MIN_CACHED_LEN {
+            return count();
+        }
+        let mut h = self.hasher.build_hasher();
+        text.hash(&mut h);
+        let key = (h.finish(), text.len());
+        if let Some(&n) = self.lock().get(&key) {
+            return n;
+        }
+        let n = count();
+        let mut map = self.lock();
+        if map.len() < MAX_ENTRIES {
+            map.insert(key, n);
+        }
+        n
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(u64, usize), usize>> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_each_text_once() {
+        let cache = TextCache::default();
+        let text = "x".repeat(100);
+        let mut calls = 0;
+        for _ in 0..3 {
+            cache.get_or(&text, || {
+                calls += 1;
+                7
+            });
+        }
+        assert_eq!(calls, 1);
+    }
+}

@@ -1,0 +1,138 @@
+//! Tokenizers: tiktoken encodings (exact) and two offline estimates.
+
+use std::fmt;
+
+use tiktoken_rs::CoreBPE;
+
+/// A way of turning text into a token count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    O200kBase,
+    Cl100kBase,
+    P50kBase,
+    R50kBase,
+    /// About four characters per token (the spec's rule of thumb).
+    Approx,
+    /// 1.3 tokens per whitespace-separated word.
+    Words,
+}
+
+impl Encoding {
+    pub const ALL: [Encoding; 6] = [
+        Encoding::O200kBase,
+        Encoding::Cl100kBase,
+        Encoding::P50kBase,
+        Encoding::R50kBase,
+        Encoding::Approx,
+        Encoding::Words,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => "o200k_base",
+            Encoding::Cl100kBase => "cl100k_base",
+            Encoding::P50kBase => "p50k_base",
+            Encoding::R50kBase => "r50k_base",
+            Encoding::Approx => "approx",
+            Encoding::Words => "words",
+        }
+    }
+
+    /// Parses a tokenizer name (`o200k_harmony` counts text like `o200k_base`).
+    pub fn from_name(name: &str) -> Option<Encoding> {
+        match name {
+            "o200k_harmony" => Some(Encoding::O200kBase),
+            "gpt2" => Some(Encoding::R50kBase),
+            _ => Encoding::ALL.into_iter().find(|e| e.name() == name),
+        }
+    }
+
+    /// Whether counts are exact for the model's own tokenizer (tiktoken encodings).
+    pub fn is_exact(self) -> bool {
+        !matches!(self, Encoding::Approx | Encoding::Words)
+    }
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build the {encoding} tokenizer: {message}")]
+pub struct EncodingError {
+    pub encoding: Encoding,
+    pub message: String,
+}
+
+/// A built tokenizer.
+pub enum Tokenizer {
+    Bpe(Encoding, &'static CoreBPE),
+    Approx,
+    Words,
+}
+
+impl Tokenizer {
+    /// Builds the tokenizer for `encoding` (tiktoken's are built once per process).
+    pub fn new(encoding: Encoding) -> Result<Tokenizer, EncodingError> {
+        let bpe = match encoding {
+            Encoding::Approx => return Ok(Tokenizer::Approx),
+            Encoding::Words => return Ok(Tokenizer::Words),
+            Encoding::O200kBase => std::panic::catch_unwind(tiktoken_rs::o200k_base_singleton),
+            Encoding::Cl100kBase => std::panic::catch_unwind(tiktoken_rs::cl100k_base_singleton),
+            Encoding::P50kBase => std::panic::catch_unwind(tiktoken_rs::p50k_base_singleton),
+            Encoding::R50kBase => std::panic::catch_unwind(tiktoken_rs::r50k_base_singleton),
+        };
+        bpe.map(|b| Tokenizer::Bpe(encoding, b))
+            .map_err(|_| EncodingError {
+                encoding,
+                message: "the embedded ranks could not be loaded".to_string(),
+            })
+    }
+
+    pub fn encoding(&self) -> Encoding {
+        match self {
+            Tokenizer::Bpe(e, _) => *e,
+            Tokenizer::Approx => Encoding::Approx,
+            Tokenizer::Words => Encoding::Words,
+        }
+    }
+
+    pub fn count(&self, text: &str) -> usize {
+        match self {
+            Tokenizer::Bpe(_, bpe) => bpe.encode_ordinary(text).len(),
+            Tokenizer::Approx => text.chars().count().div_ceil(4),
+            Tokenizer::Words => {
+                let words = text.split_whitespace().count();
+                (words * 13).div_ceil(10)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiktoken_counts_are_exact() {
+        let t = Tokenizer::new(Encoding::Cl100kBase).unwrap();
+        // tiktoken: enc.encode("hello world") == [15339, 1917]
+        assert_eq!(t.count("hello world"), 2);
+        let t = Tokenizer::new(Encoding::O200kBase).unwrap();
+        assert_eq!(t.count("hello world"), 2);
+        // Special-token text is ordinary text, never a special token.
+        assert!(t.count("<|endoftext|>") > 1);
+    }
+
+    #[test]
+    fn estimates() {
+        assert_eq!(Tokenizer::Approx.count("abcdefghi"), 3);
+        assert_eq!(Tokenizer::Words.count("one two three"), 4);
+        assert_eq!(
+            Encoding::from_name("o200k_harmony"),
+            Some(Encoding::O200kBase)
+        );
+    }
+}
