@@ -12,6 +12,7 @@ mod error;
 mod json;
 pub mod jsonl;
 pub mod message;
+pub mod pairs;
 mod write;
 
 pub use detect::detect;

@@ -1,0 +1,186 @@
+//! Tool call ↔ tool result pairing: the hard invariant of every provider API.
+//!
+//! [`units`] splits a message list into the smallest runs that can be kept or removed
+//! without separating a call from its result; [`problems`] lists structural faults.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Range;
+
+use super::{Message, Role};
+
+/// Splits `messages` into consecutive ranges, in order, covering every index: a message
+/// that makes tool calls is in the same range as every message answering them (and any
+/// message in between). Every other message is a range of its own.
+pub fn units(messages: &[Message]) -> Vec<Range<usize>> {
+    // Where each call id is answered last.
+    let mut answered: HashMap<&str, usize> = HashMap::new();
+    for (j, m) in messages.iter().enumerate() {
+        for id in m.result_ids() {
+            answered.insert(id, j);
+        }
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut end = 0; // exclusive end of the current unit
+    for (i, m) in messages.iter().enumerate() {
+        if i == end && i > start {
+            out.push(start..end);
+            start = i;
+        }
+        end = end.max(i + 1);
+        for id in m.call_ids() {
+            if let Some(&j) = answered.get(id) {
+                if j > i {
+                    end = end.max(j + 1);
+                }
+            }
+        }
+    }
+    if start < messages.len() {
+        out.push(start..messages.len());
+    }
+    out
+}
+
+/// A structural fault that makes the next API request fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// A tool result whose call is not in the session before it.
+    OrphanResult { index: usize, call_id: String },
+    /// A tool call with no result before the next user turn.
+    MissingResult { index: usize, call_id: String },
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::OrphanResult { index, call_id } => {
+                write!(
+                    f,
+                    "message {index}: tool result for unknown call {call_id:?}"
+                )
+            }
+            Problem::MissingResult { index, call_id } => {
+                write!(f, "message {index}: tool call {call_id:?} has no result before the next user turn")
+            }
+        }
+    }
+}
+
+/// Lists orphan results and unanswered calls. A call still waiting for its result at the
+/// very end of the session (no user turn after it) is not a fault.
+pub fn problems(messages: &[Message]) -> Vec<Problem> {
+    let mut out = Vec::new();
+    // Calls seen so far and not yet answered: id -> index of the calling message.
+    let mut open: Vec<(String, usize)> = Vec::new();
+    let mut seen: HashMap<&str, ()> = HashMap::new();
+    for (i, m) in messages.iter().enumerate() {
+        let is_user_turn = m.role == Role::User && !m.has_tool_results() && !m.parts.is_empty();
+        if is_user_turn {
+            for (call_id, index) in open.drain(..) {
+                out.push(Problem::MissingResult { index, call_id });
+            }
+        }
+        for id in m.result_ids() {
+            if let Some(pos) = open.iter().position(|(c, _)| c == id) {
+                open.remove(pos);
+            } else if !seen.contains_key(id) {
+                out.push(Problem::OrphanResult {
+                    index: i,
+                    call_id: id.to_string(),
+                });
+            }
+        }
+        for id in m.call_ids() {
+            seen.insert(id, ());
+            open.push((id.to_string(), i));
+        }
+    }
+    out.sort_by_key(|p| match p {
+        Problem::OrphanResult { index, .. } | Problem::MissingResult { index, .. } => *index,
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::{Origin, Part};
+
+    fn user(t: &str) -> Message {
+        Message::new(Role::User, vec![Part::Text(t.into())], Origin::Record(0))
+    }
+    fn call(ids: &[&str]) -> Message {
+        let parts = ids
+            .iter()
+            .map(|id| Part::ToolCall {
+                id: id.to_string(),
+                name: "f".into(),
+                arguments: "{}".into(),
+            })
+            .collect();
+        Message::new(Role::Assistant, parts, Origin::Record(0))
+    }
+    fn result(id: &str) -> Message {
+        let part = Part::ToolResult {
+            call_id: id.into(),
+            content: vec![Part::Text("ok".into())],
+            is_error: false,
+        };
+        Message::new(Role::Tool, vec![part], Origin::Record(0))
+    }
+
+    #[test]
+    fn calls_and_results_form_one_unit() {
+        let msgs = vec![
+            user("a"),
+            call(&["1", "2"]),
+            result("1"),
+            result("2"),
+            user("b"),
+        ];
+        assert_eq!(units(&msgs), vec![0..1, 1..4, 4..5]);
+        assert!(problems(&msgs).is_empty());
+    }
+
+    #[test]
+    fn unanswered_call_at_the_end_is_fine_but_not_before_a_user_turn() {
+        let msgs = vec![user("a"), call(&["1"])];
+        assert!(problems(&msgs).is_empty());
+        let msgs = vec![user("a"), call(&["1"]), user("b")];
+        assert_eq!(
+            problems(&msgs),
+            vec![Problem::MissingResult {
+                index: 1,
+                call_id: "1".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn orphan_results_are_reported() {
+        let msgs = vec![user("a"), result("9")];
+        assert_eq!(
+            problems(&msgs),
+            vec![Problem::OrphanResult {
+                index: 1,
+                call_id: "9".into()
+            }]
+        );
+        assert_eq!(units(&msgs), vec![0..1, 1..2]);
+    }
+
+    #[test]
+    fn units_cover_everything_in_order() {
+        let msgs = vec![
+            call(&["1"]),
+            user("x"),
+            result("1"),
+            call(&["2"]),
+            result("2"),
+        ];
+        assert_eq!(units(&msgs), vec![0..3, 3..5]);
+        assert!(units(&[]).is_empty());
+    }
+}
