@@ -3,5 +3,6 @@
 //! The engine (`session`, `tokens`, `models`, `strategy`, `compact`, `summarize`) is pure:
 //! no environment, no terminal, no printing. The `cli` module is the shell around it.
 
+pub mod models;
 pub mod session;
 pub mod tokens;
