@@ -21,7 +21,7 @@ pub struct Context {
     pub file: FileConfig,
     pub config_path: Option<(PathBuf, Source)>,
     pub config_loaded: bool,
-    pub registry: Registry,
+    pub registry: &'static Registry,
     pub format: Option<Format>,
     pub model: Option<Sourced<String>>,
     pub tokenizer: Sourced<Option<Encoding>>,
@@ -35,8 +35,10 @@ pub struct Context {
 pub struct ResolvedModel {
     pub name: String,
     pub source: Source,
-    /// `None` when the model is not in the registry (default limits apply).
-    pub spec: Option<ModelSpec>,
+    /// The registry's entry, or fallback limits when the model is unknown.
+    pub spec: ModelSpec,
+    /// Whether the model is in the registry.
+    pub known: bool,
     pub encoding: Encoding,
     /// Whether counts are exact for this model (a public tokenizer is used).
     pub exact: bool,
@@ -44,16 +46,11 @@ pub struct ResolvedModel {
 
 impl ResolvedModel {
     pub fn context_window(&self) -> u64 {
-        self.spec
-            .as_ref()
-            .map_or(models::DEFAULT_CONTEXT_WINDOW, |s| s.context_window)
+        self.spec.context_window
     }
 
     pub fn max_output_tokens(&self) -> Option<u64> {
-        match &self.spec {
-            Some(s) => s.max_output_tokens,
-            None => Some(models::DEFAULT_MAX_OUTPUT_TOKENS),
-        }
+        self.spec.max_output_tokens
     }
 }
 
@@ -72,7 +69,15 @@ impl Context {
             }
             None => (FileConfig::default(), false),
         };
-        let registry = Registry::builtin().with_overrides(&file.models);
+        let registry = if file.models.is_empty() {
+            Registry::builtin()
+        } else {
+            let r = Registry::builtin()
+                .with_overrides(&file.models)
+                .context("invalid [models] in the config file")?;
+            // One registry per process: leaking it gives the run a 'static borrow.
+            Box::leak(Box::new(r))
+        };
         let model = config::layer(
             g.model.clone(),
             &env,
@@ -82,14 +87,14 @@ impl Context {
             "a model id",
         )?;
         let tokenizer = config::layer(
-            g.tokenizer.as_deref().map(|t| {
-                config::parse_tokenizer(t).ok_or_else(|| unknown_tokenizer(t))
-            }),
+            g.tokenizer
+                .as_deref()
+                .map(|t| config::parse_tokenizer(t).ok_or_else(|| unknown_tokenizer(t))),
             &env,
             env::CTXCTL_TOKENIZER,
-            file.tokenizer.as_deref().map(|t| {
-                config::parse_tokenizer(t).ok_or_else(|| unknown_tokenizer(t))
-            }),
+            file.tokenizer
+                .as_deref()
+                .map(|t| config::parse_tokenizer(t).ok_or_else(|| unknown_tokenizer(t))),
             |s| Some(config::parse_tokenizer(s).ok_or_else(|| unknown_tokenizer(s))),
             "a tokenizer name",
         )?;
@@ -137,8 +142,10 @@ impl Context {
             ));
             (models::DEFAULT_MODEL.to_string(), Source::Default)
         };
-        let spec = self.registry.lookup(&name);
-        if spec.is_none() {
+        let found = self.registry.lookup(&name);
+        let known = found.is_some();
+        let spec = found.unwrap_or_else(|| ModelSpec::fallback(&name));
+        if !known {
             let close = self.registry.suggest(&name, 3);
             let hint = if close.is_empty() {
                 String::new()
@@ -147,14 +154,12 @@ impl Context {
             };
             self.warn_once(format!(
                 "unknown model {name:?}: using default limits ({} window, {} output){hint}",
-                models::DEFAULT_CONTEXT_WINDOW,
-                models::DEFAULT_MAX_OUTPUT_TOKENS
+                spec.context_window,
+                spec.max_output_tokens
+                    .unwrap_or(models::UNKNOWN_OUTPUT_RESERVE)
             ));
         }
-        let (model_encoding, model_exact) = match &spec {
-            Some(s) => (s.encoding, s.exact),
-            None => models::encoding_for_model(&name),
-        };
+        let (model_encoding, model_exact) = (spec.encoding, spec.exact);
         let (encoding, exact) = match self.tokenizer.value {
             Some(e) => (e, e.is_exact() && model_exact && e == model_encoding),
             None => (model_encoding, model_exact),
@@ -163,6 +168,7 @@ impl Context {
             name,
             source,
             spec,
+            known,
             encoding,
             exact,
         }
@@ -212,7 +218,10 @@ impl Context {
     /// The data directory (sessions and archives), from the environment or config.
     pub fn data_dir(&self) -> anyhow::Result<Sourced<PathBuf>> {
         if let Some(p) = self.env.get(env::CTXCTL_DATA_DIR) {
-            return Ok(Sourced::new(PathBuf::from(p), Source::Env(env::CTXCTL_DATA_DIR)));
+            return Ok(Sourced::new(
+                PathBuf::from(p),
+                Source::Env(env::CTXCTL_DATA_DIR),
+            ));
         }
         if let Some(p) = &self.file.data_dir {
             return Ok(Sourced::new(p.clone(), Source::File));
@@ -239,7 +248,9 @@ pub fn hints(err: &anyhow::Error) -> Vec<String> {
         out.push("pass --format openai|anthropic|jsonl|claude-code|codex|goose".to_string());
     }
     if text.contains("invalid config file") {
-        out.push("run `ctxctl config` to see the effective settings, or pass --no-config".to_string());
+        out.push(
+            "run `ctxctl config` to see the effective settings, or pass --no-config".to_string(),
+        );
     }
     out
 }

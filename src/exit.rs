@@ -52,8 +52,14 @@ mod tests {
 
     #[test]
     fn worst_wins() {
-        assert_eq!(ExitStatus::Success.worst(ExitStatus::Failure), ExitStatus::Failure);
-        assert_eq!(ExitStatus::Error.worst(ExitStatus::Failure), ExitStatus::Error);
+        assert_eq!(
+            ExitStatus::Success.worst(ExitStatus::Failure),
+            ExitStatus::Failure
+        );
+        assert_eq!(
+            ExitStatus::Error.worst(ExitStatus::Failure),
+            ExitStatus::Error
+        );
     }
 
     #[test]

@@ -56,7 +56,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> io::Result<()> 
         } else {
             fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777)
         };
-        tmp.as_file().set_permissions(fs::Permissions::from_mode(mode))?;
+        tmp.as_file()
+            .set_permissions(fs::Permissions::from_mode(mode))?;
     }
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
@@ -111,9 +112,15 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o640);
+            assert_eq!(
+                fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+                0o640
+            );
             write_atomic(&p, b"private", true).unwrap();
-            assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
+            assert_eq!(
+                fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+                0o600
+            );
         }
         let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1);

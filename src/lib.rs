@@ -9,6 +9,7 @@ pub mod config;
 pub mod context;
 pub mod exit;
 pub mod fsutil;
+pub mod models;
 pub mod paths;
 pub mod render;
 pub mod session;

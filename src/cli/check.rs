@@ -17,7 +17,9 @@ const WARN_USAGE: f64 = 0.85;
 
 /// Check sessions against their model's context window.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  ctxctl check session.json --model gpt-4o\n  ctxctl check -r ~/.claude/projects --threshold 0.9 --json\n\nExit codes: 0 all below threshold · 1 a session needs compaction, is over, or is broken · 2 error")]
+#[command(
+    after_help = "Examples:\n  ctxctl check session.json --model gpt-4o\n  ctxctl check -r ~/.claude/projects --threshold 0.9 --json\n\nExit codes: 0 all below threshold · 1 a session needs compaction, is over, or is broken · 2 error"
+)]
 pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -95,12 +97,21 @@ pub fn status(tokens: usize, effective_limit: u64, threshold: f64) -> &'static s
     }
 }
 
-fn check_file(ctx: &Context, args: &CheckArgs, l: &Loaded, threshold: f64) -> anyhow::Result<CheckFile> {
+fn check_file(
+    ctx: &Context,
+    args: &CheckArgs,
+    l: &Loaded,
+    threshold: f64,
+) -> anyhow::Result<CheckFile> {
     let limits = args.limits.limits(ctx, l)?;
     let tokens = context_tokens(l);
     let effective = limits.effective_limit();
     let usage = if effective == 0 {
-        if tokens == 0 { 0.0 } else { f64::INFINITY }
+        if tokens == 0 {
+            0.0
+        } else {
+            f64::INFINITY
+        }
     } else {
         tokens as f64 / effective as f64
     };
@@ -114,7 +125,11 @@ fn check_file(ctx: &Context, args: &CheckArgs, l: &Loaded, threshold: f64) -> an
         reserved: limits.reserved,
         effective_limit: effective,
         threshold,
-        usage: if usage.is_finite() { (usage * 10000.0).round() / 10000.0 } else { 1e9 },
+        usage: if usage.is_finite() {
+            (usage * 10000.0).round() / 10000.0
+        } else {
+            1e9
+        },
         remaining: effective as i64 - tokens as i64,
         problems: pairs::problems(&l.session.messages)
             .iter()

@@ -8,7 +8,9 @@ use crate::exit::ExitStatus;
 
 /// Print a shell completion script to stdout.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  ctxctl completions bash > ~/.local/share/bash-completion/completions/ctxctl\n  ctxctl completions zsh > ~/.zfunc/_ctxctl")]
+#[command(
+    after_help = "Examples:\n  ctxctl completions bash > ~/.local/share/bash-completion/completions/ctxctl\n  ctxctl completions zsh > ~/.zfunc/_ctxctl"
+)]
 pub struct CompletionsArgs {
     /// bash, zsh, fish, elvish or powershell
     pub shell: Shell,

@@ -33,7 +33,9 @@ pub fn run(ctx: &Context, args: &ConfigArgs) -> anyhow::Result<ExitStatus> {
     if let Some(ConfigAction::Path) = args.action {
         match &ctx.config_path {
             Some((p, _)) => ctx.printer.line(&p.display().to_string())?,
-            None => ctx.printer.note("no config file (--no-config, or no home directory)"),
+            None => ctx
+                .printer
+                .note("no config file (--no-config, or no home directory)"),
         }
         return Ok(ExitStatus::Success);
     }
@@ -45,7 +47,8 @@ pub fn run(ctx: &Context, args: &ConfigArgs) -> anyhow::Result<ExitStatus> {
             .iter()
             .map(|s| vec![s.key.to_string(), s.value.clone(), s.source.clone()])
             .collect();
-        ctx.printer.line(&table(&["setting", "value", "from"], &rows, &[]))?;
+        ctx.printer
+            .line(&table(&["setting", "value", "from"], &rows, &[]))?;
     }
     Ok(ExitStatus::Success)
 }
@@ -61,21 +64,35 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
     };
     match &ctx.config_path {
         Some((p, s)) => {
-            let state = if ctx.config_loaded { "" } else { " (not present)" };
+            let state = if ctx.config_loaded {
+                ""
+            } else {
+                " (not present)"
+            };
             push("config_file", format!("{}{state}", p.display()), *s)
         }
         None => push("config_file", "(none)".into(), Source::Flag),
     }
     match (&ctx.model, &ctx.file.default_model) {
         (Some(m), _) => push("model", m.value.clone(), m.source),
-        (None, Some(m)) => push("model", format!("{m} (unless the session names one)"), Source::File),
+        (None, Some(m)) => push(
+            "model",
+            format!("{m} (unless the session names one)"),
+            Source::File,
+        ),
         (None, None) => push(
             "model",
-            format!("{} (unless the session names one)", crate::models::DEFAULT_MODEL),
+            format!(
+                "{} (unless the session names one)",
+                crate::models::DEFAULT_MODEL
+            ),
             Source::Default,
         ),
     }
-    let tok = ctx.tokenizer.value.map_or("auto".to_string(), |e| e.name().to_string());
+    let tok = ctx
+        .tokenizer
+        .value
+        .map_or("auto".to_string(), |e| e.name().to_string());
     push("tokenizer", tok, ctx.tokenizer.source);
     let t = super::limits::threshold(ctx, None)?;
     push("threshold", t.value.to_string(), t.source);
@@ -108,7 +125,11 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
     };
     let (v, s) = pick(env::CTXCTL_LLM_PROVIDER, &llm.provider, "openai");
     push("llm.provider", v, s);
-    let (v, s) = pick(env::CTXCTL_LLM_BASE_URL, &llm.base_url, "(provider default)");
+    let (v, s) = pick(
+        env::CTXCTL_LLM_BASE_URL,
+        &llm.base_url,
+        "(provider default)",
+    );
     push("llm.base_url", v, s);
     let (v, s) = pick(env::CTXCTL_LLM_MODEL, &llm.model, "(none)");
     push("llm.model", v, s);
@@ -120,7 +141,11 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
         Some(env::ANTHROPIC_API_KEY),
     ];
     let found = key_vars.iter().flatten().find_map(|v| {
-        let var = if *v == "api_key_env" { llm.api_key_env.as_deref()? } else { v };
+        let var = if *v == "api_key_env" {
+            llm.api_key_env.as_deref()?
+        } else {
+            v
+        };
         ctx.env.get(var).map(|_| var.to_string())
     });
     match found {

@@ -11,7 +11,9 @@ use crate::session::Role;
 
 /// Count tokens exactly as the model's tokenizer would.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  ctxctl count session.json --by-role\n  cat session.jsonl | ctxctl count - --model gpt-4o --json")]
+#[command(
+    after_help = "Examples:\n  ctxctl count session.json --by-role\n  cat session.jsonl | ctxctl count - --model gpt-4o --json"
+)]
 pub struct CountArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -88,7 +90,9 @@ fn count_file(l: &Loaded, per_message: bool) -> CountFile {
 /// The provider-reported usage beside ctxctl's count of the same messages.
 pub fn reported(l: &Loaded) -> Option<Reported> {
     let r = l.session.reported_usage.as_ref()?;
-    let upto = r.after_message.map_or(l.counts.len(), |i| (i + 1).min(l.counts.len()));
+    let upto = r
+        .after_message
+        .map_or(l.counts.len(), |i| (i + 1).min(l.counts.len()));
     let ours = crate::tokens::Counter::total(&l.counts[..upto]) as i64;
     Some(Reported {
         input_tokens: r.input_tokens,
@@ -129,7 +133,11 @@ fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> an
                 ]
             })
             .collect();
-        p.line(&indent(&table(&["role", "messages", "tokens"], &rows, &[1, 2])))?;
+        p.line(&indent(&table(
+            &["role", "messages", "tokens"],
+            &rows,
+            &[1, 2],
+        )))?;
     }
     if args.per_message {
         let rows: Vec<Vec<String>> = l
@@ -138,15 +146,29 @@ fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> an
             .iter()
             .zip(&l.counts)
             .enumerate()
-            .map(|(i, (m, n))| vec![i.to_string(), m.role.name().to_string(), thousands(*n as u64), preview(&m.text(), 60)])
+            .map(|(i, (m, n))| {
+                vec![
+                    i.to_string(),
+                    m.role.name().to_string(),
+                    thousands(*n as u64),
+                    preview(&m.text(), 60),
+                ]
+            })
             .collect();
-        p.line(&indent(&table(&["#", "role", "tokens", "text"], &rows, &[0, 2])))?;
+        p.line(&indent(&table(
+            &["#", "role", "tokens", "text"],
+            &rows,
+            &[0, 2],
+        )))?;
     }
     Ok(())
 }
 
 fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The first `max` characters of `text` on one line.

@@ -47,16 +47,31 @@ pub struct Cli {
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]
-    #[arg(long, global = true, value_name = "ID", help_heading = "Global options")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "ID",
+        help_heading = "Global options"
+    )]
     pub model: Option<String>,
     /// Tokenizer: auto (the model's), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]
-    #[arg(long, global = true, value_name = "NAME", help_heading = "Global options")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME",
+        help_heading = "Global options"
+    )]
     pub tokenizer: Option<String>,
     /// Session format, instead of detecting it from the content
     #[arg(long, global = true, value_enum, help_heading = "Global options")]
     pub format: Option<FormatArg>,
     /// Config file [env: CTXCTL_CONFIG]
-    #[arg(long, global = true, value_name = "FILE", help_heading = "Global options")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "FILE",
+        help_heading = "Global options"
+    )]
     pub config: Option<PathBuf>,
     /// Ignore the config file
     #[arg(long, global = true, help_heading = "Global options")]
@@ -134,7 +149,8 @@ pub fn main(cli: Cli) -> ExitCode {
         g.no_progress,
         env.get(crate::config::env::CTXCTL_LOG),
     );
-    let result = Context::new(&cli.global, env, printer.clone()).and_then(|ctx| run(&ctx, &cli.command));
+    let result =
+        Context::new(&cli.global, env, printer.clone()).and_then(|ctx| run(&ctx, &cli.command));
     match result {
         Ok(status) => status.into(),
         Err(err) if is_broken_pipe(&err) => ExitStatus::Success.into(),

@@ -59,7 +59,15 @@ pub fn run(ctx: &Context, args: &ModelsArgs) -> anyhow::Result<ExitStatus> {
                 ]
             })
             .collect();
-        ctx.printer.line(&table(&["model", "context", "max output", "tokenizer"], &cells, &[1, 2]))?;
+        ctx.printer.line(&table(
+            &["model", "context", "max output", "tokenizer"],
+            &cells,
+            &[1, 2],
+        ))?;
     }
-    Ok(if rows.is_empty() { ExitStatus::Failure } else { ExitStatus::Success })
+    Ok(if rows.is_empty() {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
 }

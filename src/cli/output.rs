@@ -13,7 +13,12 @@ use crate::fsutil;
 #[derive(Debug, Clone, Default, Args)]
 pub struct OutputArgs {
     /// Write the result to FILE (`-` for standard output)
-    #[arg(short = 'o', long = "output", value_name = "FILE", help_heading = "Output")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        help_heading = "Output"
+    )]
     pub output: Option<PathBuf>,
     /// Replace the input file (the removed messages are archived first)
     #[arg(long, conflicts_with = "output", help_heading = "Output")]
@@ -31,7 +36,10 @@ pub enum Destination {
     /// Replace the input.
     InPlace(PathBuf),
     /// The store: `sessions/<name>.<ext>`.
-    Store { name: String, path: PathBuf },
+    Store {
+        name: String,
+        path: PathBuf,
+    },
 }
 
 impl Destination {
@@ -56,7 +64,9 @@ pub fn session_name(name: Option<&str>, input: &Path) -> anyhow::Result<String> 
     let name = match name {
         Some(n) => n.to_string(),
         None if input == Path::new("-") => {
-            anyhow::bail!("reading standard input: give --name NAME or -o FILE to say where the result goes")
+            anyhow::bail!(
+                "reading standard input: give --name NAME or -o FILE to say where the result goes"
+            )
         }
         None => input
             .file_stem()
@@ -73,7 +83,12 @@ pub fn session_name(name: Option<&str>, input: &Path) -> anyhow::Result<String> 
 }
 
 /// Decides where the result of rewriting `loaded` goes.
-pub fn destination(ctx: &Context, args: &OutputArgs, name: Option<&str>, loaded: &Loaded) -> anyhow::Result<Destination> {
+pub fn destination(
+    ctx: &Context,
+    args: &OutputArgs,
+    name: Option<&str>,
+    loaded: &Loaded,
+) -> anyhow::Result<Destination> {
     if args.in_place {
         if loaded.path == Path::new("-") {
             anyhow::bail!("--in-place cannot replace standard input; use -o FILE");
@@ -94,20 +109,32 @@ pub fn destination(ctx: &Context, args: &OutputArgs, name: Option<&str>, loaded:
 
 /// Writes `bytes` to `dest`. Replacing the input first checks that it did not change since
 /// it was read (an agent may still be appending to it).
-pub fn write(ctx: &Context, dest: &Destination, loaded: &Loaded, bytes: &[u8]) -> anyhow::Result<()> {
+pub fn write(
+    ctx: &Context,
+    dest: &Destination,
+    loaded: &Loaded,
+    bytes: &[u8],
+) -> anyhow::Result<()> {
     match dest {
-        Destination::Stdout => ctx.printer.data(bytes).context("writing to standard output"),
-        Destination::File(p) => fsutil::write_atomic(p, bytes, false).with_context(|| format!("writing {}", p.display())),
+        Destination::Stdout => ctx
+            .printer
+            .data(bytes)
+            .context("writing to standard output"),
+        Destination::File(p) => fsutil::write_atomic(p, bytes, false)
+            .with_context(|| format!("writing {}", p.display())),
         Destination::Store { path, .. } => {
             if let Some(dir) = path.parent() {
-                fsutil::create_private_dir(dir).with_context(|| format!("creating {}", dir.display()))?;
+                fsutil::create_private_dir(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
                 fsutil::clean_stale_temps(dir);
             }
-            fsutil::write_atomic(path, bytes, true).with_context(|| format!("writing {}", path.display()))
+            fsutil::write_atomic(path, bytes, true)
+                .with_context(|| format!("writing {}", path.display()))
         }
         Destination::InPlace(p) => {
             ensure_unchanged(p, &loaded.bytes)?;
-            fsutil::write_atomic(p, bytes, false).with_context(|| format!("replacing {}", p.display()))
+            fsutil::write_atomic(p, bytes, false)
+                .with_context(|| format!("replacing {}", p.display()))
         }
     }
 }
@@ -130,8 +157,14 @@ mod tests {
 
     #[test]
     fn names_come_from_the_stem_or_the_flag() {
-        assert_eq!(session_name(None, Path::new("/x/my-chat.json")).unwrap(), "my-chat");
-        assert_eq!(session_name(None, Path::new("run.traj.json")).unwrap(), "run");
+        assert_eq!(
+            session_name(None, Path::new("/x/my-chat.json")).unwrap(),
+            "my-chat"
+        );
+        assert_eq!(
+            session_name(None, Path::new("run.traj.json")).unwrap(),
+            "run"
+        );
         assert_eq!(session_name(Some("keep"), Path::new("-")).unwrap(), "keep");
         assert!(session_name(None, Path::new("-")).is_err());
         assert!(session_name(Some("../etc"), Path::new("a.json")).is_err());

@@ -21,7 +21,9 @@ const LARGEST: usize = 5;
 
 /// Show where the tokens of a session go.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  ctxctl stats session.jsonl\n  ctxctl stats session.json --model claude-sonnet-4-5 --json")]
+#[command(
+    after_help = "Examples:\n  ctxctl stats session.jsonl\n  ctxctl stats session.json --model claude-sonnet-4-5 --json"
+)]
 pub struct StatsArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -147,7 +149,11 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
         reported: reported(l),
         context_window: limits.context_window,
         effective_limit: effective,
-        usage: if effective == 0 { 0.0 } else { tokens as f64 / effective as f64 },
+        usage: if effective == 0 {
+            0.0
+        } else {
+            tokens as f64 / effective as f64
+        },
     })
 }
 
@@ -167,7 +173,10 @@ fn tool_stats(l: &Loaded) -> Vec<ToolStats> {
                 Part::ToolResult {
                     call_id, is_error, ..
                 } => {
-                    let name = name_of.get(call_id.as_str()).copied().unwrap_or("(unknown)");
+                    let name = name_of
+                        .get(call_id.as_str())
+                        .copied()
+                        .unwrap_or("(unknown)");
                     let e = entry(&mut by_name, name);
                     e.result_tokens += l.counter.part(p);
                     e.errors += usize::from(*is_error);
@@ -235,12 +244,25 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
         .filter(|r| s.messages_by_role.get(**r) > 0)
         .map(|r| {
             let t = s.tokens_by_role.get(*r);
-            let pct = if s.tokens == 0 { 0.0 } else { t as f64 * 100.0 / s.tokens as f64 };
-            vec![r.name().into(), s.messages_by_role.get(*r).to_string(), thousands(t as u64), format!("{pct:.1}%")]
+            let pct = if s.tokens == 0 {
+                0.0
+            } else {
+                t as f64 * 100.0 / s.tokens as f64
+            };
+            vec![
+                r.name().into(),
+                s.messages_by_role.get(*r).to_string(),
+                thousands(t as u64),
+                format!("{pct:.1}%"),
+            ]
         })
         .collect();
     p.line("")?;
-    p.line(&indent(&table(&["role", "messages", "tokens", "share"], &rows, &[1, 2, 3])))?;
+    p.line(&indent(&table(
+        &["role", "messages", "tokens", "share"],
+        &rows,
+        &[1, 2, 3],
+    )))?;
     if !s.tools.is_empty() {
         let rows: Vec<Vec<String>> = s
             .tools
@@ -256,16 +278,31 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
             })
             .collect();
         p.line("")?;
-        p.line(&indent(&table(&["tool", "calls", "call tokens", "result tokens", "errors"], &rows, &[1, 2, 3, 4])))?;
+        p.line(&indent(&table(
+            &["tool", "calls", "call tokens", "result tokens", "errors"],
+            &rows,
+            &[1, 2, 3, 4],
+        )))?;
     }
     if !s.largest.is_empty() {
         let rows: Vec<Vec<String>> = s
             .largest
             .iter()
-            .map(|m| vec![m.index.to_string(), m.role.into(), thousands(m.tokens as u64), m.preview.clone()])
+            .map(|m| {
+                vec![
+                    m.index.to_string(),
+                    m.role.into(),
+                    thousands(m.tokens as u64),
+                    m.preview.clone(),
+                ]
+            })
             .collect();
         p.line("")?;
-        p.line(&indent(&table(&["largest #", "role", "tokens", "text"], &rows, &[0, 2])))?;
+        p.line(&indent(&table(
+            &["largest #", "role", "tokens", "text"],
+            &rows,
+            &[0, 2],
+        )))?;
     }
     if !s.compactions.is_empty() {
         p.line("")?;
@@ -274,7 +311,9 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
                 "  compaction summary at message {} (by {}{})",
                 c.index,
                 c.by,
-                c.id.as_deref().map(|i| format!(", id {i}")).unwrap_or_default()
+                c.id.as_deref()
+                    .map(|i| format!(", id {i}"))
+                    .unwrap_or_default()
             ))?;
         }
     }
@@ -282,5 +321,8 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
 }
 
 fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

@@ -71,6 +71,9 @@ impl Env {
 
     /// The value of `key`, treating an empty value as unset.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.vars.get(key).map(String::as_str).filter(|v| !v.is_empty())
+        self.vars
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 }

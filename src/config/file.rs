@@ -142,7 +142,10 @@ max_output_tokens = 4096
     fn unknown_keys_name_the_key_and_file() {
         let e = FileConfig::parse("treshold = 0.5\n", Path::new("/x/c.toml")).unwrap_err();
         let msg = e.to_string();
-        assert!(msg.contains("/x/c.toml") && msg.contains("treshold"), "{msg}");
+        assert!(
+            msg.contains("/x/c.toml") && msg.contains("treshold"),
+            "{msg}"
+        );
         let e = FileConfig::parse("[llm]\napi_key = \"sk-1\"\n", Path::new("c.toml")).unwrap_err();
         assert!(e.to_string().contains("api_key"), "{e}");
     }

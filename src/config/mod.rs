@@ -115,26 +115,58 @@ mod tests {
     #[test]
     fn precedence_is_flag_env_file() {
         let env = Env::from_pairs([("CTXCTL_THRESHOLD", "0.5")]);
-        let got = layer(Some(0.9), &env, "CTXCTL_THRESHOLD", Some(0.7), parse_ratio, "r").unwrap();
+        let got = layer(
+            Some(0.9),
+            &env,
+            "CTXCTL_THRESHOLD",
+            Some(0.7),
+            parse_ratio,
+            "r",
+        )
+        .unwrap();
         assert_eq!(got, Some(Sourced::new(0.9, Source::Flag)));
         let got = layer(None, &env, "CTXCTL_THRESHOLD", Some(0.7), parse_ratio, "r").unwrap();
-        assert_eq!(got, Some(Sourced::new(0.5, Source::Env("CTXCTL_THRESHOLD"))));
-        let got = layer(None, &Env::default(), "CTXCTL_THRESHOLD", Some(0.7), parse_ratio, "r").unwrap();
+        assert_eq!(
+            got,
+            Some(Sourced::new(0.5, Source::Env("CTXCTL_THRESHOLD")))
+        );
+        let got = layer(
+            None,
+            &Env::default(),
+            "CTXCTL_THRESHOLD",
+            Some(0.7),
+            parse_ratio,
+            "r",
+        )
+        .unwrap();
         assert_eq!(got, Some(Sourced::new(0.7, Source::File)));
     }
 
     #[test]
     fn bad_env_values_are_errors() {
         let env = Env::from_pairs([("CTXCTL_THRESHOLD", "lots")]);
-        let e = layer(None, &env, "CTXCTL_THRESHOLD", None::<f64>, parse_ratio, "a ratio in (0, 1]")
-            .unwrap_err();
-        assert_eq!(e.to_string(), "CTXCTL_THRESHOLD: expected a ratio in (0, 1], got \"lots\"");
+        let e = layer(
+            None,
+            &env,
+            "CTXCTL_THRESHOLD",
+            None::<f64>,
+            parse_ratio,
+            "a ratio in (0, 1]",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "CTXCTL_THRESHOLD: expected a ratio in (0, 1], got \"lots\""
+        );
     }
 
     #[test]
     fn tokenizer_names() {
         assert_eq!(parse_tokenizer("auto"), Some(None));
-        assert_eq!(parse_tokenizer("cl100k_base"), Some(Some(Encoding::Cl100kBase)));
+        assert_eq!(
+            parse_tokenizer("cl100k_base"),
+            Some(Some(Encoding::Cl100kBase))
+        );
         assert_eq!(parse_tokenizer("bpe"), None);
     }
 }

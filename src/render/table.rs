@@ -58,7 +58,14 @@ mod tests {
 
     #[test]
     fn aligns() {
-        let t = table(&["a", "n"], &[vec!["xyz".into(), "5".into()], vec!["q".into(), "100".into()]], &[1]);
+        let t = table(
+            &["a", "n"],
+            &[
+                vec!["xyz".into(), "5".into()],
+                vec!["q".into(), "100".into()],
+            ],
+            &[1],
+        );
         assert_eq!(t, "a      n\nxyz    5\nq    100");
     }
 

@@ -32,7 +32,12 @@ fn per_message_and_roles_add_up() {
             .iter()
             .map(|m| m["tokens"].as_u64().unwrap())
             .sum();
-        let roles: u64 = file["by_role"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+        let roles: u64 = file["by_role"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
         assert_eq!(per + 3, file["tokens"].as_u64().unwrap(), "{name}");
         assert_eq!(roles, per, "{name}");
         assert!(file["tokens"].as_u64().unwrap() > 1000, "{name}");
@@ -42,8 +47,12 @@ fn per_message_and_roles_add_up() {
 #[test]
 fn same_conversation_counts_alike_in_openai_json_and_jsonl() {
     let env = TestEnv::new();
-    let a = env.run(&["count", s(&sample("openai-chat.json")), "--json"]).json();
-    let b = env.run(&["count", s(&sample("plain.jsonl")), "--json"]).json();
+    let a = env
+        .run(&["count", s(&sample("openai-chat.json")), "--json"])
+        .json();
+    let b = env
+        .run(&["count", s(&sample("plain.jsonl")), "--json"])
+        .json();
     assert_eq!(a["files"][0]["tokens"], b["files"][0]["tokens"]);
     assert_eq!(b["files"][0]["format"], "jsonl");
 }
@@ -52,7 +61,10 @@ fn same_conversation_counts_alike_in_openai_json_and_jsonl() {
 fn several_files_and_stdin_and_total() {
     let env = TestEnv::new();
     let f = env.write("hello.json", HELLO);
-    let run = env.run_stdin(&["count", s(&f), "-", "--model", "gpt-4o", "--json"], Some(HELLO.as_bytes()));
+    let run = env.run_stdin(
+        &["count", s(&f), "-", "--model", "gpt-4o", "--json"],
+        Some(HELLO.as_bytes()),
+    );
     assert_eq!(run.code, 0, "{run:?}");
     let v = run.json();
     assert_eq!(v["files"].as_array().unwrap().len(), 2);
@@ -64,7 +76,10 @@ fn several_files_and_stdin_and_total() {
 fn recursive_walks_directories() {
     let env = TestEnv::new();
     env.write("d/a.json", HELLO);
-    env.write("d/sub/b.jsonl", "{\"role\":\"user\",\"content\":\"hello world\"}\n");
+    env.write(
+        "d/sub/b.jsonl",
+        "{\"role\":\"user\",\"content\":\"hello world\"}\n",
+    );
     env.write("d/notes.txt", "not a session");
     let run = env.run(&["count", "-r", "d", "--model", "gpt-4o", "--json"]);
     assert_eq!(run.code, 0, "{run:?}");

@@ -8,7 +8,11 @@ fn bad(name: &str, content: &[u8]) -> crate::support::Run {
     let run = env.run(&["count", s(&f), "--model", "gpt-4o"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stdout.is_empty(), "{run:?}");
-    let errors: Vec<&str> = run.stderr.lines().filter(|l| l.contains("error:")).collect();
+    let errors: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("error:"))
+        .collect();
     assert_eq!(errors.len(), 1, "{run:?}");
     assert!(errors[0].contains(name), "{run:?}");
     assert!(!run.stderr.contains("panicked"), "{run:?}");
@@ -17,7 +21,10 @@ fn bad(name: &str, content: &[u8]) -> crate::support::Run {
 
 #[test]
 fn malformed_json_names_line_and_column() {
-    let run = bad("broken.json", b"{\n  \"messages\": [\n    {\"role\": \"user\", \"content\": }\n  ]\n}\n");
+    let run = bad(
+        "broken.json",
+        b"{\n  \"messages\": [\n    {\"role\": \"user\", \"content\": }\n  ]\n}\n",
+    );
     assert!(run.stderr.contains("line 3, column"), "{run:?}");
 }
 
@@ -29,14 +36,24 @@ fn malformed_jsonl_names_the_line() {
 
 #[test]
 fn message_without_role() {
-    let run = bad("norole.json", br#"{"messages":[{"role":"user","content":"a"},{"content":"b"}]}"#);
-    assert!(run.stderr.contains("messages[1]") && run.stderr.contains("role"), "{run:?}");
+    let run = bad(
+        "norole.json",
+        br#"{"messages":[{"role":"user","content":"a"},{"content":"b"}]}"#,
+    );
+    assert!(
+        run.stderr.contains("messages[1]") && run.stderr.contains("role"),
+        "{run:?}"
+    );
 }
 
 #[test]
 fn content_of_the_wrong_type() {
     let run = bad("content.json", br#"[{"role":"user","content":42}]"#);
-    assert!(run.stderr.contains("[0].content: expected a string, null or a list"), "{run:?}");
+    assert!(
+        run.stderr
+            .contains("[0].content: expected a string, null or a list"),
+        "{run:?}"
+    );
 }
 
 #[test]
@@ -49,8 +66,14 @@ fn empty_file() {
 
 #[test]
 fn invalid_utf8() {
-    let run = bad("latin1.json", b"[{\"role\":\"user\",\"content\":\"caf\xe9\"}]");
-    assert!(run.stderr.contains("invalid UTF-8 at line 1, column 32"), "{run:?}");
+    let run = bad(
+        "latin1.json",
+        b"[{\"role\":\"user\",\"content\":\"caf\xe9\"}]",
+    );
+    assert!(
+        run.stderr.contains("invalid UTF-8 at line 1, column 32"),
+        "{run:?}"
+    );
 }
 
 #[test]
@@ -96,7 +119,14 @@ fn bad_config_names_file_and_key() {
     let f = env.write("a.json", "[]");
     let run = env.run(&["count", s(&f), "--config", s(&cfg)]);
     assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("c.toml") && run.stderr.contains("treshold"), "{run:?}");
+    assert!(
+        run.stderr.contains("c.toml") && run.stderr.contains("treshold"),
+        "{run:?}"
+    );
     // --no-config ignores it.
-    assert_eq!(env.run(&["count", s(&f), "--config", s(&cfg), "--no-config"]).code, 0);
+    assert_eq!(
+        env.run(&["count", s(&f), "--config", s(&cfg), "--no-config"])
+            .code,
+        0
+    );
 }

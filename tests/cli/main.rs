@@ -16,7 +16,10 @@ fn no_forgotten_test_files() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         if let Some(stem) = name.strip_suffix(".rs") {
             if stem != "main" {
-                assert!(main.contains(&format!("mod {stem};")), "tests/cli/{name} is not in main.rs");
+                assert!(
+                    main.contains(&format!("mod {stem};")),
+                    "tests/cli/{name} is not in main.rs"
+                );
             }
         }
     }

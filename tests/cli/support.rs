@@ -18,14 +18,22 @@ pub struct Run {
 impl Run {
     /// The stdout parsed as JSON (panics with the output if it is not).
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
 }
 
 impl std::fmt::Debug for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "exit {}\n--- stdout\n{}--- stderr\n{}", self.code, self.stdout, self.stderr)
+        write!(
+            f,
+            "exit {}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
     }
 }
 
@@ -52,10 +60,22 @@ impl TestEnv {
         std::fs::create_dir_all(&home).unwrap();
         let envs = vec![
             ("HOME".to_string(), home.display().to_string()),
-            ("XDG_DATA_HOME".to_string(), home.join(".local/share").display().to_string()),
-            ("XDG_CONFIG_HOME".to_string(), home.join(".config").display().to_string()),
-            ("XDG_CACHE_HOME".to_string(), home.join(".cache").display().to_string()),
-            ("PATH".to_string(), std::env::var("PATH").unwrap_or_default()),
+            (
+                "XDG_DATA_HOME".to_string(),
+                home.join(".local/share").display().to_string(),
+            ),
+            (
+                "XDG_CONFIG_HOME".to_string(),
+                home.join(".config").display().to_string(),
+            ),
+            (
+                "XDG_CACHE_HOME".to_string(),
+                home.join(".cache").display().to_string(),
+            ),
+            (
+                "PATH".to_string(),
+                std::env::var("PATH").unwrap_or_default(),
+            ),
             ("NO_COLOR".to_string(), "1".to_string()),
             ("CTXCTL_NOW".to_string(), "2026-01-02T03:04:05Z".to_string()),
         ];
@@ -108,9 +128,13 @@ impl TestEnv {
     pub fn run_stdin(&self, args: &[&str], stdin: Option<&[u8]>) -> Run {
         use std::io::Write;
         let mut cmd = self.command(args);
-        cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        cmd.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("spawn ctxctl");
         if let Some(input) = stdin {
             let mut pipe = child.stdin.take().unwrap();
