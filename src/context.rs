@@ -118,6 +118,14 @@ impl Context {
         })
     }
 
+    /// Reports an error (and hints at its likely fix) without ending the run.
+    pub fn report(&self, err: &anyhow::Error) {
+        self.printer.error(err);
+        for hint in hints(err) {
+            self.printer.hint(&hint);
+        }
+    }
+
     /// Prints a warning once per run (the same fallback would otherwise repeat per file).
     pub fn warn_once(&self, text: String) {
         let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());

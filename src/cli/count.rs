@@ -44,7 +44,7 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
                 report.files.push(file);
             }
             Err(e) => {
-                ctx.printer.error(&e);
+                ctx.report(&e);
                 status = status.worst(ExitStatus::Error);
             }
         }

@@ -89,7 +89,7 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
                 out.push(s);
             }
             Err(e) => {
-                ctx.printer.error(&e);
+                ctx.report(&e);
                 status = status.worst(ExitStatus::Error);
             }
         }
