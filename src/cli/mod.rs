@@ -2,9 +2,10 @@
 //! codes. Each subcommand lives in its own file with an args struct and a `run` function.
 
 mod check;
-mod completions;
+pub mod completions;
 mod config_cmd;
 mod count;
+pub mod generate;
 mod input;
 mod limits;
 mod models_cmd;

@@ -5,6 +5,7 @@ mod support;
 mod check;
 mod count;
 mod errors;
+mod generated;
 mod misc;
 
 /// Every file in tests/cli is compiled into this binary (none forgotten).

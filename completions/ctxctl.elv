@@ -1,0 +1,232 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[ctxctl] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'ctxctl'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'ctxctl'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand count 'Count tokens per file, per role and per message'
+            cand check 'Check sessions against their model''s window (exit 1 when one needs attention)'
+            cand stats 'Show where the tokens go: roles, tools, largest messages, window usage'
+            cand models 'List the built-in model registry'
+            cand config 'Print the effective settings and where each came from'
+            cand completions 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxctl;count'= {
+            cand -r 'Also read every *.json / *.jsonl session below DIR'
+            cand --recursive 'Also read every *.json / *.jsonl session below DIR'
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --by-role 'Show tokens and messages per role'
+            cand --per-message 'Show tokens of every message'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;check'= {
+            cand -r 'Also read every *.json / *.jsonl session below DIR'
+            cand --recursive 'Also read every *.json / *.jsonl session below DIR'
+            cand --threshold 'Fraction of the effective limit at which a session needs compaction [env: CTXCTL_THRESHOLD] [default: 0.8]'
+            cand --max-tokens 'Use this context window instead of the model''s'
+            cand --reserve-output 'Tokens reserved for the reply (default: the model''s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]'
+            cand --reserved 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]'
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;stats'= {
+            cand -r 'Also read every *.json / *.jsonl session below DIR'
+            cand --recursive 'Also read every *.json / *.jsonl session below DIR'
+            cand --max-tokens 'Use this context window instead of the model''s'
+            cand --reserve-output 'Tokens reserved for the reply (default: the model''s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]'
+            cand --reserved 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]'
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;models'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;config'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand path 'Print the config file''s location'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxctl;config;path'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;config;help'= {
+            cand path 'Print the config file''s location'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxctl;config;help;path'= {
+        }
+        &'ctxctl;config;help;help'= {
+        }
+        &'ctxctl;completions'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;help'= {
+            cand count 'Count tokens per file, per role and per message'
+            cand check 'Check sessions against their model''s window (exit 1 when one needs attention)'
+            cand stats 'Show where the tokens go: roles, tools, largest messages, window usage'
+            cand models 'List the built-in model registry'
+            cand config 'Print the effective settings and where each came from'
+            cand completions 'Print a shell completion script'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxctl;help;count'= {
+        }
+        &'ctxctl;help;check'= {
+        }
+        &'ctxctl;help;stats'= {
+        }
+        &'ctxctl;help;models'= {
+        }
+        &'ctxctl;help;config'= {
+            cand path 'Print the config file''s location'
+        }
+        &'ctxctl;help;config;path'= {
+        }
+        &'ctxctl;help;completions'= {
+        }
+        &'ctxctl;help;help'= {
+        }
+    ]
+    $completions[$command]
+}
