@@ -255,6 +255,18 @@ mod tests {
     }
 
     #[test]
+    fn a_detached_trailing_system_record_is_not_the_leaf() {
+        let notice = rec(
+            "n",
+            None,
+            "system",
+            r#","subtype":"informational","content":"x""#,
+        );
+        let s = read(&[user("u1", None, "a"), notice].join("\n")).unwrap();
+        assert_eq!(s.messages.len(), 1);
+    }
+
+    #[test]
     fn leaf_named_by_last_prompt_wins() {
         let lines = [
             user("u1", None, "a"),

@@ -157,9 +157,14 @@ impl Transcript {
             .recs
             .iter()
             .any(|r| r.is_conversation() && !r.sidechain());
+        // The leaf is the last user or assistant record: trailing `system` records (a hook
+        // summary, an error notice) may stand outside the thread.
+        let candidate = |i: &usize| self.recs[*i].is_conversation() && self.eligible(*i, main);
         let Some(last) = (0..self.recs.len())
             .rev()
-            .find(|&i| self.recs[i].is_conversation() && self.eligible(i, main))
+            .filter(candidate)
+            .find(|&i| self.recs[i].ty() != "system")
+            .or_else(|| (0..self.recs.len()).rev().find(candidate))
         else {
             return;
         };
