@@ -40,6 +40,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand stats 'Show where the tokens go: roles, tools, largest messages, window usage'
             cand models 'List the built-in model registry'
             cand config 'Print the effective settings and where each came from'
+            cand cache 'Manage the token-count cache'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -182,6 +183,77 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         }
         &'ctxctl;config;help;help'= {
         }
+        &'ctxctl;cache'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand path 'Print the cache file''s location'
+            cand clear 'Delete the cache (counts are recomputed on the next run)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxctl;cache;path'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;cache;clear'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;cache;help'= {
+            cand path 'Print the cache file''s location'
+            cand clear 'Delete the cache (counts are recomputed on the next run)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxctl;cache;help;path'= {
+        }
+        &'ctxctl;cache;help;clear'= {
+        }
+        &'ctxctl;cache;help;help'= {
+        }
         &'ctxctl;completions'= {
             cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
             cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
@@ -207,6 +279,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand stats 'Show where the tokens go: roles, tools, largest messages, window usage'
             cand models 'List the built-in model registry'
             cand config 'Print the effective settings and where each came from'
+            cand cache 'Manage the token-count cache'
             cand completions 'Print a shell completion script'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -222,6 +295,14 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand path 'Print the config file''s location'
         }
         &'ctxctl;help;config;path'= {
+        }
+        &'ctxctl;help;cache'= {
+            cand path 'Print the cache file''s location'
+            cand clear 'Delete the cache (counts are recomputed on the next run)'
+        }
+        &'ctxctl;help;cache;path'= {
+        }
+        &'ctxctl;help;cache;clear'= {
         }
         &'ctxctl;help;completions'= {
         }

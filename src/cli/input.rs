@@ -101,7 +101,7 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
     }
     let model = ctx.resolve_model(session.model.as_deref());
     let counter = ctx.counter(model.encoding);
-    let counts = counter.messages(&session);
+    let counts = ctx.count(&counter, &session);
     let total = Counter::total(&counts);
     Ok(Loaded {
         path: path.to_path_buf(),

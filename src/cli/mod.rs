@@ -1,6 +1,7 @@
 //! The shell around the engine: the only place that knows clap, argv, terminals and exit
 //! codes. Each subcommand lives in its own file with an args struct and a `run` function.
 
+mod cache;
 mod check;
 pub mod completions;
 mod config_cmd;
@@ -133,6 +134,8 @@ pub enum Command {
     Models(models_cmd::ModelsArgs),
     /// Print the effective settings and where each came from
     Config(config_cmd::ConfigArgs),
+    /// Manage the token-count cache
+    Cache(cache::CacheArgs),
     /// Print a shell completion script
     Completions(completions::CompletionsArgs),
 }
@@ -150,8 +153,11 @@ pub fn main(cli: Cli) -> ExitCode {
         g.no_progress,
         env.get(crate::config::env::CTXCTL_LOG),
     );
-    let result =
-        Context::new(&cli.global, env, printer.clone()).and_then(|ctx| run(&ctx, &cli.command));
+    let result = Context::new(&cli.global, env, printer.clone()).and_then(|ctx| {
+        let status = run(&ctx, &cli.command);
+        ctx.finish();
+        status
+    });
     match result {
         Ok(status) => status.into(),
         Err(err) if is_broken_pipe(&err) => ExitStatus::Success.into(),
@@ -173,6 +179,7 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<ExitStatus> {
         Command::Stats(a) => stats::run(ctx, a),
         Command::Models(a) => models_cmd::run(ctx, a),
         Command::Config(a) => config_cmd::run(ctx, a),
+        Command::Cache(a) => cache::run(ctx, a),
         Command::Completions(a) => completions::run(ctx, a),
     }
 }

@@ -134,3 +134,47 @@ fn provider_fixtures_are_counted() {
         assert!(run.json()["total_tokens"].as_u64().unwrap() > 100, "{rel}");
     }
 }
+
+#[test]
+fn cached_counts_equal_fresh_counts_and_skip_the_tokenizer() {
+    let env = TestEnv::new();
+    let f = sample("openai-chat.json");
+    let fresh = env.run(&["count", s(&f), "--per-message", "--json", "--no-cache"]);
+    let cache = env.run(&["cache", "path"]).stdout.trim().to_string();
+    assert!(
+        !std::path::Path::new(&cache).exists(),
+        "--no-cache wrote the cache"
+    );
+    let cold = env.run(&["count", s(&f), "--per-message", "--json", "-v"]);
+    assert!(
+        cold.stderr.contains("o200k_base tokenizer built"),
+        "{cold:?}"
+    );
+    assert!(std::path::Path::new(&cache).exists());
+    let warm = env.run(&["count", s(&f), "--per-message", "--json", "-v"]);
+    assert!(
+        warm.stderr.contains("o200k_base tokenizer not needed"),
+        "{warm:?}"
+    );
+    assert_eq!(fresh.stdout, cold.stdout);
+    assert_eq!(fresh.stdout, warm.stdout);
+    // An appended message is the only one tokenized; totals still match a fresh count.
+    let text = std::fs::read_to_string(sample("plain.jsonl")).unwrap();
+    let grown = env.write(
+        "grown.jsonl",
+        format!("{text}{{\"role\":\"user\",\"content\":\"one more thing\"}}\n"),
+    );
+    let a = env.run(&["count", s(&grown), "--json"]).json();
+    let b = env
+        .run(&["count", s(&grown), "--json", "--no-cache"])
+        .json();
+    assert_eq!(a["total_tokens"], b["total_tokens"]);
+    // A broken cache file is ignored and replaced.
+    std::fs::write(&cache, b"garbage").unwrap();
+    let again = env.run(&["count", s(&f), "--per-message", "--json"]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(again.stdout, fresh.stdout);
+    let clear = env.run(&["cache", "clear"]);
+    assert_eq!(clear.code, 0);
+    assert!(!std::path::Path::new(&cache).exists());
+}
