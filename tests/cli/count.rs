@@ -106,8 +106,37 @@ fn claude_models_are_labelled_estimates() {
     assert_eq!(file["model"], "claude-sonnet-4-5");
     assert_eq!(file["exact"], false);
     assert_eq!(file["tokenizer"], "cl100k_base");
+    assert_eq!(file["factor"], 1.2);
     let human = env.run(&["count", s(&sample("anthropic-messages.json"))]);
-    assert!(human.stdout.contains("estimate"), "{human:?}");
+    assert!(human.stdout.contains("estimate ×1.2"), "{human:?}");
+    // The factor scales each message's cl100k_base count; an explicit tokenizer has none.
+    let plain = env
+        .run(&[
+            "count",
+            s(&sample("anthropic-messages.json")),
+            "--tokenizer",
+            "cl100k_base",
+            "--per-message",
+            "--json",
+        ])
+        .json();
+    let scaled = env
+        .run(&[
+            "count",
+            s(&sample("anthropic-messages.json")),
+            "--per-message",
+            "--json",
+        ])
+        .json();
+    assert_eq!(plain["files"][0]["factor"], 1.0);
+    let want: u64 = plain["files"][0]["per_message"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["tokens"].as_u64().unwrap() as f64 * 1.2).ceil() as u64)
+        .sum::<u64>()
+        + 3;
+    assert_eq!(scaled["total_tokens"].as_u64().unwrap(), want);
 }
 
 #[test]
