@@ -4,4 +4,5 @@
 //! no environment, no terminal, no printing. The `cli` module is the shell around it.
 
 pub mod session;
+pub mod strategy;
 pub mod tokens;
