@@ -1,18 +1,19 @@
 //! `mask-tool-results` (observation masking): the content of every tool result but the
 //! `--keep-recent N` most recent is replaced by a placeholder naming the tool and the size
-//! removed (`[read_file result masked by ctxctl: 5210 tokens removed]`). Results already
+//! removed (`[read_file result masked by ctxctl: about 5200 tokens removed]`). Results already
 //! masked, results no larger than their placeholder and pinned messages are left alone, so
 //! masking twice changes nothing. Nothing is dropped; [`super::plan`] reports a result still
 //! over budget.
 
 use std::collections::HashMap;
 
-use super::view::{editable_results, Ctx, View};
+use super::view::{editable_results, Ctx, Framing, View};
 use crate::session::Part;
 
 pub(crate) fn apply<'a>(mut view: View<'a>, ctx: &Ctx) -> View<'a> {
-    // (entry, call id, placeholder), found first so the entries can then be edited.
-    let mut masks: Vec<(usize, String, String)> = Vec::new();
+    // (entry, call id, placeholder, old tokens, new tokens), found first so the entries
+    // can then be edited.
+    let mut masks: Vec<(usize, String, String, usize, usize)> = Vec::new();
     {
         let mut names: HashMap<&str, &str> = HashMap::new();
         for e in &view.entries {
@@ -22,6 +23,8 @@ pub(crate) fn apply<'a>(mut view: View<'a>, ctx: &Ctx) -> View<'a> {
                 }
             }
         }
+        let mut framing = Framing::default();
+        let mut counted: HashMap<String, usize> = HashMap::new();
         let mut recent = 0;
         for (k, e) in view.entries.iter().enumerate().rev() {
             for (call_id, content) in editable_results(&e.msg).into_iter().rev() {
@@ -37,24 +40,40 @@ pub(crate) fn apply<'a>(mut view: View<'a>, ctx: &Ctx) -> View<'a> {
                         continue;
                     }
                 }
-                let tokens = ctx.counter.parts(content);
+                let tokens = e.content_tokens(content, ctx.counter, &mut framing);
                 let name = names.get(call_id).copied().unwrap_or("tool");
                 let text = placeholder(name, tokens);
-                if ctx.counter.text(&text) < tokens {
-                    masks.push((k, call_id.to_string(), text));
+                let new = match counted.get(&text) {
+                    Some(&n) => n,
+                    None => *counted
+                        .entry(text.clone())
+                        .or_insert(ctx.counter.text(&text)),
+                };
+                if new < tokens {
+                    masks.push((k, call_id.to_string(), text, tokens, new));
                 }
             }
         }
     }
-    for (k, call_id, text) in masks {
-        view.entries[k].edit_result(&call_id, text, ctx.counter);
+    for (k, call_id, text, old, new) in masks {
+        view.entries[k].edit_result(&call_id, text, old, new);
     }
     view
 }
 
-/// The text that replaces a masked result of tool `name` that held `tokens` tokens.
+/// The text that replaces a masked result of tool `name` that held `tokens` tokens. Sizes
+/// from 100 up are rounded to two significant digits (`about 5200 tokens`): as precise as
+/// the model needs, and few enough distinct texts that each is tokenized once per plan.
 pub fn placeholder(name: &str, tokens: usize) -> String {
-    format!("[{name} result masked by ctxctl: {tokens} tokens removed]")
+    if tokens < 100 {
+        return format!("[{name} result masked by ctxctl: {tokens} tokens removed]");
+    }
+    let mut unit = 1;
+    while tokens / unit >= 100 {
+        unit *= 10;
+    }
+    let rounded = (tokens + unit / 2) / unit * unit;
+    format!("[{name} result masked by ctxctl: about {rounded} tokens removed]")
 }
 
 fn is_placeholder(t: &str) -> bool {
@@ -124,6 +143,29 @@ mod tests {
             .openai();
         assert!(reread(&tiny, &recent(0)).plan.is_unchanged());
         assert!(is_placeholder(&placeholder("x", 3)));
+        assert!(is_placeholder(&placeholder("x", 12345)));
+    }
+
+    #[test]
+    fn sizes_are_rounded_to_two_digits() {
+        let p = |n| placeholder("ls", n);
+        assert_eq!(p(57), "[ls result masked by ctxctl: 57 tokens removed]");
+        assert_eq!(
+            p(100),
+            "[ls result masked by ctxctl: about 100 tokens removed]"
+        );
+        assert_eq!(
+            p(1149),
+            "[ls result masked by ctxctl: about 1100 tokens removed]"
+        );
+        assert_eq!(
+            p(1150),
+            "[ls result masked by ctxctl: about 1200 tokens removed]"
+        );
+        assert_eq!(
+            p(99_999),
+            "[ls result masked by ctxctl: about 100000 tokens removed]"
+        );
     }
 
     #[test]

@@ -1,22 +1,24 @@
 //! `tool-results`: every tool result over `--max-result-tokens N` is cut to at most N
 //! tokens, its head and tail kept around a note saying how much was removed
-//! (`[... ctxctl removed 7520 of 9500 tokens from this tool result ...]`). Only the result's
+//! (`[... ctxctl removed about 7520 of 9500 tokens from this tool result ...]`). Only the result's
 //! content changes; results of N tokens or fewer, results holding images or other non-text
 //! parts, and pinned messages are left alone. Nothing is dropped, so the budget may still be
 //! exceeded; [`super::plan`] then says so.
 
-use super::view::{editable_results, Ctx, View};
-use crate::session::{join_text, Message, Part};
+use super::view::{editable_results, Ctx, Entry, Framing, View};
+use crate::session::{join_text, Part};
 use crate::tokens::Counter;
 
 pub(crate) fn apply<'a>(mut view: View<'a>, ctx: &Ctx) -> View<'a> {
     let max = ctx.opts.max_result_tokens;
+    let mut framing = Framing::default();
     for e in &mut view.entries {
-        if e.system || e.pinned || !e.msg.has_tool_results() {
+        // A result counts no more than its message: most messages need no closer look.
+        if e.system || e.pinned || e.tokens <= max || !e.msg.has_tool_results() {
             continue;
         }
-        for (call_id, text) in cuts(&e.msg, max, ctx.counter) {
-            e.edit_result(&call_id, text, ctx.counter);
+        for cut in cuts(e, max, ctx.counter, &mut framing) {
+            e.edit_result(&cut.call_id, cut.text, cut.old, cut.new);
         }
     }
     view
@@ -24,43 +26,58 @@ pub(crate) fn apply<'a>(mut view: View<'a>, ctx: &Ctx) -> View<'a> {
 
 /// The note between head and tail.
 pub fn note(removed: usize, total: usize) -> String {
-    format!("\n[... ctxctl removed {removed} of {total} tokens from this tool result ...]\n")
+    format!("\n[... ctxctl removed about {removed} of {total} tokens from this tool result ...]\n")
 }
 
-/// New texts for the results of `m` that are over `max` tokens.
-fn cuts(m: &Message, max: usize, counter: &Counter) -> Vec<(String, String)> {
+/// A new text for one result: `old` and `new` are the token counts before and after.
+struct Cut {
+    call_id: String,
+    text: String,
+    old: usize,
+    new: usize,
+}
+
+/// New texts for the results of `e` that are over `max` tokens.
+fn cuts(e: &Entry, max: usize, counter: &Counter, framing: &mut Framing) -> Vec<Cut> {
     let mut out = Vec::new();
-    for (call_id, content) in editable_results(m) {
+    for (call_id, content) in editable_results(&e.msg) {
         if !content.iter().all(|p| matches!(p, Part::Text(_))) {
             continue;
         }
-        let tokens = counter.parts(content);
+        let tokens = e.content_tokens(content, counter, framing);
         if tokens <= max {
             continue;
         }
-        if let Some(cut) = truncate(&join_text(content), tokens, max, counter) {
-            out.push((call_id.to_string(), cut));
+        if let Some((text, new)) = truncate(&join_text(content), tokens, max, counter) {
+            out.push(Cut {
+                call_id: call_id.to_string(),
+                text,
+                old: tokens,
+                new,
+            });
         }
     }
     out
 }
 
-/// `text` (of `total` tokens) cut to at most `max` tokens: head, note, tail. `None` when
-/// that would not be shorter (a `max` smaller than the note itself).
-fn truncate(text: &str, total: usize, max: usize, counter: &Counter) -> Option<String> {
-    let chars = text.chars().count();
+/// `text` (of `total` tokens) cut to at most `max` tokens: head, note, tail, with its
+/// count. `None` when that would not be shorter (a `max` smaller than the note itself).
+/// The note's figure is estimated from the share of characters cut (one count per try).
+fn truncate(text: &str, total: usize, max: usize, counter: &Counter) -> Option<(String, usize)> {
+    let chars = text.chars().count().max(1);
     let room = max.saturating_sub(counter.text(&note(total, total)));
+    let share = |n: usize, of: usize| (n as u128 * of as u128 / chars as u128) as usize;
     let mut keep =
         (chars as u128 * room as u128 / total.max(1) as u128).min(chars as u128) as usize;
     loop {
         let head_chars = keep.div_ceil(2);
         let head = &text[..byte_at(text, head_chars)];
         let tail = &text[byte_at(text, chars - (keep - head_chars))..];
-        let kept = counter.text(head) + counter.text(tail);
-        let out = format!("{head}{}{tail}", note(total.saturating_sub(kept), total));
+        let removed = total.saturating_sub(share(keep, total));
+        let out = format!("{head}{}{tail}", note(removed, total));
         let got = counter.text(&out);
         if got <= max || keep == 0 {
-            return (got < total).then_some(out);
+            return (got < total).then_some((out, got));
         }
         // Shrink in proportion to the overshoot, by at least 1%.
         let scaled = (keep as u128 * max as u128 / got as u128) as usize;
@@ -157,14 +174,17 @@ mod tests {
         let c = Counter::new(Tokenizer::new(Encoding::Approx).unwrap());
         let text = "é日本".repeat(3000);
         let total = c.text(&text);
+        let note_tokens = c.text(&note(total, total));
         for max in [0, 10, 30, 100, 1000] {
-            match truncate(&text, total, max, &c) {
-                Some(out) => assert!(
-                    c.text(&out) <= max.max(c.text(&note(total, total))),
-                    "{max}"
-                ),
-                None => assert!(max < 30, "{max}"),
+            let (out, n) = truncate(&text, total, max, &c).expect("shorter than 2250 tokens");
+            assert_eq!(n, c.text(&out));
+            assert!(n <= max.max(note_tokens), "{max}: {n}");
+            if max >= 100 {
+                assert!(n + 5 >= max, "{max}: only {n}");
+                assert!(out.starts_with("é日本") && out.ends_with("é日本"), "{out}");
             }
         }
+        // A note longer than the text saves nothing.
+        assert_eq!(truncate("abcdefgh", 2, 0, &c), None);
     }
 }

@@ -6,8 +6,9 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::Options;
+use crate::session::Role;
 use crate::session::{pairs, Message, Part, PartEdit, Session};
-use crate::tokens::{Counter, REPLY_PRIMING};
+use crate::tokens::{Counter, REPLY_PRIMING, TOKENS_PER_MESSAGE, TOKENS_PER_NAME};
 
 /// What every strategy needs besides the view.
 pub(crate) struct Ctx<'a> {
@@ -39,20 +40,61 @@ pub(crate) struct Entry<'a> {
 }
 
 impl Entry<'_> {
-    /// Replaces the content of the result answering `call_id` by `text` and recounts.
-    pub fn edit_result(&mut self, call_id: &str, text: String, counter: &Counter) {
-        let msg = self.msg.to_mut();
-        let part = msg.parts.iter_mut().find_map(|p| match p {
+    /// Tokens of `content`, one of this entry's tool results. When the result is the
+    /// message's only part, that is the message's count less its framing, which saves
+    /// tokenizing the content again.
+    pub fn content_tokens(
+        &self,
+        content: &[Part],
+        counter: &Counter,
+        framing: &mut Framing,
+    ) -> usize {
+        if self.msg.parts.len() == 1 {
+            self.tokens.saturating_sub(framing.of(&self.msg, counter))
+        } else {
+            counter.parts(content)
+        }
+    }
+
+    /// Replaces the content of the result answering `call_id` (which counted `old` tokens)
+    /// by `text` (which counts `new`). A message's count is the sum of its parts' counts
+    /// plus framing, so the new count is exact without recounting the message.
+    pub fn edit_result(&mut self, call_id: &str, text: String, old: usize, new: usize) {
+        let is_target =
+            |p: &Part| matches!(p, Part::ToolResult { call_id: id, .. } if id == call_id);
+        let replaced = |p: &Part| match p {
             Part::ToolResult {
-                call_id: id,
-                content,
-                ..
-            } if id == call_id => Some(content),
-            _ => None,
-        });
-        let Some(content) = part else { return };
-        *content = vec![Part::Text(text.clone())];
-        self.tokens = counter.message(msg);
+                call_id, is_error, ..
+            } => Part::ToolResult {
+                call_id: call_id.clone(),
+                content: vec![Part::Text(text.clone())],
+                is_error: *is_error,
+            },
+            other => other.clone(),
+        };
+        let Some(k) = self.msg.parts.iter().position(is_target) else {
+            return;
+        };
+        match &mut self.msg {
+            Cow::Owned(m) => m.parts[k] = replaced(&m.parts[k]),
+            // Clone the message without the content being replaced.
+            Cow::Borrowed(m) => {
+                let mut parts = Vec::with_capacity(m.parts.len());
+                for (j, p) in m.parts.iter().enumerate() {
+                    parts.push(if j == k { replaced(p) } else { p.clone() });
+                }
+                self.msg = Cow::Owned(Message {
+                    role: m.role,
+                    name: m.name.clone(),
+                    parts,
+                    id: m.id.clone(),
+                    pinned: m.pinned,
+                    compact: m.compact.clone(),
+                    origin: m.origin.clone(),
+                });
+            }
+        }
+        self.tokens = self.tokens.saturating_sub(old) + new;
         self.edits
             .retain(|PartEdit::ResultText { call_id: id, .. }| id != call_id);
         self.edits.push(PartEdit::ResultText {
@@ -62,12 +104,31 @@ impl Entry<'_> {
     }
 }
 
+/// The tokens of a message besides its parts, as [`Counter::message`] counts them,
+/// remembered per role.
+#[derive(Debug, Default)]
+pub(crate) struct Framing {
+    roles: [Option<usize>; Role::ALL.len()],
+}
+
+impl Framing {
+    pub fn of(&mut self, m: &Message, counter: &Counter) -> usize {
+        let k = Role::ALL.iter().position(|r| *r == m.role).unwrap_or(0);
+        let role = *self.roles[k].get_or_insert_with(|| counter.text(m.role.name()));
+        let name = m
+            .name
+            .as_ref()
+            .map_or(0, |n| counter.text(n) + TOKENS_PER_NAME);
+        TOKENS_PER_MESSAGE + role + name
+    }
+}
+
 /// The most recent user message that is a turn of the user: like
 /// [`Session::last_user_index`], but an omission marker does not count, so that trimming an
 /// output whose marker comes last still protects the user's own message.
 pub(crate) fn last_user_index(session: &Session) -> Option<usize> {
     session.messages.iter().rposition(|m| {
-        m.role == crate::session::Role::User
+        m.role == Role::User
             && !m.parts.iter().all(|p| matches!(p, Part::ToolResult { .. }))
             && super::is_omission_marker(m).is_none()
     })
@@ -83,7 +144,7 @@ pub(crate) fn editable_results(m: &Message) -> Vec<(&str, &[Part])> {
         } = p
         {
             let id = call_id.as_str();
-            let unaddressable = id.is_empty() && m.role != crate::session::Role::Tool;
+            let unaddressable = id.is_empty() && m.role != Role::Tool;
             if !unaddressable && !out.iter().any(|(seen, _)| *seen == id) {
                 out.push((id, content));
             }
@@ -265,7 +326,7 @@ impl<'a> View<'a> {
                 return;
             };
             let orphan = head.msg.has_tool_results();
-            let not_user = user_first && head.msg.role != crate::session::Role::User;
+            let not_user = user_first && head.msg.role != Role::User;
             if !orphan && !not_user {
                 return;
             }
