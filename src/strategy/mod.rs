@@ -120,18 +120,25 @@ pub fn plan(
     let original_tokens = Counter::total(counts);
     let (pinned, mut warnings) = selector::resolve(&opts.pins, session);
 
-    let system: Vec<usize> = (0..counts.len())
-        .filter(|&i| session.messages[i].role.is_system())
+    let is_system: Vec<bool> = session
+        .messages
+        .iter()
+        .map(|m| m.role.is_system())
         .collect();
-    let system_tokens = Counter::total(&system.iter().map(|&i| counts[i]).collect::<Vec<_>>());
+    let system_counts: Vec<usize> = (0..counts.len())
+        .filter(|&i| is_system[i])
+        .map(|i| counts[i])
+        .collect();
+    let system_tokens = Counter::total(&system_counts);
     if system_tokens > budget {
         warnings.push(format!(
             "the system messages alone take {system_tokens} tokens, over the budget of \
              {budget}; only they are kept"
         ));
-        let removed = (0..counts.len()).filter(|i| !system.contains(i)).collect();
+        let (kept, removed): (Vec<usize>, Vec<usize>) =
+            (0..counts.len()).partition(|&i| is_system[i]);
         return Ok(Plan {
-            items: system.into_iter().map(Item::Keep).collect(),
+            items: kept.into_iter().map(Item::Keep).collect(),
             removed,
             edited: Vec::new(),
             inserted: 0,

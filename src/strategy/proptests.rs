@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use super::testkit::{reread, text, Rec, Turn, B, S};
 use super::{is_omission_marker, plan, Options, Plan, Selector, StrategyKind};
 use crate::session::{pairs, Item, Message, Part, Role, Session};
-use crate::tokens::Counter;
+use crate::tokens::{Counter, Encoding};
 
 /// A generated piece of conversation; `usize`s are text lengths in characters.
 #[derive(Debug, Clone)]
@@ -134,6 +134,7 @@ fn check(
 ) -> Result<(), TestCaseError> {
     let input = &s.session.messages;
     let steps = steps(kind, opts);
+    let (pinned, _) = super::selector::resolve(&opts.pins, &s.session);
     prop_assert_eq!(out.messages.len(), p.items.len());
     // Invariant 4: order, unchanged kept records, only documented new texts.
     let indices: Vec<usize> = p.items.iter().filter_map(Item::index).collect();
@@ -155,7 +156,7 @@ fn check(
                     || steps.contains(&StrategyKind::MaskToolResults);
                 prop_assert!(edits, "{} edited message {}", kind, index);
                 let orig = &input[*index];
-                prop_assert!(!orig.pinned && !orig.role.is_system());
+                prop_assert!(!pinned[*index] && !orig.role.is_system());
                 prop_assert_eq!(
                     m.result_ids().collect::<Vec<_>>(),
                     orig.result_ids().collect::<Vec<_>>()
@@ -223,7 +224,6 @@ fn check(
     if let Some(last) = s.session.last_user_index() {
         prop_assert!(present[last], "last user message {} dropped", last);
     }
-    let (pinned, _) = super::selector::resolve(&opts.pins, &s.session);
     for (i, pin) in pinned.iter().enumerate() {
         prop_assert!(!pin || present[i], "pinned message {} dropped", i);
     }
@@ -245,6 +245,84 @@ fn check(
     ) || (kind == StrategyKind::SlidingWindow && opts.window.is_none());
     if budget_driven && s.total() <= budget {
         prop_assert!(p.is_unchanged(), "{} changed a session that fits", kind);
+    }
+    // A cut at the start of an Anthropic session leaves a user message first.
+    let cuts_front = matches!(kind, StrategyKind::Fifo | StrategyKind::SlidingWindow);
+    if cuts_front && s.session.format == crate::session::Format::Anthropic {
+        let first = p
+            .items
+            .iter()
+            .filter_map(Item::index)
+            .find(|&i| !input[i].role.is_system());
+        let first_input = (0..input.len()).find(|&i| !input[i].role.is_system());
+        if let Some(f) = first.filter(|&f| Some(f) != first_input) {
+            prop_assert!(
+                input[f].role == Role::User || protected[f],
+                "message {} first",
+                f
+            );
+        }
+    }
+    // Structural strategies keep what they promise.
+    let unprotected_kept = p
+        .items
+        .iter()
+        .zip(&out.messages)
+        .filter(|(item, m)| !m.role.is_system() && item.index().is_some_and(|i| !protected[i]))
+        .count();
+    if let (StrategyKind::SlidingWindow, Some(n)) = (kind, opts.window) {
+        prop_assert!(
+            unprotected_kept <= n,
+            "window {} kept {}",
+            n,
+            unprotected_kept
+        );
+    }
+    if kind == StrategyKind::Smart {
+        let most = opts.keep_first + opts.keep_last;
+        prop_assert!(
+            unprotected_kept <= most,
+            "smart kept {} > {}",
+            unprotected_kept,
+            most
+        );
+    }
+    if kind == StrategyKind::ToolResults {
+        let note = s.counter.text(&super::tool_results::note(9999, 9999));
+        for (item, m) in p.items.iter().zip(&out.messages) {
+            let Some(i) = item.index() else { continue };
+            for part in &m.parts {
+                if let Part::ToolResult { content, .. } = part {
+                    let n = s.counter.parts(content);
+                    prop_assert!(
+                        pinned[i] || n <= opts.max_result_tokens.max(note),
+                        "result of {} tokens",
+                        n
+                    );
+                }
+            }
+        }
+    }
+    if kind == StrategyKind::MaskToolResults {
+        let mut recent = 0;
+        for (item, m) in p.items.iter().zip(&out.messages).rev() {
+            let Some(i) = item.index() else { continue };
+            for part in m.parts.iter().rev() {
+                if let Part::ToolResult { content, .. } = part {
+                    recent += 1;
+                    let t = crate::session::join_text(content);
+                    let small = s.counter.parts(content) <= 30;
+                    let masked = t.ends_with(" tokens removed]");
+                    let exempt = recent <= opts.keep_recent || pinned[i] || small;
+                    prop_assert!(
+                        masked || exempt,
+                        "result {} of message {} not masked",
+                        recent,
+                        i
+                    );
+                }
+            }
+        }
     }
     if kind == StrategyKind::Smart {
         let markers: usize = out.messages.iter().filter_map(is_omission_marker).sum();
@@ -291,11 +369,13 @@ proptest! {
     fn every_strategy_keeps_the_invariants(
         (system, blocks) in conversation(),
         format in 0u8..3,
+        encoding in prop::sample::select(vec![Encoding::Approx, Encoding::Words, Encoding::O200kBase]),
         opts in options(),
         budget_per_mille in 0usize..1100,
     ) {
         let b = build(system, &blocks);
         let s = match format { 0 => b.openai(), 1 => b.anthropic(), _ => b.jsonl() };
+        let s = S::with(s.session, encoding);
         prop_assert_eq!(pairs::problems(&s.session.messages), vec![], "generated session is valid");
         let budget = s.total() * budget_per_mille / 1000;
         for kind in StrategyKind::ALL {
@@ -303,7 +383,7 @@ proptest! {
             let out = reread(&s, &p);
             check(&s, kind, &opts, budget, &p, &out)?;
             if idempotent(kind, &opts, &p) {
-                let again = S { counts: s.counter.messages(&out), session: out, counter: Counter::new(crate::tokens::Tokenizer::new(crate::tokens::Encoding::Approx).unwrap()) };
+                let again = S::with(out, encoding);
                 let q = plan(&again.session, &again.counts, &again.counter, kind, &opts, budget).unwrap();
                 prop_assert!(q.is_unchanged(), "{} again: removed {:?} edited {:?} inserted {}", kind, q.removed, q.edited, q.inserted);
             }

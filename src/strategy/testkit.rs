@@ -36,9 +36,21 @@ pub struct B {
 
 /// `n` characters of text, distinct per turn (`n / 4` tokens with the approx counter).
 pub fn text(tag: usize, n: usize) -> String {
+    const WORDS: [&str; 8] = [
+        "lorem ",
+        "ipsum ",
+        "dolor ",
+        "sit ",
+        "amet, ",
+        "consectetur ",
+        "adipiscing ",
+        "elit.\n",
+    ];
     let mut t = format!("m{tag} ");
+    let mut k = tag;
     while t.len() < n {
-        t.push('x');
+        t.push_str(WORDS[k % WORDS.len()]);
+        k += 1;
     }
     t.truncate(n);
     t
@@ -196,7 +208,12 @@ pub struct S {
 impl S {
     pub fn read(bytes: Vec<u8>, format: Format) -> S {
         let session = session::read(&bytes, Some(format)).expect("test session reads");
-        let counter = Counter::new(Tokenizer::new(Encoding::Approx).unwrap());
+        S::with(session, Encoding::Approx)
+    }
+
+    /// `session` counted with `encoding`.
+    pub fn with(session: Session, encoding: Encoding) -> S {
+        let counter = Counter::new(Tokenizer::new(encoding).unwrap());
         let counts = counter.messages(&session);
         S {
             session,
