@@ -98,8 +98,8 @@ pub const DEFAULT_KEEP_FIRST: usize = 2;
 pub const DEFAULT_KEEP_LAST: usize = 5;
 /// Default of `--max-result-tokens` (tool-results).
 pub const DEFAULT_MAX_RESULT_TOKENS: usize = 2000;
-/// Default of `--keep-recent` (mask-tool-results): observation-masking setups keep about
-/// the last ten observations verbatim.
+/// Default of `--keep-recent` (mask-tool-results): the ten most recent results stay
+/// verbatim.
 pub const DEFAULT_KEEP_RECENT: usize = 10;
 
 /// Strategy options, one field per `trim` flag. Message counts (`window`, `keep_first`,

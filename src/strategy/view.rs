@@ -6,8 +6,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::Options;
-use crate::session::Role;
-use crate::session::{pairs, Message, Part, PartEdit, Session};
+use crate::session::{pairs, Message, Part, PartEdit, Role, Session};
 use crate::tokens::{Counter, REPLY_PRIMING, TOKENS_PER_MESSAGE, TOKENS_PER_NAME};
 
 /// What every strategy needs besides the view.
