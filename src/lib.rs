@@ -13,4 +13,5 @@ pub mod models;
 pub mod paths;
 pub mod render;
 pub mod session;
+pub mod strategy;
 pub mod tokens;
