@@ -65,8 +65,8 @@ fn is_session_file(path: &Path) -> bool {
 pub struct Loaded {
     /// The path as given (`-` for stdin).
     pub path: PathBuf,
-    /// The raw bytes read, to detect concurrent changes before replacing the file.
-    pub bytes: Vec<u8>,
+    /// What the file held when read, to detect concurrent changes before replacing it.
+    pub fingerprint: Fingerprint,
     pub session: Session,
     pub model: ResolvedModel,
     pub counter: Arc<Counter>,
@@ -108,7 +108,8 @@ pub fn display(path: &Path) -> String {
 pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
     let shown = display(path);
     let bytes = crate::fsutil::read_input(path).with_context(|| shown.clone())?;
-    let session = session::read(&bytes, ctx.format).with_context(|| shown.clone())?;
+    let fingerprint = Fingerprint::of(&bytes);
+    let session = session::read_owned(bytes, ctx.format).with_context(|| shown.clone())?;
     for w in &session.warnings {
         ctx.printer.warn(&format!("{shown}: {w}"));
     }
@@ -123,11 +124,28 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
     let total = Counter::total(&counts);
     Ok(Loaded {
         path: path.to_path_buf(),
-        bytes,
+        fingerprint,
         session,
         model,
         counter,
         counts,
         total,
     })
+}
+
+/// Length and 128-bit hash of a file's content: enough to notice that an agent appended to
+/// or rewrote a session while ctxctl worked on it, without keeping a second copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fingerprint {
+    pub len: usize,
+    pub hash: u128,
+}
+
+impl Fingerprint {
+    pub fn of(bytes: &[u8]) -> Fingerprint {
+        Fingerprint {
+            len: bytes.len(),
+            hash: xxhash_rust::xxh3::xxh3_128(bytes),
+        }
+    }
 }

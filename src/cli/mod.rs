@@ -12,6 +12,7 @@ mod limits;
 mod models_cmd;
 mod output;
 mod stats;
+mod trim;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -128,6 +129,8 @@ pub enum Command {
     Count(count::CountArgs),
     /// Check sessions against their model's window (exit 1 when one needs attention)
     Check(check::CheckArgs),
+    /// Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)
+    Trim(trim::TrimArgs),
     /// Show where the tokens go: roles, tools, largest messages, window usage
     Stats(stats::StatsArgs),
     /// List the built-in model registry
@@ -176,6 +179,7 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<ExitStatus> {
     match command {
         Command::Count(a) => count::run(ctx, a),
         Command::Check(a) => check::run(ctx, a),
+        Command::Trim(a) => trim::run(ctx, a),
         Command::Stats(a) => stats::run(ctx, a),
         Command::Models(a) => models_cmd::run(ctx, a),
         Command::Config(a) => config_cmd::run(ctx, a),

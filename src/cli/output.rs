@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use clap::Args;
 
-use super::input::Loaded;
+use super::input::{Fingerprint, Loaded};
 use crate::context::Context;
 use crate::fsutil;
 
@@ -132,17 +132,17 @@ pub fn write(
                 .with_context(|| format!("writing {}", path.display()))
         }
         Destination::InPlace(p) => {
-            ensure_unchanged(p, &loaded.bytes)?;
+            ensure_unchanged(p, loaded.fingerprint)?;
             fsutil::write_atomic(p, bytes, false)
                 .with_context(|| format!("replacing {}", p.display()))
         }
     }
 }
 
-/// Errors if `path` no longer holds `original`.
-pub fn ensure_unchanged(path: &Path, original: &[u8]) -> anyhow::Result<()> {
+/// Errors if `path` no longer holds what was read.
+pub fn ensure_unchanged(path: &Path, original: Fingerprint) -> anyhow::Result<()> {
     let now = std::fs::read(path).with_context(|| format!("re-reading {}", path.display()))?;
-    if now != original {
+    if Fingerprint::of(&now) != original {
         anyhow::bail!(
             "{} changed while ctxctl was working on it (is an agent still writing to it?); nothing was replaced",
             path.display()

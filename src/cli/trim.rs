@@ -121,7 +121,7 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     for w in &plan.warnings {
         ctx.printer.warn(&format!("{}: {w}", loaded.display()));
     }
-    let changed = !plan.removed.is_empty() || !plan.edited.is_empty() || plan.items.len() != loaded.session.messages.len();
+    let changed = !plan.is_unchanged();
     let mut report = TrimReport {
         strategy: args.strategy.name(),
         original_tokens: loaded.total,
@@ -173,8 +173,10 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
 }
 
 fn options(args: &TrimArgs) -> anyhow::Result<Options> {
-    let mut opts = Options::default();
-    opts.window = args.window;
+    let mut opts = Options {
+        window: args.window,
+        ..Options::default()
+    };
     if let Some(n) = args.keep_first {
         opts.keep_first = n;
     }

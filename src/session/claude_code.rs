@@ -77,8 +77,8 @@ fn compact_meta(r: &Rec) -> Option<CompactMeta> {
     })
 }
 
-pub fn read(text: &str) -> Result<Session, ReadError> {
-    let mut doc = LinesDoc::new(text.to_string());
+pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
+    let mut doc = LinesDoc::new(text.into());
     let t = Transcript::parse(&doc)?;
     doc.truncated_tail = t.truncated_tail;
     let mut notes = Notes::default();

@@ -209,8 +209,8 @@ fn is_model_item(v: &Value) -> bool {
     matches!(v.get("type").and_then(Value::as_str), Some(t) if t != "ghost_snapshot")
 }
 
-pub fn read(text: &str) -> Result<Session, ReadError> {
-    let mut doc = LinesDoc::new(text.to_string());
+pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
+    let mut doc = LinesDoc::new(text.into());
     let r = Rollout::parse(&doc)?;
     doc.truncated_tail = r.truncated_tail;
     let mut notes = Notes::default();

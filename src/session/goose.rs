@@ -255,8 +255,8 @@ fn tool_result(r: Option<&Value>) -> (Vec<Part>, bool) {
     (parts, is_error)
 }
 
-pub fn read(text: &str) -> Result<Session, ReadError> {
-    let mut doc = LinesDoc::new(text.to_string());
+pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
+    let mut doc = LinesDoc::new(text.into());
     let g = GooseFile::parse(&doc)?;
     doc.truncated_tail = g.truncated_tail;
     let mut notes = Notes::default();

@@ -5,8 +5,8 @@ use serde_json::Value;
 use super::message::{self, Notes};
 use super::{Document, Format, LinesDoc, Origin, ReadError, Session};
 
-pub fn read(text: &str) -> Result<Session, ReadError> {
-    let mut doc = LinesDoc::new(text.to_string());
+pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
+    let mut doc = LinesDoc::new(text.into());
     let mut notes = Notes::default();
     let mut messages = Vec::new();
     let mut warnings = Vec::new();

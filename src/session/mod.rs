@@ -353,8 +353,17 @@ fn is_result(p: &Part) -> bool {
 
 /// Reads a session from `bytes`, detecting its format unless `format` is given.
 pub fn read(bytes: &[u8], format: Option<Format>) -> Result<Session, ReadError> {
-    let text = error::check_utf8(bytes)?;
-    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    read_owned(bytes.to_vec(), format)
+}
+
+/// Like [`read`], taking ownership of the bytes so that line-oriented formats keep them as
+/// their document without a copy (peak memory stays near the file's size).
+pub fn read_owned(bytes: Vec<u8>, format: Option<Format>) -> Result<Session, ReadError> {
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => return Err(error::check_utf8(e.as_bytes()).err().unwrap_or(ReadError::Empty)),
+    };
+    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if body.trim().is_empty() {
         return Err(ReadError::Empty);
     }
@@ -363,7 +372,7 @@ pub fn read(bytes: &[u8], format: Option<Format>) -> Result<Session, ReadError> 
         None => detect(body)?,
     };
     match format {
-        Format::OpenAi | Format::Anthropic => json::read(text, format),
+        Format::OpenAi | Format::Anthropic => json::read(&text, format),
         Format::Jsonl => jsonl::read(text),
         Format::ClaudeCode => claude_code::read(text),
         Format::Codex => codex::read(text),

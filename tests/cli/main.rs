@@ -7,6 +7,7 @@ mod count;
 mod errors;
 mod generated;
 mod misc;
+mod trim;
 
 /// Every file in tests/cli is compiled into this binary (none forgotten).
 #[test]
