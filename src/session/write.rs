@@ -16,6 +16,9 @@ pub enum Item {
     Edit { index: usize, edits: Vec<PartEdit> },
     /// A message ctxctl adds (an omission marker, a summary).
     Insert(NewMessage),
+    /// A record written as given (originals put back by `archive restore`); JSONL writes
+    /// it as one compact line.
+    InsertRecord(Value),
 }
 
 impl Item {
@@ -23,7 +26,7 @@ impl Item {
     pub fn index(&self) -> Option<usize> {
         match self {
             Item::Keep(i) | Item::Edit { index: i, .. } => Some(*i),
-            Item::Insert(_) => None,
+            Item::Insert(_) | Item::InsertRecord(_) => None,
         }
     }
 }
@@ -92,6 +95,7 @@ fn write_json(session: &Session, doc: &JsonDoc, items: &[Item]) -> Result<Vec<u8
                 }
             }
             Item::Insert(m) => list.push(new_record(m)),
+            Item::InsertRecord(v) => list.push(v.clone()),
         }
     }
     let root = match (&doc.list, &doc.root) {
@@ -150,6 +154,7 @@ fn write_lines(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<
     for item in items {
         match item {
             Item::Insert(m) => pending.push(serde_json::to_string(&new_record(m))?),
+            Item::InsertRecord(v) => pending.push(serde_json::to_string(v)?),
             Item::Keep(i) | Item::Edit { index: i, .. } => {
                 let records = session.messages[*i].origin.records();
                 if let Some(&first) = records.first() {
