@@ -112,7 +112,12 @@ fn prefer_user_turn(
     if is_user_turn(&msgs[cut]) {
         return cut;
     }
-    let tail_tokens = |from: usize| counts.get(from..).map_or(0, |c| c.iter().sum::<usize>());
+    // Tokens from each index to the end.
+    let mut suffix = vec![0; msgs.len() + 1];
+    for i in (0..msgs.len()).rev() {
+        suffix[i] = suffix[i + 1] + counts.get(i).copied().unwrap_or(0);
+    }
+    let tail_tokens = |from: usize| suffix[from];
     let earlier = boundaries
         .iter()
         .rev()

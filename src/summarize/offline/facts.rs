@@ -179,21 +179,28 @@ struct Call {
 /// Identical errors are reported once, with a count; an error is resolved when a later
 /// call with the same tool and target succeeded after its last occurrence.
 fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
+    // The last successful call of each (tool, target): linear, however many errors.
+    let mut last_ok: HashMap<(&str, Option<&str>), usize> = HashMap::new();
+    for (i, c) in calls.iter().enumerate().filter(|(_, c)| c.ok) {
+        last_ok.insert((c.key.as_str(), c.target.as_deref()), i);
+    }
     let mut out: Vec<ErrorSeen> = Vec::new();
+    let mut index: HashMap<(String, Option<String>, String), usize> = HashMap::new();
     for (at, line) in errors {
         let c = &calls[at];
-        let resolved = calls[at + 1..]
-            .iter()
-            .any(|l| l.ok && l.key == c.key && l.target == c.target);
-        let same = |e: &ErrorSeen| e.tool == c.name && e.target == c.target && e.line == line;
-        if let Some(e) = out.iter_mut().find(|e| same(e)) {
-            e.times += 1;
-            e.resolved = resolved;
+        let resolved = last_ok
+            .get(&(c.key.as_str(), c.target.as_deref()))
+            .is_some_and(|&ok| ok > at);
+        let key = (c.name.clone(), c.target.clone(), line);
+        if let Some(&i) = index.get(&key) {
+            out[i].times += 1;
+            out[i].resolved = resolved;
         } else {
+            index.insert(key.clone(), out.len());
             out.push(ErrorSeen {
-                tool: c.name.clone(),
-                target: c.target.clone(),
-                line,
+                tool: key.0,
+                target: key.1,
+                line: key.2,
                 times: 1,
                 resolved,
             });
