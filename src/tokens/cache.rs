@@ -1,7 +1,7 @@
 //! Remembers the token count of texts already seen in this run.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::sync::Mutex;
 
 /// Texts shorter than this are cheaper to count than to hash and look up.
@@ -21,9 +21,7 @@ impl TextCache {
         if text.len() < MIN_CACHED_LEN {
             return count();
         }
-        let mut h = self.hasher.build_hasher();
-        text.hash(&mut h);
-        let key = (h.finish(), text.len());
+        let key = (self.hasher.hash_one(text), text.len());
         if let Some(&n) = self.lock().get(&key) {
             return n;
         }

@@ -1,0 +1,175 @@
+//! `ctxctl check`: is each session within its model's window? Exit 1 when one is at or
+//! over its threshold, over its limit, or structurally broken.
+
+use clap::Args;
+
+use super::input::{self, InputArgs, Loaded};
+use super::limits::{self, LimitArgs};
+use crate::context::Context;
+use crate::exit::ExitStatus;
+use crate::render::json::CheckFile;
+use crate::render::table::thousands;
+use crate::render::Style;
+use crate::session::pairs;
+
+/// Usage above which a warning is printed on stderr, whatever the threshold.
+const WARN_USAGE: f64 = 0.85;
+
+/// Check sessions against their model's context window.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  ctxctl check session.json --model gpt-4o\n  ctxctl check -r ~/.claude/projects --threshold 0.9 --json\n\nExit codes: 0 all below threshold · 1 a session needs compaction, is over, or is broken · 2 error"
+)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Fraction of the effective limit at which a session needs compaction [env: CTXCTL_THRESHOLD] [default: 0.8]
+    #[arg(long, value_name = "R")]
+    pub threshold: Option<f64>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
+    let files = args.input.collect()?;
+    let threshold = limits::threshold(ctx, args.threshold)?.value;
+    ctx.prewarm();
+    let mut status = ExitStatus::Success;
+    let mut results = Vec::new();
+    for path in &files {
+        let outcome = input::load(ctx, path).and_then(|l| check_file(ctx, args, &l, threshold));
+        match outcome {
+            Ok(file) => {
+                if file.status != "ok" || !file.problems.is_empty() {
+                    status = status.worst(ExitStatus::Failure);
+                }
+                if file.usage > WARN_USAGE {
+                    ctx.printer.warn(&format!(
+                        "{}: {:.1}% of the effective limit used",
+                        file.path,
+                        file.usage * 100.0
+                    ));
+                }
+                if !ctx.printer.json {
+                    print_human(ctx, &file)?;
+                }
+                results.push(file);
+            }
+            Err(e) => {
+                ctx.printer.error(&e);
+                status = status.worst(ExitStatus::Error);
+            }
+        }
+    }
+    if ctx.printer.json {
+        if files.len() == 1 && results.len() == 1 {
+            ctx.printer.json(&results[0])?;
+        } else {
+            ctx.printer.json(&results)?;
+        }
+    }
+    Ok(status)
+}
+
+/// The tokens the model will see: the latest provider-reported usage plus ctxctl's count
+/// of what came after it, when the file records usage; ctxctl's own count otherwise.
+pub fn context_tokens(l: &Loaded) -> usize {
+    match &l.session.reported_usage {
+        Some(r) => {
+            let after = r.after_message.map_or(l.counts.len(), |i| i + 1);
+            let rest: usize = l.counts.get(after..).map_or(0, |c| c.iter().sum());
+            (r.input_tokens + r.output_tokens) as usize + rest
+        }
+        None => l.total,
+    }
+}
+
+/// Classifies `tokens` against the limits.
+pub fn status(tokens: usize, effective_limit: u64, threshold: f64) -> &'static str {
+    let tokens = tokens as f64;
+    let limit = effective_limit as f64;
+    if tokens > limit {
+        "over"
+    } else if tokens >= threshold * limit && tokens > 0.0 {
+        "compact"
+    } else {
+        "ok"
+    }
+}
+
+fn check_file(
+    ctx: &Context,
+    args: &CheckArgs,
+    l: &Loaded,
+    threshold: f64,
+) -> anyhow::Result<CheckFile> {
+    let limits = args.limits.limits(ctx, l)?;
+    let tokens = context_tokens(l);
+    let effective = limits.effective_limit();
+    let usage = if effective == 0 {
+        if tokens == 0 {
+            0.0
+        } else {
+            f64::INFINITY
+        }
+    } else {
+        tokens as f64 / effective as f64
+    };
+    Ok(CheckFile {
+        path: l.display(),
+        model: l.model.name.clone(),
+        status: status(tokens, effective, threshold),
+        tokens,
+        context_window: limits.context_window,
+        max_output_tokens: limits.max_output_tokens,
+        reserved: limits.reserved,
+        effective_limit: effective,
+        threshold,
+        usage: if usage.is_finite() {
+            (usage * 10000.0).round() / 10000.0
+        } else {
+            1e9
+        },
+        remaining: effective as i64 - tokens as i64,
+        problems: pairs::problems(&l.session.messages)
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+    })
+}
+
+fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
+    let p = &ctx.printer;
+    let style = match f.status {
+        "ok" => Style::Green,
+        "compact" => Style::Yellow,
+        _ => Style::Red,
+    };
+    p.line(&format!(
+        "{}  {:>11} / {} ({:.1}%)  {}  [{}]",
+        p.paint(&format!("{:<7}", f.status), style),
+        thousands(f.tokens as u64),
+        thousands(f.effective_limit),
+        f.usage * 100.0,
+        f.path,
+        f.model
+    ))?;
+    for problem in &f.problems {
+        p.line(&format!("         problem: {problem}"))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::status;
+
+    #[test]
+    fn statuses() {
+        assert_eq!(status(0, 100, 0.8), "ok");
+        assert_eq!(status(79, 100, 0.8), "ok");
+        assert_eq!(status(80, 100, 0.8), "compact");
+        assert_eq!(status(100, 100, 0.8), "compact");
+        assert_eq!(status(101, 100, 0.8), "over");
+    }
+}

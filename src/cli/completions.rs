@@ -1,0 +1,29 @@
+//! `ctxctl completions SHELL`.
+
+use clap::Args;
+use clap_complete::Shell;
+
+use crate::context::Context;
+use crate::exit::ExitStatus;
+
+/// Print a shell completion script to stdout.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  ctxctl completions bash > ~/.local/share/bash-completion/completions/ctxctl\n  ctxctl completions zsh > ~/.zfunc/_ctxctl"
+)]
+pub struct CompletionsArgs {
+    /// bash, zsh, fish, elvish or powershell
+    pub shell: Shell,
+}
+
+pub fn run(ctx: &Context, args: &CompletionsArgs) -> anyhow::Result<ExitStatus> {
+    ctx.printer.data(&script(args.shell))?;
+    Ok(ExitStatus::Success)
+}
+
+/// The completion script for `shell`.
+pub fn script(shell: Shell) -> Vec<u8> {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut super::command(), "ctxctl", &mut out);
+    out
+}

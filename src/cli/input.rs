@@ -1,0 +1,115 @@
+//! Input files: `FILE...`, `-` for stdin, `-r DIR` for every session below a directory;
+//! and loading one of them into a counted session.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use crate::context::{Context, ResolvedModel};
+use crate::session::{self, Session};
+use crate::tokens::Counter;
+
+#[derive(Debug, Clone, Args)]
+pub struct InputArgs {
+    /// Session files (`-` reads standard input)
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Also read every *.json / *.jsonl session below DIR
+    #[arg(short = 'r', long = "recursive", value_name = "DIR")]
+    pub recursive: Vec<PathBuf>,
+}
+
+impl InputArgs {
+    /// The files to process, in a stable order. No input at all is a usage error.
+    pub fn collect(&self) -> anyhow::Result<Vec<PathBuf>> {
+        let mut out = self.files.clone();
+        for dir in &self.recursive {
+            let mut found = Vec::new();
+            walk(dir, &mut found).with_context(|| format!("{}", dir.display()))?;
+            found.sort();
+            out.extend(found);
+        }
+        if out.is_empty() {
+            anyhow::bail!("no input: give session FILEs, - for standard input, or -r DIR");
+        }
+        Ok(out)
+    }
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        let ty = entry.file_type()?;
+        if ty.is_dir() {
+            walk(&path, out)?;
+        } else if ty.is_file() && is_session_file(&path) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn is_session_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    !name.starts_with(crate::fsutil::TEMP_PREFIX)
+        && matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("json" | "jsonl")
+        )
+}
+
+/// A session read, resolved against its model and counted.
+pub struct Loaded {
+    /// The path as given (`-` for stdin).
+    pub path: PathBuf,
+    /// The raw bytes read, to detect concurrent changes before replacing the file.
+    pub bytes: Vec<u8>,
+    pub session: Session,
+    pub model: ResolvedModel,
+    pub counter: Arc<Counter>,
+    /// Tokens of each message.
+    pub counts: Vec<usize>,
+    /// The session's total (messages + reply priming).
+    pub total: usize,
+}
+
+impl Loaded {
+    pub fn display(&self) -> String {
+        display(&self.path)
+    }
+}
+
+/// How a path is shown in output (`<stdin>` for `-`).
+pub fn display(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Reads, parses and counts one input.
+pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
+    let shown = display(path);
+    let bytes = crate::fsutil::read_input(path).with_context(|| shown.clone())?;
+    let session = session::read(&bytes, ctx.format).with_context(|| shown.clone())?;
+    for w in &session.warnings {
+        ctx.printer.warn(&format!("{shown}: {w}"));
+    }
+    let model = ctx.resolve_model(session.model.as_deref());
+    let counter = ctx.counter(model.encoding);
+    let counts = counter.messages(&session);
+    let total = Counter::total(&counts);
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        bytes,
+        session,
+        model,
+        counter,
+        counts,
+        total,
+    })
+}

@@ -1,0 +1,93 @@
+//! Budget options shared by `check`, `trim` and `compact`, resolved flag > env > file >
+//! built-in.
+
+use clap::Args;
+
+use super::input::Loaded;
+use crate::config::{self, env, Sourced};
+use crate::context::Context;
+use crate::models::Limits;
+
+#[derive(Debug, Clone, Default, Args)]
+pub struct LimitArgs {
+    /// Use this context window instead of the model's
+    #[arg(long, value_name = "N", help_heading = "Budget")]
+    pub max_tokens: Option<u64>,
+    #[command(flatten)]
+    pub reserve: ReserveArgs,
+}
+
+/// The reserves subtracted from the window.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ReserveArgs {
+    /// Tokens reserved for the reply (default: the model's max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]
+    #[arg(long, value_name = "N", help_heading = "Budget")]
+    pub reserve_output: Option<u64>,
+    /// Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]
+    #[arg(long, value_name = "N", help_heading = "Budget")]
+    pub reserved: Option<u64>,
+}
+
+/// The default threshold at which `check` says `compact`.
+pub const DEFAULT_THRESHOLD: f64 = 0.8;
+
+impl LimitArgs {
+    /// The limits for a loaded session.
+    pub fn limits(&self, ctx: &Context, l: &Loaded) -> anyhow::Result<Limits> {
+        self.reserve.limits(ctx, l, self.max_tokens)
+    }
+}
+
+impl ReserveArgs {
+    /// The limits for a loaded session, with `window` replacing the model's if given.
+    pub fn limits(&self, ctx: &Context, l: &Loaded, window: Option<u64>) -> anyhow::Result<Limits> {
+        let reserve_output = config::layer(
+            self.reserve_output,
+            &ctx.env,
+            env::CTXCTL_RESERVE_OUTPUT,
+            ctx.file.reserve_output,
+            |s| s.parse().ok(),
+            "a number of tokens",
+        )?
+        .map(|s| s.value);
+        let reserved = config::layer(
+            self.reserved,
+            &ctx.env,
+            env::CTXCTL_RESERVED,
+            ctx.file.reserved,
+            |s| s.parse().ok(),
+            "a number of tokens",
+        )?
+        .map_or(0, |s| s.value);
+        let window = window.unwrap_or_else(|| l.model.context_window());
+        Ok(Limits::new(
+            window,
+            l.model.max_output_tokens(),
+            reserve_output,
+            reserved,
+        ))
+    }
+}
+
+/// `--threshold`, `CTXCTL_THRESHOLD`, `threshold` in the config, or 0.8.
+pub fn threshold(ctx: &Context, flag: Option<f64>) -> anyhow::Result<Sourced<f64>> {
+    if let Some(t) = flag {
+        if !(t > 0.0 && t <= 1.0) {
+            anyhow::bail!("--threshold: expected a ratio in (0, 1], got {t}");
+        }
+    }
+    if let Some(t) = ctx.file.threshold {
+        if !(t > 0.0 && t <= 1.0) {
+            anyhow::bail!("config threshold: expected a ratio in (0, 1], got {t}");
+        }
+    }
+    Ok(config::layer(
+        flag,
+        &ctx.env,
+        env::CTXCTL_THRESHOLD,
+        ctx.file.threshold,
+        config::parse_ratio,
+        "a ratio in (0, 1]",
+    )?
+    .unwrap_or(Sourced::new(DEFAULT_THRESHOLD, config::Source::Default)))
+}

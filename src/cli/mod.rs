@@ -1,0 +1,190 @@
+//! The shell around the engine: the only place that knows clap, argv, terminals and exit
+//! codes. Each subcommand lives in its own file with an args struct and a `run` function.
+
+mod check;
+mod completions;
+mod config_cmd;
+mod count;
+mod input;
+mod limits;
+mod models_cmd;
+mod output;
+mod stats;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::context::Context;
+use crate::exit::{is_broken_pipe, ExitStatus};
+use crate::render::{ColorChoice, Printer};
+use crate::session::Format;
+
+pub use input::InputArgs;
+
+const AFTER_HELP: &str = "\
+Examples:
+  ctxctl count session.json --by-role
+  ctxctl check ~/.claude/projects -r --model claude-sonnet-4-5
+  ctxctl trim session.json --strategy smart --keep-first 2 --keep-last 20 -o trimmed.json
+
+Exit codes: 0 ok · 1 check found a session over its threshold / dry-run found changes ·
+2 usage, input or I/O error · 3 the summarizer failed";
+
+/// Keep LLM conversation sessions inside their model's context window.
+#[derive(Debug, Parser)]
+#[command(name = "ctxctl", version, about, long_about = None, after_help = AFTER_HELP)]
+#[command(propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every subcommand accepts, before or after its name.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]
+    #[arg(
+        long,
+        global = true,
+        value_name = "ID",
+        help_heading = "Global options"
+    )]
+    pub model: Option<String>,
+    /// Tokenizer: auto (the model's), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME",
+        help_heading = "Global options"
+    )]
+    pub tokenizer: Option<String>,
+    /// Session format, instead of detecting it from the content
+    #[arg(long, global = true, value_enum, help_heading = "Global options")]
+    pub format: Option<FormatArg>,
+    /// Config file [env: CTXCTL_CONFIG]
+    #[arg(
+        long,
+        global = true,
+        value_name = "FILE",
+        help_heading = "Global options"
+    )]
+    pub config: Option<PathBuf>,
+    /// Ignore the config file
+    #[arg(long, global = true, help_heading = "Global options")]
+    pub no_config: bool,
+    /// Machine-readable JSON on stdout
+    #[arg(long, global = true, help_heading = "Global options")]
+    pub json: bool,
+    /// Print nothing but errors
+    #[arg(short, long, global = true, help_heading = "Global options")]
+    pub quiet: bool,
+    /// More logging on stderr (-vv for trace) [env: CTXCTL_LOG]
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, help_heading = "Global options")]
+    pub verbose: u8,
+    /// When to use colour
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN", help_heading = "Global options")]
+    pub color: ColorChoice,
+    /// Never draw progress bars
+    #[arg(long, global = true, help_heading = "Global options")]
+    pub no_progress: bool,
+    /// Do not read or write the token-count cache
+    #[arg(long, global = true, help_heading = "Global options")]
+    pub no_cache: bool,
+}
+
+/// `--format` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    Openai,
+    Anthropic,
+    Jsonl,
+    ClaudeCode,
+    Codex,
+    Goose,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Openai => Format::OpenAi,
+            FormatArg::Anthropic => Format::Anthropic,
+            FormatArg::Jsonl => Format::Jsonl,
+            FormatArg::ClaudeCode => Format::ClaudeCode,
+            FormatArg::Codex => Format::Codex,
+            FormatArg::Goose => Format::Goose,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Count tokens per file, per role and per message
+    Count(count::CountArgs),
+    /// Check sessions against their model's window (exit 1 when one needs attention)
+    Check(check::CheckArgs),
+    /// Show where the tokens go: roles, tools, largest messages, window usage
+    Stats(stats::StatsArgs),
+    /// List the built-in model registry
+    Models(models_cmd::ModelsArgs),
+    /// Print the effective settings and where each came from
+    Config(config_cmd::ConfigArgs),
+    /// Print a shell completion script
+    Completions(completions::CompletionsArgs),
+}
+
+/// Runs the parsed command line and maps the outcome to an exit code.
+pub fn main(cli: Cli) -> ExitCode {
+    let g = &cli.global;
+    let env = crate::config::Env::from_process();
+    let printer = Printer::new(
+        g.quiet,
+        g.verbose,
+        g.json,
+        g.color,
+        env.get(crate::config::env::NO_COLOR).is_some(),
+        g.no_progress,
+        env.get(crate::config::env::CTXCTL_LOG),
+    );
+    let result =
+        Context::new(&cli.global, env, printer.clone()).and_then(|ctx| run(&ctx, &cli.command));
+    match result {
+        Ok(status) => status.into(),
+        Err(err) if is_broken_pipe(&err) => ExitStatus::Success.into(),
+        Err(err) => {
+            printer.error(&err);
+            for hint in crate::context::hints(&err) {
+                printer.hint(&hint);
+            }
+            ExitStatus::Error.into()
+        }
+    }
+}
+
+/// Dispatches one subcommand.
+pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<ExitStatus> {
+    match command {
+        Command::Count(a) => count::run(ctx, a),
+        Command::Check(a) => check::run(ctx, a),
+        Command::Stats(a) => stats::run(ctx, a),
+        Command::Models(a) => models_cmd::run(ctx, a),
+        Command::Config(a) => config_cmd::run(ctx, a),
+        Command::Completions(a) => completions::run(ctx, a),
+    }
+}
+
+/// The clap command, for completions and man pages.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn clap_definition_is_consistent() {
+        super::command().debug_assert();
+    }
+}

@@ -1,0 +1,173 @@
+//! Where a rewritten session goes: `-o FILE`, `-o -` (stdout), `--in-place`, or the store
+//! (`sessions/<name>.<ext>` under the data directory). Every file write is atomic.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use clap::Args;
+
+use super::input::Loaded;
+use crate::context::Context;
+use crate::fsutil;
+
+#[derive(Debug, Clone, Default, Args)]
+pub struct OutputArgs {
+    /// Write the result to FILE (`-` for standard output)
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        help_heading = "Output"
+    )]
+    pub output: Option<PathBuf>,
+    /// Replace the input file (the removed messages are archived first)
+    #[arg(long, conflicts_with = "output", help_heading = "Output")]
+    pub in_place: bool,
+    /// Only show what would change; write nothing (exit 1 if something would change)
+    #[arg(long, help_heading = "Output")]
+    pub dry_run: bool,
+}
+
+/// A resolved destination.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    Stdout,
+    File(PathBuf),
+    /// Replace the input.
+    InPlace(PathBuf),
+    /// The store: `sessions/<name>.<ext>`.
+    Store {
+        name: String,
+        path: PathBuf,
+    },
+}
+
+impl Destination {
+    /// How the destination is shown in reports (`-` for stdout).
+    pub fn display(&self) -> String {
+        match self {
+            Destination::Stdout => "-".to_string(),
+            Destination::File(p) | Destination::InPlace(p) | Destination::Store { path: p, .. } => {
+                p.display().to_string()
+            }
+        }
+    }
+
+    /// Whether writing here replaces the input file.
+    pub fn replaces_input(&self) -> bool {
+        matches!(self, Destination::InPlace(_))
+    }
+}
+
+/// The session name for the store: `--name`, else the input file's stem.
+pub fn session_name(name: Option<&str>, input: &Path) -> anyhow::Result<String> {
+    let name = match name {
+        Some(n) => n.to_string(),
+        None if input == Path::new("-") => {
+            anyhow::bail!(
+                "reading standard input: give --name NAME or -o FILE to say where the result goes"
+            )
+        }
+        None => input
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .map(|s| s.strip_suffix(".traj").unwrap_or(s).to_string())
+            .unwrap_or_default(),
+    };
+    if !crate::paths::is_valid_name(&name) {
+        anyhow::bail!(
+            "invalid session name {name:?}: use letters, digits, '.', '_' and '-', not starting with '.' (pass --name)"
+        );
+    }
+    Ok(name)
+}
+
+/// Decides where the result of rewriting `loaded` goes.
+pub fn destination(
+    ctx: &Context,
+    args: &OutputArgs,
+    name: Option<&str>,
+    loaded: &Loaded,
+) -> anyhow::Result<Destination> {
+    if args.in_place {
+        if loaded.path == Path::new("-") {
+            anyhow::bail!("--in-place cannot replace standard input; use -o FILE");
+        }
+        return Ok(Destination::InPlace(loaded.path.clone()));
+    }
+    match &args.output {
+        Some(p) if p == Path::new("-") => Ok(Destination::Stdout),
+        Some(p) => Ok(Destination::File(p.clone())),
+        None => {
+            let name = session_name(name, &loaded.path)?;
+            let dir = crate::paths::sessions_dir(&ctx.data_dir()?.value);
+            let path = dir.join(format!("{name}.{}", loaded.session.format.extension()));
+            Ok(Destination::Store { name, path })
+        }
+    }
+}
+
+/// Writes `bytes` to `dest`. Replacing the input first checks that it did not change since
+/// it was read (an agent may still be appending to it).
+pub fn write(
+    ctx: &Context,
+    dest: &Destination,
+    loaded: &Loaded,
+    bytes: &[u8],
+) -> anyhow::Result<()> {
+    match dest {
+        Destination::Stdout => ctx
+            .printer
+            .data(bytes)
+            .context("writing to standard output"),
+        Destination::File(p) => fsutil::write_atomic(p, bytes, false)
+            .with_context(|| format!("writing {}", p.display())),
+        Destination::Store { path, .. } => {
+            if let Some(dir) = path.parent() {
+                fsutil::create_private_dir(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+                fsutil::clean_stale_temps(dir);
+            }
+            fsutil::write_atomic(path, bytes, true)
+                .with_context(|| format!("writing {}", path.display()))
+        }
+        Destination::InPlace(p) => {
+            ensure_unchanged(p, &loaded.bytes)?;
+            fsutil::write_atomic(p, bytes, false)
+                .with_context(|| format!("replacing {}", p.display()))
+        }
+    }
+}
+
+/// Errors if `path` no longer holds `original`.
+pub fn ensure_unchanged(path: &Path, original: &[u8]) -> anyhow::Result<()> {
+    let now = std::fs::read(path).with_context(|| format!("re-reading {}", path.display()))?;
+    if now != original {
+        anyhow::bail!(
+            "{} changed while ctxctl was working on it (is an agent still writing to it?); nothing was replaced",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_come_from_the_stem_or_the_flag() {
+        assert_eq!(
+            session_name(None, Path::new("/x/my-chat.json")).unwrap(),
+            "my-chat"
+        );
+        assert_eq!(
+            session_name(None, Path::new("run.traj.json")).unwrap(),
+            "run"
+        );
+        assert_eq!(session_name(Some("keep"), Path::new("-")).unwrap(), "keep");
+        assert!(session_name(None, Path::new("-")).is_err());
+        assert!(session_name(Some("../etc"), Path::new("a.json")).is_err());
+        assert!(session_name(None, Path::new("my chat.json")).is_err());
+    }
+}

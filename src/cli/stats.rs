@@ -1,0 +1,328 @@
+//! `ctxctl stats`: where the tokens go.
+
+use std::collections::BTreeMap;
+
+use clap::Args;
+use serde::Serialize;
+
+use super::count::{preview, reported};
+use super::input::{self, InputArgs, Loaded};
+use super::limits::LimitArgs;
+use crate::context::Context;
+use crate::exit::ExitStatus;
+use crate::render::bar::bar;
+use crate::render::json::{ByRole, Reported};
+use crate::render::table::{table, thousands};
+use crate::render::Style;
+use crate::session::{Part, Role};
+
+/// How many of the largest messages are listed.
+const LARGEST: usize = 5;
+
+/// Show where the tokens of a session go.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  ctxctl stats session.jsonl\n  ctxctl stats session.json --model claude-sonnet-4-5 --json"
+)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Debug, Serialize)]
+struct ToolStats {
+    name: String,
+    calls: usize,
+    call_tokens: usize,
+    result_tokens: usize,
+    errors: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct Largest {
+    index: usize,
+    role: &'static str,
+    tokens: usize,
+    preview: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Compaction {
+    index: usize,
+    by: &'static str,
+    id: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct StatsFile {
+    path: String,
+    format: &'static str,
+    model: String,
+    tokenizer: &'static str,
+    exact: bool,
+    messages: usize,
+    tokens: usize,
+    messages_by_role: ByRole,
+    tokens_by_role: ByRole,
+    tools: Vec<ToolStats>,
+    largest: Vec<Largest>,
+    compactions: Vec<Compaction>,
+    reported: Option<Reported>,
+    context_window: u64,
+    effective_limit: u64,
+    usage: f64,
+}
+
+pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
+    let files = args.input.collect()?;
+    ctx.prewarm();
+    let mut status = ExitStatus::Success;
+    let mut out = Vec::new();
+    for path in &files {
+        match input::load(ctx, path).and_then(|l| stats(ctx, args, &l)) {
+            Ok(s) => {
+                if !ctx.printer.json {
+                    print_human(ctx, &s)?;
+                }
+                out.push(s);
+            }
+            Err(e) => {
+                ctx.printer.error(&e);
+                status = status.worst(ExitStatus::Error);
+            }
+        }
+    }
+    if ctx.printer.json {
+        if files.len() == 1 && out.len() == 1 {
+            ctx.printer.json(&out[0])?;
+        } else {
+            ctx.printer.json(&out)?;
+        }
+    }
+    Ok(status)
+}
+
+fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFile> {
+    let msgs = &l.session.messages;
+    let limits = args.limits.limits(ctx, l)?;
+    let effective = limits.effective_limit();
+    let mut largest: Vec<Largest> = msgs
+        .iter()
+        .zip(&l.counts)
+        .enumerate()
+        .map(|(index, (m, &tokens))| Largest {
+            index,
+            role: m.role.name(),
+            tokens,
+            preview: preview(&m.text(), 60),
+        })
+        .collect();
+    largest.sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.index.cmp(&b.index)));
+    largest.truncate(LARGEST);
+    let compactions = msgs
+        .iter()
+        .enumerate()
+        .filter_map(|(index, m)| {
+            m.compact.as_ref().map(|c| Compaction {
+                index,
+                by: c.by,
+                id: c.id.clone(),
+            })
+        })
+        .collect();
+    let tokens = super::check::context_tokens(l);
+    Ok(StatsFile {
+        path: l.display(),
+        format: l.session.format.name(),
+        model: l.model.name.clone(),
+        tokenizer: l.model.encoding.name(),
+        exact: l.model.exact,
+        messages: msgs.len(),
+        tokens: l.total,
+        messages_by_role: ByRole::tally(msgs, std::iter::repeat(1)),
+        tokens_by_role: ByRole::tally(msgs, l.counts.iter().copied()),
+        tools: tool_stats(l),
+        largest,
+        compactions,
+        reported: reported(l),
+        context_window: limits.context_window,
+        effective_limit: effective,
+        usage: if effective == 0 {
+            0.0
+        } else {
+            tokens as f64 / effective as f64
+        },
+    })
+}
+
+/// Calls, tokens and failures per tool name (results are matched to calls by id).
+fn tool_stats(l: &Loaded) -> Vec<ToolStats> {
+    let mut by_name: BTreeMap<String, ToolStats> = BTreeMap::new();
+    let mut name_of: BTreeMap<&str, &str> = BTreeMap::new();
+    for m in &l.session.messages {
+        for p in &m.parts {
+            match p {
+                Part::ToolCall { id, name, .. } => {
+                    name_of.insert(id, name);
+                    let e = entry(&mut by_name, name);
+                    e.calls += 1;
+                    e.call_tokens += l.counter.part(p);
+                }
+                Part::ToolResult {
+                    call_id, is_error, ..
+                } => {
+                    let name = name_of
+                        .get(call_id.as_str())
+                        .copied()
+                        .unwrap_or("(unknown)");
+                    let e = entry(&mut by_name, name);
+                    e.result_tokens += l.counter.part(p);
+                    e.errors += usize::from(*is_error);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut v: Vec<ToolStats> = by_name.into_values().collect();
+    v.sort_by(|a, b| {
+        (b.call_tokens + b.result_tokens)
+            .cmp(&(a.call_tokens + a.result_tokens))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    v
+}
+
+fn entry<'a>(map: &'a mut BTreeMap<String, ToolStats>, name: &str) -> &'a mut ToolStats {
+    map.entry(name.to_string()).or_insert_with(|| ToolStats {
+        name: name.to_string(),
+        calls: 0,
+        call_tokens: 0,
+        result_tokens: 0,
+        errors: 0,
+    })
+}
+
+fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
+    let p = &ctx.printer;
+    let estimate = if s.exact { "" } else { ", estimate" };
+    p.line(&p.paint(&s.path, Style::Bold))?;
+    p.line(&format!(
+        "  {} tokens in {} messages ({}, {}, {}{estimate})",
+        thousands(s.tokens as u64),
+        s.messages,
+        s.format,
+        s.model,
+        s.tokenizer
+    ))?;
+    let style = if s.usage > 1.0 {
+        Style::Red
+    } else if s.usage >= 0.8 {
+        Style::Yellow
+    } else {
+        Style::Green
+    };
+    let drawn = bar(s.usage, 30, p.color);
+    p.line(&format!(
+        "  window {} {:.1}% of {} effective ({} window)",
+        p.paint(&drawn, style),
+        s.usage * 100.0,
+        thousands(s.effective_limit),
+        thousands(s.context_window)
+    ))?;
+    if let Some(r) = &s.reported {
+        p.line(&format!(
+            "  reported by the provider: {} input, {} output (ctxctl differs by {:+})",
+            thousands(r.input_tokens),
+            thousands(r.output_tokens),
+            r.difference
+        ))?;
+    }
+    let rows: Vec<Vec<String>> = Role::ALL
+        .iter()
+        .filter(|r| s.messages_by_role.get(**r) > 0)
+        .map(|r| {
+            let t = s.tokens_by_role.get(*r);
+            let pct = if s.tokens == 0 {
+                0.0
+            } else {
+                t as f64 * 100.0 / s.tokens as f64
+            };
+            vec![
+                r.name().into(),
+                s.messages_by_role.get(*r).to_string(),
+                thousands(t as u64),
+                format!("{pct:.1}%"),
+            ]
+        })
+        .collect();
+    p.line("")?;
+    p.line(&indent(&table(
+        &["role", "messages", "tokens", "share"],
+        &rows,
+        &[1, 2, 3],
+    )))?;
+    if !s.tools.is_empty() {
+        let rows: Vec<Vec<String>> = s
+            .tools
+            .iter()
+            .map(|t| {
+                vec![
+                    t.name.clone(),
+                    t.calls.to_string(),
+                    thousands(t.call_tokens as u64),
+                    thousands(t.result_tokens as u64),
+                    t.errors.to_string(),
+                ]
+            })
+            .collect();
+        p.line("")?;
+        p.line(&indent(&table(
+            &["tool", "calls", "call tokens", "result tokens", "errors"],
+            &rows,
+            &[1, 2, 3, 4],
+        )))?;
+    }
+    if !s.largest.is_empty() {
+        let rows: Vec<Vec<String>> = s
+            .largest
+            .iter()
+            .map(|m| {
+                vec![
+                    m.index.to_string(),
+                    m.role.into(),
+                    thousands(m.tokens as u64),
+                    m.preview.clone(),
+                ]
+            })
+            .collect();
+        p.line("")?;
+        p.line(&indent(&table(
+            &["largest #", "role", "tokens", "text"],
+            &rows,
+            &[0, 2],
+        )))?;
+    }
+    if !s.compactions.is_empty() {
+        p.line("")?;
+        for c in &s.compactions {
+            p.line(&format!(
+                "  compaction summary at message {} (by {}{})",
+                c.index,
+                c.by,
+                c.id.as_deref()
+                    .map(|i| format!(", id {i}"))
+                    .unwrap_or_default()
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

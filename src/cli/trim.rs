@@ -1,0 +1,251 @@
+//! `ctxctl trim FILE --strategy S`: cut a session down to a budget without breaking tool
+//! calls from their results.
+
+use clap::Args;
+use serde::Serialize;
+
+use super::input::{self, Loaded};
+use super::limits::ReserveArgs;
+use super::output::{self, Destination, OutputArgs};
+use crate::context::Context;
+use crate::exit::ExitStatus;
+use crate::render::table::{table, thousands};
+use crate::session::{self, Role};
+use crate::strategy::{self, Options, Plan, Selector, StrategyKind};
+
+const AFTER_HELP: &str = "\
+Strategies:
+  fifo               drop the oldest messages until the session fits
+  sliding-window     keep the last --window N messages (N from the budget if not given)
+  smart              keep --keep-first N and --keep-last N, one marker for the gap
+  selective          keep --keep-roles (and --keep-marked / --pin), drop others oldest first
+  composite          apply --chain a,b,... in order, stop as soon as it fits
+  tool-results       cut tool results over --max-result-tokens N to head + tail
+  mask-tool-results  replace all but the --keep-recent N latest tool results by a placeholder
+
+System messages, the latest user message and pinned messages are always kept; a tool call
+and its results are kept or dropped together.
+
+Examples:
+  ctxctl trim session.json --strategy fifo --max-tokens 50000 -o trimmed.json
+  ctxctl trim session.jsonl --strategy composite --chain mask-tool-results,smart --in-place";
+
+/// Trim a session to fit a token budget.
+#[derive(Debug, Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct TrimArgs {
+    /// The session file (`-` reads standard input)
+    #[arg(value_name = "FILE")]
+    pub file: std::path::PathBuf,
+    /// How to trim
+    #[arg(long, value_name = "S", value_parser = parse_strategy)]
+    pub strategy: StrategyKind,
+    /// Token budget (default: the model's effective limit)
+    #[arg(long, value_name = "N", help_heading = "Budget")]
+    pub max_tokens: Option<u64>,
+    #[command(flatten)]
+    pub reserve: ReserveArgs,
+    /// sliding-window: how many non-system messages to keep
+    #[arg(long, value_name = "N", help_heading = "Strategy options")]
+    pub window: Option<usize>,
+    /// smart: messages kept at the start
+    #[arg(long, value_name = "N", help_heading = "Strategy options")]
+    pub keep_first: Option<usize>,
+    /// smart: messages kept at the end
+    #[arg(long, value_name = "N", help_heading = "Strategy options")]
+    pub keep_last: Option<usize>,
+    /// selective: roles never dropped (comma-separated)
+    #[arg(long, value_name = "ROLES", value_delimiter = ',', value_parser = parse_role, help_heading = "Strategy options")]
+    pub keep_roles: Vec<Role>,
+    /// Never drop messages marked `"_preserve": true`
+    #[arg(long, help_heading = "Strategy options")]
+    pub keep_marked: bool,
+    /// Never drop this message: an index, an id, or /regex/ on its text (repeatable)
+    #[arg(long, value_name = "SELECTOR", help_heading = "Strategy options")]
+    pub pin: Vec<String>,
+    /// composite: strategies to apply in order (comma-separated)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_strategy, help_heading = "Strategy options")]
+    pub chain: Vec<StrategyKind>,
+    /// tool-results: results above this many tokens are cut
+    #[arg(long, value_name = "N", help_heading = "Strategy options")]
+    pub max_result_tokens: Option<usize>,
+    /// mask-tool-results: how many recent tool results stay intact
+    #[arg(long, value_name = "N", help_heading = "Strategy options")]
+    pub keep_recent: Option<usize>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Store the result as this session name (default: the input's file stem)
+    #[arg(long, value_name = "NAME", help_heading = "Output")]
+    pub name: Option<String>,
+}
+
+fn parse_strategy(s: &str) -> Result<StrategyKind, String> {
+    StrategyKind::from_name(s).map_err(|e| e.to_string())
+}
+
+fn parse_role(s: &str) -> Result<Role, String> {
+    Role::parse(s).ok_or_else(|| format!("unknown role {s:?}; expected system, developer, user, assistant or tool"))
+}
+
+#[derive(Debug, Serialize)]
+struct TrimReport {
+    strategy: &'static str,
+    original_tokens: usize,
+    trimmed_tokens: usize,
+    removed_messages: usize,
+    kept_messages: usize,
+    edited_messages: usize,
+    fits: bool,
+    budget: usize,
+    dry_run: bool,
+    output: Option<String>,
+    archive: Option<String>,
+}
+
+pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
+    ctx.prewarm();
+    let loaded = input::load(ctx, &args.file)?;
+    let budget = match args.max_tokens {
+        Some(n) => n as usize,
+        None => args.reserve.limits(ctx, &loaded, None)?.effective_limit() as usize,
+    };
+    let opts = options(args)?;
+    let plan = strategy::plan(
+        &loaded.session,
+        &loaded.counts,
+        &loaded.counter,
+        args.strategy,
+        &opts,
+        budget,
+    )?;
+    for w in &plan.warnings {
+        ctx.printer.warn(&format!("{}: {w}", loaded.display()));
+    }
+    let changed = !plan.removed.is_empty() || !plan.edited.is_empty() || plan.items.len() != loaded.session.messages.len();
+    let mut report = TrimReport {
+        strategy: args.strategy.name(),
+        original_tokens: loaded.total,
+        trimmed_tokens: plan.tokens,
+        removed_messages: plan.removed.len(),
+        kept_messages: loaded.session.messages.len() - plan.removed.len(),
+        edited_messages: plan.edited.len(),
+        fits: plan.fits,
+        budget,
+        dry_run: args.output.dry_run,
+        output: None,
+        archive: None,
+    };
+    if args.output.dry_run {
+        print_dry_run(ctx, &loaded, &plan, &report)?;
+        return Ok(if changed { ExitStatus::Failure } else { ExitStatus::Success });
+    }
+    let dest = output::destination(ctx, &args.output, args.name.as_deref(), &loaded)?;
+    let bytes = session::write(&loaded.session, &plan.items)?;
+    if dest.replaces_input() && changed {
+        report.archive = Some(super::archive_removed(ctx, &loaded, &plan.removed, &plan.edited, "trim")?);
+    }
+    if dest.replaces_input() && !changed {
+        ctx.printer.note(&format!("{}: nothing to trim; file left as it was", loaded.display()));
+    } else {
+        output::write(ctx, &dest, &loaded, &bytes)?;
+    }
+    report.output = Some(dest.display());
+    if ctx.printer.json {
+        if dest != Destination::Stdout {
+            ctx.printer.json(&report)?;
+        }
+    } else {
+        ctx.printer.note(&format!(
+            "trimmed {} with {}: {} → {} tokens (budget {}), removed {} of {} messages{}{} → {}",
+            loaded.display(),
+            report.strategy,
+            thousands(report.original_tokens as u64),
+            thousands(report.trimmed_tokens as u64),
+            thousands(budget as u64),
+            report.removed_messages,
+            loaded.session.messages.len(),
+            if report.edited_messages > 0 { format!(", edited {}", report.edited_messages) } else { String::new() },
+            if report.fits { "" } else { " (still over budget)" },
+            dest.display()
+        ));
+    }
+    Ok(ExitStatus::Success)
+}
+
+fn options(args: &TrimArgs) -> anyhow::Result<Options> {
+    let mut opts = Options::default();
+    opts.window = args.window;
+    if let Some(n) = args.keep_first {
+        opts.keep_first = n;
+    }
+    if let Some(n) = args.keep_last {
+        opts.keep_last = n;
+    }
+    opts.keep_roles = args.keep_roles.clone();
+    opts.keep_marked = args.keep_marked;
+    opts.pins = args
+        .pin
+        .iter()
+        .map(|p| Selector::parse(p))
+        .collect::<Result<_, _>>()?;
+    opts.chain = args.chain.clone();
+    if let Some(n) = args.max_result_tokens {
+        opts.max_result_tokens = n;
+    }
+    if let Some(n) = args.keep_recent {
+        opts.keep_recent = n;
+    }
+    if args.strategy == StrategyKind::Composite && opts.chain.is_empty() {
+        anyhow::bail!("--strategy composite needs --chain, e.g. --chain mask-tool-results,smart,fifo");
+    }
+    Ok(opts)
+}
+
+fn print_dry_run(ctx: &Context, l: &Loaded, plan: &Plan, report: &TrimReport) -> anyhow::Result<()> {
+    if ctx.printer.json {
+        #[derive(Serialize)]
+        struct Removed {
+            index: usize,
+            role: &'static str,
+            tokens: usize,
+        }
+        #[derive(Serialize)]
+        struct DryRun<'a> {
+            #[serde(flatten)]
+            report: &'a TrimReport,
+            removed: Vec<Removed>,
+            edited: &'a [usize],
+        }
+        let removed = plan
+            .removed
+            .iter()
+            .map(|&i| Removed { index: i, role: l.session.messages[i].role.name(), tokens: l.counts[i] })
+            .collect();
+        ctx.printer.json(&DryRun { report, removed, edited: &plan.edited })?;
+        return Ok(());
+    }
+    let p = &ctx.printer;
+    if plan.removed.is_empty() && plan.edited.is_empty() {
+        p.line(&format!("{}: nothing to trim ({} tokens)", l.display(), thousands(l.total as u64)))?;
+        return Ok(());
+    }
+    let mut rows: Vec<Vec<String>> = plan
+        .removed
+        .iter()
+        .map(|&i| vec![i.to_string(), l.session.messages[i].role.name().into(), thousands(l.counts[i] as u64), "remove".into()])
+        .collect();
+    rows.extend(plan.edited.iter().map(|&i| {
+        vec![i.to_string(), l.session.messages[i].role.name().into(), thousands(l.counts[i] as u64), "shorten".into()]
+    }));
+    rows.sort_by_key(|r| r[0].parse::<usize>().unwrap_or(0));
+    p.line(&table(&["#", "role", "tokens", "action"], &rows, &[0, 2]))?;
+    p.line(&format!(
+        "would trim {} with {}: {} → {} tokens (budget {})",
+        l.display(),
+        report.strategy,
+        thousands(report.original_tokens as u64),
+        thousands(report.trimmed_tokens as u64),
+        thousands(report.budget as u64)
+    ))?;
+    Ok(())
+}

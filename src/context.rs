@@ -1,0 +1,256 @@
+//! The resolved run: settings (flag > env > file > built-in), the printer, the model
+//! registry and the token counters shared by every file of the run.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context as _;
+
+use crate::cli::GlobalArgs;
+use crate::config::{self, env, Env, FileConfig, Source, Sourced};
+use crate::models::{self, ModelSpec, Registry};
+use crate::render::Printer;
+use crate::session::Format;
+use crate::tokens::{Counter, Encoding, Tokenizer};
+
+/// Everything a command needs besides its own arguments.
+pub struct Context {
+    pub printer: Printer,
+    pub env: Env,
+    pub file: FileConfig,
+    pub config_path: Option<(PathBuf, Source)>,
+    pub config_loaded: bool,
+    pub registry: &'static Registry,
+    pub format: Option<Format>,
+    pub model: Option<Sourced<String>>,
+    pub tokenizer: Sourced<Option<Encoding>>,
+    pub no_cache: bool,
+    counters: Mutex<HashMap<Encoding, Arc<Counter>>>,
+    warned: Mutex<HashSet<String>>,
+}
+
+/// The model a session is measured against.
+#[derive(Debug, Clone)]
+pub struct ResolvedModel {
+    pub name: String,
+    pub source: Source,
+    /// The registry's entry, or fallback limits when the model is unknown.
+    pub spec: ModelSpec,
+    /// Whether the model is in the registry.
+    pub known: bool,
+    pub encoding: Encoding,
+    /// Whether counts are exact for this model (a public tokenizer is used).
+    pub exact: bool,
+}
+
+impl ResolvedModel {
+    pub fn context_window(&self) -> u64 {
+        self.spec.context_window
+    }
+
+    pub fn max_output_tokens(&self) -> Option<u64> {
+        self.spec.max_output_tokens
+    }
+}
+
+impl Context {
+    pub fn new(g: &GlobalArgs, env: Env, printer: Printer) -> anyhow::Result<Context> {
+        let config_path = if g.no_config {
+            None
+        } else {
+            config::config_path(g.config.clone(), &env)
+        };
+        let (file, config_loaded) = match &config_path {
+            Some((path, source)) => {
+                let required = *source != Source::Default;
+                let exists = path.exists();
+                (FileConfig::load(path, required)?, exists)
+            }
+            None => (FileConfig::default(), false),
+        };
+        let registry = if file.models.is_empty() {
+            Registry::builtin()
+        } else {
+            let r = Registry::builtin()
+                .with_overrides(&file.models)
+                .context("invalid [models] in the config file")?;
+            // One registry per process: leaking it gives the run a 'static borrow.
+            Box::leak(Box::new(r))
+        };
+        let model = config::layer(
+            g.model.clone(),
+            &env,
+            env::CTXCTL_MODEL,
+            None,
+            |s| Some(s.to_string()),
+            "a model id",
+        )?;
+        let tokenizer = config::layer(
+            g.tokenizer
+                .as_deref()
+                .map(|t| config::parse_tokenizer(t).ok_or_else(|| unknown_tokenizer(t))),
+            &env,
+            env::CTXCTL_TOKENIZER,
+            file.tokenizer
+                .as_deref()
+                .map(|t| config::parse_tokenizer(t).ok_or_else(|| unknown_tokenizer(t))),
+            |s| Some(config::parse_tokenizer(s).ok_or_else(|| unknown_tokenizer(s))),
+            "a tokenizer name",
+        )?;
+        let tokenizer = match tokenizer {
+            Some(Sourced { value, source }) => Sourced::new(value?, source),
+            None => Sourced::new(None, Source::Default),
+        };
+        Ok(Context {
+            printer,
+            env,
+            file,
+            config_path,
+            config_loaded,
+            registry,
+            format: g.format.map(Format::from),
+            model,
+            tokenizer,
+            no_cache: g.no_cache,
+            counters: Mutex::new(HashMap::new()),
+            warned: Mutex::new(HashSet::new()),
+        })
+    }
+
+    /// Prints a warning once per run (the same fallback would otherwise repeat per file).
+    pub fn warn_once(&self, text: String) {
+        let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
+        if warned.insert(text.clone()) {
+            self.printer.warn(&text);
+        }
+    }
+
+    /// Resolves the model for a session: `--model` > `CTXCTL_MODEL` > the session's own >
+    /// `default_model` > built-in default, warning when a default or fallback is used.
+    pub fn resolve_model(&self, session_model: Option<&str>) -> ResolvedModel {
+        let (name, source) = if let Some(m) = &self.model {
+            (m.value.clone(), m.source)
+        } else if let Some(m) = session_model {
+            (m.to_string(), Source::Session)
+        } else if let Some(m) = &self.file.default_model {
+            (m.clone(), Source::File)
+        } else {
+            self.warn_once(format!(
+                "no model given (--model, CTXCTL_MODEL or default_model); assuming {}",
+                models::DEFAULT_MODEL
+            ));
+            (models::DEFAULT_MODEL.to_string(), Source::Default)
+        };
+        let found = self.registry.lookup(&name);
+        let known = found.is_some();
+        let spec = found.unwrap_or_else(|| ModelSpec::fallback(&name));
+        if !known {
+            let close = self.registry.suggest(&name, 3);
+            let hint = if close.is_empty() {
+                String::new()
+            } else {
+                format!("; did you mean {}?", close.join(", "))
+            };
+            self.warn_once(format!(
+                "unknown model {name:?}: using default limits ({} window, {} output){hint}",
+                spec.context_window,
+                spec.max_output_tokens
+                    .unwrap_or(models::UNKNOWN_OUTPUT_RESERVE)
+            ));
+        }
+        let (model_encoding, model_exact) = (spec.encoding, spec.exact);
+        let (encoding, exact) = match self.tokenizer.value {
+            Some(e) => (e, e.is_exact() && model_exact && e == model_encoding),
+            None => (model_encoding, model_exact),
+        };
+        ResolvedModel {
+            name,
+            source,
+            spec,
+            known,
+            encoding,
+            exact,
+        }
+    }
+
+    /// The counter for `encoding`, built once per run. A tokenizer that cannot be built
+    /// falls back to `approx` with a warning.
+    pub fn counter(&self, encoding: Encoding) -> Arc<Counter> {
+        let mut map = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = map.get(&encoding) {
+            return Arc::clone(c);
+        }
+        let tokenizer = Tokenizer::new(encoding).unwrap_or_else(|e| {
+            self.printer.warn(&format!("{e}; falling back to approx"));
+            Tokenizer::Approx
+        });
+        let c = Arc::new(Counter::new(tokenizer));
+        map.insert(encoding, Arc::clone(&c));
+        c
+    }
+
+    /// Starts building the tokenizer the run will most likely need on another thread, so
+    /// that it is ready when the input has been read and parsed.
+    pub fn prewarm(&self) {
+        let encoding = match self.tokenizer.value {
+            Some(e) => e,
+            None => {
+                let name = self
+                    .model
+                    .as_ref()
+                    .map(|m| m.value.clone())
+                    .or_else(|| self.file.default_model.clone())
+                    .unwrap_or_else(|| models::DEFAULT_MODEL.to_string());
+                match self.registry.lookup(&name) {
+                    Some(s) => s.encoding,
+                    None => models::encoding_for_model(&name).0,
+                }
+            }
+        };
+        if encoding.is_exact() {
+            std::thread::spawn(move || {
+                let _ = Tokenizer::new(encoding);
+            });
+        }
+    }
+
+    /// The data directory (sessions and archives), from the environment or config.
+    pub fn data_dir(&self) -> anyhow::Result<Sourced<PathBuf>> {
+        if let Some(p) = self.env.get(env::CTXCTL_DATA_DIR) {
+            return Ok(Sourced::new(
+                PathBuf::from(p),
+                Source::Env(env::CTXCTL_DATA_DIR),
+            ));
+        }
+        if let Some(p) = &self.file.data_dir {
+            return Ok(Sourced::new(p.clone(), Source::File));
+        }
+        crate::paths::data_dir(&self.env)
+            .map(|p| Sourced::new(p, Source::Default))
+            .context("cannot find a data directory; set CTXCTL_DATA_DIR")
+    }
+}
+
+fn unknown_tokenizer(name: &str) -> anyhow::Error {
+    let names: Vec<&str> = Encoding::ALL.iter().map(|e| e.name()).collect();
+    anyhow::anyhow!(
+        "unknown tokenizer {name:?}; expected auto, {}",
+        names.join(", ")
+    )
+}
+
+/// Hints to print under an error, suggesting the likely fix.
+pub fn hints(err: &anyhow::Error) -> Vec<String> {
+    let text = format!("{err:#}");
+    let mut out = Vec::new();
+    if text.contains("cannot tell the format") {
+        out.push("pass --format openai|anthropic|jsonl|claude-code|codex|goose".to_string());
+    }
+    if text.contains("invalid config file") {
+        out.push(
+            "run `ctxctl config` to see the effective settings, or pass --no-config".to_string(),
+        );
+    }
+    out
+}

@@ -1,0 +1,107 @@
+//! The JSON output contract (`--json`), kept apart from engine types.
+
+use serde::Serialize;
+
+use crate::session::{Message, Role};
+
+/// Tokens (or messages) per role.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct ByRole {
+    pub system: usize,
+    pub developer: usize,
+    pub user: usize,
+    pub assistant: usize,
+    pub tool: usize,
+}
+
+impl ByRole {
+    pub fn add(&mut self, role: Role, n: usize) {
+        *self.get_mut(role) += n;
+    }
+
+    fn get_mut(&mut self, role: Role) -> &mut usize {
+        match role {
+            Role::System => &mut self.system,
+            Role::Developer => &mut self.developer,
+            Role::User => &mut self.user,
+            Role::Assistant => &mut self.assistant,
+            Role::Tool => &mut self.tool,
+        }
+    }
+
+    pub fn get(&self, role: Role) -> usize {
+        match role {
+            Role::System => self.system,
+            Role::Developer => self.developer,
+            Role::User => self.user,
+            Role::Assistant => self.assistant,
+            Role::Tool => self.tool,
+        }
+    }
+
+    /// Sums `values` by the role of the matching message.
+    pub fn tally(messages: &[Message], values: impl IntoIterator<Item = usize>) -> ByRole {
+        let mut out = ByRole::default();
+        for (m, n) in messages.iter().zip(values) {
+            out.add(m.role, n);
+        }
+        out
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct MessageTokens {
+    pub index: usize,
+    pub role: &'static str,
+    pub tokens: usize,
+}
+
+/// `count --json`, one file.
+#[derive(Debug, Serialize)]
+pub struct CountFile {
+    pub path: String,
+    pub format: &'static str,
+    pub model: String,
+    pub tokenizer: &'static str,
+    /// False when the model has no public tokenizer and the count is an estimate.
+    pub exact: bool,
+    pub messages: usize,
+    pub tokens: usize,
+    pub by_role: ByRole,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_message: Option<Vec<MessageTokens>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reported: Option<Reported>,
+}
+
+/// Usage the provider reported inside the file, beside ctxctl's own count.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reported {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// ctxctl's count minus the reported input tokens.
+    pub difference: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CountReport {
+    pub files: Vec<CountFile>,
+    pub total_tokens: usize,
+}
+
+/// `check --json`, one file.
+#[derive(Debug, Serialize)]
+pub struct CheckFile {
+    pub path: String,
+    pub model: String,
+    pub status: &'static str,
+    pub tokens: usize,
+    pub context_window: u64,
+    pub max_output_tokens: u64,
+    pub reserved: u64,
+    pub effective_limit: u64,
+    pub threshold: f64,
+    pub usage: f64,
+    pub remaining: i64,
+    pub problems: Vec<String>,
+}

@@ -1,0 +1,239 @@
+//! All output goes through the [`Printer`]: it knows quiet, verbose, JSON and colour, and
+//! keeps machine output on stdout and everything else on stderr.
+
+pub mod bar;
+pub mod json;
+pub mod table;
+
+use std::io::{self, IsTerminal, Write};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Log levels for `-v`, `-vv` and `CTXCTL_LOG`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl Level {
+    pub fn parse(s: &str) -> Option<Level> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "error" => Level::Error,
+            "warn" | "warning" => Level::Warn,
+            "info" => Level::Info,
+            "debug" => Level::Debug,
+            "trace" => Level::Trace,
+            _ => return None,
+        })
+    }
+}
+
+/// ANSI styles used in human output.
+#[derive(Debug, Clone, Copy)]
+pub enum Style {
+    Bold,
+    Dim,
+    Red,
+    Yellow,
+    Green,
+    Cyan,
+}
+
+impl Style {
+    fn code(self) -> &'static str {
+        match self {
+            Style::Bold => "1",
+            Style::Dim => "2",
+            Style::Red => "31",
+            Style::Yellow => "33",
+            Style::Green => "32",
+            Style::Cyan => "36",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Printer {
+    pub quiet: bool,
+    pub json: bool,
+    /// Colour on stdout.
+    pub color: bool,
+    /// Colour on stderr.
+    pub err_color: bool,
+    pub level: Level,
+    pub progress: bool,
+}
+
+impl Printer {
+    /// Decides colour, progress and verbosity from the flags and the terminal.
+    pub fn new(
+        quiet: bool,
+        verbose: u8,
+        json: bool,
+        color: ColorChoice,
+        no_color_env: bool,
+        no_progress: bool,
+        log_env: Option<&str>,
+    ) -> Printer {
+        let decide = |is_tty: bool| match color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => is_tty && !no_color_env,
+        };
+        let level = match (verbose, log_env.and_then(Level::parse)) {
+            (0, Some(l)) => l,
+            (0, None) => Level::Warn,
+            (1, _) => Level::Debug,
+            _ => Level::Trace,
+        };
+        let stderr_tty = io::stderr().is_terminal();
+        Printer {
+            quiet,
+            json,
+            color: !json && decide(io::stdout().is_terminal()),
+            err_color: decide(stderr_tty),
+            level: if quiet { Level::Error } else { level },
+            progress: stderr_tty && !quiet && !json && !no_progress && level <= Level::Warn,
+        }
+    }
+
+    /// A printer that prints plainly (tests, library use).
+    pub fn plain() -> Printer {
+        Printer {
+            quiet: false,
+            json: false,
+            color: false,
+            err_color: false,
+            level: Level::Warn,
+            progress: false,
+        }
+    }
+
+    /// A line of human output on stdout (nothing with `--quiet`).
+    pub fn line(&self, text: &str) -> io::Result<()> {
+        if self.quiet {
+            return Ok(());
+        }
+        let mut out = io::stdout().lock();
+        out.write_all(text.as_bytes())?;
+        out.write_all(b"\n")
+    }
+
+    /// JSON output on stdout, pretty-printed, one document.
+    pub fn json<T: Serialize + ?Sized>(&self, value: &T) -> io::Result<()> {
+        if self.quiet {
+            return Ok(());
+        }
+        let mut out = io::stdout().lock();
+        serde_json::to_writer_pretty(&mut out, value)?;
+        out.write_all(b"\n")?;
+        out.flush()
+    }
+
+    /// Data the user asked for on stdout (`-o -`): written even with `--quiet`.
+    pub fn data(&self, bytes: &[u8]) -> io::Result<()> {
+        let mut out = io::stdout().lock();
+        out.write_all(bytes)?;
+        out.flush()
+    }
+
+    /// A human note on stderr (summaries of what was done), hidden by `--quiet`.
+    pub fn note(&self, text: &str) {
+        if !self.quiet {
+            eprintln_raw(text);
+        }
+    }
+
+    pub fn warn(&self, text: &str) {
+        if self.level >= Level::Warn {
+            let label = self.paint_err("warning:", Style::Yellow);
+            eprintln_raw(&format!("ctxctl: {label} {text}"));
+        }
+    }
+
+    /// Prints an error chain once, on one line (`ctxctl: error: a: b: c`).
+    pub fn error(&self, err: &anyhow::Error) {
+        let label = self.paint_err("error:", Style::Red);
+        eprintln_raw(&format!("ctxctl: {label} {err:#}"));
+    }
+
+    /// A hint line under an error.
+    pub fn hint(&self, text: &str) {
+        let label = self.paint_err("hint:", Style::Cyan);
+        eprintln_raw(&format!("ctxctl: {label} {text}"));
+    }
+
+    pub fn log(&self, level: Level, text: &str) {
+        if self.level >= level && level >= Level::Info {
+            let tag = format!("{level:?}").to_ascii_lowercase();
+            eprintln_raw(&format!("ctxctl: [{tag}] {text}"));
+        }
+    }
+
+    pub fn debug(&self, text: &str) {
+        self.log(Level::Debug, text);
+    }
+
+    /// `text` in `style` when stdout has colour.
+    pub fn paint(&self, text: &str, style: Style) -> String {
+        paint(text, style, self.color)
+    }
+
+    fn paint_err(&self, text: &str, style: Style) -> String {
+        paint(text, style, self.err_color)
+    }
+
+    /// A progress bar on stderr, hidden unless stderr is an attended terminal and neither
+    /// `--quiet`, `--json`, `--no-progress` nor verbose logging is on.
+    pub fn progress_bar(&self, len: u64, what: &str) -> ProgressBar {
+        if !self.progress {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+        bar.set_style(style);
+        bar.set_message(what.to_string());
+        bar
+    }
+
+    /// A spinner on stderr with the same visibility rules as the progress bar.
+    pub fn spinner(&self, what: &str) -> ProgressBar {
+        if !self.progress {
+            return ProgressBar::hidden();
+        }
+        let s = ProgressBar::new_spinner();
+        s.set_message(what.to_string());
+        s.enable_steady_tick(std::time::Duration::from_millis(100));
+        s
+    }
+}
+
+fn paint(text: &str, style: Style, on: bool) -> String {
+    if on {
+        format!("\x1b[{}m{text}\x1b[0m", style.code())
+    } else {
+        text.to_string()
+    }
+}
+
+/// Writes a line to stderr, ignoring failures (there is nowhere left to report them).
+fn eprintln_raw(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.write_all(b"\n");
+}

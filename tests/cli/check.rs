@@ -1,0 +1,179 @@
+use crate::support::{s, sample, TestEnv};
+
+fn session_of(env: &TestEnv, words: usize) -> std::path::PathBuf {
+    let text = "word ".repeat(words);
+    env.write(
+        "s.json",
+        format!(r#"[{{"role":"user","content":"{text}"}}]"#),
+    )
+}
+
+#[test]
+fn effective_limit_follows_the_formula() {
+    let env = TestEnv::new();
+    let f = session_of(&env, 10);
+    let run = env.run(&[
+        "check",
+        s(&f),
+        "--max-tokens",
+        "100000",
+        "--reserve-output",
+        "4096",
+        "--reserved",
+        "1000",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let v = run.json();
+    assert_eq!(v["effective_limit"], 94904);
+    assert_eq!(v["context_window"], 100000);
+    assert_eq!(v["max_output_tokens"], 4096);
+    assert_eq!(v["reserved"], 1000);
+    assert_eq!(v["status"], "ok");
+    assert_eq!(v["threshold"], 0.8);
+    let tokens = v["tokens"].as_i64().unwrap();
+    assert_eq!(v["remaining"].as_i64().unwrap(), 94904 - tokens);
+    assert!(v["problems"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn statuses_and_exit_codes() {
+    let env = TestEnv::new();
+    let f = session_of(&env, 200);
+    let tokens = env
+        .run(&["check", s(&f), "--json", "--max-tokens", "100000"])
+        .json()["tokens"]
+        .as_u64()
+        .unwrap();
+    // Window just big enough that usage is between threshold and limit.
+    let window = (tokens as f64 / 0.9) as u64;
+    let run = env.run(&[
+        "check",
+        s(&f),
+        "--max-tokens",
+        &window.to_string(),
+        "--reserve-output",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.json()["status"], "compact");
+    assert!(
+        run.stderr.contains("of the effective limit used"),
+        "{run:?}"
+    );
+    let run = env.run(&[
+        "check",
+        s(&f),
+        "--max-tokens",
+        &(tokens - 1).to_string(),
+        "--reserve-output",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.json()["status"], "over");
+    let run = env.run(&[
+        "check",
+        s(&f),
+        "--max-tokens",
+        &(tokens * 2).to_string(),
+        "--reserve-output",
+        "0",
+        "--threshold",
+        "0.5",
+        "--json",
+    ]);
+    assert_eq!(
+        run.json()["status"],
+        "compact",
+        "exactly at the threshold triggers"
+    );
+    assert_eq!(run.code, 1);
+}
+
+#[test]
+fn known_model_limits() {
+    let env = TestEnv::new();
+    let f = session_of(&env, 5);
+    let v = env
+        .run(&["check", s(&f), "--model", "claude-3-opus", "--json"])
+        .json();
+    assert_eq!(v["context_window"], 200000);
+    assert_eq!(v["max_output_tokens"], 4096);
+    assert_eq!(v["effective_limit"], 200000 - 4096);
+}
+
+#[test]
+fn unknown_model_warns_and_uses_defaults() {
+    let env = TestEnv::new();
+    let f = session_of(&env, 5);
+    let run = env.run(&["check", s(&f), "--model", "claude-3-opuss", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains("unknown model \"claude-3-opuss\""),
+        "{run:?}"
+    );
+    assert!(run.stderr.contains("did you mean"), "{run:?}");
+}
+
+#[test]
+fn structural_problems_fail_the_check() {
+    let env = TestEnv::new();
+    let f = env.write(
+        "broken.json",
+        r#"[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"call_9","content":"orphan"}]"#,
+    );
+    let run = env.run(&["check", s(&f), "--model", "gpt-4o", "--json"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let problems = run.json()["problems"].as_array().unwrap().clone();
+    assert_eq!(problems.len(), 1);
+    assert!(problems[0].as_str().unwrap().contains("call_9"));
+}
+
+#[test]
+fn several_files_give_an_array_and_the_worst_code() {
+    let env = TestEnv::new();
+    let good = session_of(&env, 5);
+    let run = env.run(&[
+        "check",
+        s(&good),
+        s(&sample("openai-chat.json")),
+        "missing.json",
+        "--json",
+    ]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.json().as_array().unwrap().len(), 2);
+    assert!(run.stderr.contains("missing.json"), "{run:?}");
+}
+
+#[test]
+fn threshold_from_env_and_config() {
+    let env = TestEnv::new().env("CTXCTL_THRESHOLD", "0.3");
+    let f = session_of(&env, 5);
+    assert_eq!(
+        env.run(&["check", s(&f), "--json"]).json()["threshold"],
+        0.3
+    );
+    let env = TestEnv::new();
+    let f = session_of(&env, 5);
+    let cfg = env.write("c.toml", "threshold = 0.6\n");
+    assert_eq!(
+        env.run(&["check", s(&f), "--config", s(&cfg), "--json"])
+            .json()["threshold"],
+        0.6
+    );
+    assert_eq!(
+        env.run(&[
+            "check",
+            s(&f),
+            "--config",
+            s(&cfg),
+            "--threshold",
+            "0.7",
+            "--json"
+        ])
+        .json()["threshold"],
+        0.7
+    );
+}

@@ -1,0 +1,136 @@
+use crate::support::{fixture, s, sample, TestEnv};
+
+const HELLO: &str = r#"[{"role":"user","content":"hello world"}]"#;
+
+#[test]
+fn counts_a_known_message_exactly() {
+    let env = TestEnv::new();
+    let f = env.write("hello.json", HELLO);
+    // 3 (framing) + 1 ("user") + 2 ("hello world") + 3 (reply priming)
+    let run = env.run(&["count", s(&f), "--model", "gpt-4o", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let v = run.json();
+    assert_eq!(v["total_tokens"], 9);
+    let file = &v["files"][0];
+    assert_eq!(file["tokens"], 9);
+    assert_eq!(file["format"], "openai");
+    assert_eq!(file["tokenizer"], "o200k_base");
+    assert_eq!(file["by_role"]["user"], 6);
+    assert!(file.get("per_message").is_none());
+}
+
+#[test]
+fn per_message_and_roles_add_up() {
+    let env = TestEnv::new();
+    for name in ["openai-chat.json", "anthropic-messages.json", "plain.jsonl"] {
+        let run = env.run(&["count", s(&sample(name)), "--per-message", "--json"]);
+        assert_eq!(run.code, 0, "{name}: {run:?}");
+        let file = &run.json()["files"][0];
+        let per: u64 = file["per_message"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["tokens"].as_u64().unwrap())
+            .sum();
+        let roles: u64 = file["by_role"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(per + 3, file["tokens"].as_u64().unwrap(), "{name}");
+        assert_eq!(roles, per, "{name}");
+        assert!(file["tokens"].as_u64().unwrap() > 1000, "{name}");
+    }
+}
+
+#[test]
+fn same_conversation_counts_alike_in_openai_json_and_jsonl() {
+    let env = TestEnv::new();
+    let a = env
+        .run(&["count", s(&sample("openai-chat.json")), "--json"])
+        .json();
+    let b = env
+        .run(&["count", s(&sample("plain.jsonl")), "--json"])
+        .json();
+    assert_eq!(a["files"][0]["tokens"], b["files"][0]["tokens"]);
+    assert_eq!(b["files"][0]["format"], "jsonl");
+}
+
+#[test]
+fn several_files_and_stdin_and_total() {
+    let env = TestEnv::new();
+    let f = env.write("hello.json", HELLO);
+    let run = env.run_stdin(
+        &["count", s(&f), "-", "--model", "gpt-4o", "--json"],
+        Some(HELLO.as_bytes()),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let v = run.json();
+    assert_eq!(v["files"].as_array().unwrap().len(), 2);
+    assert_eq!(v["files"][1]["path"], "<stdin>");
+    assert_eq!(v["total_tokens"], 18);
+}
+
+#[test]
+fn recursive_walks_directories() {
+    let env = TestEnv::new();
+    env.write("d/a.json", HELLO);
+    env.write(
+        "d/sub/b.jsonl",
+        "{\"role\":\"user\",\"content\":\"hello world\"}\n",
+    );
+    env.write("d/notes.txt", "not a session");
+    let run = env.run(&["count", "-r", "d", "--model", "gpt-4o", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["files"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn tokenizers_can_be_chosen() {
+    let env = TestEnv::new();
+    let f = env.write("hello.json", r#"[{"role":"user","content":"abcdefgh"}]"#);
+    let run = env.run(&["count", s(&f), "--tokenizer", "approx", "--json"]);
+    // 3 + ceil(4/4)=1 ("user") + 2 + 3
+    assert_eq!(run.json()["total_tokens"], 9, "{run:?}");
+    let run = env.run(&["count", s(&f), "--tokenizer", "nope"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("o200k_base"), "{run:?}");
+}
+
+#[test]
+fn claude_models_are_labelled_estimates() {
+    let env = TestEnv::new();
+    let run = env.run(&["count", s(&sample("anthropic-messages.json")), "--json"]);
+    let file = &run.json()["files"][0];
+    assert_eq!(file["model"], "claude-sonnet-4-5");
+    assert_eq!(file["exact"], false);
+    assert_eq!(file["tokenizer"], "cl100k_base");
+    let human = env.run(&["count", s(&sample("anthropic-messages.json"))]);
+    assert!(human.stdout.contains("estimate"), "{human:?}");
+}
+
+#[test]
+fn empty_session_is_zero_tokens() {
+    let env = TestEnv::new();
+    let f = env.write("empty.json", "[]");
+    let run = env.run(&["count", s(&f), "--model", "gpt-4o", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["total_tokens"], 0);
+}
+
+#[test]
+fn provider_fixtures_are_counted() {
+    let env = TestEnv::new();
+    for rel in [
+        "openai-chat/swe-agent_function_calling_simple.traj.json",
+        "openai-chat/swe-agent_marshmallow-1867_function_calling.traj.json",
+        "anthropic-messages/claude-code_v1.0.6_request_main_loop_tool_use.json",
+        "anthropic-messages/claude-code_v1.0.6_request_compact_summary.json",
+    ] {
+        let Some(p) = fixture(rel) else { continue };
+        let run = env.run(&["count", s(&p), "--json"]);
+        assert_eq!(run.code, 0, "{rel}: {run:?}");
+        assert!(run.json()["total_tokens"].as_u64().unwrap() > 100, "{rel}");
+    }
+}

@@ -1,0 +1,26 @@
+//! Integration tests: the real binary in a clean environment.
+
+mod support;
+
+mod check;
+mod count;
+mod errors;
+mod misc;
+
+/// Every file in tests/cli is compiled into this binary (none forgotten).
+#[test]
+fn no_forgotten_test_files() {
+    let dir = support::repo().join("tests/cli");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if let Some(stem) = name.strip_suffix(".rs") {
+            if stem != "main" {
+                assert!(
+                    main.contains(&format!("mod {stem};")),
+                    "tests/cli/{name} is not in main.rs"
+                );
+            }
+        }
+    }
+}

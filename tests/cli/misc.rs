@@ -1,0 +1,97 @@
+use crate::support::{s, sample, TestEnv};
+
+#[test]
+fn stats_shows_roles_tools_largest_and_usage() {
+    let env = TestEnv::new();
+    let run = env.run(&["stats", s(&sample("openai-chat.json"))]);
+    assert_eq!(run.code, 0, "{run:?}");
+    for needle in [
+        "run_command",
+        "read_file",
+        "largest #",
+        "window [",
+        "assistant",
+    ] {
+        assert!(run.stdout.contains(needle), "{needle}: {run:?}");
+    }
+    let v = env
+        .run(&["stats", s(&sample("openai-chat.json")), "--json"])
+        .json();
+    assert_eq!(v["tools"][0]["name"], "run_command");
+    assert_eq!(v["tools"][0]["calls"], 4);
+    assert_eq!(v["largest"].as_array().unwrap().len(), 5);
+    let first = v["largest"][0]["tokens"].as_u64().unwrap();
+    assert!(v["largest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m["tokens"].as_u64().unwrap() <= first));
+    assert_eq!(v["messages_by_role"]["tool"], 7);
+}
+
+#[test]
+fn models_lists_and_filters() {
+    let env = TestEnv::new();
+    let run = env.run(&["models", "claude-3-opus", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let rows = run.json();
+    let opus = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"].as_str().unwrap().starts_with("claude-3-opus"))
+        .unwrap()
+        .clone();
+    assert_eq!(opus["context_window"], 200000);
+    assert_eq!(opus["max_output_tokens"], 4096);
+    let all = env.run(&["models", "--json"]).json();
+    assert!(all.as_array().unwrap().len() > 200);
+    assert_eq!(env.run(&["models", "no-such-model-xyz"]).code, 1);
+}
+
+#[test]
+fn global_options_go_before_or_after_the_subcommand() {
+    let env = TestEnv::new();
+    let f = env.write("a.json", r#"[{"role":"user","content":"hello world"}]"#);
+    let a = env.run(&["--json", "--model", "gpt-4o", "count", s(&f)]);
+    let b = env.run(&["count", s(&f), "--json", "--model", "gpt-4o"]);
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(a.json()["total_tokens"], 9);
+}
+
+#[test]
+fn quiet_prints_nothing_but_errors() {
+    let env = TestEnv::new();
+    let run = env.run(&["check", s(&sample("openai-chat.json")), "-q"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.is_empty() && run.stderr.is_empty(), "{run:?}");
+}
+
+#[test]
+fn config_shows_sources_and_never_the_key() {
+    let env = TestEnv::new()
+        .env("CTXCTL_MODEL", "gpt-4o-mini")
+        .env("CTXCTL_LLM_API_KEY", "sk-secret-123456");
+    let run = env.run(&["config"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.contains("gpt-4o-mini") && run.stdout.contains("env CTXCTL_MODEL"),
+        "{run:?}"
+    );
+    assert!(!run.stdout.contains("sk-secret-123456"), "{run:?}");
+    let path = env.run(&["config", "path"]);
+    assert!(
+        path.stdout.trim().ends_with("ctxctl/config.toml"),
+        "{path:?}"
+    );
+}
+
+#[test]
+fn completions_for_every_shell() {
+    let env = TestEnv::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let run = env.run(&["completions", shell]);
+        assert_eq!(run.code, 0, "{shell}");
+        assert!(run.stdout.contains("ctxctl"), "{shell}");
+    }
+}

@@ -1,0 +1,158 @@
+//! A hermetic environment for running the real binary: a temp HOME with XDG dirs inside it,
+//! a cleared environment, no colour, no network.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub struct TestEnv {
+    pub dir: tempfile::TempDir,
+    envs: Vec<(String, String)>,
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The stdout parsed as JSON (panics with the output if it is not).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// The repository root (for sample-sessions/).
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A sample session bundled with the repository.
+pub fn sample(name: &str) -> PathBuf {
+    repo().join("sample-sessions").join(name)
+}
+
+/// A fixture from ../shared/fixtures (None when the shared folder is not beside the repo).
+pub fn fixture(rel: &str) -> Option<PathBuf> {
+    let p = repo().join("../shared/fixtures").join(rel);
+    p.exists().then_some(p)
+}
+
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let envs = vec![
+            ("HOME".to_string(), home.display().to_string()),
+            (
+                "XDG_DATA_HOME".to_string(),
+                home.join(".local/share").display().to_string(),
+            ),
+            (
+                "XDG_CONFIG_HOME".to_string(),
+                home.join(".config").display().to_string(),
+            ),
+            (
+                "XDG_CACHE_HOME".to_string(),
+                home.join(".cache").display().to_string(),
+            ),
+            (
+                "PATH".to_string(),
+                std::env::var("PATH").unwrap_or_default(),
+            ),
+            ("NO_COLOR".to_string(), "1".to_string()),
+            ("CTXCTL_NOW".to_string(), "2026-01-02T03:04:05Z".to_string()),
+        ];
+        TestEnv { dir, envs }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    /// The data directory ctxctl uses in this environment.
+    pub fn data_dir(&self) -> PathBuf {
+        self.home().join(".local/share/ctxctl")
+    }
+
+    pub fn env(mut self, key: &str, value: &str) -> TestEnv {
+        self.envs.retain(|(k, _)| k != key);
+        self.envs.push((key.to_string(), value.to_string()));
+        self
+    }
+
+    /// Writes a file under the test dir and returns its path.
+    pub fn write(&self, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.dir.path().join(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ctxctl"));
+        cmd.env_clear();
+        for (k, v) in &self.envs {
+            cmd.env(k, v);
+        }
+        cmd.args(args).current_dir(self.dir.path());
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        self.run_stdin(args, None)
+    }
+
+    pub fn run_stdin(&self, args: &[&str], stdin: Option<&[u8]>) -> Run {
+        use std::io::Write;
+        let mut cmd = self.command(args);
+        cmd.stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn ctxctl");
+        if let Some(input) = stdin {
+            let mut pipe = child.stdin.take().unwrap();
+            let input = input.to_vec();
+            std::thread::spawn(move || {
+                let _ = pipe.write_all(&input);
+            });
+        }
+        let out = child.wait_with_output().expect("wait ctxctl");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// `p` as a &str argument.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
