@@ -35,15 +35,13 @@ pub enum ArchiveError {
     BadId(String),
     #[error("no archive {0}")]
     NotFound(String),
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{}: not a readable ctxctl archive: {source}", path.display())]
+    // The causes are part of the message, not `source`s, so an error chain prints them once.
+    #[error("{}: {err}", path.display())]
+    Io { path: PathBuf, err: std::io::Error },
+    #[error("{}: not a readable ctxctl archive: {err}", path.display())]
     Parse {
         path: PathBuf,
-        source: serde_json::Error,
+        err: serde_json::Error,
     },
     #[error("{} already exists; archives are never overwritten", .0.display())]
     Exists(PathBuf),
@@ -56,18 +54,11 @@ pub enum ArchiveError {
 }
 
 impl ArchiveError {
-    fn io(path: &Path, source: std::io::Error) -> ArchiveError {
+    fn io(path: &Path, err: std::io::Error) -> ArchiveError {
         ArchiveError::Io {
             path: path.to_path_buf(),
-            source,
+            err,
         }
-    }
-}
-
-impl ArchiveStore {
-    /// The lock file guarding compactions of `session`.
-    pub fn lock_path(&self, session: &str) -> Result<PathBuf, ArchiveError> {
-        Ok(self.dir(session)?.join(".lock"))
     }
 }
 

@@ -19,6 +19,8 @@ pub struct ArchiveRecord {
     pub created: Timestamp,
     /// The session file the records came from.
     pub source: Option<String>,
+    /// Where the compacted session was written (what `archive restore` rewrites).
+    pub output: Option<String>,
     /// The session format's name (`openai`, `jsonl` …).
     pub format: String,
     pub model: Option<String>,
@@ -54,6 +56,8 @@ pub struct ArchiveFile {
     /// RFC 3339 UTC.
     pub created: String,
     pub source: Option<String>,
+    #[serde(default)]
+    pub output: Option<String>,
     pub format: String,
     pub model: Option<String>,
     pub summarizer: String,
@@ -98,15 +102,27 @@ pub struct Stored {
 /// The archives under a data directory.
 #[derive(Debug, Clone)]
 pub struct ArchiveStore {
+    /// `<data>/archives`.
     root: PathBuf,
+    /// `<data>/locks`.
+    locks: PathBuf,
 }
 
 impl ArchiveStore {
     /// The store in `data_dir` (its `archives/` subdirectory).
     pub fn new(data_dir: impl Into<PathBuf>) -> ArchiveStore {
+        let data = data_dir.into();
         ArchiveStore {
-            root: data_dir.into().join("archives"),
+            root: data.join("archives"),
+            locks: data.join("locks"),
         }
+    }
+
+    /// The lock file guarding changes to `session` (kept apart from the archives, so a
+    /// broken archive directory does not stop the lock).
+    pub fn lock_path(&self, session: &str) -> Result<PathBuf, ArchiveError> {
+        validate_name(session)?;
+        Ok(self.locks.join(format!("{session}.lock")))
     }
 
     /// The directory of one session's archives.
@@ -157,6 +173,7 @@ impl ArchiveStore {
                 compact_id: record.compact_id.clone(),
                 created: record.created.rfc3339(),
                 source: record.source.clone(),
+                output: record.output.clone(),
                 format: record.format.clone(),
                 model: record.model.clone(),
                 summarizer: record.summarizer.clone(),
@@ -273,9 +290,9 @@ fn entry(
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ArchiveError> {
     let f = File::open(path).map_err(|e| ArchiveError::io(path, e))?;
-    serde_json::from_reader(BufReader::new(f)).map_err(|source| ArchiveError::Parse {
+    serde_json::from_reader(BufReader::new(f)).map_err(|err| ArchiveError::Parse {
         path: path.to_path_buf(),
-        source,
+        err,
     })
 }
 

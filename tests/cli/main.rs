@@ -2,9 +2,12 @@
 
 mod support;
 
+mod archive;
 mod check;
+mod compact;
 mod count;
 mod errors;
+mod http;
 mod misc;
 
 /// Every file in tests/cli is compiled into this binary (none forgotten).

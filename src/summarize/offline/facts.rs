@@ -127,9 +127,13 @@ pub fn collect(messages: &[Message]) -> Facts {
             let outcome = match results.get(id.as_str()) {
                 None => Outcome::NoResult,
                 Some((is_error, text)) => {
-                    let code = tools::exit_code(ends(text, 2000).0)
-                        .or_else(|| tools::exit_code(ends(text, 2000).1));
-                    if *is_error || code.is_some_and(|c| c != 0) {
+                    let (head, tail) = ends(text, 2000);
+                    let code = tools::exit_code(head).or_else(|| tools::exit_code(tail));
+                    // A shell tool that reports no exit code: trust its output.
+                    let says_failed = code.is_none()
+                        && facts.command.is_some()
+                        && (tools::shows_failure(head) || tools::shows_failure(tail));
+                    if *is_error || code.is_some_and(|c| c != 0) || says_failed {
                         errors.push((calls.len(), error_line(text)));
                         Outcome::Failed(code.filter(|c| *c != 0))
                     } else {
@@ -260,7 +264,7 @@ fn decisions(text: &str) -> Vec<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)\b(decided|decide to|i'll use|we'll use|i will use|we will use|going with|chose|instead of|switch(ed|ing)? to|opt(ed)? for|the plan is|approach is|let's use|settled on)\b",
+            r"(?i)\b(decided|decide to|i'll use|we'll use|i will use|we will use|going with|chose|switch(ed|ing)? to|opt(ed)? for|the plan is|approach is|let's use|settled on)\b",
         )
         .expect("valid regex")
     });
@@ -417,6 +421,29 @@ mod tests {
         assert_eq!(f.decisions, ["I decided to change the return type."]);
         assert_eq!(f.status.as_deref(), Some("Tests fail in b."));
         assert_eq!(f.roles[&Role::Tool], 6);
+    }
+
+    #[test]
+    fn shell_output_reporting_failures_counts_as_failed_without_an_exit_code() {
+        let msgs = vec![
+            call("1", "run_command", r#"{"command":"pytest -q"}"#),
+            result(
+                "1",
+                "tests/t.py ..F\n===== FAILURES =====\nE   assert 0 == 1\n1 failed, 2 passed",
+                false,
+            ),
+            // Not a shell tool: its output is not judged.
+            call("2", "read_file", r#"{"path":"log.txt"}"#),
+            result("2", "1 failed earlier", false),
+        ];
+        let f = collect(&msgs);
+        assert_eq!(
+            f.commands,
+            [("pytest -q".to_string(), Outcome::Failed(None))]
+        );
+        assert_eq!(f.errors.len(), 1);
+        assert_eq!(f.errors[0].line, "1 failed, 2 passed");
+        assert_eq!(f.files, [("log.txt".to_string(), FileFate::Read)]);
     }
 
     #[test]

@@ -84,7 +84,11 @@ fn claude_code_session(rounds: usize) -> String {
             (
                 "Bash",
                 serde_json::json!({"command": format!("npm run test:run -- part{i}")}),
-                format!("FAIL part{i}.test.ts\nError: expected 1 to be 2"),
+                if i % 2 == 0 {
+                    format!("FAIL part{i}.test.ts\nError: expected 1 to be 2")
+                } else {
+                    format!("PASS part{i}.test.ts")
+                },
                 i % 2 == 0,
             ),
             (

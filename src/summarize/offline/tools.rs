@@ -235,6 +235,19 @@ pub fn exit_code(output: &str) -> Option<i64> {
     re.captures(output)?.get(1)?.as_str().parse().ok()
 }
 
+/// Whether a command's output shows a failure by itself: test runners' failure reports,
+/// compiler errors, tracebacks, panics, a missing command.
+pub fn shows_failure(output: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?m)(^=+ FAILURES =+$|\b[1-9]\d* failed\b|test result: FAILED|^FAIL\b|^error(\[E\d+\])?: |Traceback \(most recent call last\)|panicked at|command not found|^npm ERR!)",
+        )
+        .expect("valid regex")
+    });
+    re.is_match(output)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,5 +349,25 @@ mod tests {
         );
         assert_eq!(exit_code("Process exited with code -9"), Some(-9));
         assert_eq!(exit_code("all fine"), None);
+    }
+
+    #[test]
+    fn failures_shown_in_output() {
+        for out in [
+            "===== FAILURES =====\n...\n1 failed, 13 passed in 0.2s",
+            "error[E0308]: mismatched types",
+            "test result: FAILED. 3 passed; 1 failed",
+            "Traceback (most recent call last):\n  File",
+            "bash: foo: command not found",
+        ] {
+            assert!(shows_failure(out), "{out}");
+        }
+        for out in [
+            "14 passed in 0.1s",
+            "src/a.rs:3: // no error: here",
+            "0 failed",
+        ] {
+            assert!(!shows_failure(out), "{out}");
+        }
     }
 }
