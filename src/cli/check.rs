@@ -56,7 +56,7 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
                 results.push(file);
             }
             Err(e) => {
-                ctx.printer.error(&e);
+                ctx.report(&e);
                 status = status.worst(ExitStatus::Error);
             }
         }
@@ -146,7 +146,7 @@ fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
         _ => Style::Red,
     };
     p.line(&format!(
-        "{}  {:>11} / {} ({:.1}%)  {}  [{}]",
+        "{}{:>11} / {} ({:.1}%)  {}  [{}]",
         p.paint(&format!("{:<7}", f.status), style),
         thousands(f.tokens as u64),
         thousands(f.effective_limit),

@@ -44,7 +44,7 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
                 report.files.push(file);
             }
             Err(e) => {
-                ctx.printer.error(&e);
+                ctx.report(&e);
                 status = status.worst(ExitStatus::Error);
             }
         }
@@ -69,6 +69,7 @@ fn count_file(l: &Loaded, per_message: bool) -> CountFile {
         model: l.model.name.clone(),
         tokenizer: l.model.encoding.name(),
         exact: l.model.exact,
+        factor: l.model.factor,
         messages: msgs.len(),
         tokens: l.total,
         by_role: ByRole::tally(msgs, l.counts.iter().copied()),
@@ -103,7 +104,11 @@ pub fn reported(l: &Loaded) -> Option<Reported> {
 
 fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> anyhow::Result<()> {
     let p = &ctx.printer;
-    let estimate = if f.exact { "" } else { ", estimate" };
+    let estimate = match (f.exact, f.factor != 1.0) {
+        (true, _) => String::new(),
+        (false, true) => format!(", estimate ×{}", f.factor),
+        (false, false) => ", estimate".to_string(),
+    };
     p.line(&format!(
         "{:>12}  {}  ({} messages; {}, {}, {}{estimate})",
         p.paint(&thousands(f.tokens as u64), crate::render::Style::Bold),

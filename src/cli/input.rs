@@ -80,6 +80,19 @@ impl Loaded {
     pub fn display(&self) -> String {
         display(&self.path)
     }
+
+    /// `n` counted tokens as this session's model would see them (estimates are scaled).
+    pub fn scaled(&self, n: usize) -> usize {
+        scale(n, self.model.factor)
+    }
+}
+
+fn scale(n: usize, factor: f64) -> usize {
+    if factor == 1.0 {
+        n
+    } else {
+        (n as f64 * factor).ceil() as usize
+    }
 }
 
 /// How a path is shown in output (`<stdin>` for `-`).
@@ -101,7 +114,12 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
     }
     let model = ctx.resolve_model(session.model.as_deref());
     let counter = ctx.counter(model.encoding);
-    let counts = counter.messages(&session);
+    let mut counts = ctx.count(&counter, &session);
+    if model.factor != 1.0 {
+        for n in &mut counts {
+            *n = scale(*n, model.factor);
+        }
+    }
     let total = Counter::total(&counts);
     Ok(Loaded {
         path: path.to_path_buf(),

@@ -2,11 +2,13 @@
 //! codes. Each subcommand lives in its own file with an args struct and a `run` function.
 
 mod archive;
+mod cache;
 mod check;
 mod compact;
-mod completions;
+pub mod completions;
 mod config_cmd;
 mod count;
+pub mod generate;
 mod input;
 mod limits;
 mod models_cmd;
@@ -139,6 +141,8 @@ pub enum Command {
     Models(models_cmd::ModelsArgs),
     /// Print the effective settings and where each came from
     Config(config_cmd::ConfigArgs),
+    /// Manage the token-count cache
+    Cache(cache::CacheArgs),
     /// Print a shell completion script
     Completions(completions::CompletionsArgs),
 }
@@ -156,8 +160,11 @@ pub fn main(cli: Cli) -> ExitCode {
         g.no_progress,
         env.get(crate::config::env::CTXCTL_LOG),
     );
-    let result =
-        Context::new(&cli.global, env, printer.clone()).and_then(|ctx| run(&ctx, &cli.command));
+    let result = Context::new(&cli.global, env, printer.clone()).and_then(|ctx| {
+        let status = run(&ctx, &cli.command);
+        ctx.finish();
+        status
+    });
     match result {
         Ok(status) => status.into(),
         Err(err) if is_broken_pipe(&err) => ExitStatus::Success.into(),
@@ -181,6 +188,7 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<ExitStatus> {
         Command::Archive(a) => archive::run(ctx, a),
         Command::Models(a) => models_cmd::run(ctx, a),
         Command::Config(a) => config_cmd::run(ctx, a),
+        Command::Cache(a) => cache::run(ctx, a),
         Command::Completions(a) => completions::run(ctx, a),
     }
 }

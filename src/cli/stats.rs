@@ -89,7 +89,7 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
                 out.push(s);
             }
             Err(e) => {
-                ctx.printer.error(&e);
+                ctx.report(&e);
                 status = status.worst(ExitStatus::Error);
             }
         }
@@ -168,7 +168,7 @@ fn tool_stats(l: &Loaded) -> Vec<ToolStats> {
                     name_of.insert(id, name);
                     let e = entry(&mut by_name, name);
                     e.calls += 1;
-                    e.call_tokens += l.counter.part(p);
+                    e.call_tokens += l.scaled(l.counter.part(p));
                 }
                 Part::ToolResult {
                     call_id, is_error, ..
@@ -178,7 +178,7 @@ fn tool_stats(l: &Loaded) -> Vec<ToolStats> {
                         .copied()
                         .unwrap_or("(unknown)");
                     let e = entry(&mut by_name, name);
-                    e.result_tokens += l.counter.part(p);
+                    e.result_tokens += l.scaled(l.counter.part(p));
                     e.errors += usize::from(*is_error);
                 }
                 _ => {}

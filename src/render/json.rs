@@ -65,6 +65,8 @@ pub struct CountFile {
     pub tokenizer: &'static str,
     /// False when the model has no public tokenizer and the count is an estimate.
     pub exact: bool,
+    /// Factor applied to the tokenizer's counts (1.2 for Claude estimates).
+    pub factor: f64,
     pub messages: usize,
     pub tokens: usize,
     pub by_role: ByRole,

@@ -11,6 +11,12 @@ const SNIFF_LINES: usize = 50;
 pub fn detect(text: &str) -> Result<Format, ReadError> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
+        if first_element(trimmed).is_some_and(|v| is_openhands_event(&v)) {
+            return Err(ReadError::NotSession {
+                what: "an OpenHands event stream (actions and observations)".into(),
+                hint: "ctxctl does not read OpenHands trajectories".into(),
+            });
+        }
         return Ok(detect_array(trimmed));
     }
     if !trimmed.starts_with('{') {
@@ -70,9 +76,58 @@ fn detect_object(text: &str) -> Result<Format, ReadError> {
     if v.get("history").is_some_and(Value::is_array) {
         return Ok(Format::OpenAi);
     }
+    if is_goose_recording(&v) {
+        return Err(ReadError::NotSession {
+            what: "a goose scenario recording (provider requests and responses keyed by hash)"
+                .into(),
+            hint: "goose sessions are the JSONL files in ~/.local/share/goose/sessions/".into(),
+        });
+    }
     Err(ReadError::Detect(
         "a JSON object without a `messages` or `history` list".to_string(),
     ))
+}
+
+/// goose's scenario-test recordings: `{hash: {input: {system, messages, tools}, output}}`.
+fn is_goose_recording(v: &Value) -> bool {
+    v.as_object().is_some_and(|o| {
+        !o.is_empty()
+            && o.values().all(|e| {
+                e.pointer("/input/messages").is_some_and(Value::is_array)
+                    && e.get("output").is_some()
+            })
+    })
+}
+
+/// OpenHands events carry `source` (user/agent/environment) and an `action` or `observation`.
+fn is_openhands_event(v: &Value) -> bool {
+    v.get("role").is_none()
+        && v.get("source").is_some_and(Value::is_string)
+        && (v.get("action").is_some() || v.get("observation").is_some())
+}
+
+/// The first element of a JSON array, without building the rest.
+fn first_element(text: &str) -> Option<Value> {
+    struct First;
+    impl<'de> serde::de::Visitor<'de> for First {
+        type Value = Option<Value>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an array")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let first = seq.next_element::<Value>()?;
+            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+            Ok(first)
+        }
+    }
+    use serde::Deserializer;
+    serde_json::Deserializer::from_str(text)
+        .deserialize_seq(First)
+        .ok()
+        .flatten()
 }
 
 /// Anthropic content blocks have types OpenAI's parts never use.
@@ -188,6 +243,16 @@ mod tests {
         assert_eq!(detect(claude).unwrap(), Format::ClaudeCode);
         let goose = "{\"working_dir\":\"/x\",\"description\":\"d\",\"message_count\":1}\n{\"id\":null,\"role\":\"user\",\"created\":1,\"content\":[{\"type\":\"text\",\"text\":\"a\"}]}\n";
         assert_eq!(detect(goose).unwrap(), Format::Goose);
+    }
+
+    #[test]
+    fn recordings_and_event_streams_are_not_sessions() {
+        let oh = r#"[{"id":0,"source":"user","message":"hi","action":"message","args":{}}]"#;
+        assert!(matches!(detect(oh), Err(ReadError::NotSession { .. })));
+        let rec =
+            "{\n \"ab\": {\"input\": {\"system\": \"s\", \"messages\": []}, \"output\": {}}\n}";
+        assert!(matches!(detect(rec), Err(ReadError::NotSession { .. })));
+        assert_eq!(detect("[]").unwrap(), Format::OpenAi);
     }
 
     #[test]

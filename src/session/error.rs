@@ -20,6 +20,9 @@ pub enum ReadError {
     Detect(String),
     #[error("reading {0} sessions is not supported")]
     Unsupported(Format),
+    /// A JSON file that is something else than a session (a recording, an event stream).
+    #[error("this is {what}, not a conversation session; {hint}")]
+    NotSession { what: String, hint: String },
 }
 
 impl ReadError {

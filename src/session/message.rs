@@ -15,6 +15,16 @@ pub struct Notes {
 }
 
 impl Notes {
+    /// Notes a content part of a type the reader does not know.
+    pub fn unknown_part(&mut self, kind: &str) {
+        *self.unknown_parts.entry(kind.to_string()).or_default() += 1;
+    }
+
+    /// Notes a role the reader does not know (the message is counted as a user message).
+    pub fn unknown_role(&mut self, role: &str) {
+        *self.unknown_roles.entry(role.to_string()).or_default() += 1;
+    }
+
     pub fn into_warnings(self) -> Vec<String> {
         let mut out = Vec::new();
         for (kind, n) in self.unknown_parts {

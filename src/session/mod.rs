@@ -6,13 +6,25 @@
 //! [`write`], which takes the session and a list of [`Item`]s saying which messages to keep,
 //! which to edit and what to insert.
 
+mod claude_code;
+mod claude_code_new;
+mod claude_code_plan;
+mod claude_code_thread;
+mod claude_code_write;
+mod codex;
+mod codex_items;
+mod codex_write;
 mod detect;
 mod doc;
 mod error;
+mod goose;
+mod goose_write;
 mod json;
 pub mod jsonl;
+mod lines_out;
 pub mod message;
 pub mod pairs;
+mod raw;
 mod write;
 
 pub use detect::detect;
@@ -353,7 +365,9 @@ pub fn read(bytes: &[u8], format: Option<Format>) -> Result<Session, ReadError> 
     match format {
         Format::OpenAi | Format::Anthropic => json::read(text, format),
         Format::Jsonl => jsonl::read(text),
-        other => Err(ReadError::Unsupported(other)),
+        Format::ClaudeCode => claude_code::read(text),
+        Format::Codex => codex::read(text),
+        Format::Goose => goose::read(text),
     }
 }
 

@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::{claude_code_write, codex_write, goose_write};
 use super::{Document, Format, JsonDoc, LinesDoc, ListKey, Origin, Role, Session};
 
 /// One entry of a write plan, in output order.
@@ -57,6 +58,10 @@ pub enum WriteError {
     Serialize(#[from] serde_json::Error),
     #[error("writing {0} sessions is not supported")]
     Unsupported(Format),
+    #[error("cannot rewrite the session from its document: {0}")]
+    Document(String),
+    #[error("putting archived records back into {0} sessions is not supported yet")]
+    InsertRecordUnsupported(Format),
 }
 
 /// Renders `session` rewritten by `items` in its own format.
@@ -68,11 +73,23 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     {
         return Err(WriteError::NoSuchMessage(bad));
     }
+    let raw = items.iter().any(|i| matches!(i, Item::InsertRecord(_)));
+    if raw
+        && !matches!(
+            session.format,
+            Format::OpenAi | Format::Anthropic | Format::Jsonl
+        )
+    {
+        return Err(WriteError::InsertRecordUnsupported(session.format));
+    }
     match (&session.doc, session.format) {
         (Document::Json(doc), Format::OpenAi | Format::Anthropic) => {
             write_json(session, doc, items)
         }
         (Document::Lines(doc), Format::Jsonl) => write_lines(session, doc, items),
+        (Document::Lines(doc), Format::ClaudeCode) => claude_code_write::write(session, doc, items),
+        (Document::Lines(doc), Format::Codex) => codex_write::write(session, doc, items),
+        (Document::Lines(doc), Format::Goose) => goose_write::write(session, doc, items),
         (_, f) => Err(WriteError::Unsupported(f)),
     }
 }

@@ -3,9 +3,14 @@
 
 mod cache;
 mod encoding;
+pub mod key;
+pub mod store;
 
 pub use cache::TextCache;
 pub use encoding::{Encoding, EncodingError, Tokenizer};
+pub use store::CountStore;
+
+use std::sync::OnceLock;
 
 use crate::session::{Message, Part, Session};
 
@@ -21,22 +26,56 @@ pub const TOOL_CALL_OVERHEAD: usize = 1;
 pub const IMAGE_TOKENS: usize = 765;
 
 /// Counts tokens of texts, messages and sessions with one tokenizer, remembering texts it
-/// has seen (a system prompt repeated across files is counted once per run).
+/// has seen (a system prompt repeated across files is counted once per run). The
+/// tokenizer is built on first use, so a run whose counts all come from the persistent
+/// cache never builds it.
 pub struct Counter {
-    tokenizer: Tokenizer,
+    encoding: Encoding,
+    tokenizer: OnceLock<Tokenizer>,
+    /// Set when the requested tokenizer could not be built and `approx` is used instead.
+    fallback: OnceLock<EncodingError>,
     cache: TextCache,
 }
 
 impl Counter {
-    pub fn new(tokenizer: Tokenizer) -> Counter {
+    /// A counter that builds the tokenizer for `encoding` when first needed.
+    pub fn lazy(encoding: Encoding) -> Counter {
         Counter {
-            tokenizer,
+            encoding,
+            tokenizer: OnceLock::new(),
+            fallback: OnceLock::new(),
             cache: TextCache::default(),
         }
     }
 
+    /// A counter with an already built tokenizer.
+    pub fn new(tokenizer: Tokenizer) -> Counter {
+        let c = Counter::lazy(tokenizer.encoding());
+        let _ = c.tokenizer.set(tokenizer);
+        c
+    }
+
     pub fn encoding(&self) -> Encoding {
-        self.tokenizer.encoding()
+        self.encoding
+    }
+
+    /// Why the requested tokenizer was replaced by `approx`, if it was.
+    pub fn fallback(&self) -> Option<&EncodingError> {
+        self.fallback.get()
+    }
+
+    /// Whether the tokenizer has been built (a fully cached run never builds it).
+    pub fn is_built(&self) -> bool {
+        self.tokenizer.get().is_some()
+    }
+
+    fn tokenizer(&self) -> &Tokenizer {
+        self.tokenizer.get_or_init(|| {
+            Tokenizer::new(self.encoding).unwrap_or_else(|e| {
+                let _ = self.fallback.set(e);
+                Tokenizer::Approx
+            })
+        })
     }
 
     /// Tokens of a plain text.
@@ -44,7 +83,7 @@ impl Counter {
         if text.is_empty() {
             return 0;
         }
-        self.cache.get_or(text, || self.tokenizer.count(text))
+        self.cache.get_or(text, || self.tokenizer().count(text))
     }
 
     /// Tokens of one message: framing, role, name and every part.
@@ -76,37 +115,92 @@ impl Counter {
 
     /// Per-message counts of a session, counted on every core for large sessions.
     pub fn messages(&self, session: &Session) -> Vec<usize> {
-        let msgs = &session.messages;
+        self.messages_cached(session, &mut CountStore::disabled())
+    }
+
+    /// Per-message counts, taking known counts from `store` and recording new ones in it:
+    /// only messages the store has not seen are tokenized.
+    pub fn messages_cached(&self, session: &Session, store: &mut CountStore) -> Vec<usize> {
+        if !store.is_enabled() {
+            let all: Vec<&Message> = session.messages.iter().collect();
+            return self.count_all(&all);
+        }
+        let keys: Vec<u128> = session
+            .messages
+            .iter()
+            .map(|m| key::message_key(m, self.encoding))
+            .collect();
+        let mut counts: Vec<Option<usize>> = keys
+            .iter()
+            .map(|k| store.get(*k).map(|n| n as usize))
+            .collect();
+        let missing: Vec<usize> = (0..counts.len()).filter(|&i| counts[i].is_none()).collect();
+        if !missing.is_empty() {
+            let todo: Vec<&Message> = missing.iter().map(|&i| &session.messages[i]).collect();
+            for (&i, n) in missing.iter().zip(self.count_all(&todo)) {
+                counts[i] = Some(n);
+            }
+        }
+        // Counts from a fallback tokenizer are not what the key promises: do not keep them.
+        let keep = self.fallback().is_none();
+        counts
+            .into_iter()
+            .zip(keys)
+            .map(|(n, k)| {
+                let n = n.unwrap_or_default();
+                if keep {
+                    store.record(k, u32::try_from(n).unwrap_or(u32::MAX));
+                }
+                n
+            })
+            .collect()
+    }
+
+    /// Counts every message, on every core when there is enough text.
+    fn count_all(&self, msgs: &[&Message]) -> Vec<usize> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let bytes: usize = msgs.iter().map(approx_bytes).sum();
+        let bytes: usize = msgs.iter().map(|m| approx_bytes(m)).sum();
         if threads < 2 || bytes < PARALLEL_BYTES {
             return msgs.iter().map(|m| self.message(m)).collect();
         }
-        // Split into chunks of about equal text size, one per thread.
-        let target = bytes.div_ceil(threads);
-        let mut chunks: Vec<&[Message]> = Vec::with_capacity(threads);
-        let (mut start, mut acc) = (0, 0);
+        // Chunks of about CHUNK_BYTES of text, handed out to the threads as they finish the
+        // previous one, so uneven messages still keep every core busy.
+        let mut bounds = vec![0];
+        let mut acc = 0;
         for (i, m) in msgs.iter().enumerate() {
             acc += approx_bytes(m);
-            if acc >= target && chunks.len() + 1 < threads {
-                chunks.push(&msgs[start..=i]);
-                start = i + 1;
+            if acc >= CHUNK_BYTES {
+                bounds.push(i + 1);
                 acc = 0;
             }
         }
-        chunks.push(&msgs[start..]);
-        std::thread::scope(|s| {
-            let handles: Vec<_> = chunks
-                .iter()
-                .map(|chunk| {
-                    s.spawn(move || chunk.iter().map(|m| self.message(m)).collect::<Vec<_>>())
+        if *bounds.last().unwrap_or(&0) != msgs.len() {
+            bounds.push(msgs.len());
+        }
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let mut done: Vec<(usize, Vec<usize>)> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut out = Vec::new();
+                        loop {
+                            let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if c + 1 >= bounds.len() {
+                                break out;
+                            }
+                            let chunk = &msgs[bounds[c]..bounds[c + 1]];
+                            out.push((c, chunk.iter().map(|m| self.message(m)).collect()));
+                        }
+                    })
                 })
                 .collect();
-            handles
+            workers
                 .into_iter()
-                .flat_map(|h| h.join().expect("counting thread panicked"))
+                .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .collect()
-        })
+        });
+        done.sort_unstable_by_key(|(c, _)| *c);
+        done.into_iter().flat_map(|(_, v)| v).collect()
     }
 
     /// The session's total: its messages plus the reply priming. An empty session is 0.
@@ -121,6 +215,8 @@ impl Counter {
 
 /// Below this much text, threads cost more than they save.
 const PARALLEL_BYTES: usize = 256 * 1024;
+/// Text handed to a counting thread at a time.
+const CHUNK_BYTES: usize = 64 * 1024;
 
 fn approx_bytes(m: &Message) -> usize {
     fn part(p: &Part) -> usize {

@@ -106,8 +106,37 @@ fn claude_models_are_labelled_estimates() {
     assert_eq!(file["model"], "claude-sonnet-4-5");
     assert_eq!(file["exact"], false);
     assert_eq!(file["tokenizer"], "cl100k_base");
+    assert_eq!(file["factor"], 1.2);
     let human = env.run(&["count", s(&sample("anthropic-messages.json"))]);
-    assert!(human.stdout.contains("estimate"), "{human:?}");
+    assert!(human.stdout.contains("estimate ×1.2"), "{human:?}");
+    // The factor scales each message's cl100k_base count; an explicit tokenizer has none.
+    let plain = env
+        .run(&[
+            "count",
+            s(&sample("anthropic-messages.json")),
+            "--tokenizer",
+            "cl100k_base",
+            "--per-message",
+            "--json",
+        ])
+        .json();
+    let scaled = env
+        .run(&[
+            "count",
+            s(&sample("anthropic-messages.json")),
+            "--per-message",
+            "--json",
+        ])
+        .json();
+    assert_eq!(plain["files"][0]["factor"], 1.0);
+    let want: u64 = plain["files"][0]["per_message"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["tokens"].as_u64().unwrap() as f64 * 1.2).ceil() as u64)
+        .sum::<u64>()
+        + 3;
+    assert_eq!(scaled["total_tokens"].as_u64().unwrap(), want);
 }
 
 #[test]
@@ -133,4 +162,48 @@ fn provider_fixtures_are_counted() {
         assert_eq!(run.code, 0, "{rel}: {run:?}");
         assert!(run.json()["total_tokens"].as_u64().unwrap() > 100, "{rel}");
     }
+}
+
+#[test]
+fn cached_counts_equal_fresh_counts_and_skip_the_tokenizer() {
+    let env = TestEnv::new();
+    let f = sample("openai-chat.json");
+    let fresh = env.run(&["count", s(&f), "--per-message", "--json", "--no-cache"]);
+    let cache = env.run(&["cache", "path"]).stdout.trim().to_string();
+    assert!(
+        !std::path::Path::new(&cache).exists(),
+        "--no-cache wrote the cache"
+    );
+    let cold = env.run(&["count", s(&f), "--per-message", "--json", "-v"]);
+    assert!(
+        cold.stderr.contains("o200k_base tokenizer built"),
+        "{cold:?}"
+    );
+    assert!(std::path::Path::new(&cache).exists());
+    let warm = env.run(&["count", s(&f), "--per-message", "--json", "-v"]);
+    assert!(
+        warm.stderr.contains("o200k_base tokenizer not needed"),
+        "{warm:?}"
+    );
+    assert_eq!(fresh.stdout, cold.stdout);
+    assert_eq!(fresh.stdout, warm.stdout);
+    // An appended message is the only one tokenized; totals still match a fresh count.
+    let text = std::fs::read_to_string(sample("plain.jsonl")).unwrap();
+    let grown = env.write(
+        "grown.jsonl",
+        format!("{text}{{\"role\":\"user\",\"content\":\"one more thing\"}}\n"),
+    );
+    let a = env.run(&["count", s(&grown), "--json"]).json();
+    let b = env
+        .run(&["count", s(&grown), "--json", "--no-cache"])
+        .json();
+    assert_eq!(a["total_tokens"], b["total_tokens"]);
+    // A broken cache file is ignored and replaced.
+    std::fs::write(&cache, b"garbage").unwrap();
+    let again = env.run(&["count", s(&f), "--per-message", "--json"]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(again.stdout, fresh.stdout);
+    let clear = env.run(&["cache", "clear"]);
+    assert_eq!(clear.code, 0);
+    assert!(!std::path::Path::new(&cache).exists());
 }

@@ -71,7 +71,7 @@ fn invalid_utf8() {
         b"[{\"role\":\"user\",\"content\":\"caf\xe9\"}]",
     );
     assert!(
-        run.stderr.contains("invalid UTF-8 at line 1, column 32"),
+        run.stderr.contains("invalid UTF-8 at line 1, column 31"),
         "{run:?}"
     );
 }

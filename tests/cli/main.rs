@@ -7,6 +7,7 @@ mod check;
 mod compact;
 mod count;
 mod errors;
+mod generated;
 mod http;
 mod misc;
 

@@ -103,9 +103,10 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     let part = compact::partition(&loaded.session, &loaded.counts, budget);
     if !part.has_middle() {
         let reason = format!(
-            "nothing to compact: the last {} tokens (tail budget {}) hold every message after the head",
-            thousands(loaded.total as u64),
-            thousands(budget as u64)
+            "nothing to compact: with a tail of {} tokens no messages are left between the head \
+             and the tail (the session has {} tokens)",
+            thousands(budget as u64),
+            thousands(loaded.total as u64)
         );
         return unchanged(ctx, &shown, summarizer.name(), reason, args.output.dry_run);
     }

@@ -1,0 +1,420 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_ctxctl_global_optspecs
+    string join \n model= tokenizer= format= config= no-config json q/quiet v/verbose color= no-progress no-cache h/help V/version
+end
+
+function __fish_ctxctl_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_ctxctl_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_ctxctl_using_subcommand
+    set -l cmd (__fish_ctxctl_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "count" -d 'Count tokens per file, per role and per message'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "check" -d 'Check sessions against their model\'s window (exit 1 when one needs attention)'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "compact" -d 'Summarize the middle of a session, keeping its head and recent tail'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "stats" -d 'Show where the tokens go: roles, tools, largest messages, window usage'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "archive" -d 'List, show and restore the originals removed by compaction'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "models" -d 'List the built-in model registry'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "config" -d 'Print the effective settings and where each came from'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "cache" -d 'Manage the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s r -l recursive -d 'Also read every *.json / *.jsonl session below DIR' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l by-role -d 'Show tokens and messages per role'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l per-message -d 'Show tokens of every message'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s r -l recursive -d 'Also read every *.json / *.jsonl session below DIR' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l threshold -d 'Fraction of the effective limit at which a session needs compaction [env: CTXCTL_THRESHOLD] [default: 0.8]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l max-tokens -d 'Use this context window instead of the model\'s' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l reserve-output -d 'Tokens reserved for the reply (default: the model\'s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l reserved -d 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l name -d 'A stored session to compact in place; with FILE, the name to store the result under' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tail-tokens -d 'Tokens kept verbatim at the end' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tail-ratio -d 'Share of the effective limit kept verbatim at the end (default 0.2)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l threshold -d 'Threshold for --if-needed, a share of the effective limit (default 0.8) [env: CTXCTL_THRESHOLD]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l max-tokens -d 'Use this context window instead of the model\'s' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l reserve-output -d 'Tokens reserved for the reply (default: the model\'s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l reserved -d 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l summarizer -d 'Who writes the summary: offline (default, no network) or llm' -r -f -a "offline\t''
+llm\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l summary-tokens -d 'Cap on the offline summary, in tokens (default 2000)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l instructions -d 'What the summary should pay attention to (llm)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l retries -d 'Retries of a failed summarizer call (default 2)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s o -l output -d 'Write the result to FILE (`-` for standard output)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l if-needed -d 'Only compact when usage is at or over the threshold'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l in-place -d 'Replace the input file (the removed messages are archived first)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s r -l recursive -d 'Also read every *.json / *.jsonl session below DIR' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l max-tokens -d 'Use this context window instead of the model\'s' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l reserve-output -d 'Tokens reserved for the reply (default: the model\'s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l reserved -d 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -f -a "ls" -d 'List archives: of one session, or of all'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s o -l output -d 'Write the restored session here (`-` for standard output) instead of replacing FILE' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l dry-run -d 'Only show what would be restored (exit 1 if something would change)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "ls" -d 'List archives: of one session, or of all'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -f -a "path" -d 'Print the config file\'s location'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the config file\'s location'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -f -a "path" -d 'Print the cache file\'s location'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -f -a "clear" -d 'Delete the cache (counts are recomputed on the next run)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the cache file\'s location'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "clear" -d 'Delete the cache (counts are recomputed on the next run)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check compact stats archive models config cache completions help" -f -a "count" -d 'Count tokens per file, per role and per message'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check compact stats archive models config cache completions help" -f -a "check" -d 'Check sessions against their model\'s window (exit 1 when one needs attention)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check compact stats archive models config cache completions help" -f -a "compact" -d 'Summarize the middle of a session, keeping its head and recent tail'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check compact stats archive models config cache completions help" -f -a "stats" -d 'Show where the tokens go: roles, tools, largest messages, window usage'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check compact stats archive models config cache completions help" -f -a "archive" -d 'List, show and restore the originals removed by compaction'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check compact stats archive models config cache completions help" -f -a "models" -d 'List the built-in model registry'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check compact stats archive models config cache completions help" -f -a "config" -d 'Print the effective settings and where each came from'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check compact stats archive models config cache completions help" -f -a "cache" -d 'Manage the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check compact stats archive models config cache completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check compact stats archive models config cache completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "ls" -d 'List archives: of one session, or of all'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file\'s location'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "path" -d 'Print the cache file\'s location'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "clear" -d 'Delete the cache (counts are recomputed on the next run)'

@@ -1,0 +1,42 @@
+//! `ctxctl cache`: the persistent token-count cache.
+
+use clap::{Args, Subcommand};
+
+use crate::context::Context;
+use crate::exit::ExitStatus;
+use crate::tokens::CountStore;
+
+/// Manage the token-count cache (counts remembered across runs).
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  ctxctl cache path\n  ctxctl cache clear")]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    pub action: CacheAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheAction {
+    /// Print the cache file's location
+    Path,
+    /// Delete the cache (counts are recomputed on the next run)
+    Clear,
+}
+
+pub fn run(ctx: &Context, args: &CacheArgs) -> anyhow::Result<ExitStatus> {
+    let Some(path) = ctx.cache_file() else {
+        anyhow::bail!("cannot find a cache directory; set CTXCTL_CACHE_DIR");
+    };
+    match args.action {
+        CacheAction::Path => ctx.printer.line(&path.display().to_string())?,
+        CacheAction::Clear => {
+            let removed = CountStore::clear(&path)
+                .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", path.display()))?;
+            ctx.printer.note(&if removed {
+                format!("removed {}", path.display())
+            } else {
+                "the cache was already empty".to_string()
+            });
+        }
+    }
+    Ok(ExitStatus::Success)
+}

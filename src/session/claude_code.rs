@@ -1,0 +1,307 @@
+//! Claude Code transcripts (`~/.claude/projects/<dir>/<session>.jsonl`).
+//!
+//! Only the `user` and `assistant` records of the live thread (see [`Transcript`]) become
+//! messages; the records of one API response split over several lines (same `message.id`)
+//! become one message. Everything else (`system`, `progress`, `summary`,
+//! `file-history-snapshot`, unknown types, dead branches, history before a compaction) is
+//! carried along untouched.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+pub use super::claude_code_thread::{Rec, Transcript, SYNTHETIC_MODEL};
+use super::message::{self, Notes};
+use super::{
+    CompactMeta, Document, Format, LinesDoc, Message, Origin, ReadError, ReportedUsage, Role,
+    Session,
+};
+
+/// The messages of a transcript's live thread, and per message the records it came from.
+pub fn messages(
+    t: &Transcript,
+    notes: &mut Notes,
+) -> Result<Vec<(Message, Vec<usize>)>, ReadError> {
+    let mut out: Vec<(Message, Vec<usize>)> = Vec::new();
+    let mut group: HashMap<&str, usize> = HashMap::new();
+    for (i, r) in t.recs.iter().enumerate() {
+        if !t.live[i] || !matches!(r.ty(), "user" | "assistant") {
+            continue;
+        }
+        let place = format!("line {}", r.line + 1);
+        let Some(msg) = r.v.get("message").filter(|m| m.is_object()) else {
+            return Err(ReadError::shape(place, "a \"message\" object"));
+        };
+        let parts = message::content_parts(
+            msg.get("content"),
+            &format!("{place}.message.content"),
+            notes,
+        )?;
+        if let Some(&m) = r.message_id().and_then(|id| group.get(id)) {
+            let (existing, recs) = &mut out[m];
+            existing.parts.extend(parts);
+            recs.push(i);
+            existing.origin = Origin::Records(recs.iter().map(|&k| t.recs[k].line).collect());
+            continue;
+        }
+        let role = if r.ty() == "user" {
+            Role::User
+        } else {
+            Role::Assistant
+        };
+        let mut m = Message::new(role, parts, Origin::Record(r.line));
+        m.id = r.uuid.clone();
+        m.pinned = r.v.get("_preserve").and_then(Value::as_bool) == Some(true);
+        m.compact = compact_meta(r);
+        if let Some(id) = r.message_id() {
+            group.insert(id, out.len());
+        }
+        out.push((m, vec![i]));
+    }
+    Ok(out)
+}
+
+/// A compaction summary: ctxctl's (`ctxctl` key with its metadata) or Claude Code's own.
+fn compact_meta(r: &Rec) -> Option<CompactMeta> {
+    if r.v.get("isCompactSummary").and_then(Value::as_bool) != Some(true) {
+        return None;
+    }
+    if let Some(meta) = r.v.get("ctxctl").and_then(message::compact_meta) {
+        return Some(meta);
+    }
+    Some(CompactMeta {
+        id: None,
+        seq: None,
+        timestamp: r.timestamp().map(str::to_string),
+        by: "claude-code",
+    })
+}
+
+pub fn read(text: &str) -> Result<Session, ReadError> {
+    let mut doc = LinesDoc::new(text.to_string());
+    let t = Transcript::parse(&doc)?;
+    doc.truncated_tail = t.truncated_tail;
+    let mut notes = Notes::default();
+    let msgs = messages(&t, &mut notes)?;
+    let model = t
+        .recs
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(i, _)| t.live[*i])
+        .filter_map(|(_, r)| model_of(r))
+        .next()
+        .or_else(|| t.recs.iter().rev().find_map(model_of))
+        .map(str::to_string);
+    let reported_usage = usage(&t, &msgs);
+    let mut warnings = t.warnings;
+    warnings.extend(notes.into_warnings());
+    Ok(Session {
+        format: Format::ClaudeCode,
+        doc: Document::Lines(doc),
+        messages: msgs.into_iter().map(|(m, _)| m).collect(),
+        model,
+        warnings,
+        reported_usage,
+    })
+}
+
+fn model_of(r: &Rec) -> Option<&str> {
+    if r.ty() != "assistant" {
+        return None;
+    }
+    r.v.pointer("/message/model")
+        .and_then(Value::as_str)
+        .filter(|m| *m != SYNTHETIC_MODEL && !m.is_empty())
+}
+
+/// The usage of the last real API response in the thread. Its records repeat the same
+/// usage (counted once); some builds write partial `output_tokens` on early records, so the
+/// largest is taken.
+fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage> {
+    msgs.iter().enumerate().rev().find_map(|(idx, (m, recs))| {
+        if m.role != Role::Assistant || model_of(&t.recs[recs[0]]).is_none() {
+            return None;
+        }
+        let mut found = None;
+        for &i in recs {
+            let Some(u) = t.recs[i].v.pointer("/message/usage") else {
+                continue;
+            };
+            let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+            let input =
+                n("input_tokens") + n("cache_read_input_tokens") + n("cache_creation_input_tokens");
+            let output = n("output_tokens");
+            found = Some(match found {
+                Some((_, o)) => (input, output.max(o)),
+                None => (input, output),
+            });
+        }
+        found.map(|(input_tokens, output_tokens)| ReportedUsage {
+            input_tokens,
+            output_tokens,
+            after_message: Some(idx),
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Part;
+
+    fn rec(uuid: &str, parent: Option<&str>, ty: &str, extra: &str) -> String {
+        let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"sessionId":"s","type":"{ty}","uuid":"{uuid}","timestamp":"t"{extra}}}"#
+        )
+    }
+
+    fn user(uuid: &str, parent: Option<&str>, text: &str) -> String {
+        rec(
+            uuid,
+            parent,
+            "user",
+            &format!(r#","message":{{"role":"user","content":"{text}"}}"#),
+        )
+    }
+
+    fn assistant(uuid: &str, parent: &str, id: &str, block: &str, out: u64) -> String {
+        rec(
+            uuid,
+            Some(parent),
+            "assistant",
+            &format!(
+                r#","message":{{"model":"claude-x","id":"{id}","role":"assistant","content":[{block}],"usage":{{"input_tokens":1,"cache_read_input_tokens":10,"cache_creation_input_tokens":100,"output_tokens":{out}}}}}"#
+            ),
+        )
+    }
+
+    fn result(uuid: &str, parent: &str, call: &str) -> String {
+        rec(
+            uuid,
+            Some(parent),
+            "user",
+            &format!(
+                r#","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{call}","content":"ok"}}]}}"#
+            ),
+        )
+    }
+
+    fn tool(id: &str) -> String {
+        format!(r#"{{"type":"tool_use","id":"{id}","name":"Bash","input":{{}}}}"#)
+    }
+
+    #[test]
+    fn split_response_with_parallel_results_is_one_message() {
+        let lines = [
+            user("u1", None, "hi"),
+            assistant("a1", "u1", "m1", &tool("t1"), 1),
+            assistant("a2", "a1", "m1", &tool("t2"), 5),
+            result("r1", "a1", "t1"),
+            result("r2", "a2", "t2"),
+            assistant("a3", "r2", "m2", r#"{"type":"text","text":"done"}"#, 7),
+        ];
+        let s = read(&(lines.join("\n") + "\n")).unwrap();
+        let roles: Vec<Role> = s.messages.iter().map(|m| m.role).collect();
+        assert_eq!(
+            roles,
+            [
+                Role::User,
+                Role::Assistant,
+                Role::User,
+                Role::User,
+                Role::Assistant
+            ]
+        );
+        assert_eq!(s.messages[1].origin, Origin::Records(vec![1, 2]));
+        assert_eq!(s.messages[1].call_ids().collect::<Vec<_>>(), ["t1", "t2"]);
+        assert_eq!(s.model.as_deref(), Some("claude-x"));
+        let u = s.reported_usage.unwrap();
+        assert_eq!(
+            (u.input_tokens, u.output_tokens, u.after_message),
+            (111, 7, Some(4))
+        );
+    }
+
+    #[test]
+    fn dead_branches_and_history_before_a_boundary_are_not_messages() {
+        let boundary = rec(
+            "b",
+            None,
+            "system",
+            r#","subtype":"compact_boundary","logicalParentUuid":"u2""#,
+        );
+        let summary = rec(
+            "c",
+            Some("b"),
+            "user",
+            r#","message":{"role":"user","content":"summary"},"isCompactSummary":true"#,
+        );
+        let lines = [
+            user("u1", None, "old"),
+            user("x", Some("u1"), "rewound"),
+            user("u2", Some("u1"), "kept"),
+            boundary,
+            summary,
+            user("u3", Some("c"), "new"),
+            r#"{"type":"last-prompt","leafUuid":"u3"}"#.to_string(),
+        ];
+        let s = read(&lines.join("\n")).unwrap();
+        assert_eq!(s.messages.len(), 2);
+        assert_eq!(s.messages[0].compact.as_ref().unwrap().by, "claude-code");
+        assert_eq!(s.messages[1].parts, vec![Part::Text("new".into())]);
+        assert_eq!(s.reported_usage, None);
+    }
+
+    #[test]
+    fn a_detached_trailing_system_record_is_not_the_leaf() {
+        let notice = rec(
+            "n",
+            None,
+            "system",
+            r#","subtype":"informational","content":"x""#,
+        );
+        let s = read(&[user("u1", None, "a"), notice].join("\n")).unwrap();
+        assert_eq!(s.messages.len(), 1);
+    }
+
+    #[test]
+    fn leaf_named_by_last_prompt_wins() {
+        let lines = [
+            user("u1", None, "a"),
+            user("u2", Some("u1"), "b"),
+            user("u3", Some("u1"), "c"),
+            r#"{"type":"last-prompt","leafUuid":"u2"}"#.to_string(),
+        ];
+        let s = read(&lines.join("\n")).unwrap();
+        assert_eq!(s.messages.len(), 2);
+        assert_eq!(s.messages[1].text(), "b");
+    }
+
+    #[test]
+    fn missing_parent_and_truncated_tail_are_warnings() {
+        let text = format!("{}\n{{\"type\":\"us", user("u1", Some("gone"), "a"));
+        let s = read(&text).unwrap();
+        assert_eq!(s.messages.len(), 1);
+        assert_eq!(s.warnings.len(), 2, "{:?}", s.warnings);
+        let Document::Lines(doc) = &s.doc else {
+            panic!()
+        };
+        assert_eq!(doc.truncated_tail, Some(1));
+    }
+
+    #[test]
+    fn inline_sidechain_records_are_not_the_main_thread() {
+        let side = rec(
+            "s1",
+            Some("u1"),
+            "user",
+            r#","message":{"role":"user","content":"side"},"isSidechain":true"#,
+        )
+        .replace(r#""isSidechain":false,"#, "");
+        let s = read(&[user("u1", None, "main"), side].join("\n")).unwrap();
+        assert_eq!(s.messages.len(), 1);
+        assert_eq!(s.messages[0].text(), "main");
+    }
+}

@@ -1,0 +1,539 @@
+//! Writing Claude Code transcripts back so that `claude --resume` continues them.
+//!
+//! A plan is laid out as *entries*: kept messages and inserted records, in output order.
+//! - Dropped messages lose their lines; records whose parent disappears are re-parented to
+//!   the nearest surviving ancestor, so the `parentUuid` chain stays unbroken.
+//! - A compaction (an insert whose meta has `compact_boundary: true`) is written the way
+//!   Claude Code writes its own: a `system`/`compact_boundary` record (`parentUuid: null`)
+//!   placed before the kept head, then the head re-threaded onto it, then a user record with
+//!   `isCompactSummary: true` holding the summary, then the kept tail re-threaded onto that.
+//!   The summarized records stay in the file, off the live thread, as Claude Code keeps
+//!   history before a boundary. ctxctl's metadata rides along under a `ctxctl` key.
+//! - Only `parentUuid` (and `message` for edited tool results, `leafUuid` of a
+//!   `last-prompt` whose leaf was removed) is ever changed in an existing record; every other
+//!   byte of its line is kept.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::claude_code::{messages, Transcript};
+use super::claude_code_new::{self as new, Place};
+use super::claude_code_plan::{entries, fates, Entry, Fate};
+use super::lines_out::{LineOut, LinePlan};
+use super::message::Notes;
+use super::raw::set_fields;
+use super::write::{set_result_text, Item, PartEdit, WriteError};
+use super::{LinesDoc, Session};
+
+pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+    if items == session.keep_all().as_slice() {
+        return Ok(doc.text.as_bytes().to_vec());
+    }
+    let t = Transcript::parse(doc).map_err(|e| WriteError::Document(e.to_string()))?;
+    let msgs =
+        messages(&t, &mut Notes::default()).map_err(|e| WriteError::Document(e.to_string()))?;
+    if msgs.len() != session.messages.len() {
+        return Err(WriteError::Document(format!(
+            "{} messages read again, {} in the session",
+            msgs.len(),
+            session.messages.len()
+        )));
+    }
+    let msg_recs: Vec<&[usize]> = msgs.iter().map(|(_, r)| r.as_slice()).collect();
+
+    let entries = entries(items);
+    let fates = fates(&t, &msg_recs, &entries, items);
+    let w = Writer {
+        t: &t,
+        fates: &fates,
+        entries: &entries,
+        msg_recs: &msg_recs,
+    };
+    w.render(session, doc)
+}
+
+struct Writer<'a> {
+    t: &'a Transcript,
+    fates: &'a [Fate],
+    entries: &'a [Entry<'a>],
+    msg_recs: &'a [&'a [usize]],
+}
+
+/// A parent link: a record in the file, or a uuid (`None` = null).
+#[derive(Debug, Clone, PartialEq)]
+enum Up {
+    Rec(usize),
+    Uuid(Option<String>),
+}
+
+impl Writer<'_> {
+    /// The nearest ancestor of `i` that `ok` accepts.
+    fn nearest(&self, i: usize, ok: impl Fn(Fate) -> bool) -> Up {
+        let mut cur = i;
+        for _ in 0..=self.t.recs.len() {
+            match self.t.parent(cur) {
+                Some(j) if ok(self.fates[j]) => return Up::Rec(j),
+                Some(j) => cur = j,
+                None => return Up::Uuid(self.t.recs[cur].parent.clone()),
+            }
+        }
+        Up::Uuid(None)
+    }
+
+    fn on_thread(f: Fate) -> bool {
+        matches!(f, Fate::Retained(_) | Fate::Anchor)
+    }
+
+    fn up_uuid(&self, up: &Up) -> Option<String> {
+        match up {
+            Up::Rec(j) => self.t.recs[*j].uuid.clone(),
+            Up::Uuid(u) => u.clone(),
+        }
+    }
+
+    /// The insert entry closest before `pos`, if no message entry of `since` or later
+    /// stands between them.
+    fn insert_between(&self, since: Option<usize>, pos: usize) -> Option<&str> {
+        let k = (0..pos)
+            .rev()
+            .find(|&k| self.entries[k].insert_uuid().is_some())?;
+        match since {
+            Some(i) if i > k => None,
+            _ => self.entries[k].insert_uuid(),
+        }
+    }
+
+    /// The new parent of retained record `i` in entry `pos`.
+    fn retained_parent(&self, i: usize, pos: usize) -> Option<String> {
+        let up = self.nearest(i, Self::on_thread);
+        let anchor_pos = match up {
+            Up::Rec(j) => match self.fates[j] {
+                Fate::Retained(p) => Some(p),
+                _ => None,
+            },
+            Up::Uuid(_) => None,
+        };
+        if anchor_pos == Some(pos) {
+            return self.up_uuid(&up);
+        }
+        match self.insert_between(anchor_pos, pos) {
+            Some(u) => Some(u.to_string()),
+            None => self.up_uuid(&up),
+        }
+    }
+
+    /// Records of the message entries in `range`, the last in file order.
+    fn last_record(&self, range: std::ops::Range<usize>) -> Option<usize> {
+        self.entries[range]
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Msg { idx, .. } => self.msg_recs[*idx].iter().max().copied(),
+                _ => None,
+            })
+            .max()
+            .map(|last| {
+                // Owned records after the message (local commands, hooks) come later still.
+                let pos = match self.fates[last] {
+                    Fate::Retained(p) => p,
+                    _ => usize::MAX,
+                };
+                (last..self.t.recs.len())
+                    .filter(|&r| self.fates[r] == Fate::Retained(pos))
+                    .max()
+                    .unwrap_or(last)
+            })
+    }
+
+    /// The parent of the record inserted at entry `k`.
+    fn insert_parent(&self, k: usize) -> Option<String> {
+        let prev_insert = (0..k)
+            .rev()
+            .find(|&p| self.entries[p].insert_uuid().is_some());
+        let from = prev_insert.map_or(0, |p| p + 1);
+        if let Some(r) = self.last_record(from..k) {
+            return self.t.recs[r].uuid.clone();
+        }
+        if let Some(p) = prev_insert {
+            return self.entries[p].insert_uuid().map(str::to_string);
+        }
+        // First entry: take the place of the next message on the chain.
+        let next = self.entries[k + 1..].iter().find_map(|e| match e {
+            Entry::Msg { idx, .. } => self.msg_recs[*idx].iter().min().copied(),
+            _ => None,
+        });
+        match (next, self.t.leaf) {
+            (Some(r), _) => self.up_uuid(&self.nearest(r, Self::on_thread)),
+            (None, Some(leaf)) if Self::on_thread(self.fates[leaf]) => {
+                self.t.recs[leaf].uuid.clone()
+            }
+            (None, Some(leaf)) => self.up_uuid(&self.nearest(leaf, Self::on_thread)),
+            (None, None) => None,
+        }
+    }
+
+    /// The line an insert at entry `k` goes before (`None`: appended).
+    fn insert_line(&self, k: usize) -> Option<usize> {
+        let next_msgs = self.entries[k + 1..].iter().filter_map(|e| match e {
+            Entry::Msg { idx, .. } => Some(*idx),
+            _ => None,
+        });
+        let first = match self.entries[k] {
+            // The boundary precedes the whole head.
+            Entry::Boundary { .. } => next_msgs
+                .flat_map(|m| self.msg_recs[m].iter().copied())
+                .min(),
+            _ => next_msgs
+                .into_iter()
+                .next()
+                .and_then(|m| self.msg_recs[m].iter().min().copied()),
+        };
+        first.map(|r| self.t.recs[r].line)
+    }
+
+    fn render(&self, session: &Session, doc: &LinesDoc) -> Result<Vec<u8>, WriteError> {
+        let t = self.t;
+        let mut plan = LinePlan::new(doc);
+        let mut changes: HashMap<usize, Vec<(&str, Value)>> = HashMap::new();
+        for (i, r) in t.recs.iter().enumerate() {
+            let new_parent = match self.fates[i] {
+                Fate::Removed => {
+                    plan.set(r.line, LineOut::Drop);
+                    continue;
+                }
+                Fate::Retained(pos) => self.retained_parent(i, pos),
+                Fate::Anchor | Fate::Aside => match t.parent(i) {
+                    Some(p) if self.fates[p] == Fate::Removed => {
+                        self.up_uuid(&self.nearest(i, |f| f != Fate::Removed))
+                    }
+                    _ => r.parent.clone(),
+                },
+            };
+            if r.uuid.is_some() && new_parent != r.parent {
+                changes
+                    .entry(i)
+                    .or_default()
+                    .push(("parentUuid", new_parent.map_or(Value::Null, Value::String)));
+            }
+            if let Some(leaf) = r.v.get("leafUuid").and_then(Value::as_str) {
+                if let Some(&j) = t.by_uuid.get(leaf) {
+                    if self.fates[j] == Fate::Removed {
+                        let up = self.up_uuid(&self.nearest(j, Self::on_thread));
+                        changes
+                            .entry(i)
+                            .or_default()
+                            .push(("leafUuid", up.map_or(Value::Null, Value::String)));
+                    }
+                }
+            }
+        }
+        for e in self.entries {
+            if let Entry::Msg { idx, edits } = e {
+                if !edits.is_empty() {
+                    self.edit(*idx, edits, &mut changes)?;
+                }
+            }
+        }
+        for (i, fields) in changes {
+            let line = t.recs[i].line;
+            plan.set(line, LineOut::Rewrite(set_fields(doc.line(line), &fields)?));
+        }
+        for k in 0..self.entries.len() {
+            let record = match &self.entries[k] {
+                Entry::Msg { .. } => continue,
+                Entry::Boundary { uuid } => self.boundary(k, uuid, session),
+                Entry::New { uuid, m, summary } => {
+                    new::message(&self.place(k, uuid, self.insert_parent(k)), m, *summary)
+                }
+            };
+            let text = serde_json::to_string(&record)?;
+            match self.insert_line(k) {
+                Some(line) => plan.insert_before(line, text),
+                None => plan.append(text),
+            }
+        }
+        Ok(plan.render())
+    }
+
+    fn edit(
+        &self,
+        idx: usize,
+        edits: &[PartEdit],
+        changes: &mut HashMap<usize, Vec<(&str, Value)>>,
+    ) -> Result<(), WriteError> {
+        let mut messages: HashMap<usize, Value> = HashMap::new();
+        for edit in edits {
+            let PartEdit::ResultText { call_id, text } = edit;
+            let done = self.msg_recs[idx].iter().any(|&r| {
+                let msg = messages.entry(r).or_insert_with(|| {
+                    self.t.recs[r]
+                        .v
+                        .get("message")
+                        .cloned()
+                        .unwrap_or(Value::Null)
+                });
+                set_result_text(msg, call_id, text)
+            });
+            if !done {
+                return Err(WriteError::NoSuchResult {
+                    index: idx,
+                    call_id: call_id.clone(),
+                });
+            }
+        }
+        for (r, msg) in messages {
+            if self.t.recs[r].v.get("message") != Some(&msg) {
+                changes.entry(r).or_default().push(("message", msg));
+            }
+        }
+        Ok(())
+    }
+
+    /// The record whose envelope new records copy: the next kept message, else the previous
+    /// one, else the leaf.
+    fn template(&self, k: usize) -> Option<&Value> {
+        let first = |e: &Entry| match e {
+            Entry::Msg { idx, .. } => self.msg_recs[*idx].first().copied(),
+            _ => None,
+        };
+        self.entries[k + 1..]
+            .iter()
+            .find_map(first)
+            .or_else(|| self.entries[..k].iter().rev().find_map(first))
+            .or(self.t.leaf)
+            .or_else(|| self.t.recs.iter().position(|r| r.is_conversation()))
+            .map(|r| &self.t.recs[r].v)
+    }
+
+    /// The timestamp of the last record before where entry `k` is written (of the first
+    /// after it when it goes first).
+    fn timestamp(&self, k: usize) -> Value {
+        let line = self.insert_line(k).unwrap_or(usize::MAX);
+        let recs = &self.t.recs;
+        let split = recs.partition_point(|r| r.line < line);
+        recs[..split]
+            .iter()
+            .rev()
+            .chain(&recs[split..])
+            .find_map(|r| r.timestamp())
+            .map_or(Value::Null, |s| Value::String(s.to_string()))
+    }
+
+    /// Where and how the record for entry `k` is written.
+    fn place<'b>(&'b self, k: usize, uuid: &'b str, parent: Option<String>) -> Place<'b> {
+        Place {
+            uuid,
+            parent,
+            template: self.template(k),
+            timestamp: self.timestamp(k),
+        }
+    }
+
+    fn boundary(&self, k: usize, uuid: &str, session: &Session) -> Value {
+        let summarized = self
+            .t
+            .recs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.fates[*i] == Fate::Aside && self.t.live[*i])
+            .filter_map(|(_, r)| r.uuid.clone())
+            .next_back();
+        let logical = summarized.or_else(|| self.t.leaf.and_then(|l| self.t.recs[l].uuid.clone()));
+        let summary = self.entries.iter().find_map(|e| match e {
+            Entry::New {
+                m, summary: true, ..
+            } => Some(*m),
+            _ => None,
+        });
+        let pre_tokens = summary
+            .and_then(|m| m.meta.get("pre_tokens").and_then(Value::as_u64))
+            .or_else(|| {
+                session
+                    .reported_usage
+                    .as_ref()
+                    .map(|u| u.input_tokens + u.output_tokens)
+            })
+            .unwrap_or(0);
+        new::boundary(&self.place(k, uuid, None), logical, pre_tokens)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::session::{read, write as session_write, NewMessage, Role};
+
+    fn rec(uuid: &str, parent: Option<&str>, ty: &str, content: Value) -> String {
+        json!({"parentUuid": parent, "isSidechain": false, "sessionId": "s", "type": ty,
+            "message": {"role": ty, "content": content}, "uuid": uuid, "timestamp": uuid})
+        .to_string()
+    }
+
+    /// u1 → a1 → u2 → a2 → u3, then a `last-prompt` naming u3.
+    fn transcript() -> String {
+        let mut lines = vec![
+            rec("u1", None, "user", json!("one")),
+            rec(
+                "a1",
+                Some("u1"),
+                "assistant",
+                json!([{"type":"text","text":"two"}]),
+            ),
+            rec("u2", Some("a1"), "user", json!("three")),
+            rec(
+                "a2",
+                Some("u2"),
+                "assistant",
+                json!([{"type":"text","text":"four"}]),
+            ),
+            rec("u3", Some("a2"), "user", json!("five")),
+        ];
+        lines.push(r#"{"type":"last-prompt","lastPrompt":"five","leafUuid":"u3"}"#.into());
+        lines.join("\n") + "\n"
+    }
+
+    fn parents(out: &[u8]) -> Vec<(String, Value)> {
+        std::str::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|v| {
+                (
+                    v["uuid"].as_str().unwrap_or("-").to_string(),
+                    v["parentUuid"].clone(),
+                )
+            })
+            .collect()
+    }
+
+    fn texts(out: &[u8]) -> Vec<String> {
+        read(out, None)
+            .unwrap()
+            .messages
+            .iter()
+            .map(|m| m.text())
+            .collect()
+    }
+
+    #[test]
+    fn removed_records_are_bridged() {
+        let text = transcript();
+        let s = read(text.as_bytes(), None).unwrap();
+        let out = session_write(&s, &[Item::Keep(0), Item::Keep(4)]).unwrap();
+        let p = parents(&out);
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[1], ("u3".to_string(), json!("u1")));
+        assert_eq!(texts(&out), ["one", "five"]);
+        // Untouched lines are the original bytes.
+        let first = text.lines().next().unwrap();
+        assert!(std::str::from_utf8(&out).unwrap().starts_with(first));
+    }
+
+    #[test]
+    fn a_removed_leaf_moves_the_last_prompt() {
+        let s = read(transcript().as_bytes(), None).unwrap();
+        let out = session_write(&s, &[Item::Keep(0), Item::Keep(1)]).unwrap();
+        let last = std::str::from_utf8(&out)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            last,
+            r#"{"type":"last-prompt","lastPrompt":"five","leafUuid":"a1"}"#
+        );
+        assert_eq!(texts(&out), ["one", "two"]);
+    }
+
+    #[test]
+    fn compaction_starts_a_new_root() {
+        let s = read(transcript().as_bytes(), None).unwrap();
+        let mut meta = serde_json::Map::new();
+        meta.insert("compact_boundary".into(), json!(true));
+        meta.insert("compact_id".into(), json!("c1"));
+        let summary = NewMessage {
+            role: Role::User,
+            text: "gist".into(),
+            meta,
+        };
+        let items = [Item::Insert(summary), Item::Keep(3), Item::Keep(4)];
+        let out = session_write(&s, &items).unwrap();
+        let p = parents(&out);
+        // u1 a1 u2 stay as history; boundary; summary; a2 re-threaded; u3; last-prompt.
+        assert_eq!(p.len(), 8);
+        let (b, c) = (&p[3], &p[4]);
+        assert_eq!(b.1, Value::Null);
+        assert_eq!(c.1, json!(b.0));
+        assert_eq!(p[5], ("a2".to_string(), json!(c.0)));
+        let s2 = read(&out, None).unwrap();
+        assert_eq!(texts(&out), ["gist", "four", "five"]);
+        assert_eq!(
+            s2.messages[0].compact.as_ref().unwrap().id.as_deref(),
+            Some("c1")
+        );
+        let v: Value =
+            serde_json::from_str(std::str::from_utf8(&out).unwrap().lines().nth(3).unwrap())
+                .unwrap();
+        assert_eq!(v["logicalParentUuid"], "u2");
+        assert_eq!(
+            v["timestamp"], "u2",
+            "the timestamp of the record before it"
+        );
+    }
+
+    #[test]
+    fn edits_change_only_the_message() {
+        let lines = [
+            rec("u1", None, "user", json!("go")),
+            rec(
+                "a1",
+                Some("u1"),
+                "assistant",
+                json!([{"type":"tool_use","id":"t1","name":"Bash","input":{}}]),
+            ),
+            rec(
+                "r1",
+                Some("a1"),
+                "user",
+                json!([{"type":"tool_result","tool_use_id":"t1","content":"long output"}]),
+            ),
+        ];
+        let text = lines.join("\n") + "\n";
+        let s = read(text.as_bytes(), None).unwrap();
+        let edit = PartEdit::ResultText {
+            call_id: "t1".into(),
+            text: "short".into(),
+        };
+        let items = [
+            Item::Keep(0),
+            Item::Keep(1),
+            Item::Edit {
+                index: 2,
+                edits: vec![edit],
+            },
+        ];
+        let out = session_write(&s, &items).unwrap();
+        assert_eq!(texts(&out)[2], "short");
+        let text = std::str::from_utf8(&out).unwrap();
+        assert_eq!(text.lines().take(2).collect::<Vec<_>>(), lines[..2]);
+        let bad = PartEdit::ResultText {
+            call_id: "zz".into(),
+            text: "x".into(),
+        };
+        let err = session_write(
+            &s,
+            &[Item::Edit {
+                index: 2,
+                edits: vec![bad],
+            }],
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, WriteError::NoSuchResult { index: 2, .. }),
+            "{err}"
+        );
+    }
+}

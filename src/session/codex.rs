@@ -1,0 +1,373 @@
+//! Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+//!
+//! Every line is `{"timestamp", "type", "payload"}`. The model's history is the
+//! `response_item` payloads (Responses API input items); a `compacted` record replaces it
+//! with its `replacement_history` (or, in older builds, with the user messages so far plus a
+//! summary). `session_meta` holds the base instructions (a system message here);
+//! `turn_context` the model; `event_msg` the UI stream and `token_count` usage reports.
+//! Legacy rollouts (bare items after a `{id, timestamp, instructions}` line, with
+//! `record_type` lines) are read too.
+
+use serde_json::{json, Value};
+
+use super::codex_items::{codex_compact, item_message};
+use super::jsonl::{parse_line, LineError};
+use super::message::Notes;
+use super::{
+    Document, Format, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role, Session,
+};
+
+/// Where an item of the active history comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A `response_item` line (or a bare item line in a legacy rollout).
+    Line(usize),
+    /// Element `index` of the `replacement_history` of the `compacted` record on `line`.
+    History { line: usize, index: usize },
+    /// The summary text of an older `compacted` record on this line.
+    Summary(usize),
+}
+
+impl Source {
+    pub fn line(&self) -> usize {
+        match self {
+            Source::Line(l) | Source::Summary(l) | Source::History { line: l, .. } => *l,
+        }
+    }
+}
+
+/// One Responses API item of the active history.
+#[derive(Debug, Clone)]
+pub struct ActiveItem {
+    pub value: Value,
+    pub source: Source,
+}
+
+/// A parsed rollout.
+#[derive(Debug, Default)]
+pub struct Rollout {
+    /// Base instructions and the line of the `session_meta` holding them.
+    pub system: Option<(usize, String)>,
+    /// The active history, one message each.
+    pub items: Vec<ActiveItem>,
+    pub model: Option<String>,
+    /// `(input, output, line)` of the last `token_count` after the last compaction.
+    pub usage: Option<(u64, u64, usize)>,
+    /// Bare items without the `{timestamp, type, payload}` envelope.
+    pub legacy: bool,
+    pub truncated_tail: Option<usize>,
+    pub warnings: Vec<String>,
+    /// The last `timestamp` in the file, for records ctxctl appends.
+    pub last_timestamp: Option<String>,
+}
+
+impl Rollout {
+    pub fn parse(doc: &LinesDoc) -> Result<Rollout, ReadError> {
+        let mut r = Rollout::default();
+        let mut first = true;
+        for i in 0..doc.lines.len() {
+            if doc.line(i).trim().is_empty() {
+                continue;
+            }
+            let v = match parse_line(doc, i) {
+                Ok(v) => v,
+                Err(LineError::Tolerated(w)) => {
+                    r.warnings.push(w);
+                    r.truncated_tail = Some(i);
+                    continue;
+                }
+                Err(LineError::Fatal(e)) => return Err(e),
+            };
+            if !v.is_object() {
+                return Err(ReadError::shape(format!("line {}", i + 1), "a JSON object"));
+            }
+            if let Some(ts) = v.get("timestamp").and_then(Value::as_str) {
+                r.last_timestamp = Some(ts.to_string());
+            }
+            let was_first = std::mem::replace(&mut first, false);
+            let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
+            match v.get("payload") {
+                Some(payload) => r.record(i, ty, payload),
+                None => r.legacy_record(i, &v, was_first),
+            }
+        }
+        Ok(r)
+    }
+
+    fn record(&mut self, line: usize, ty: &str, payload: &Value) {
+        match ty {
+            "session_meta" if self.system.is_none() => {
+                let text = payload
+                    .pointer("/base_instructions/text")
+                    .or_else(|| payload.get("instructions"))
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty());
+                if let Some(text) = text {
+                    self.system = Some((line, text.to_string()));
+                }
+            }
+            "response_item" if is_model_item(payload) => self.items.push(ActiveItem {
+                value: payload.clone(),
+                source: Source::Line(line),
+            }),
+            "compacted" => self.compacted(line, payload),
+            "turn_context" => {
+                if let Some(m) = payload.get("model").and_then(Value::as_str) {
+                    self.model = Some(m.to_string());
+                }
+            }
+            "event_msg" if payload.get("type").and_then(Value::as_str) == Some("token_count") => {
+                let last = payload.pointer("/info/last_token_usage");
+                let n = |k: &str| last.and_then(|u| u.get(k)).and_then(Value::as_u64);
+                if let (Some(input), Some(output)) = (n("input_tokens"), n("output_tokens")) {
+                    if input > 0 {
+                        self.usage = Some((input, output, line));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn compacted(&mut self, line: usize, payload: &Value) {
+        self.usage = None;
+        if let Some(history) = payload.get("replacement_history").and_then(Value::as_array) {
+            self.items = history
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| is_model_item(v))
+                .map(|(index, v)| ActiveItem {
+                    value: v.clone(),
+                    source: Source::History { line, index },
+                })
+                .collect();
+            return;
+        }
+        // Older builds: the history becomes the user messages so far plus the summary.
+        let summary = payload.get("message").and_then(Value::as_str).unwrap_or("");
+        self.items.retain(|it| {
+            it.value.get("type").and_then(Value::as_str) == Some("message")
+                && it.value.get("role").and_then(Value::as_str) == Some("user")
+        });
+        self.items.push(ActiveItem {
+            value: json!({"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": summary}]}),
+            source: Source::Summary(line),
+        });
+    }
+
+    fn legacy_record(&mut self, line: usize, v: &Value, first: bool) {
+        self.legacy = true;
+        if v.get("record_type").is_some() {
+            return;
+        }
+        if first && v.get("type").is_none() {
+            if let Some(text) = v.get("instructions").and_then(Value::as_str) {
+                if !text.is_empty() {
+                    self.system = Some((line, text.to_string()));
+                }
+            }
+            return;
+        }
+        if is_model_item(v) {
+            self.items.push(ActiveItem {
+                value: v.clone(),
+                source: Source::Line(line),
+            });
+        }
+    }
+
+    /// The session's messages: the instructions, then one per active item.
+    pub fn messages(&self, notes: &mut Notes) -> Result<Vec<Message>, ReadError> {
+        let mut out = Vec::with_capacity(self.items.len() + 1);
+        if let Some((line, text)) = &self.system {
+            out.push(Message::new(
+                Role::System,
+                vec![Part::Text(text.clone())],
+                Origin::Record(*line),
+            ));
+        }
+        for it in &self.items {
+            let place = match &it.source {
+                Source::History { line, index } => {
+                    format!("line {}: replacement_history[{index}]", line + 1)
+                }
+                s => format!("line {}: payload", s.line() + 1),
+            };
+            let mut m = item_message(&it.value, &place, Origin::Record(it.source.line()), notes)?;
+            if matches!(it.source, Source::Summary(_)) {
+                m.compact = Some(codex_compact());
+            }
+            out.push(m);
+        }
+        Ok(out)
+    }
+}
+
+/// Items that are model history (`ghost_snapshot` is an undo point, not model input).
+fn is_model_item(v: &Value) -> bool {
+    matches!(v.get("type").and_then(Value::as_str), Some(t) if t != "ghost_snapshot")
+}
+
+pub fn read(text: &str) -> Result<Session, ReadError> {
+    let mut doc = LinesDoc::new(text.to_string());
+    let r = Rollout::parse(&doc)?;
+    doc.truncated_tail = r.truncated_tail;
+    let mut notes = Notes::default();
+    let messages = r.messages(&mut notes)?;
+    let reported_usage = r.usage.map(|(input_tokens, output_tokens, line)| {
+        let before = messages
+            .iter()
+            .take_while(|m| m.origin.records().first().is_some_and(|&l| l < line))
+            .count();
+        ReportedUsage {
+            input_tokens,
+            output_tokens,
+            after_message: before.checked_sub(1),
+        }
+    });
+    let mut warnings = r.warnings;
+    warnings.extend(notes.into_warnings());
+    Ok(Session {
+        format: Format::Codex,
+        doc: Document::Lines(doc),
+        messages,
+        model: r.model,
+        warnings,
+        reported_usage,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(ty: &str, payload: Value) -> String {
+        json!({"timestamp": "2025-01-01T00:00:00.000Z", "type": ty, "payload": payload}).to_string()
+    }
+
+    fn user(text: &str) -> Value {
+        json!({"type":"message","role":"user","content":[{"type":"input_text","text":text}]})
+    }
+
+    #[test]
+    fn items_become_messages() {
+        let lines = [
+            line(
+                "session_meta",
+                json!({"id":"x","base_instructions":{"text":"be good"}}),
+            ),
+            line(
+                "response_item",
+                json!({"type":"message","role":"developer","content":[{"type":"input_text","text":"perm"}]}),
+            ),
+            line("response_item", user("hi")),
+            line("turn_context", json!({"model":"gpt-5"})),
+            line(
+                "response_item",
+                json!({"type":"ghost_snapshot","ghost_commit":{}}),
+            ),
+            line(
+                "response_item",
+                json!({"type":"reasoning","summary":[{"type":"summary_text","text":"hmm"}],"encrypted_content":"gAAA"}),
+            ),
+            line(
+                "response_item",
+                json!({"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}),
+            ),
+            line(
+                "event_msg",
+                json!({"type":"token_count","info":{"last_token_usage":{"input_tokens":900,"output_tokens":20}}}),
+            ),
+            line(
+                "response_item",
+                json!({"type":"function_call_output","call_id":"c1","output":"{\"output\":\"ok\"}"}),
+            ),
+        ];
+        let s = read(&(lines.join("\n") + "\n")).unwrap();
+        let roles: Vec<Role> = s.messages.iter().map(|m| m.role).collect();
+        assert_eq!(
+            roles,
+            [
+                Role::System,
+                Role::Developer,
+                Role::User,
+                Role::Assistant,
+                Role::Assistant,
+                Role::Tool
+            ]
+        );
+        assert_eq!(
+            s.messages[3].parts,
+            [
+                Part::Thinking("hmm".into()),
+                Part::Opaque {
+                    kind: "encrypted_content".into(),
+                    bytes: 4
+                }
+            ]
+        );
+        assert_eq!(s.messages[5].result_ids().collect::<Vec<_>>(), ["c1"]);
+        assert_eq!(s.model.as_deref(), Some("gpt-5"));
+        let u = s.reported_usage.unwrap();
+        assert_eq!(
+            (u.input_tokens, u.output_tokens, u.after_message),
+            (900, 20, Some(4))
+        );
+    }
+
+    #[test]
+    fn compaction_replaces_the_history() {
+        let lines = [
+            line("session_meta", json!({"id":"x","instructions":null})),
+            line("response_item", user("old")),
+            line(
+                "event_msg",
+                json!({"type":"token_count","info":{"last_token_usage":{"input_tokens":5,"output_tokens":1}}}),
+            ),
+            line(
+                "compacted",
+                json!({"message":"","replacement_history":[user("kept"),{"type":"compaction","encrypted_content":"xyz"}]}),
+            ),
+            line("response_item", user("new")),
+        ];
+        let s = read(&lines.join("\n")).unwrap();
+        let texts: Vec<String> = s.messages.iter().map(Message::text).collect();
+        assert_eq!(texts, ["kept", "", "new"]);
+        assert_eq!(s.messages[1].compact.as_ref().unwrap().by, "codex");
+        assert_eq!(s.messages[0].origin, Origin::Record(3));
+        assert_eq!(s.reported_usage, None, "usage before a compaction is stale");
+    }
+
+    #[test]
+    fn older_compaction_keeps_user_messages_and_the_summary() {
+        let lines = [
+            line("response_item", user("ask")),
+            line(
+                "response_item",
+                json!({"type":"message","role":"assistant","content":[{"type":"output_text","text":"answer"}]}),
+            ),
+            line("compacted", json!({"message":"the summary"})),
+        ];
+        let s = read(&lines.join("\n")).unwrap();
+        let texts: Vec<String> = s.messages.iter().map(Message::text).collect();
+        assert_eq!(texts, ["ask", "the summary"]);
+        assert!(s.messages[1].compact.is_some());
+    }
+
+    #[test]
+    fn legacy_rollouts_read() {
+        let text = "{\"id\":\"x\",\"timestamp\":\"t\",\"instructions\":\"sys\"}\n{\"record_type\":\"state\"}\n{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"hi\"}]}\n";
+        let s = read(text).unwrap();
+        assert_eq!(s.messages.len(), 2);
+        assert_eq!(s.messages[0].role, Role::System);
+        assert_eq!(s.messages[1].origin, Origin::Record(2));
+    }
+
+    #[test]
+    fn bad_items_name_their_line() {
+        let text = line("response_item", json!({"type":"message","content":[]}));
+        let e = read(&text).unwrap_err();
+        assert!(e.to_string().starts_with("line 1: payload"), "{e}");
+    }
+}

@@ -1,0 +1,201 @@
+//! Responses API input items (what Codex replays to the model) as messages.
+
+use serde_json::{json, Value};
+
+use super::message::{self, args_text, Notes};
+use super::{CompactMeta, Message, Origin, Part, ReadError, Role};
+
+/// Codex's own compaction summaries.
+pub fn codex_compact() -> CompactMeta {
+    CompactMeta {
+        id: None,
+        seq: None,
+        timestamp: None,
+        by: "codex",
+    }
+}
+
+fn text_of(v: &Value, key: &str) -> String {
+    v.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// One Responses API item as a message.
+pub fn item_message(
+    v: &Value,
+    place: &str,
+    origin: Origin,
+    notes: &mut Notes,
+) -> Result<Message, ReadError> {
+    let ty = v
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ReadError::shape(place, "an item with a \"type\""))?;
+    let call = |name: String, arguments: String| Part::ToolCall {
+        id: v
+            .get("call_id")
+            .or_else(|| v.get("id"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        name,
+        arguments,
+    };
+    let result = |content: Vec<Part>| Part::ToolResult {
+        call_id: text_of(v, "call_id"),
+        content,
+        is_error: v.pointer("/output/success").and_then(Value::as_bool) == Some(false),
+    };
+    let (role, parts) = match ty {
+        "message" => {
+            let role = match v.get("role").and_then(Value::as_str) {
+                Some(r) => Role::parse(r).unwrap_or_else(|| {
+                    notes.unknown_role(r);
+                    Role::User
+                }),
+                None => return Err(ReadError::shape(place, "a message with a \"role\"")),
+            };
+            (role, content_items(v.get("content"), notes))
+        }
+        "reasoning" => {
+            let mut parts = Vec::new();
+            for key in ["summary", "content"] {
+                for p in v.get(key).and_then(Value::as_array).into_iter().flatten() {
+                    parts.push(Part::Thinking(text_of(p, "text")));
+                }
+            }
+            if let Some(enc) = v.get("encrypted_content").and_then(Value::as_str) {
+                parts.push(Part::Opaque {
+                    kind: "encrypted_content".into(),
+                    bytes: enc.len(),
+                });
+            }
+            (Role::Assistant, parts)
+        }
+        "function_call" => (
+            Role::Assistant,
+            vec![call(text_of(v, "name"), args_text(v.get("arguments")))],
+        ),
+        "custom_tool_call" => (
+            Role::Assistant,
+            vec![call(text_of(v, "name"), args_text(v.get("input")))],
+        ),
+        "local_shell_call" => (
+            Role::Assistant,
+            vec![call("local_shell".into(), args_text(v.get("action")))],
+        ),
+        "tool_search_call" => (
+            Role::Assistant,
+            vec![call("tool_search".into(), args_text(v.get("arguments")))],
+        ),
+        "function_call_output" | "custom_tool_call_output" => (
+            Role::Tool,
+            vec![result(output_parts(v.get("output"), notes))],
+        ),
+        "tool_search_output" => (
+            Role::Tool,
+            vec![result(vec![Part::Text(args_text(v.get("tools")))])],
+        ),
+        "web_search_call" => (
+            Role::Assistant,
+            vec![Part::Text(format!(
+                "web search: {}",
+                args_text(v.get("action"))
+            ))],
+        ),
+        "image_generation_call" => (
+            Role::Assistant,
+            vec![
+                Part::Text(text_of(v, "revised_prompt")),
+                Part::Image { media_type: None },
+            ],
+        ),
+        "agent_message" => (Role::Assistant, content_items(v.get("content"), notes)),
+        "compaction" => {
+            let bytes = v
+                .get("encrypted_content")
+                .and_then(Value::as_str)
+                .map_or(0, str::len);
+            let mut m = Message::new(
+                Role::User,
+                vec![Part::Opaque {
+                    kind: "compaction".into(),
+                    bytes,
+                }],
+                origin,
+            );
+            m.compact = Some(codex_compact());
+            return Ok(m);
+        }
+        other => {
+            let role = v
+                .get("role")
+                .and_then(Value::as_str)
+                .and_then(Role::parse)
+                .unwrap_or(Role::Assistant);
+            (role, vec![unknown(other, notes)])
+        }
+    };
+    let mut m = Message::new(role, parts, origin);
+    m.id = v.get("id").and_then(Value::as_str).map(str::to_string);
+    m.pinned = v.get("_preserve").and_then(Value::as_bool) == Some(true);
+    m.compact = v.get("ctxctl").and_then(message::compact_meta);
+    Ok(m)
+}
+
+fn unknown(kind: &str, notes: &mut Notes) -> Part {
+    notes.unknown_part(kind);
+    Part::Other {
+        kind: kind.to_string(),
+    }
+}
+
+/// A tool output: a string, a list of content items, one item, or `{content, success}`.
+fn output_parts(v: Option<&Value>, notes: &mut Notes) -> Vec<Part> {
+    match v {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => vec![Part::Text(s.clone())],
+        Some(items @ Value::Array(_)) => content_items(Some(items), notes),
+        Some(obj) if obj.get("type").is_some() => content_items(Some(&json!([obj])), notes),
+        Some(obj) if obj.get("content").is_some() => output_parts(obj.get("content"), notes),
+        Some(other) => vec![Part::Text(args_text(Some(other)))],
+    }
+}
+
+/// Message content items (`input_text`, `output_text`, `input_image`, …).
+fn content_items(v: Option<&Value>, notes: &mut Notes) -> Vec<Part> {
+    let items = match v {
+        Some(Value::String(s)) => return vec![Part::Text(s.clone())],
+        Some(Value::Array(items)) => items,
+        _ => return Vec::new(),
+    };
+    items
+        .iter()
+        .map(
+            |c| match c.get("type").and_then(Value::as_str).unwrap_or("") {
+                "input_text" | "output_text" | "text" | "summary_text" | "reasoning_text" => {
+                    Part::Text(text_of(c, "text"))
+                }
+                "refusal" => Part::Text(text_of(c, "refusal")),
+                "input_image" => Part::Image {
+                    media_type: c
+                        .get("image_url")
+                        .and_then(Value::as_str)
+                        .and_then(|u| u.strip_prefix("data:"))
+                        .and_then(|u| u.split(';').next())
+                        .map(str::to_string),
+                },
+                "encrypted_content" => Part::Opaque {
+                    kind: "encrypted_content".into(),
+                    bytes: c
+                        .get("encrypted_content")
+                        .and_then(Value::as_str)
+                        .map_or(0, str::len),
+                },
+                other => unknown(other, notes),
+            },
+        )
+        .collect()
+}

@@ -1,0 +1,214 @@
+//! Writing Codex rollouts back so that `codex resume` continues them.
+//!
+//! A rollout is an append-only log that Codex replays on resume, so a changed history is
+//! not written by deleting lines: every line stays byte for byte, and a `compacted` record
+//! whose `replacement_history` is the new history (kept items, edits applied, inserted
+//! messages in place) is appended, followed by the `event_msg` `context_compacted` Codex
+//! writes after its own compactions. Legacy rollouts (no envelope, no `compacted` records)
+//! are rewritten line by line instead.
+
+use serde_json::{json, Value};
+
+use super::codex::{ActiveItem, Rollout};
+use super::lines_out::{LineOut, LinePlan};
+use super::write::{Item, NewMessage, PartEdit, WriteError};
+use super::{LinesDoc, Role, Session};
+
+pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+    if items == session.keep_all().as_slice() {
+        return Ok(doc.text.as_bytes().to_vec());
+    }
+    let r = Rollout::parse(doc).map_err(|e| WriteError::Document(e.to_string()))?;
+    let offset = usize::from(r.system.is_some());
+    if r.items.len() + offset != session.messages.len() {
+        return Err(WriteError::Document(format!(
+            "{} messages read again, {} in the session",
+            r.items.len() + offset,
+            session.messages.len()
+        )));
+    }
+    if r.legacy {
+        return legacy(doc, items, &r.items, offset);
+    }
+    // Message index -> its item (the instructions message has none).
+    let item = |i: usize| i.checked_sub(offset).map(|k| &r.items[k]);
+    let mut history = Vec::with_capacity(items.len());
+    let mut summary = None;
+    for it in items {
+        match it {
+            Item::Keep(i) => history.extend(item(*i).map(|a| a.value.clone())),
+            Item::Edit { index, edits } => {
+                if let Some(a) = item(*index) {
+                    history.push(edited(a, *index, edits)?);
+                }
+            }
+            Item::Insert(m) => {
+                if m.meta.get("compact_boundary").and_then(Value::as_bool) == Some(true) {
+                    summary = Some(m.text.clone());
+                }
+                history.push(new_item(m));
+            }
+            Item::InsertRecord(_) => {} // refused by `write` for this format
+        }
+    }
+    let ts = r.last_timestamp.map_or(Value::Null, Value::String);
+    let compacted = json!({
+        "timestamp": ts,
+        "type": "compacted",
+        "payload": {"message": summary.unwrap_or_default(), "replacement_history": history},
+    });
+    let event = json!({
+        "timestamp": ts,
+        "type": "event_msg",
+        "payload": {"type": "context_compacted"},
+    });
+    let mut plan = LinePlan::new(doc);
+    plan.append(serde_json::to_string(&compacted)?);
+    plan.append(serde_json::to_string(&event)?);
+    Ok(plan.render())
+}
+
+/// A Responses API message item for a message ctxctl adds; ctxctl's metadata (compaction
+/// id …) rides along under `ctxctl`.
+fn new_item(m: &NewMessage) -> Value {
+    let (role, kind) = match m.role {
+        Role::Assistant => ("assistant", "output_text"),
+        Role::System | Role::Developer => ("developer", "input_text"),
+        Role::User | Role::Tool => ("user", "input_text"),
+    };
+    let mut v =
+        json!({"type": "message", "role": role, "content": [{"type": kind, "text": m.text}]});
+    if !m.meta.is_empty() {
+        v["ctxctl"] = Value::Object(m.meta.clone());
+    }
+    v
+}
+
+fn edited(a: &ActiveItem, index: usize, edits: &[PartEdit]) -> Result<Value, WriteError> {
+    let mut v = a.value.clone();
+    for edit in edits {
+        let PartEdit::ResultText { call_id, text } = edit;
+        if !set_output(&mut v, call_id, text) {
+            return Err(WriteError::NoSuchResult {
+                index,
+                call_id: call_id.clone(),
+            });
+        }
+    }
+    Ok(v)
+}
+
+/// Replaces the output of a `*_call_output` item answering `call_id`, keeping its shape:
+/// Codex 0.5x wraps shell output as a JSON string `{"output", "metadata"}`.
+fn set_output(v: &mut Value, call_id: &str, text: &str) -> bool {
+    let is_output = matches!(
+        v.get("type").and_then(Value::as_str),
+        Some("function_call_output" | "custom_tool_call_output")
+    );
+    if !is_output || v.get("call_id").and_then(Value::as_str) != Some(call_id) {
+        return false;
+    }
+    let new = match v.get("output") {
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(mut wrapped) if wrapped.get("output").is_some_and(Value::is_string) => {
+                wrapped["output"] = Value::String(text.into());
+                Value::String(wrapped.to_string())
+            }
+            _ => Value::String(text.into()),
+        },
+        Some(Value::Array(_)) => json!([{"type": "input_text", "text": text}]),
+        _ => Value::String(text.into()),
+    };
+    v["output"] = new;
+    true
+}
+
+/// Legacy rollouts: drop the lines of dropped items, rewrite edited ones, insert new items.
+fn legacy(
+    doc: &LinesDoc,
+    items: &[Item],
+    active: &[ActiveItem],
+    offset: usize,
+) -> Result<Vec<u8>, WriteError> {
+    let mut plan = LinePlan::new(doc);
+    let mut kept = vec![false; active.len()];
+    let mut pending: Vec<String> = Vec::new();
+    for it in items {
+        match it {
+            Item::Insert(m) => pending.push(serde_json::to_string(&new_item(m))?),
+            Item::InsertRecord(_) => {} // refused by `write` for this format
+            Item::Keep(i) | Item::Edit { index: i, .. } => {
+                let Some(k) = i.checked_sub(offset) else {
+                    continue;
+                };
+                let a = &active[k];
+                kept[k] = true;
+                let line = a.source.line();
+                for p in pending.drain(..) {
+                    plan.insert_before(line, p);
+                }
+                if let Item::Edit { edits, .. } = it {
+                    let v = edited(a, *i, edits)?;
+                    plan.set(line, LineOut::Rewrite(serde_json::to_string(&v)?));
+                }
+            }
+        }
+    }
+    for p in pending {
+        plan.append(p);
+    }
+    for (k, a) in active.iter().enumerate() {
+        if !kept[k] {
+            plan.set(a.source.line(), LineOut::Drop);
+        }
+    }
+    Ok(plan.render())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::{read, write as session_write};
+
+    #[test]
+    fn wrapped_shell_output_keeps_its_wrapper() {
+        let mut v = json!({"type":"function_call_output","call_id":"c","output":"{\"output\":\"long\",\"metadata\":{\"exit_code\":0}}"});
+        assert!(set_output(&mut v, "c", "short"));
+        assert_eq!(
+            v["output"],
+            "{\"output\":\"short\",\"metadata\":{\"exit_code\":0}}"
+        );
+        let mut v = json!({"type":"custom_tool_call_output","call_id":"c","output":[{"type":"input_text","text":"x"}]});
+        assert!(set_output(&mut v, "c", "y"));
+        assert_eq!(v["output"], json!([{"type":"input_text","text":"y"}]));
+        assert!(!set_output(&mut v, "other", "y"));
+    }
+
+    #[test]
+    fn legacy_rollouts_are_rewritten_line_by_line() {
+        let text = concat!(
+            "{\"id\":\"x\",\"timestamp\":\"t\",\"instructions\":\"sys\"}\n",
+            "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"a\"}]}\n",
+            "{\"record_type\":\"state\"}\n",
+            "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"b\"}]}\n",
+        );
+        let s = read(text.as_bytes(), None).unwrap();
+        let marker = NewMessage {
+            role: Role::User,
+            text: "m".into(),
+            meta: Default::default(),
+        };
+        let out = session_write(&s, &[Item::Keep(0), Item::Insert(marker), Item::Keep(2)]).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[1], "{\"record_type\":\"state\"}");
+        let texts: Vec<String> = read(out.as_bytes(), None)
+            .unwrap()
+            .messages
+            .iter()
+            .map(|m| m.text())
+            .collect();
+        assert_eq!(texts, ["sys", "m", "b"]);
+    }
+}

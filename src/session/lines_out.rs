@@ -1,0 +1,128 @@
+//! Rendering a rewritten JSONL document: every line is kept byte for byte, dropped or
+//! replaced, and new records are inserted before a given line or appended. Appended records
+//! go before a truncated last line (an agent still writing), which stays last and untouched.
+
+use super::LinesDoc;
+
+/// What happens to one line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LineOut {
+    Keep,
+    Drop,
+    /// New content for the line (its terminator is kept).
+    Rewrite(String),
+}
+
+/// A rewrite of a JSONL document, line by line.
+#[derive(Debug)]
+pub struct LinePlan<'a> {
+    doc: &'a LinesDoc,
+    actions: Vec<LineOut>,
+    /// `(line, record)`: `record` goes right before `line`; `line == lines.len()` appends.
+    inserts: Vec<(usize, String)>,
+}
+
+impl<'a> LinePlan<'a> {
+    /// A plan that keeps every line.
+    pub fn new(doc: &'a LinesDoc) -> LinePlan<'a> {
+        LinePlan {
+            doc,
+            actions: vec![LineOut::Keep; doc.lines.len()],
+            inserts: Vec::new(),
+        }
+    }
+
+    pub fn set(&mut self, line: usize, action: LineOut) {
+        self.actions[line] = action;
+    }
+
+    /// Inserts `record` (one JSON line, no terminator) before `line`, after any record
+    /// already inserted there.
+    pub fn insert_before(&mut self, line: usize, record: String) {
+        self.inserts.push((line, record));
+    }
+
+    /// Appends `record` after the last complete line.
+    pub fn append(&mut self, record: String) {
+        let at = self.doc.truncated_tail.unwrap_or(self.doc.lines.len());
+        self.inserts.push((at, record));
+    }
+
+    /// The rewritten document.
+    pub fn render(mut self) -> Vec<u8> {
+        let doc = self.doc;
+        let tail = doc.truncated_tail;
+        for (at, _) in &mut self.inserts {
+            if let Some(t) = tail {
+                *at = (*at).min(t);
+            }
+        }
+        // Stable: records inserted at the same line keep their order.
+        self.inserts.sort_by_key(|(at, _)| *at);
+        let eol = doc.eol();
+        let mut out = String::with_capacity(doc.text.len() + 1024);
+        let first_start = doc.lines.first().map_or(doc.text.len(), |s| s.start);
+        out.push_str(&doc.text[..first_start]);
+        let mut inserts = self.inserts.iter().peekable();
+        let push_record = |out: &mut String, text: &str| {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push_str(eol);
+            }
+            out.push_str(text);
+            out.push_str(eol);
+        };
+        for (i, (span, action)) in doc.lines.iter().zip(&self.actions).enumerate() {
+            while let Some((_, text)) = inserts.next_if(|(at, _)| *at == i) {
+                push_record(&mut out, text);
+            }
+            match action {
+                LineOut::Keep => out.push_str(&doc.text[span.start..span.end_with_eol]),
+                LineOut::Drop => {}
+                LineOut::Rewrite(text) => {
+                    out.push_str(text);
+                    out.push_str(&doc.text[span.end..span.end_with_eol]);
+                }
+            }
+        }
+        for (_, text) in inserts {
+            push_record(&mut out, text);
+        }
+        out.into_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keep_all_is_identity() {
+        let doc = LinesDoc::new("a\r\nb\n\nc".to_string());
+        assert_eq!(LinePlan::new(&doc).render(), doc.text.as_bytes());
+    }
+
+    #[test]
+    fn inserts_drops_and_rewrites() {
+        let doc = LinesDoc::new("a\nb\nc\n".to_string());
+        let mut plan = LinePlan::new(&doc);
+        plan.set(0, LineOut::Drop);
+        plan.set(2, LineOut::Rewrite("C".into()));
+        plan.insert_before(1, "x".into());
+        plan.append("z".into());
+        plan.insert_before(1, "y".into());
+        assert_eq!(plan.render(), b"x\ny\nb\nC\nz\n");
+    }
+
+    #[test]
+    fn appends_go_before_a_truncated_tail_and_after_an_unterminated_line() {
+        let mut doc = LinesDoc::new("a\n{\"b\":".to_string());
+        doc.truncated_tail = Some(1);
+        let mut plan = LinePlan::new(&doc);
+        plan.append("z".into());
+        assert_eq!(plan.render(), b"a\nz\n{\"b\":");
+        let doc = LinesDoc::new("a".to_string());
+        let mut plan = LinePlan::new(&doc);
+        plan.append("z".into());
+        assert_eq!(plan.render(), b"a\nz\n");
+    }
+}

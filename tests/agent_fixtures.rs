@@ -1,0 +1,142 @@
+//! Every real session in `shared/fixtures/` reads and writes back byte for byte; trims and
+//! compactions of the agent transcripts (Claude Code, Codex, goose) read again, keep tool
+//! pairs, keep untouched lines and give new records the fields the agent needs.
+
+mod support;
+
+use ctxctl::session::{self, Format};
+use support::{fixture, fixtures_in};
+
+/// The format each fixture directory of sessions holds.
+const DIRS: [(&str, Format); 4] = [
+    ("claude-code", Format::ClaudeCode),
+    ("codex", Format::Codex),
+    ("anthropic-messages", Format::Anthropic),
+    ("openai-chat", Format::OpenAi),
+];
+
+#[test]
+fn every_fixture_reads_and_writes_back_unchanged() {
+    let mut seen = 0;
+    for (dir, format) in DIRS {
+        for path in fixtures_in(dir) {
+            let bytes = std::fs::read(&path).unwrap();
+            let s = session::read(&bytes, None).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+            assert_eq!(s.format, format, "{path:?} detected as {}", s.format);
+            assert!(!s.messages.is_empty(), "{path:?}: no messages");
+            let out = session::write(&s, &s.keep_all()).unwrap();
+            assert!(out == bytes, "{path:?}: keep-all rewrite differs");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 13, "only {seen} fixtures found");
+}
+
+#[test]
+fn recordings_and_event_streams_are_clear_errors() {
+    for dir in ["goose", "openhands"] {
+        for path in fixtures_in(dir) {
+            let bytes = std::fs::read(&path).unwrap();
+            let e = session::read(&bytes, None).unwrap_err().to_string();
+            assert!(e.contains("not a conversation session"), "{path:?}: {e}");
+        }
+    }
+    let e = session::read(
+        &fixture("goose/goose_scenario_recording_basic_greeting.json"),
+        None,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("goose scenario recording"), "{e}");
+}
+
+/// Per assistant message of a Claude Code session: `(index, prompt tokens, output tokens)`
+/// as the provider reported them (one API response counted once).
+fn claude_usages(s: &session::Session) -> Vec<(usize, u64, u64)> {
+    let session::Document::Lines(doc) = &s.doc else {
+        panic!("not lines")
+    };
+    let mut out = Vec::new();
+    for (i, m) in s.messages.iter().enumerate() {
+        if m.role != session::Role::Assistant {
+            continue;
+        }
+        let mut best: Option<(u64, u64)> = None;
+        for &line in m.origin.records() {
+            let v: serde_json::Value = serde_json::from_str(doc.line(line)).unwrap();
+            if v["message"]["model"] == "<synthetic>" {
+                continue;
+            }
+            let u = &v["message"]["usage"];
+            let n = |k: &str| u[k].as_u64().unwrap_or(0);
+            let input =
+                n("input_tokens") + n("cache_read_input_tokens") + n("cache_creation_input_tokens");
+            if input > 0 {
+                let out_tokens = best.map_or(0, |b| b.1).max(n("output_tokens"));
+                best = Some((input, out_tokens));
+            }
+        }
+        out.extend(best.map(|(a, b)| (i, a, b)));
+    }
+    out
+}
+
+/// How far a cl100k_base count of the active context is from what Anthropic reported.
+/// `cargo test --test agent_fixtures -- --nocapture claude_usage` prints the figures:
+/// per file the last reported prompt against ctxctl's count of the messages before it, the
+/// first call's difference (system prompt and tools, which transcripts do not hold), and
+/// the growth of the reported prompt between calls against the count of what was added in
+/// between (where the hidden part cancels out).
+#[test]
+#[allow(clippy::print_stdout)] // the figures are this test's output
+fn claude_usage_against_cl100k() {
+    use ctxctl::tokens::{Counter, Encoding, Tokenizer};
+    let counter = Counter::new(Tokenizer::new(Encoding::Cl100kBase).unwrap());
+    let (mut all_reported, mut all_counted) = (0u64, 0u64);
+    println!("file | calls | last prompt reported / cl100k | first-call overhead | growth reported / cl100k = ratio");
+    for path in fixtures_in("claude-code") {
+        let s = session::read(&std::fs::read(&path).unwrap(), None).unwrap();
+        let per = counter.messages(&s);
+        let usages = claude_usages(&s);
+        let last = s
+            .reported_usage
+            .clone()
+            .expect("Claude Code sessions report usage");
+        let at = last.after_message.unwrap();
+        assert_eq!(usages.last().map(|u| u.0), Some(at), "{path:?}");
+        let counted = Counter::total(&per[..at]) as u64;
+        assert!(
+            counted < last.input_tokens,
+            "{path:?}: the transcript counts more ({counted}) than the prompt that was sent ({})",
+            last.input_tokens
+        );
+        let (first, first_in, _) = usages[0];
+        let overhead = first_in as i64 - Counter::total(&per[..first]) as i64;
+        let (mut grown, mut added_all) = (0u64, 0u64);
+        for w in usages.windows(2) {
+            let ((i, a, _), (j, b, _)) = (w[0], w[1]);
+            let added: usize = per[i..j].iter().sum();
+            if b > a && added > 0 {
+                grown += b - a;
+                added_all += added as u64;
+            }
+        }
+        all_reported += grown;
+        all_counted += added_all;
+        println!(
+            "{} | {} | {} / {} | {} | {} / {} = {:.2}",
+            path.file_name().unwrap().to_string_lossy(),
+            usages.len(),
+            last.input_tokens,
+            counted,
+            overhead,
+            grown,
+            added_all,
+            grown as f64 / added_all.max(1) as f64
+        );
+    }
+    assert!(all_counted > 0);
+    println!(
+        "all files: prompt growth reported {all_reported}, cl100k {all_counted}, ratio {:.3}",
+        all_reported as f64 / all_counted as f64
+    );
+}

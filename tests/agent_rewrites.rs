@@ -1,0 +1,379 @@
+//! Trims and compactions of real agent transcripts: the output reads again as the same
+//! format, holds exactly the planned thread, keeps tool pairs, keeps every untouched line
+//! byte for byte and gives new records the fields the agent itself requires.
+
+mod support;
+
+use std::collections::{HashMap, HashSet};
+
+use ctxctl::session::{
+    self, pairs, Format, Item, Message, NewMessage, Part, PartEdit, Role, Session,
+};
+use serde_json::{json, Map, Value};
+use support::fixtures_in;
+
+fn summary() -> NewMessage {
+    let meta = json!({"compact_boundary": true, "compact_id": "cx1", "compact_seq": 1,
+        "compact_timestamp": "2026-01-01T00:00:00Z"});
+    NewMessage {
+        role: Role::User,
+        text: "Summary of the earlier conversation.".into(),
+        meta: meta.as_object().unwrap().clone(),
+    }
+}
+
+fn marker() -> NewMessage {
+    NewMessage {
+        role: Role::User,
+        text: "[earlier messages omitted]".into(),
+        meta: Map::new(),
+    }
+}
+
+/// Keeps the first and the last pairing unit and drops the ones between (or, with only two
+/// units, the first), with `insert` where the dropped ones were.
+fn plan(s: &Session, insert: Option<NewMessage>) -> Vec<Item> {
+    let units = pairs::units(&s.messages);
+    assert!(units.len() >= 2, "too few units to trim");
+    let (head, tail) = if units.len() >= 3 {
+        (units[0].clone(), units[units.len() - 1].clone())
+    } else {
+        (0..0, units[1].clone())
+    };
+    let mut items: Vec<Item> = head.map(Item::Keep).collect();
+    items.extend(insert.map(Item::Insert));
+    items.extend(tail.map(Item::Keep));
+    items
+}
+
+/// The same plan with the first tool result among the kept messages shortened.
+fn with_edit(s: &Session, mut items: Vec<Item>) -> Option<Vec<Item>> {
+    let pos = items
+        .iter()
+        .position(|it| matches!(it, Item::Keep(i) if s.messages[*i].has_tool_results()))?;
+    let Item::Keep(index) = items[pos] else {
+        unreachable!()
+    };
+    let call_id = s.messages[index].result_ids().next()?.to_string();
+    items[pos] = Item::Edit {
+        index,
+        edits: vec![PartEdit::ResultText {
+            call_id,
+            text: "[output trimmed]".into(),
+        }],
+    };
+    Some(items)
+}
+
+fn texts(s: &Session, items: &[Item]) -> Vec<String> {
+    items
+        .iter()
+        .map(|it| match it {
+            Item::Keep(i) => s.messages[*i].text(),
+            Item::Edit { index, .. } => edited_text(&s.messages[*index]),
+            Item::Insert(m) => m.text.clone(),
+        })
+        .collect()
+}
+
+fn edited_text(m: &Message) -> String {
+    let mut m = m.clone();
+    let mut done = false;
+    for p in &mut m.parts {
+        if let Part::ToolResult { content, .. } = p {
+            if !done {
+                *content = vec![Part::Text("[output trimmed]".into())];
+                done = true;
+            }
+        }
+    }
+    m.text()
+}
+
+/// Reads `out` again and checks the thread, the pairs and the compaction metadata.
+fn reread(name: &str, s: &Session, items: &[Item], out: &[u8]) -> Session {
+    let s2 = session::read(out, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(s2.format, s.format, "{name}");
+    let got: Vec<String> = s2.messages.iter().map(Message::text).collect();
+    let want = texts(s, items);
+    assert_eq!(got.len(), want.len(), "{name}: thread length");
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        if matches!(items[k], Item::Edit { .. }) {
+            // A wrapped output (Codex 0.5x) keeps its wrapper around the new text.
+            assert!(
+                g.contains("[output trimmed]") && g.len() < w.len() + 200,
+                "{name}: {g}"
+            );
+        } else {
+            assert_eq!(g, w, "{name}: message {k}");
+        }
+    }
+    assert_eq!(pairs::problems(&s2.messages), vec![], "{name}: pairs");
+    if items
+        .iter()
+        .any(|it| matches!(it, Item::Insert(m) if m.meta.contains_key("compact_id")))
+    {
+        let c = s2
+            .messages
+            .iter()
+            .find_map(|m| m.compact.as_ref().filter(|c| c.by == "ctxctl"));
+        assert_eq!(
+            c.and_then(|c| c.id.as_deref()),
+            Some("cx1"),
+            "{name}: summary not recognised"
+        );
+    }
+    s2
+}
+
+fn lines(b: &[u8]) -> Vec<&str> {
+    std::str::from_utf8(b).unwrap().lines().collect()
+}
+
+fn check_claude(name: &str, orig: &[u8], out: &[u8]) {
+    let olines = lines(orig);
+    let identical: HashSet<&str> = olines.iter().copied().collect();
+    let mut by_uuid: HashMap<String, &str> = HashMap::new();
+    for l in &olines {
+        let v: Value = serde_json::from_str(l).unwrap();
+        if let Some(u) = v["uuid"].as_str() {
+            by_uuid.insert(u.to_string(), l);
+        }
+    }
+    let mut out_uuids = HashSet::new();
+    for l in lines(out) {
+        let v: Value = serde_json::from_str(l).unwrap();
+        out_uuids.extend(v["uuid"].as_str().map(str::to_string));
+    }
+    for l in lines(out) {
+        if identical.contains(l) {
+            continue;
+        }
+        let v: Value = serde_json::from_str(l).unwrap();
+        let uuid = v["uuid"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: changed line without uuid: {l}"));
+        if let Some(o) = by_uuid.get(uuid) {
+            // Only the link may change, every other byte stays.
+            let ov: Value = serde_json::from_str(o).unwrap();
+            let from = format!("\"parentUuid\":{}", ov["parentUuid"]);
+            let to = format!("\"parentUuid\":{}", v["parentUuid"]);
+            let relinked = o.replacen(&from, &to, 1);
+            let edited = ov["message"] != v["message"];
+            assert!(
+                relinked == l || edited,
+                "{name}: more than parentUuid changed:\n{o}\n{l}"
+            );
+            continue;
+        }
+        // A record ctxctl added.
+        uuid::Uuid::parse_str(uuid).unwrap_or_else(|_| panic!("{name}: bad uuid {uuid}"));
+        for key in [
+            "parentUuid",
+            "sessionId",
+            "type",
+            "timestamp",
+            "isSidechain",
+            "userType",
+            "cwd",
+        ] {
+            assert!(v.get(key).is_some(), "{name}: new record lacks {key}: {l}");
+        }
+        assert!(
+            v["sessionId"].is_string() && v["timestamp"].is_string(),
+            "{name}: {l}"
+        );
+        if v["subtype"] == "compact_boundary" {
+            assert!(v["parentUuid"].is_null(), "{name}");
+            assert!(v["logicalParentUuid"].is_string(), "{name}");
+            assert_eq!(v["compactMetadata"]["trigger"], "manual", "{name}");
+        }
+        if v["isCompactSummary"] == true {
+            assert_eq!(v["isVisibleInTranscriptOnly"], true, "{name}");
+            assert_eq!(v["ctxctl"]["compact_id"], "cx1", "{name}");
+        }
+    }
+    // The chain is unbroken: links point at records in the file (or, in an excerpt, at
+    // records that were never in it).
+    for l in lines(out) {
+        let v: Value = serde_json::from_str(l).unwrap();
+        if let Some(p) = v["parentUuid"].as_str() {
+            assert!(
+                out_uuids.contains(p) || !by_uuid.contains_key(p),
+                "{name}: dangling {p}"
+            );
+        }
+    }
+}
+
+#[test]
+fn claude_code_trims_compactions_and_edits() {
+    for path in fixtures_in("claude-code") {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let orig = std::fs::read(&path).unwrap();
+        let s = session::read(&orig, None).unwrap();
+        let mut plans = vec![
+            ("trim", plan(&s, None)),
+            ("marker", plan(&s, Some(marker()))),
+            ("compact", plan(&s, Some(summary()))),
+        ];
+        if let Some(p) = with_edit(&s, plan(&s, Some(summary()))) {
+            plans.push(("compact+edit", p));
+        }
+        for (what, items) in plans {
+            let name = format!("{name} {what}");
+            let out = session::write(&s, &items).unwrap();
+            reread(&name, &s, &items, &out);
+            check_claude(&name, &orig, &out);
+            if what == "trim" {
+                let dropped: usize = (0..s.messages.len())
+                    .filter(|i| !items.contains(&Item::Keep(*i)))
+                    .map(|i| s.messages[i].origin.records().len())
+                    .sum();
+                assert_eq!(lines(&out).len(), lines(&orig).len() - dropped, "{name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn codex_appends_a_compacted_record() {
+    for path in fixtures_in("codex") {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let orig = std::fs::read(&path).unwrap();
+        let s = session::read(&orig, None).unwrap();
+        let mut plans = vec![
+            ("trim", plan(&s, None)),
+            ("compact", plan(&s, Some(summary()))),
+        ];
+        plans.extend(with_edit(&s, plan(&s, None)).map(|p| ("edit", p)));
+        for (what, items) in plans {
+            let name = format!("{name} {what}");
+            let out = session::write(&s, &items).unwrap();
+            assert!(out.starts_with(&orig), "{name}: original lines changed");
+            let added = lines(&out[orig.len()..]);
+            assert_eq!(added.len(), 2, "{name}");
+            let c: Value = serde_json::from_str(added[0]).unwrap();
+            let e: Value = serde_json::from_str(added[1]).unwrap();
+            for v in [&c, &e] {
+                assert!(
+                    v["timestamp"].is_string() && v["payload"].is_object(),
+                    "{name}"
+                );
+            }
+            assert_eq!(
+                (c["type"].as_str(), e["type"].as_str()),
+                (Some("compacted"), Some("event_msg"))
+            );
+            assert_eq!(e["payload"]["type"], "context_compacted", "{name}");
+            let s2 = reread(&name, &s, &items, &out);
+            // Opaque reasoning survives byte for byte.
+            let opaque = |s: &Session| -> Vec<Part> {
+                s.messages
+                    .iter()
+                    .flat_map(|m| m.parts.clone())
+                    .filter(|p| matches!(p, Part::Opaque { .. }))
+                    .collect()
+            };
+            let kept: Vec<Part> = items
+                .iter()
+                .filter_map(Item::index)
+                .flat_map(|i| s.messages[i].parts.clone())
+                .filter(|p| matches!(p, Part::Opaque { .. }))
+                .collect();
+            assert_eq!(opaque(&s2), kept, "{name}");
+            for it in items.iter().filter_map(Item::index) {
+                if let Some(Value::String(enc)) =
+                    raw_item(&s, it).and_then(|v| v.get("encrypted_content").cloned())
+                {
+                    assert!(added[0].contains(&enc), "{name}: encrypted content altered");
+                }
+            }
+        }
+    }
+}
+
+/// The original JSON item of a Codex message read from a `response_item` line.
+fn raw_item(s: &Session, i: usize) -> Option<Value> {
+    let session::Document::Lines(doc) = &s.doc else {
+        return None;
+    };
+    let line = *s.messages[i].origin.records().first()?;
+    let v: Value = serde_json::from_str(doc.line(line)).ok()?;
+    (v["type"] == "response_item").then(|| v["payload"].clone())
+}
+
+const GOOSE_TOOLS: &str = concat!(
+    r#"{"working_dir":"/w","description":"tools","message_count":5}"#,
+    "\n",
+    r#"{"id":null,"role":"user","created":10,"content":[{"type":"text","text":"list files"}],"metadata":{"userVisible":true,"agentVisible":true}}"#,
+    "\n",
+    r#"{"id":null,"role":"assistant","created":11,"content":[{"type":"toolRequest","id":"t1","toolCall":{"status":"success","value":{"name":"shell","arguments":{"command":"ls"}}}}],"metadata":{"userVisible":true,"agentVisible":true}}"#,
+    "\n",
+    r#"{"id":null,"role":"user","created":12,"content":[{"type":"toolResponse","id":"t1","toolResult":{"status":"success","value":{"content":[{"type":"text","text":"a.txt b.txt"}],"isError":false}}}],"metadata":{"userVisible":true,"agentVisible":true}}"#,
+    "\n",
+    r#"{"id":null,"role":"assistant","created":13,"content":[{"type":"text","text":"two files"}]}"#,
+    "\n",
+    r#"{"id":null,"role":"user","created":14,"content":[{"type":"text","text":"thanks"}],"metadata":{"userVisible":true,"agentVisible":true}}"#,
+    "\n",
+);
+
+#[test]
+fn goose_hides_instead_of_deleting() {
+    let recorded = support::goose_session_from_recording();
+    for (name, text) in [("recording", recorded.as_str()), ("tools", GOOSE_TOOLS)] {
+        let orig = text.as_bytes();
+        let s = session::read(orig, None).unwrap();
+        assert_eq!(s.format, Format::Goose, "{name}");
+        assert_eq!(session::write(&s, &s.keep_all()).unwrap(), orig, "{name}");
+        let mut plans = vec![
+            ("trim", plan(&s, None)),
+            ("compact", plan(&s, Some(summary()))),
+        ];
+        plans.extend(with_edit(&s, plan(&s, Some(summary()))).map(|p| ("edit", p)));
+        for (what, items) in plans {
+            let name = format!("{name} {what}");
+            let out = session::write(&s, &items).unwrap();
+            reread(&name, &s, &items, &out);
+            let inserted = items
+                .iter()
+                .filter(|i| matches!(i, Item::Insert(_)))
+                .count();
+            let (olines, nlines) = (lines(orig), lines(&out));
+            assert_eq!(nlines.len(), olines.len() + inserted, "{name}");
+            let mut old = olines.iter().peekable();
+            for l in nlines {
+                let v: Value = serde_json::from_str(l).unwrap();
+                if old.peek() == Some(&&l) {
+                    old.next();
+                    continue;
+                }
+                if v.get("ctxctl").is_some()
+                    || v["content"][0]["text"] == "[earlier messages omitted]"
+                {
+                    for key in ["role", "created", "content", "metadata"] {
+                        assert!(v.get(key).is_some(), "{name}: new message lacks {key}");
+                    }
+                    assert_eq!(
+                        v["metadata"],
+                        json!({"userVisible": false, "agentVisible": true})
+                    );
+                    continue;
+                }
+                let o: Value = serde_json::from_str(old.next().unwrap()).unwrap();
+                if v["metadata"]["agentVisible"] == false {
+                    let mut o2 = o.clone();
+                    o2["metadata"]["agentVisible"] = json!(false);
+                    o2["metadata"]["userVisible"] = o["metadata"]["userVisible"].clone();
+                    if o2["metadata"]["userVisible"].is_null() {
+                        o2["metadata"]["userVisible"] = json!(true);
+                    }
+                    assert_eq!(v, o2, "{name}: a hidden message changed");
+                } else {
+                    assert_eq!(v["role"], o["role"], "{name}");
+                    assert_ne!(v["content"], o["content"], "{name}: unexplained change");
+                }
+            }
+        }
+    }
+}
