@@ -40,7 +40,10 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count tokens per file, per role and per message')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check sessions against their model''s window (exit 1 when one needs attention)')
+            [CompletionResult]::new('trim', 'trim', [CompletionResultType]::ParameterValue, 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)')
+            [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Summarize the middle of a session, keeping its head and recent tail')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show where the tokens go: roles, tools, largest messages, window usage')
+            [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'List, show and restore the originals removed by compaction')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the built-in model registry')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Print the effective settings and where each came from')
             [CompletionResult]::new('cache', 'cache', [CompletionResultType]::ParameterValue, 'Manage the token-count cache')
@@ -98,6 +101,80 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'ctxctl;trim' {
+            [CompletionResult]::new('--strategy', '--strategy', [CompletionResultType]::ParameterName, 'How to trim')
+            [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'Token budget (default: the model''s effective limit)')
+            [CompletionResult]::new('--reserve-output', '--reserve-output', [CompletionResultType]::ParameterName, 'Tokens reserved for the reply (default: the model''s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]')
+            [CompletionResult]::new('--reserved', '--reserved', [CompletionResultType]::ParameterName, 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'sliding-window: how many non-system messages to keep')
+            [CompletionResult]::new('--keep-first', '--keep-first', [CompletionResultType]::ParameterName, 'smart: messages kept at the start')
+            [CompletionResult]::new('--keep-last', '--keep-last', [CompletionResultType]::ParameterName, 'smart: messages kept at the end')
+            [CompletionResult]::new('--keep-roles', '--keep-roles', [CompletionResultType]::ParameterName, 'selective: roles never dropped (comma-separated)')
+            [CompletionResult]::new('--pin', '--pin', [CompletionResultType]::ParameterName, 'Never drop this message: an index, an id, or /regex/ on its text (repeatable)')
+            [CompletionResult]::new('--chain', '--chain', [CompletionResultType]::ParameterName, 'composite: strategies to apply in order (comma-separated)')
+            [CompletionResult]::new('--max-result-tokens', '--max-result-tokens', [CompletionResultType]::ParameterName, 'tool-results: results above this many tokens are cut')
+            [CompletionResult]::new('--keep-recent', '--keep-recent', [CompletionResultType]::ParameterName, 'mask-tool-results: how many recent tool results stay intact')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output)')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Store the result as this session name (default: the input''s file stem)')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Session format, instead of detecting it from the content')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--keep-marked', '--keep-marked', [CompletionResultType]::ParameterName, 'Never drop messages marked `"_preserve": true`')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file (the removed messages are archived first)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Only show what would change; write nothing (exit 1 if something would change)')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the token-count cache')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxctl;compact' {
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'A stored session to compact in place; with FILE, the name to store the result under')
+            [CompletionResult]::new('--tail-tokens', '--tail-tokens', [CompletionResultType]::ParameterName, 'Tokens kept verbatim at the end')
+            [CompletionResult]::new('--tail-ratio', '--tail-ratio', [CompletionResultType]::ParameterName, 'Share of the effective limit kept verbatim at the end (default 0.2)')
+            [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'Threshold for --if-needed, a share of the effective limit (default 0.8) [env: CTXCTL_THRESHOLD]')
+            [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'Use this context window instead of the model''s')
+            [CompletionResult]::new('--reserve-output', '--reserve-output', [CompletionResultType]::ParameterName, 'Tokens reserved for the reply (default: the model''s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]')
+            [CompletionResult]::new('--reserved', '--reserved', [CompletionResultType]::ParameterName, 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]')
+            [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'Who writes the summary: offline (default, no network) or llm')
+            [CompletionResult]::new('--summary-tokens', '--summary-tokens', [CompletionResultType]::ParameterName, 'Cap on the offline summary, in tokens (default 2000)')
+            [CompletionResult]::new('--instructions', '--instructions', [CompletionResultType]::ParameterName, 'What the summary should pay attention to (llm)')
+            [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries of a failed summarizer call (default 2)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output)')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Session format, instead of detecting it from the content')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--if-needed', '--if-needed', [CompletionResultType]::ParameterName, 'Only compact when usage is at or over the threshold')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file (the removed messages are archived first)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Only show what would change; write nothing (exit 1 if something would change)')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the token-count cache')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'ctxctl;stats' {
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every *.json / *.jsonl session below DIR')
             [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every *.json / *.jsonl session below DIR')
@@ -121,6 +198,112 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxctl;archive' {
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Session format, instead of detecting it from the content')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the token-count cache')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List archives: of one session, or of all')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one archive: its facts, the summary that replaced it, and (with --json) the records')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put an archive''s originals back in place of the summary that replaced them')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctxctl;archive;ls' {
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Session format, instead of detecting it from the content')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the token-count cache')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxctl;archive;show' {
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Session format, instead of detecting it from the content')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the token-count cache')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxctl;archive;restore' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the restored session here (`-` for standard output) instead of replacing FILE')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the restored session here (`-` for standard output) instead of replacing FILE')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Session format, instead of detecting it from the content')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Only show what would be restored (exit 1 if something would change)')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the token-count cache')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxctl;archive;help' {
+            [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List archives: of one session, or of all')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one archive: its facts, the summary that replaced it, and (with --json) the records')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put an archive''s originals back in place of the summary that replaced them')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ctxctl;archive;help;ls' {
+            break
+        }
+        'ctxctl;archive;help;show' {
+            break
+        }
+        'ctxctl;archive;help;restore' {
+            break
+        }
+        'ctxctl;archive;help;help' {
             break
         }
         'ctxctl;models' {
@@ -297,7 +480,10 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
         'ctxctl;help' {
             [CompletionResult]::new('count', 'count', [CompletionResultType]::ParameterValue, 'Count tokens per file, per role and per message')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check sessions against their model''s window (exit 1 when one needs attention)')
+            [CompletionResult]::new('trim', 'trim', [CompletionResultType]::ParameterValue, 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)')
+            [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Summarize the middle of a session, keeping its head and recent tail')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show where the tokens go: roles, tools, largest messages, window usage')
+            [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'List, show and restore the originals removed by compaction')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the built-in model registry')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Print the effective settings and where each came from')
             [CompletionResult]::new('cache', 'cache', [CompletionResultType]::ParameterValue, 'Manage the token-count cache')
@@ -311,7 +497,28 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
         'ctxctl;help;check' {
             break
         }
+        'ctxctl;help;trim' {
+            break
+        }
+        'ctxctl;help;compact' {
+            break
+        }
         'ctxctl;help;stats' {
+            break
+        }
+        'ctxctl;help;archive' {
+            [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List archives: of one session, or of all')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one archive: its facts, the summary that replaced it, and (with --json) the records')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put an archive''s originals back in place of the summary that replaced them')
+            break
+        }
+        'ctxctl;help;archive;ls' {
+            break
+        }
+        'ctxctl;help;archive;show' {
+            break
+        }
+        'ctxctl;help;archive;restore' {
             break
         }
         'ctxctl;help;models' {

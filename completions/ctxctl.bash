@@ -16,11 +16,17 @@ _ctxctl() {
             ",$1")
                 cmd="ctxctl"
                 ;;
+            ctxctl,archive)
+                cmd="ctxctl__subcmd__archive"
+                ;;
             ctxctl,cache)
                 cmd="ctxctl__subcmd__cache"
                 ;;
             ctxctl,check)
                 cmd="ctxctl__subcmd__check"
+                ;;
+            ctxctl,compact)
+                cmd="ctxctl__subcmd__compact"
                 ;;
             ctxctl,completions)
                 cmd="ctxctl__subcmd__completions"
@@ -39,6 +45,33 @@ _ctxctl() {
                 ;;
             ctxctl,stats)
                 cmd="ctxctl__subcmd__stats"
+                ;;
+            ctxctl,trim)
+                cmd="ctxctl__subcmd__trim"
+                ;;
+            ctxctl__subcmd__archive,help)
+                cmd="ctxctl__subcmd__archive__subcmd__help"
+                ;;
+            ctxctl__subcmd__archive,ls)
+                cmd="ctxctl__subcmd__archive__subcmd__ls"
+                ;;
+            ctxctl__subcmd__archive,restore)
+                cmd="ctxctl__subcmd__archive__subcmd__restore"
+                ;;
+            ctxctl__subcmd__archive,show)
+                cmd="ctxctl__subcmd__archive__subcmd__show"
+                ;;
+            ctxctl__subcmd__archive__subcmd__help,help)
+                cmd="ctxctl__subcmd__archive__subcmd__help__subcmd__help"
+                ;;
+            ctxctl__subcmd__archive__subcmd__help,ls)
+                cmd="ctxctl__subcmd__archive__subcmd__help__subcmd__ls"
+                ;;
+            ctxctl__subcmd__archive__subcmd__help,restore)
+                cmd="ctxctl__subcmd__archive__subcmd__help__subcmd__restore"
+                ;;
+            ctxctl__subcmd__archive__subcmd__help,show)
+                cmd="ctxctl__subcmd__archive__subcmd__help__subcmd__show"
                 ;;
             ctxctl__subcmd__cache,clear)
                 cmd="ctxctl__subcmd__cache__subcmd__clear"
@@ -70,11 +103,17 @@ _ctxctl() {
             ctxctl__subcmd__config__subcmd__help,path)
                 cmd="ctxctl__subcmd__config__subcmd__help__subcmd__path"
                 ;;
+            ctxctl__subcmd__help,archive)
+                cmd="ctxctl__subcmd__help__subcmd__archive"
+                ;;
             ctxctl__subcmd__help,cache)
                 cmd="ctxctl__subcmd__help__subcmd__cache"
                 ;;
             ctxctl__subcmd__help,check)
                 cmd="ctxctl__subcmd__help__subcmd__check"
+                ;;
+            ctxctl__subcmd__help,compact)
+                cmd="ctxctl__subcmd__help__subcmd__compact"
                 ;;
             ctxctl__subcmd__help,completions)
                 cmd="ctxctl__subcmd__help__subcmd__completions"
@@ -94,6 +133,18 @@ _ctxctl() {
             ctxctl__subcmd__help,stats)
                 cmd="ctxctl__subcmd__help__subcmd__stats"
                 ;;
+            ctxctl__subcmd__help,trim)
+                cmd="ctxctl__subcmd__help__subcmd__trim"
+                ;;
+            ctxctl__subcmd__help__subcmd__archive,ls)
+                cmd="ctxctl__subcmd__help__subcmd__archive__subcmd__ls"
+                ;;
+            ctxctl__subcmd__help__subcmd__archive,restore)
+                cmd="ctxctl__subcmd__help__subcmd__archive__subcmd__restore"
+                ;;
+            ctxctl__subcmd__help__subcmd__archive,show)
+                cmd="ctxctl__subcmd__help__subcmd__archive__subcmd__show"
+                ;;
             ctxctl__subcmd__help__subcmd__cache,clear)
                 cmd="ctxctl__subcmd__help__subcmd__cache__subcmd__clear"
                 ;;
@@ -110,8 +161,222 @@ _ctxctl() {
 
     case "${cmd}" in
         ctxctl)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version count check stats models config cache completions help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version count check trim compact stats archive models config cache completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__archive)
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version ls show restore help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__archive__subcmd__help)
+            opts="ls show restore help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__archive__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__archive__subcmd__help__subcmd__ls)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__archive__subcmd__help__subcmd__restore)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__archive__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__archive__subcmd__ls)
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__archive__subcmd__restore)
+            opts="-o -q -v -h -V --output --dry-run --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__archive__subcmd__show)
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -359,6 +624,92 @@ _ctxctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxctl__subcmd__compact)
+            opts="-o -q -v -h -V --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --output --in-place --dry-run --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tail-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tail-ratio)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threshold)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reserve-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reserved)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summarizer)
+                    COMPREPLY=($(compgen -W "offline llm" -- "${cur}"))
+                    return 0
+                    ;;
+                --summary-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --instructions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxctl__subcmd__completions)
             opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -546,8 +897,64 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__help)
-            opts="count check stats models config cache completions help"
+            opts="count check trim compact stats archive models config cache completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__help__subcmd__archive)
+            opts="ls show restore"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__help__subcmd__archive__subcmd__ls)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__help__subcmd__archive__subcmd__restore)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__help__subcmd__archive__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -602,6 +1009,20 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__help__subcmd__compact)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -713,6 +1134,20 @@ _ctxctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxctl__subcmd__help__subcmd__trim)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxctl__subcmd__models)
             opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -771,6 +1206,100 @@ _ctxctl() {
                     return 0
                     ;;
                 --reserved)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__trim)
+            opts="-o -q -v -h -V --strategy --max-tokens --reserve-output --reserved --window --keep-first --keep-last --keep-roles --keep-marked --pin --chain --max-result-tokens --keep-recent --output --in-place --dry-run --name --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --strategy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reserve-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reserved)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keep-first)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keep-last)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keep-roles)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chain)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-result-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keep-recent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -37,7 +37,10 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --version 'Print version'
             cand count 'Count tokens per file, per role and per message'
             cand check 'Check sessions against their model''s window (exit 1 when one needs attention)'
+            cand trim 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)'
+            cand compact 'Summarize the middle of a session, keeping its head and recent tail'
             cand stats 'Show where the tokens go: roles, tools, largest messages, window usage'
+            cand archive 'List, show and restore the originals removed by compaction'
             cand models 'List the built-in model registry'
             cand config 'Print the effective settings and where each came from'
             cand cache 'Manage the token-count cache'
@@ -92,6 +95,78 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'ctxctl;trim'= {
+            cand --strategy 'How to trim'
+            cand --max-tokens 'Token budget (default: the model''s effective limit)'
+            cand --reserve-output 'Tokens reserved for the reply (default: the model''s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]'
+            cand --reserved 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]'
+            cand --window 'sliding-window: how many non-system messages to keep'
+            cand --keep-first 'smart: messages kept at the start'
+            cand --keep-last 'smart: messages kept at the end'
+            cand --keep-roles 'selective: roles never dropped (comma-separated)'
+            cand --pin 'Never drop this message: an index, an id, or /regex/ on its text (repeatable)'
+            cand --chain 'composite: strategies to apply in order (comma-separated)'
+            cand --max-result-tokens 'tool-results: results above this many tokens are cut'
+            cand --keep-recent 'mask-tool-results: how many recent tool results stay intact'
+            cand -o 'Write the result to FILE (`-` for standard output)'
+            cand --output 'Write the result to FILE (`-` for standard output)'
+            cand --name 'Store the result as this session name (default: the input''s file stem)'
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --keep-marked 'Never drop messages marked `"_preserve": true`'
+            cand --in-place 'Replace the input file (the removed messages are archived first)'
+            cand --dry-run 'Only show what would change; write nothing (exit 1 if something would change)'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;compact'= {
+            cand --name 'A stored session to compact in place; with FILE, the name to store the result under'
+            cand --tail-tokens 'Tokens kept verbatim at the end'
+            cand --tail-ratio 'Share of the effective limit kept verbatim at the end (default 0.2)'
+            cand --threshold 'Threshold for --if-needed, a share of the effective limit (default 0.8) [env: CTXCTL_THRESHOLD]'
+            cand --max-tokens 'Use this context window instead of the model''s'
+            cand --reserve-output 'Tokens reserved for the reply (default: the model''s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]'
+            cand --reserved 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]'
+            cand --summarizer 'Who writes the summary: offline (default, no network) or llm'
+            cand --summary-tokens 'Cap on the offline summary, in tokens (default 2000)'
+            cand --instructions 'What the summary should pay attention to (llm)'
+            cand --retries 'Retries of a failed summarizer call (default 2)'
+            cand -o 'Write the result to FILE (`-` for standard output)'
+            cand --output 'Write the result to FILE (`-` for standard output)'
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --if-needed 'Only compact when usage is at or over the threshold'
+            cand --in-place 'Replace the input file (the removed messages are archived first)'
+            cand --dry-run 'Only show what would change; write nothing (exit 1 if something would change)'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'ctxctl;stats'= {
             cand -r 'Also read every *.json / *.jsonl session below DIR'
             cand --recursive 'Also read every *.json / *.jsonl session below DIR'
@@ -115,6 +190,103 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
+        }
+        &'ctxctl;archive'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand ls 'List archives: of one session, or of all'
+            cand show 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
+            cand restore 'Put an archive''s originals back in place of the summary that replaced them'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxctl;archive;ls'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;archive;show'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;archive;restore'= {
+            cand -o 'Write the restored session here (`-` for standard output) instead of replacing FILE'
+            cand --output 'Write the restored session here (`-` for standard output) instead of replacing FILE'
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --dry-run 'Only show what would be restored (exit 1 if something would change)'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;archive;help'= {
+            cand ls 'List archives: of one session, or of all'
+            cand show 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
+            cand restore 'Put an archive''s originals back in place of the summary that replaced them'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ctxctl;archive;help;ls'= {
+        }
+        &'ctxctl;archive;help;show'= {
+        }
+        &'ctxctl;archive;help;restore'= {
+        }
+        &'ctxctl;archive;help;help'= {
         }
         &'ctxctl;models'= {
             cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
@@ -276,7 +448,10 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         &'ctxctl;help'= {
             cand count 'Count tokens per file, per role and per message'
             cand check 'Check sessions against their model''s window (exit 1 when one needs attention)'
+            cand trim 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)'
+            cand compact 'Summarize the middle of a session, keeping its head and recent tail'
             cand stats 'Show where the tokens go: roles, tools, largest messages, window usage'
+            cand archive 'List, show and restore the originals removed by compaction'
             cand models 'List the built-in model registry'
             cand config 'Print the effective settings and where each came from'
             cand cache 'Manage the token-count cache'
@@ -287,7 +462,22 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         }
         &'ctxctl;help;check'= {
         }
+        &'ctxctl;help;trim'= {
+        }
+        &'ctxctl;help;compact'= {
+        }
         &'ctxctl;help;stats'= {
+        }
+        &'ctxctl;help;archive'= {
+            cand ls 'List archives: of one session, or of all'
+            cand show 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
+            cand restore 'Put an archive''s originals back in place of the summary that replaced them'
+        }
+        &'ctxctl;help;archive;ls'= {
+        }
+        &'ctxctl;help;archive;show'= {
+        }
+        &'ctxctl;help;archive;restore'= {
         }
         &'ctxctl;help;models'= {
         }

@@ -46,7 +46,10 @@ complete -c ctxctl -n "__fish_ctxctl_needs_command" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "count" -d 'Count tokens per file, per role and per message'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "check" -d 'Check sessions against their model\'s window (exit 1 when one needs attention)'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "trim" -d 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "compact" -d 'Summarize the middle of a session, keeping its head and recent tail'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "stats" -d 'Show where the tokens go: roles, tools, largest messages, window usage'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "archive" -d 'List, show and restore the originals removed by compaction'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "models" -d 'List the built-in model registry'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "config" -d 'Print the effective settings and where each came from'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "cache" -d 'Manage the token-count cache'
@@ -100,6 +103,79 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-progress -d '
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-cache -d 'Do not read or write the token-count cache'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l strategy -d 'How to trim' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l max-tokens -d 'Token budget (default: the model\'s effective limit)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l reserve-output -d 'Tokens reserved for the reply (default: the model\'s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l reserved -d 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l window -d 'sliding-window: how many non-system messages to keep' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l keep-first -d 'smart: messages kept at the start' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l keep-last -d 'smart: messages kept at the end' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l keep-roles -d 'selective: roles never dropped (comma-separated)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l pin -d 'Never drop this message: an index, an id, or /regex/ on its text (repeatable)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l chain -d 'composite: strategies to apply in order (comma-separated)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l max-result-tokens -d 'tool-results: results above this many tokens are cut' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l keep-recent -d 'mask-tool-results: how many recent tool results stay intact' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s o -l output -d 'Write the result to FILE (`-` for standard output)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l name -d 'Store the result as this session name (default: the input\'s file stem)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l keep-marked -d 'Never drop messages marked `"_preserve": true`'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l in-place -d 'Replace the input file (the removed messages are archived first)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l name -d 'A stored session to compact in place; with FILE, the name to store the result under' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tail-tokens -d 'Tokens kept verbatim at the end' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tail-ratio -d 'Share of the effective limit kept verbatim at the end (default 0.2)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l threshold -d 'Threshold for --if-needed, a share of the effective limit (default 0.8) [env: CTXCTL_THRESHOLD]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l max-tokens -d 'Use this context window instead of the model\'s' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l reserve-output -d 'Tokens reserved for the reply (default: the model\'s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l reserved -d 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l summarizer -d 'Who writes the summary: offline (default, no network) or llm' -r -f -a "offline\t''
+llm\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l summary-tokens -d 'Cap on the offline summary, in tokens (default 2000)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l instructions -d 'What the summary should pay attention to (llm)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l retries -d 'Retries of a failed summarizer call (default 2)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s o -l output -d 'Write the result to FILE (`-` for standard output)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l if-needed -d 'Only compact when usage is at or over the threshold'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l in-place -d 'Replace the input file (the removed messages are archived first)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s r -l recursive -d 'Also read every *.json / *.jsonl session below DIR' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l max-tokens -d 'Use this context window instead of the model\'s' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l reserve-output -d 'Tokens reserved for the reply (default: the model\'s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]' -r
@@ -124,6 +200,96 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-progress -d '
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-cache -d 'Do not read or write the token-count cache'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -f -a "ls" -d 'List archives: of one session, or of all'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s o -l output -d 'Write the restored session here (`-` for standard output) instead of replacing FILE' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l dry-run -d 'Only show what would be restored (exit 1 if something would change)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "ls" -d 'List archives: of one session, or of all'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
@@ -274,14 +440,20 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-progres
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-cache -d 'Do not read or write the token-count cache'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check stats models config cache completions help" -f -a "count" -d 'Count tokens per file, per role and per message'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check stats models config cache completions help" -f -a "check" -d 'Check sessions against their model\'s window (exit 1 when one needs attention)'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check stats models config cache completions help" -f -a "stats" -d 'Show where the tokens go: roles, tools, largest messages, window usage'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check stats models config cache completions help" -f -a "models" -d 'List the built-in model registry'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check stats models config cache completions help" -f -a "config" -d 'Print the effective settings and where each came from'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check stats models config cache completions help" -f -a "cache" -d 'Manage the token-count cache'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check stats models config cache completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check stats models config cache completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats archive models config cache completions help" -f -a "count" -d 'Count tokens per file, per role and per message'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats archive models config cache completions help" -f -a "check" -d 'Check sessions against their model\'s window (exit 1 when one needs attention)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats archive models config cache completions help" -f -a "trim" -d 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats archive models config cache completions help" -f -a "compact" -d 'Summarize the middle of a session, keeping its head and recent tail'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats archive models config cache completions help" -f -a "stats" -d 'Show where the tokens go: roles, tools, largest messages, window usage'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats archive models config cache completions help" -f -a "archive" -d 'List, show and restore the originals removed by compaction'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats archive models config cache completions help" -f -a "models" -d 'List the built-in model registry'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats archive models config cache completions help" -f -a "config" -d 'Print the effective settings and where each came from'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats archive models config cache completions help" -f -a "cache" -d 'Manage the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats archive models config cache completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats archive models config cache completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "ls" -d 'List archives: of one session, or of all'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file\'s location'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "path" -d 'Print the cache file\'s location'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "clear" -d 'Delete the cache (counts are recomputed on the next run)'

@@ -4,6 +4,8 @@
 //!
 //! Usage: bare_count FILE [o200k_base|cl100k_base]
 
+#![allow(clippy::print_stdout)] // a stand-alone benchmark program, not part of the CLI
+
 use serde_json::Value;
 
 fn main() {

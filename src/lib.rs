@@ -4,7 +4,9 @@
 //! no environment, no terminal, no printing. The `cli` module is the shell around it, with
 //! `context`, `config`, `paths`, `render` and `fsutil` as its helpers.
 
+pub mod archive;
 pub mod cli;
+pub mod compact;
 pub mod config;
 pub mod context;
 pub mod exit;
@@ -14,4 +16,5 @@ pub mod paths;
 pub mod render;
 pub mod session;
 pub mod strategy;
+pub mod summarize;
 pub mod tokens;

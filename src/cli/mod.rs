@@ -1,8 +1,10 @@
 //! The shell around the engine: the only place that knows clap, argv, terminals and exit
 //! codes. Each subcommand lives in its own file with an args struct and a `run` function.
 
+mod archive;
 mod cache;
 mod check;
+mod compact;
 pub mod completions;
 mod config_cmd;
 mod count;
@@ -131,8 +133,13 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)
     Trim(trim::TrimArgs),
+    /// Summarize the middle of a session, keeping its head and recent tail
+    Compact(compact::CompactArgs),
     /// Show where the tokens go: roles, tools, largest messages, window usage
     Stats(stats::StatsArgs),
+    /// List, show and restore the originals removed by compaction
+    #[command(subcommand)]
+    Archive(archive::ArchiveCommand),
     /// List the built-in model registry
     Models(models_cmd::ModelsArgs),
     /// Print the effective settings and where each came from
@@ -180,7 +187,9 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<ExitStatus> {
         Command::Count(a) => count::run(ctx, a),
         Command::Check(a) => check::run(ctx, a),
         Command::Trim(a) => trim::run(ctx, a),
+        Command::Compact(a) => compact::run(ctx, a),
         Command::Stats(a) => stats::run(ctx, a),
+        Command::Archive(a) => archive::run(ctx, a),
         Command::Models(a) => models_cmd::run(ctx, a),
         Command::Config(a) => config_cmd::run(ctx, a),
         Command::Cache(a) => cache::run(ctx, a),

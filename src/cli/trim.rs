@@ -1,12 +1,15 @@
 //! `ctxctl trim FILE --strategy S`: cut a session down to a budget without breaking tool
 //! calls from their results.
 
+use anyhow::Context as _;
 use clap::Args;
 use serde::Serialize;
 
 use super::input::{self, Loaded};
 use super::limits::ReserveArgs;
 use super::output::{self, Destination, OutputArgs};
+use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens};
+use crate::compact::CompactInfo;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::render::table::{table, thousands};
@@ -84,7 +87,9 @@ fn parse_strategy(s: &str) -> Result<StrategyKind, String> {
 }
 
 fn parse_role(s: &str) -> Result<Role, String> {
-    Role::parse(s).ok_or_else(|| format!("unknown role {s:?}; expected system, developer, user, assistant or tool"))
+    Role::parse(s).ok_or_else(|| {
+        format!("unknown role {s:?}; expected system, developer, user, assistant or tool")
+    })
 }
 
 #[derive(Debug, Serialize)]
@@ -137,15 +142,33 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     };
     if args.output.dry_run {
         print_dry_run(ctx, &loaded, &plan, &report)?;
-        return Ok(if changed { ExitStatus::Failure } else { ExitStatus::Success });
+        return Ok(if changed {
+            ExitStatus::Failure
+        } else {
+            ExitStatus::Success
+        });
     }
     let dest = output::destination(ctx, &args.output, args.name.as_deref(), &loaded)?;
     let bytes = session::write(&loaded.session, &plan.items)?;
-    if dest.replaces_input() && changed {
-        report.archive = Some(super::archive_removed(ctx, &loaded, &plan.removed, &plan.edited, "trim")?);
-    }
     if dest.replaces_input() && !changed {
-        ctx.printer.note(&format!("{}: nothing to trim; file left as it was", loaded.display()));
+        ctx.printer.note(&format!(
+            "{}: nothing to trim; file left as it was",
+            loaded.display()
+        ));
+    } else if dest.replaces_input() {
+        // Archive what goes before anything is replaced, under the session's lock.
+        let name = output::session_name(args.name.as_deref(), &loaded.path)?;
+        let store = ArchiveStore::new(ctx.data_dir()?.value);
+        let _lock = super::compact::lock(ctx, &store, &name)?;
+        let stored = archive_removed(ctx, &store, &name, &loaded, &plan, args.strategy)
+            .with_context(|| {
+                format!(
+                    "archiving what {} removes; nothing was changed",
+                    loaded.display()
+                )
+            })?;
+        report.archive = Some(stored.display().to_string());
+        output::write(ctx, &dest, &loaded, &bytes)?;
     } else {
         output::write(ctx, &dest, &loaded, &bytes)?;
     }
@@ -164,12 +187,63 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
             thousands(budget as u64),
             report.removed_messages,
             loaded.session.messages.len(),
-            if report.edited_messages > 0 { format!(", edited {}", report.edited_messages) } else { String::new() },
-            if report.fits { "" } else { " (still over budget)" },
+            if report.edited_messages > 0 {
+                format!(", edited {}", report.edited_messages)
+            } else {
+                String::new()
+            },
+            if report.fits {
+                ""
+            } else {
+                " (still over budget)"
+            },
             dest.display()
         ));
     }
     Ok(ExitStatus::Success)
+}
+
+/// Archives the records a trim removes or shortens (in message order) and returns the
+/// archive's path. Trim archives share the compaction store and `archive ls`.
+fn archive_removed(
+    ctx: &Context,
+    store: &ArchiveStore,
+    name: &str,
+    l: &Loaded,
+    plan: &Plan,
+    strategy: StrategyKind,
+) -> anyhow::Result<std::path::PathBuf> {
+    let mut touched: Vec<usize> = plan.removed.iter().chain(&plan.edited).copied().collect();
+    touched.sort_unstable();
+    let mut records = Vec::new();
+    for &i in &touched {
+        records.extend(archive::original_records(&l.session, i..i + 1)?);
+    }
+    let record = ArchiveRecord {
+        seq: None,
+        compact_id: CompactInfo::new_id(),
+        created: super::compact::clock(ctx)?,
+        source: Some(l.path.display().to_string()),
+        output: Some(l.path.display().to_string()),
+        format: l.session.format.name().to_string(),
+        model: Some(l.model.name.clone()),
+        summarizer: format!("trim:{}", strategy.name()),
+        tokens: Tokens {
+            original: l.total,
+            compacted: plan.tokens,
+            archived: touched.iter().map(|&i| l.counts[i]).sum(),
+        },
+        first_message: touched.first().copied().unwrap_or(0),
+        messages: touched.len(),
+        summary: format!(
+            "trim --strategy {} removed messages {:?} and shortened {:?}",
+            strategy.name(),
+            plan.removed,
+            plan.edited
+        ),
+        records,
+    };
+    Ok(store.put(name, &record)?.path)
 }
 
 fn options(args: &TrimArgs) -> anyhow::Result<Options> {
@@ -198,12 +272,19 @@ fn options(args: &TrimArgs) -> anyhow::Result<Options> {
         opts.keep_recent = n;
     }
     if args.strategy == StrategyKind::Composite && opts.chain.is_empty() {
-        anyhow::bail!("--strategy composite needs --chain, e.g. --chain mask-tool-results,smart,fifo");
+        anyhow::bail!(
+            "--strategy composite needs --chain, e.g. --chain mask-tool-results,smart,fifo"
+        );
     }
     Ok(opts)
 }
 
-fn print_dry_run(ctx: &Context, l: &Loaded, plan: &Plan, report: &TrimReport) -> anyhow::Result<()> {
+fn print_dry_run(
+    ctx: &Context,
+    l: &Loaded,
+    plan: &Plan,
+    report: &TrimReport,
+) -> anyhow::Result<()> {
     if ctx.printer.json {
         #[derive(Serialize)]
         struct Removed {
@@ -221,23 +302,47 @@ fn print_dry_run(ctx: &Context, l: &Loaded, plan: &Plan, report: &TrimReport) ->
         let removed = plan
             .removed
             .iter()
-            .map(|&i| Removed { index: i, role: l.session.messages[i].role.name(), tokens: l.counts[i] })
+            .map(|&i| Removed {
+                index: i,
+                role: l.session.messages[i].role.name(),
+                tokens: l.counts[i],
+            })
             .collect();
-        ctx.printer.json(&DryRun { report, removed, edited: &plan.edited })?;
+        ctx.printer.json(&DryRun {
+            report,
+            removed,
+            edited: &plan.edited,
+        })?;
         return Ok(());
     }
     let p = &ctx.printer;
     if plan.removed.is_empty() && plan.edited.is_empty() {
-        p.line(&format!("{}: nothing to trim ({} tokens)", l.display(), thousands(l.total as u64)))?;
+        p.line(&format!(
+            "{}: nothing to trim ({} tokens)",
+            l.display(),
+            thousands(l.total as u64)
+        ))?;
         return Ok(());
     }
     let mut rows: Vec<Vec<String>> = plan
         .removed
         .iter()
-        .map(|&i| vec![i.to_string(), l.session.messages[i].role.name().into(), thousands(l.counts[i] as u64), "remove".into()])
+        .map(|&i| {
+            vec![
+                i.to_string(),
+                l.session.messages[i].role.name().into(),
+                thousands(l.counts[i] as u64),
+                "remove".into(),
+            ]
+        })
         .collect();
     rows.extend(plan.edited.iter().map(|&i| {
-        vec![i.to_string(), l.session.messages[i].role.name().into(), thousands(l.counts[i] as u64), "shorten".into()]
+        vec![
+            i.to_string(),
+            l.session.messages[i].role.name().into(),
+            thousands(l.counts[i] as u64),
+            "shorten".into(),
+        ]
     }));
     rows.sort_by_key(|r| r[0].parse::<usize>().unwrap_or(0));
     p.line(&table(&["#", "role", "tokens", "action"], &rows, &[0, 2]))?;

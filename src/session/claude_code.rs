@@ -247,7 +247,7 @@ mod tests {
             user("u3", Some("c"), "new"),
             r#"{"type":"last-prompt","leafUuid":"u3"}"#.to_string(),
         ];
-        let s = read(&lines.join("\n")).unwrap();
+        let s = read(lines.join("\n")).unwrap();
         assert_eq!(s.messages.len(), 2);
         assert_eq!(s.messages[0].compact.as_ref().unwrap().by, "claude-code");
         assert_eq!(s.messages[1].parts, vec![Part::Text("new".into())]);
@@ -262,7 +262,7 @@ mod tests {
             "system",
             r#","subtype":"informational","content":"x""#,
         );
-        let s = read(&[user("u1", None, "a"), notice].join("\n")).unwrap();
+        let s = read([user("u1", None, "a"), notice].join("\n")).unwrap();
         assert_eq!(s.messages.len(), 1);
     }
 
@@ -274,7 +274,7 @@ mod tests {
             user("u3", Some("u1"), "c"),
             r#"{"type":"last-prompt","leafUuid":"u2"}"#.to_string(),
         ];
-        let s = read(&lines.join("\n")).unwrap();
+        let s = read(lines.join("\n")).unwrap();
         assert_eq!(s.messages.len(), 2);
         assert_eq!(s.messages[1].text(), "b");
     }
@@ -300,7 +300,7 @@ mod tests {
             r#","message":{"role":"user","content":"side"},"isSidechain":true"#,
         )
         .replace(r#""isSidechain":false,"#, "");
-        let s = read(&[user("u1", None, "main"), side].join("\n")).unwrap();
+        let s = read([user("u1", None, "main"), side].join("\n")).unwrap();
         assert_eq!(s.messages.len(), 1);
         assert_eq!(s.messages[0].text(), "main");
     }

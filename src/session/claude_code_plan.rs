@@ -74,6 +74,7 @@ pub fn entries(items: &[Item]) -> Vec<Entry<'_>> {
                 m,
                 summary: Some(k) == cpos,
             },
+            Item::InsertRecord(_) => continue, // refused by `write` for this format
         });
     }
     out

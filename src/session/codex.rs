@@ -331,7 +331,7 @@ mod tests {
             ),
             line("response_item", user("new")),
         ];
-        let s = read(&lines.join("\n")).unwrap();
+        let s = read(lines.join("\n")).unwrap();
         let texts: Vec<String> = s.messages.iter().map(Message::text).collect();
         assert_eq!(texts, ["kept", "", "new"]);
         assert_eq!(s.messages[1].compact.as_ref().unwrap().by, "codex");
@@ -349,7 +349,7 @@ mod tests {
             ),
             line("compacted", json!({"message":"the summary"})),
         ];
-        let s = read(&lines.join("\n")).unwrap();
+        let s = read(lines.join("\n")).unwrap();
         let texts: Vec<String> = s.messages.iter().map(Message::text).collect();
         assert_eq!(texts, ["ask", "the summary"]);
         assert!(s.messages[1].compact.is_some());

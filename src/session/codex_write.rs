@@ -48,6 +48,7 @@ pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8
                 }
                 history.push(new_item(m));
             }
+            Item::InsertRecord(_) => {} // refused by `write` for this format
         }
     }
     let ts = r.last_timestamp.map_or(Value::Null, Value::String);
@@ -135,6 +136,7 @@ fn legacy(
     for it in items {
         match it {
             Item::Insert(m) => pending.push(serde_json::to_string(&new_item(m))?),
+            Item::InsertRecord(_) => {} // refused by `write` for this format
             Item::Keep(i) | Item::Edit { index: i, .. } => {
                 let Some(k) = i.checked_sub(offset) else {
                     continue;

@@ -30,6 +30,7 @@ pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8
     for it in items {
         match it {
             Item::Insert(m) => pending.push(m),
+            Item::InsertRecord(_) => {} // refused by `write` for this format
             Item::Keep(i) | Item::Edit { index: i, .. } => {
                 kept[*i] = true;
                 let (line, v) = &g.visible[*i];

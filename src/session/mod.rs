@@ -361,7 +361,11 @@ pub fn read(bytes: &[u8], format: Option<Format>) -> Result<Session, ReadError> 
 pub fn read_owned(bytes: Vec<u8>, format: Option<Format>) -> Result<Session, ReadError> {
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
-        Err(e) => return Err(error::check_utf8(e.as_bytes()).err().unwrap_or(ReadError::Empty)),
+        Err(e) => {
+            return Err(error::check_utf8(e.as_bytes())
+                .err()
+                .unwrap_or(ReadError::Empty))
+        }
     };
     let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if body.trim().is_empty() {

@@ -17,6 +17,9 @@ pub enum Item {
     Edit { index: usize, edits: Vec<PartEdit> },
     /// A message ctxctl adds (an omission marker, a summary).
     Insert(NewMessage),
+    /// A record written as given (originals put back by `archive restore`); JSONL writes
+    /// it as one compact line.
+    InsertRecord(Value),
 }
 
 impl Item {
@@ -24,7 +27,7 @@ impl Item {
     pub fn index(&self) -> Option<usize> {
         match self {
             Item::Keep(i) | Item::Edit { index: i, .. } => Some(*i),
-            Item::Insert(_) => None,
+            Item::Insert(_) | Item::InsertRecord(_) => None,
         }
     }
 }
@@ -57,6 +60,8 @@ pub enum WriteError {
     Unsupported(Format),
     #[error("cannot rewrite the session from its document: {0}")]
     Document(String),
+    #[error("putting archived records back into {0} sessions is not supported yet")]
+    InsertRecordUnsupported(Format),
 }
 
 /// Renders `session` rewritten by `items` in its own format.
@@ -67,6 +72,15 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
         .find(|&i| i >= session.messages.len())
     {
         return Err(WriteError::NoSuchMessage(bad));
+    }
+    let raw = items.iter().any(|i| matches!(i, Item::InsertRecord(_)));
+    if raw
+        && !matches!(
+            session.format,
+            Format::OpenAi | Format::Anthropic | Format::Jsonl
+        )
+    {
+        return Err(WriteError::InsertRecordUnsupported(session.format));
     }
     match (&session.doc, session.format) {
         (Document::Json(doc), Format::OpenAi | Format::Anthropic) => {
@@ -98,6 +112,7 @@ fn write_json(session: &Session, doc: &JsonDoc, items: &[Item]) -> Result<Vec<u8
                 }
             }
             Item::Insert(m) => list.push(new_record(m)),
+            Item::InsertRecord(v) => list.push(v.clone()),
         }
     }
     let root = match (&doc.list, &doc.root) {
@@ -156,6 +171,7 @@ fn write_lines(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<
     for item in items {
         match item {
             Item::Insert(m) => pending.push(serde_json::to_string(&new_record(m))?),
+            Item::InsertRecord(v) => pending.push(serde_json::to_string(v)?),
             Item::Keep(i) | Item::Edit { index: i, .. } => {
                 let records = session.messages[*i].origin.records();
                 if let Some(&first) = records.first() {

@@ -2,10 +2,13 @@
 
 mod support;
 
+mod archive;
 mod check;
+mod compact;
 mod count;
 mod errors;
 mod generated;
+mod http;
 mod misc;
 mod trim;
 

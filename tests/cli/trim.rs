@@ -7,7 +7,9 @@ fn chat(n: usize) -> String {
     let mut msgs = vec![json!({"role": "system", "content": "You are terse."})];
     for i in 0..n {
         let role = if i % 2 == 0 { "user" } else { "assistant" };
-        msgs.push(json!({"role": role, "content": format!("message number {i} with some words in it")}));
+        msgs.push(
+            json!({"role": role, "content": format!("message number {i} with some words in it")}),
+        );
     }
     serde_json::to_string_pretty(&msgs).unwrap()
 }
@@ -26,7 +28,21 @@ fn smart_puts_one_marker_in_the_gap() {
     let env = TestEnv::new();
     let f = env.write("chat.json", chat(100));
     let out = env.path().join("out.json");
-    let run = env.run(&["trim", s(&f), "--strategy", "smart", "--keep-first", "2", "--keep-last", "5", "--model", "gpt-4o", "-o", s(&out), "--json"]);
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "smart",
+        "--keep-first",
+        "2",
+        "--keep-last",
+        "5",
+        "--model",
+        "gpt-4o",
+        "-o",
+        s(&out),
+        "--json",
+    ]);
     assert_eq!(run.code, 0, "{run:?}");
     let report = run.json();
     assert_eq!(report["strategy"], "smart");
@@ -35,8 +51,17 @@ fn smart_puts_one_marker_in_the_gap() {
     let msgs = messages(&out);
     // system + 2 + marker + 5
     assert_eq!(msgs.len(), 9);
-    assert!(msgs[3]["content"].as_str().unwrap().contains("[93 messages omitted]"), "{msgs:?}");
-    assert_eq!(msgs[8]["content"], "message number 99 with some words in it");
+    assert!(
+        msgs[3]["content"]
+            .as_str()
+            .unwrap()
+            .contains("[93 messages omitted]"),
+        "{msgs:?}"
+    );
+    assert_eq!(
+        msgs[8]["content"],
+        "message number 99 with some words in it"
+    );
     for key in ["original_tokens", "trimmed_tokens", "kept_messages"] {
         assert!(report.get(key).is_some(), "{key}");
     }
@@ -48,7 +73,14 @@ fn small_sessions_come_back_unchanged() {
     let f = env.write("chat.json", chat(5));
     let out = env.path().join("out.json");
     for args in [
-        vec!["--strategy", "smart", "--keep-first", "2", "--keep-last", "5"],
+        vec![
+            "--strategy",
+            "smart",
+            "--keep-first",
+            "2",
+            "--keep-last",
+            "5",
+        ],
         vec!["--strategy", "sliding-window", "--window", "10"],
     ] {
         let mut full = vec!["trim", s(&f), "-o", s(&out), "--model", "gpt-4o"];
@@ -64,15 +96,35 @@ fn fifo_fits_the_budget_and_keeps_system_and_last_user() {
     let env = TestEnv::new();
     let f = env.write("chat.json", chat(60));
     let out = env.path().join("out.json");
-    let run = env.run(&["trim", s(&f), "--strategy", "fifo", "--max-tokens", "300", "--model", "gpt-4o", "-o", s(&out), "--json"]);
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "300",
+        "--model",
+        "gpt-4o",
+        "-o",
+        s(&out),
+        "--json",
+    ]);
     assert_eq!(run.code, 0, "{run:?}");
     let report = run.json();
-    assert!(report["trimmed_tokens"].as_u64().unwrap() <= 300, "{report}");
-    let counted = env.run(&["count", s(&out), "--model", "gpt-4o", "--json"]).json();
+    assert!(
+        report["trimmed_tokens"].as_u64().unwrap() <= 300,
+        "{report}"
+    );
+    let counted = env
+        .run(&["count", s(&out), "--model", "gpt-4o", "--json"])
+        .json();
     assert_eq!(counted["total_tokens"], report["trimmed_tokens"]);
     let msgs = messages(&out);
     assert_eq!(msgs[0]["role"], "system");
-    assert_eq!(msgs.last().unwrap()["content"], "message number 59 with some words in it");
+    assert_eq!(
+        msgs.last().unwrap()["content"],
+        "message number 59 with some words in it"
+    );
 }
 
 #[test]
@@ -80,10 +132,33 @@ fn dry_run_lists_removals_and_exits_1_only_when_something_would_change() {
     let env = TestEnv::new();
     let f = env.write("chat.json", chat(30));
     let before = std::fs::read(&f).unwrap();
-    let run = env.run(&["trim", s(&f), "--strategy", "fifo", "--max-tokens", "200", "--model", "gpt-4o", "--dry-run"]);
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "200",
+        "--model",
+        "gpt-4o",
+        "--dry-run",
+    ]);
     assert_eq!(run.code, 1, "{run:?}");
-    assert!(run.stdout.contains("remove") && run.stdout.contains("would trim"), "{run:?}");
-    let run = env.run(&["trim", s(&f), "--strategy", "fifo", "--max-tokens", "100000", "--model", "gpt-4o", "--dry-run"]);
+    assert!(
+        run.stdout.contains("remove") && run.stdout.contains("would trim"),
+        "{run:?}"
+    );
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "100000",
+        "--model",
+        "gpt-4o",
+        "--dry-run",
+    ]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(std::fs::read(&f).unwrap(), before);
     assert!(!env.data_dir().exists(), "dry run wrote to the data dir");
@@ -93,7 +168,16 @@ fn dry_run_lists_removals_and_exits_1_only_when_something_would_change() {
 fn default_output_goes_to_the_private_store() {
     let env = TestEnv::new();
     let f = env.write("my-chat.json", chat(40));
-    let run = env.run(&["trim", s(&f), "--strategy", "fifo", "--max-tokens", "300", "--model", "gpt-4o"]);
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "300",
+        "--model",
+        "gpt-4o",
+    ]);
     assert_eq!(run.code, 0, "{run:?}");
     let stored = env.data_dir().join("sessions/my-chat.json");
     assert!(stored.exists(), "{run:?}");
@@ -105,10 +189,30 @@ fn default_output_goes_to_the_private_store() {
         assert_eq!(mode(&stored), 0o600);
         assert_eq!(mode(stored.parent().unwrap()), 0o700);
     }
-    let named = env.run(&["trim", s(&f), "--strategy", "fifo", "--max-tokens", "300", "--name", "kept", "--model", "gpt-4o"]);
+    let named = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "300",
+        "--name",
+        "kept",
+        "--model",
+        "gpt-4o",
+    ]);
     assert_eq!(named.code, 0, "{named:?}");
     assert!(env.data_dir().join("sessions/kept.json").exists());
-    let bad = env.run(&["trim", s(&f), "--strategy", "fifo", "--name", "../escape", "--model", "gpt-4o"]);
+    let bad = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "fifo",
+        "--name",
+        "../escape",
+        "--model",
+        "gpt-4o",
+    ]);
     assert_eq!(bad.code, 2, "{bad:?}");
 }
 
@@ -122,7 +226,19 @@ fn stdout_output_is_the_session_only() {
         }
         s
     });
-    let run = env.run(&["trim", s(&f), "--strategy", "sliding-window", "--window", "3", "-o", "-", "--json", "--model", "gpt-4o"]);
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "sliding-window",
+        "--window",
+        "3",
+        "-o",
+        "-",
+        "--json",
+        "--model",
+        "gpt-4o",
+    ]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(run.stdout, "{\"role\":\"user\",\"content\":\"line 17\"}\n{\"role\":\"user\",\"content\":\"line 18\"}\n{\"role\":\"user\",\"content\":\"line 19\"}\n");
 }
@@ -131,13 +247,28 @@ fn stdout_output_is_the_session_only() {
 fn in_place_archives_what_it_removes() {
     let env = TestEnv::new();
     let f = env.write("chat.json", chat(40));
-    let run = env.run(&["trim", s(&f), "--strategy", "fifo", "--max-tokens", "300", "--model", "gpt-4o", "--in-place", "--json"]);
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "300",
+        "--model",
+        "gpt-4o",
+        "--in-place",
+        "--json",
+    ]);
     assert_eq!(run.code, 0, "{run:?}");
     let report = run.json();
     let archive = report["archive"].as_str().expect("an archive path");
     let archived: Value = serde_json::from_slice(&std::fs::read(archive).unwrap()).unwrap();
     let removed = report["removed_messages"].as_u64().unwrap() as usize;
-    assert_eq!(archived["records"].as_array().unwrap().len(), removed, "{archived}");
+    assert_eq!(
+        archived["records"].as_array().unwrap().len(),
+        removed,
+        "{archived}"
+    );
     assert_eq!(messages(&f).len(), 41 - removed);
     let ls = env.run(&["archive", "ls", "--json"]).json();
     assert_eq!(ls.as_array().unwrap().len(), 1, "{ls}");
@@ -150,16 +281,40 @@ fn selective_pins_and_roles() {
     msgs[5]["_preserve"] = json!(true);
     let f = env.write("chat.json", serde_json::to_string(&msgs).unwrap());
     let out = env.path().join("out.json");
-    let run = env.run(&["trim", s(&f), "--strategy", "selective", "--keep-roles", "system,user", "--max-tokens", "250", "--pin", "/number 7 /", "--model", "gpt-4o", "-o", s(&out)]);
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "selective",
+        "--keep-roles",
+        "system,user",
+        "--max-tokens",
+        "250",
+        "--pin",
+        "/number 7 /",
+        "--model",
+        "gpt-4o",
+        "-o",
+        s(&out),
+    ]);
     assert_eq!(run.code, 0, "{run:?}");
     let kept = messages(&out);
     let texts: Vec<&str> = kept.iter().filter_map(|m| m["content"].as_str()).collect();
-    assert!(texts.iter().any(|t| t.contains("number 4 ")), "_preserve kept: {texts:?}");
-    assert!(texts.iter().any(|t| t.contains("number 7 ")), "--pin kept: {texts:?}");
+    assert!(
+        texts.iter().any(|t| t.contains("number 4 ")),
+        "_preserve kept: {texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.contains("number 7 ")),
+        "--pin kept: {texts:?}"
+    );
     assert!(kept.iter().filter(|m| m["role"] == "assistant").count() < 15);
     let unknown = env.run(&["trim", s(&f), "--strategy", "slective", "--model", "gpt-4o"]);
     assert_eq!(unknown.code, 2);
-    assert!(unknown.stderr.contains("selective"), "lists the strategies: {unknown:?}");
+    assert!(
+        unknown.stderr.contains("selective"),
+        "lists the strategies: {unknown:?}"
+    );
 }
 
 #[test]
@@ -167,9 +322,31 @@ fn composite_stops_as_soon_as_it_fits() {
     let env = TestEnv::new();
     let f = env.write("chat.json", chat(40));
     let out = env.path().join("out.json");
-    let run = env.run(&["trim", s(&f), "--strategy", "composite", "--chain", "smart,fifo", "--keep-first", "2", "--keep-last", "30", "--max-tokens", "100000", "--model", "gpt-4o", "-o", s(&out), "--json"]);
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "composite",
+        "--chain",
+        "smart,fifo",
+        "--keep-first",
+        "2",
+        "--keep-last",
+        "30",
+        "--max-tokens",
+        "100000",
+        "--model",
+        "gpt-4o",
+        "-o",
+        s(&out),
+        "--json",
+    ]);
     assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(run.json()["removed_messages"], 0, "fits already: nothing applied");
+    assert_eq!(
+        run.json()["removed_messages"],
+        0,
+        "fits already: nothing applied"
+    );
 }
 
 #[test]
@@ -177,14 +354,34 @@ fn tool_result_strategies_on_the_sample() {
     let env = TestEnv::new();
     let f = sample("openai-chat.json");
     let out = env.path().join("out.json");
-    let run = env.run(&["trim", s(&f), "--strategy", "tool-results", "--max-result-tokens", "50", "-o", s(&out), "--json"]);
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "tool-results",
+        "--max-result-tokens",
+        "50",
+        "-o",
+        s(&out),
+        "--json",
+    ]);
     assert_eq!(run.code, 0, "{run:?}");
     let report = run.json();
     assert!(report["edited_messages"].as_u64().unwrap() >= 2, "{report}");
     assert!(report["trimmed_tokens"].as_u64() < report["original_tokens"].as_u64());
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("ctxctl removed about"), "{text}");
-    let run = env.run(&["trim", s(&f), "--strategy", "mask-tool-results", "--keep-recent", "1", "-o", s(&out), "--json"]);
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "mask-tool-results",
+        "--keep-recent",
+        "1",
+        "-o",
+        s(&out),
+        "--json",
+    ]);
     assert_eq!(run.code, 0, "{run:?}");
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("masked by ctxctl"), "{text}");
@@ -198,7 +395,17 @@ fn every_format_stays_valid_after_trimming() {
     let env = TestEnv::new();
     for name in ["openai-chat.json", "anthropic-messages.json", "plain.jsonl"] {
         let out = env.path().join(format!("out-{name}"));
-        let run = env.run(&["trim", s(&sample(name)), "--strategy", "fifo", "--max-tokens", "600", "-o", s(&out), "--json"]);
+        let run = env.run(&[
+            "trim",
+            s(&sample(name)),
+            "--strategy",
+            "fifo",
+            "--max-tokens",
+            "600",
+            "-o",
+            s(&out),
+            "--json",
+        ]);
         assert_eq!(run.code, 0, "{name}: {run:?}");
         let check = env.run(&["check", s(&out), "--json"]);
         let v = check.json();

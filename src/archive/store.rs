@@ -1,0 +1,339 @@
+//! Archive files on disk: `archives/<session>/compact-<YYYYMMDDTHHMMSSZ>-<seq>.json`.
+
+use std::fs::{self, File};
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::name::{parse_id, validate_name};
+use super::{ArchiveError, Timestamp};
+
+/// What a compaction archives: the removed records and the facts around them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArchiveRecord {
+    /// The sequence number to use; `None` takes the next free one.
+    pub seq: Option<u64>,
+    pub compact_id: String,
+    pub created: Timestamp,
+    /// The session file the records came from.
+    pub source: Option<String>,
+    /// Where the compacted session was written (what `archive restore` rewrites).
+    pub output: Option<String>,
+    /// The session format's name (`openai`, `jsonl` …).
+    pub format: String,
+    pub model: Option<String>,
+    pub summarizer: String,
+    pub tokens: Tokens,
+    /// Index of the first archived message in the session it came from.
+    pub first_message: usize,
+    /// Number of archived messages.
+    pub messages: usize,
+    pub summary: String,
+    /// The removed records verbatim, in order.
+    pub records: Vec<Value>,
+}
+
+/// Token counts recorded with an archive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    /// The session before compaction.
+    pub original: usize,
+    /// The session after compaction.
+    pub compacted: usize,
+    /// The archived messages.
+    pub archived: usize,
+}
+
+/// An archive file's content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArchiveFile {
+    pub ctxctl_version: String,
+    pub session: String,
+    pub seq: u64,
+    pub compact_id: String,
+    /// RFC 3339 UTC.
+    pub created: String,
+    pub source: Option<String>,
+    #[serde(default)]
+    pub output: Option<String>,
+    pub format: String,
+    pub model: Option<String>,
+    pub summarizer: String,
+    pub tokens: Tokens,
+    pub first_message: usize,
+    pub messages: usize,
+    pub summary: String,
+    pub records: Vec<Value>,
+}
+
+/// The fields `list` reads (the records are skipped).
+#[derive(Deserialize)]
+struct Header {
+    tokens: Tokens,
+    messages: usize,
+}
+
+/// One archive as listed by `archive ls`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArchiveEntry {
+    /// `NAME/SEQ`.
+    pub id: String,
+    pub session: String,
+    pub seq: u64,
+    /// RFC 3339 UTC, from the file name.
+    pub timestamp: String,
+    pub path: PathBuf,
+    pub messages: usize,
+    /// Tokens of the archived messages.
+    pub tokens: usize,
+    /// Size of the archive file.
+    pub bytes: u64,
+}
+
+/// Where an archive was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    pub seq: u64,
+    pub path: PathBuf,
+}
+
+/// The archives under a data directory.
+#[derive(Debug, Clone)]
+pub struct ArchiveStore {
+    /// `<data>/archives`.
+    root: PathBuf,
+    /// `<data>/locks`.
+    locks: PathBuf,
+}
+
+impl ArchiveStore {
+    /// The store in `data_dir` (its `archives/` subdirectory).
+    pub fn new(data_dir: impl Into<PathBuf>) -> ArchiveStore {
+        let data = data_dir.into();
+        ArchiveStore {
+            root: data.join("archives"),
+            locks: data.join("locks"),
+        }
+    }
+
+    /// The lock file guarding changes to `session` (kept apart from the archives, so a
+    /// broken archive directory does not stop the lock).
+    pub fn lock_path(&self, session: &str) -> Result<PathBuf, ArchiveError> {
+        validate_name(session)?;
+        Ok(self.locks.join(format!("{session}.lock")))
+    }
+
+    /// The directory of one session's archives.
+    pub fn dir(&self, session: &str) -> Result<PathBuf, ArchiveError> {
+        validate_name(session)?;
+        Ok(self.root.join(session))
+    }
+
+    /// The file name of archive `seq` made at `created`.
+    pub fn path_for(
+        &self,
+        session: &str,
+        seq: u64,
+        created: Timestamp,
+    ) -> Result<PathBuf, ArchiveError> {
+        Ok(self
+            .dir(session)?
+            .join(format!("compact-{}-{seq}.json", created.compact())))
+    }
+
+    /// The next sequence number of `session`: one more than the highest existing, from 1.
+    pub fn next_seq(&self, session: &str) -> Result<u64, ArchiveError> {
+        let max = self
+            .files(session)?
+            .into_iter()
+            .map(|(seq, _, _)| seq)
+            .max();
+        Ok(max.map_or(1, |m| m + 1))
+    }
+
+    /// Writes `record` as a new archive of `session` and returns where. Atomic (a temp
+    /// file in the same directory, synced, then linked into place) and never overwriting:
+    /// an existing file with the chosen name is an error when `record.seq` was given, and
+    /// makes the store try the next number otherwise.
+    pub fn put(&self, session: &str, record: &ArchiveRecord) -> Result<Stored, ArchiveError> {
+        let dir = self.dir(session)?;
+        create_private_dir(&dir)?;
+        let mut seq = match record.seq {
+            Some(s) => s,
+            None => self.next_seq(session)?,
+        };
+        loop {
+            let path = self.path_for(session, seq, record.created)?;
+            let file = ArchiveFile {
+                ctxctl_version: env!("CARGO_PKG_VERSION").to_string(),
+                session: session.to_string(),
+                seq,
+                compact_id: record.compact_id.clone(),
+                created: record.created.rfc3339(),
+                source: record.source.clone(),
+                output: record.output.clone(),
+                format: record.format.clone(),
+                model: record.model.clone(),
+                summarizer: record.summarizer.clone(),
+                tokens: record.tokens,
+                first_message: record.first_message,
+                messages: record.messages,
+                summary: record.summary.clone(),
+                records: record.records.clone(),
+            };
+            match write_new(&dir, &path, &file) {
+                Err(ArchiveError::Exists(_)) if record.seq.is_none() => seq += 1,
+                Err(e) => return Err(e),
+                Ok(()) => return Ok(Stored { seq, path }),
+            }
+        }
+    }
+
+    /// The archives of `session`, or of every session, ordered by session and number.
+    pub fn list(&self, session: Option<&str>) -> Result<Vec<ArchiveEntry>, ArchiveError> {
+        let sessions = match session {
+            Some(s) => vec![s.to_string()],
+            None => self.sessions()?,
+        };
+        let mut out = Vec::new();
+        for s in sessions {
+            for (seq, stamp, path) in self.files(&s)? {
+                out.push(entry(&s, seq, stamp, path)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reads archive `NAME/SEQ`.
+    pub fn get(&self, id: &str) -> Result<(ArchiveEntry, ArchiveFile), ArchiveError> {
+        let (session, seq) = parse_id(id)?;
+        let (_, stamp, path) = self
+            .files(session)?
+            .into_iter()
+            .find(|(s, _, _)| *s == seq)
+            .ok_or_else(|| ArchiveError::NotFound(id.to_string()))?;
+        let file: ArchiveFile = read_json(&path)?;
+        let entry = entry(session, seq, stamp, path)?;
+        Ok((entry, file))
+    }
+
+    /// Session names that have an archive directory, sorted.
+    fn sessions(&self) -> Result<Vec<String>, ArchiveError> {
+        let mut out = Vec::new();
+        let rd = match fs::read_dir(&self.root) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+            Err(e) => return Err(ArchiveError::io(&self.root, e)),
+        };
+        for e in rd {
+            let e = e.map_err(|err| ArchiveError::io(&self.root, err))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if validate_name(&name).is_ok() && e.path().is_dir() {
+                out.push(name);
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// `(seq, timestamp, path)` of every archive file of `session`, by number.
+    fn files(&self, session: &str) -> Result<Vec<(u64, Timestamp, PathBuf)>, ArchiveError> {
+        let dir = self.dir(session)?;
+        let mut out = Vec::new();
+        let rd = match fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+            Err(e) => return Err(ArchiveError::io(&dir, e)),
+        };
+        for e in rd {
+            let e = e.map_err(|err| ArchiveError::io(&dir, err))?;
+            if let Some((stamp, seq)) = parse_file_name(&e.file_name().to_string_lossy()) {
+                out.push((seq, stamp, e.path()));
+            }
+        }
+        out.sort_by_key(|(seq, _, _)| *seq);
+        Ok(out)
+    }
+}
+
+/// `compact-20240501T120000Z-3.json` → (timestamp, 3).
+pub fn parse_file_name(name: &str) -> Option<(Timestamp, u64)> {
+    let rest = name.strip_prefix("compact-")?.strip_suffix(".json")?;
+    let (stamp, seq) = rest.rsplit_once('-')?;
+    let seq: u64 = seq.parse().ok().filter(|s| *s > 0)?;
+    Some((Timestamp::parse(stamp).ok()?, seq))
+}
+
+fn entry(
+    session: &str,
+    seq: u64,
+    stamp: Timestamp,
+    path: PathBuf,
+) -> Result<ArchiveEntry, ArchiveError> {
+    let header: Header = read_json(&path)?;
+    let bytes = fs::metadata(&path)
+        .map_err(|e| ArchiveError::io(&path, e))?
+        .len();
+    Ok(ArchiveEntry {
+        id: format!("{session}/{seq}"),
+        session: session.to_string(),
+        seq,
+        timestamp: stamp.rfc3339(),
+        path,
+        messages: header.messages,
+        tokens: header.tokens.archived,
+        bytes,
+    })
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ArchiveError> {
+    let f = File::open(path).map_err(|e| ArchiveError::io(path, e))?;
+    serde_json::from_reader(BufReader::new(f)).map_err(|err| ArchiveError::Parse {
+        path: path.to_path_buf(),
+        err,
+    })
+}
+
+/// Creates `dir` (and missing parents) readable by the owner only.
+pub fn create_private_dir(dir: &Path) -> Result<(), ArchiveError> {
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir).map_err(|e| ArchiveError::io(dir, e))
+}
+
+/// Writes `value` as pretty JSON to a new file at `path`: temp file (0600) in `dir`,
+/// synced, then linked into place without replacing anything, then the directory synced.
+fn write_new(dir: &Path, path: &Path, value: &ArchiveFile) -> Result<(), ArchiveError> {
+    let tmp = tempfile::Builder::new()
+        .prefix(".compact-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| ArchiveError::io(dir, e))?;
+    {
+        let mut w = BufWriter::new(tmp.as_file());
+        serde_json::to_writer_pretty(&mut w, value)
+            .map_err(|e| ArchiveError::io(tmp.path(), e.into()))?;
+        w.write_all(b"\n")
+            .and_then(|()| w.flush())
+            .map_err(|e| ArchiveError::io(tmp.path(), e))?;
+    }
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| ArchiveError::io(tmp.path(), e))?;
+    tmp.persist_noclobber(path).map_err(|e| {
+        if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+            ArchiveError::Exists(path.to_path_buf())
+        } else {
+            ArchiveError::io(path, e.error)
+        }
+    })?;
+    #[cfg(unix)]
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}

@@ -1,0 +1,160 @@
+//! What `compact` prints: the report, the dry-run partition and summary.
+
+use serde::Serialize;
+
+use super::Loaded;
+use super::{compacted, ratio};
+use crate::compact::{CompactInfo, Partition};
+use crate::context::Context;
+use crate::exit::ExitStatus;
+use crate::render::table::{table, thousands};
+
+/// `compact --json`.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub compacted: bool,
+    pub original_tokens: usize,
+    pub compacted_tokens: usize,
+    pub compaction_ratio: f64,
+    pub compacted_messages: usize,
+    pub retained_messages: usize,
+    pub archive: Option<String>,
+    pub output: Option<String>,
+    pub archive_id: Option<String>,
+    pub summarizer: &'static str,
+    /// Why nothing was compacted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub dry_run: bool,
+}
+
+impl Report {
+    pub fn unchanged(summarizer: &'static str, reason: String, dry_run: bool) -> Report {
+        Report {
+            compacted: false,
+            original_tokens: 0,
+            compacted_tokens: 0,
+            compaction_ratio: 0.0,
+            compacted_messages: 0,
+            retained_messages: 0,
+            archive: None,
+            output: None,
+            archive_id: None,
+            summarizer,
+            reason: Some(reason),
+            dry_run,
+        }
+    }
+}
+
+pub fn unchanged(
+    ctx: &Context,
+    shown: &str,
+    summarizer: &'static str,
+    reason: String,
+    dry_run: bool,
+) -> anyhow::Result<ExitStatus> {
+    if ctx.printer.json {
+        ctx.printer
+            .json(&Report::unchanged(summarizer, reason, dry_run))?;
+    } else {
+        ctx.printer
+            .note(&format!("{shown}: {reason}; nothing written"));
+    }
+    Ok(ExitStatus::Success)
+}
+
+pub fn dry_run(
+    ctx: &Context,
+    l: &Loaded,
+    part: &Partition,
+    summary: &str,
+    info: &CompactInfo,
+    summarizer: &'static str,
+) -> anyhow::Result<ExitStatus> {
+    let tokens = compacted(l, part, summary, info);
+    let span = |r: &std::ops::Range<usize>| Span {
+        start: r.start,
+        end: r.end,
+        messages: r.len(),
+        tokens: l.counts[r.clone()].iter().sum(),
+    };
+    let (head, middle, tail) = (span(&part.head), span(&part.middle), span(&part.tail));
+    if ctx.printer.json {
+        #[derive(Serialize)]
+        struct Parts<'a> {
+            head: &'a Span,
+            middle: &'a Span,
+            tail: &'a Span,
+        }
+        #[derive(Serialize)]
+        struct DryRun<'a> {
+            #[serde(flatten)]
+            report: Report,
+            partition: Parts<'a>,
+            summary: &'a str,
+        }
+        let report = Report {
+            compacted: true,
+            original_tokens: l.total,
+            compacted_tokens: tokens,
+            compaction_ratio: ratio(tokens, l.total),
+            compacted_messages: middle.messages,
+            retained_messages: head.messages + tail.messages,
+            archive: None,
+            output: None,
+            archive_id: None,
+            summarizer,
+            reason: None,
+            dry_run: true,
+        };
+        let partition = Parts {
+            head: &head,
+            middle: &middle,
+            tail: &tail,
+        };
+        ctx.printer.json(&DryRun {
+            report,
+            partition,
+            summary,
+        })?;
+    } else {
+        let row = |name: &str, s: &Span, action: &str| {
+            vec![
+                name.to_string(),
+                format!("{}..{}", s.start, s.end),
+                s.messages.to_string(),
+                thousands(s.tokens as u64),
+                action.to_string(),
+            ]
+        };
+        let rows = vec![
+            row("head", &head, "keep"),
+            row("middle", &middle, "summarize and archive"),
+            row("tail", &tail, "keep"),
+        ];
+        let p = &ctx.printer;
+        p.line(&table(
+            &["part", "range", "messages", "tokens", "action"],
+            &rows,
+            &[2, 3],
+        ))?;
+        p.line(&format!(
+            "would compact {}: {} → {} tokens ({:.0}%)\n\nsummary ({summarizer}):\n{summary}",
+            l.display(),
+            thousands(l.total as u64),
+            thousands(tokens as u64),
+            ratio(tokens, l.total) * 100.0
+        ))?;
+    }
+    Ok(ExitStatus::Failure)
+}
+
+/// One part of the partition in `--dry-run` output.
+#[derive(Debug, Serialize)]
+struct Span {
+    start: usize,
+    end: usize,
+    messages: usize,
+    tokens: usize,
+}

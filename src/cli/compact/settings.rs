@@ -1,0 +1,155 @@
+//! Resolving `compact`'s settings: the summarizer, the LLM connection, the tail budget,
+//! the clock, the session lock and stored sessions.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use super::CompactArgs;
+use crate::archive::{self, ArchiveStore, Timestamp};
+use crate::config::env;
+use crate::context::Context;
+use crate::summarize::{self, LlmConfig, LlmSummarizer, OfflineSummarizer, Provider, Summarizer};
+
+/// Default share of the effective limit kept verbatim at the end.
+const DEFAULT_TAIL_RATIO: f64 = 0.2;
+/// Default seconds to wait for another ctxctl holding a session's lock.
+const DEFAULT_LOCK_TIMEOUT: u64 = 30;
+
+/// `sessions/NAME.json` or `sessions/NAME.jsonl` in the store.
+pub fn stored_session(ctx: &Context, name: &str) -> anyhow::Result<PathBuf> {
+    archive::validate_name(name)?;
+    let dir = crate::paths::sessions_dir(&ctx.data_dir()?.value);
+    let found: Vec<PathBuf> = ["json", "jsonl"]
+        .iter()
+        .map(|ext| dir.join(format!("{name}.{ext}")))
+        .filter(|p| p.is_file())
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => anyhow::bail!(
+            "no stored session {name:?} (looked for {name}.json and {name}.jsonl in {})",
+            dir.display()
+        ),
+        _ => anyhow::bail!(
+            "both {name}.json and {name}.jsonl exist in {}; remove one",
+            dir.display()
+        ),
+    }
+}
+
+pub fn summarizer(ctx: &Context, args: &CompactArgs) -> anyhow::Result<Box<dyn Summarizer>> {
+    let kind = args
+        .summarizer
+        .clone()
+        .or_else(|| ctx.file.compact.summarizer.clone())
+        .unwrap_or_else(|| "offline".into());
+    match kind.as_str() {
+        "offline" => {
+            let cap = args
+                .summary_tokens
+                .or(ctx.file.compact.summary_tokens.map(|n| n as usize))
+                .unwrap_or(summarize::offline::DEFAULT_CAP);
+            Ok(Box::new(OfflineSummarizer { cap }))
+        }
+        "llm" => Ok(Box::new(LlmSummarizer::new(llm_config(ctx, args.retries)?))),
+        other => anyhow::bail!("config compact.summarizer: expected offline or llm, got {other:?}"),
+    }
+}
+
+/// The LLM settings: environment > config file > defaults. The key comes from
+/// `CTXCTL_LLM_API_KEY`, the variable named by `llm.api_key_env`, or the provider's usual
+/// variable; it may be empty for local servers.
+fn llm_config(ctx: &Context, retries: Option<u32>) -> anyhow::Result<LlmConfig> {
+    let file = &ctx.file.llm;
+    let pick =
+        |var: &str, f: &Option<String>| ctx.env.get(var).map(str::to_string).or_else(|| f.clone());
+    let provider_name = pick(env::CTXCTL_LLM_PROVIDER, &file.provider).unwrap_or("openai".into());
+    let provider = Provider::from_name(&provider_name).with_context(|| {
+        format!("unknown LLM provider {provider_name:?}; expected openai or anthropic")
+    })?;
+    let model = pick(env::CTXCTL_LLM_MODEL, &file.model).context(
+        "the llm summarizer needs a model: set llm.model in the config file or CTXCTL_LLM_MODEL",
+    )?;
+    let key_var = match provider {
+        Provider::OpenAi => env::OPENAI_API_KEY,
+        Provider::Anthropic => env::ANTHROPIC_API_KEY,
+    };
+    let key = ctx
+        .env
+        .get(env::CTXCTL_LLM_API_KEY)
+        .or_else(|| file.api_key_env.as_deref().and_then(|v| ctx.env.get(v)))
+        .or_else(|| ctx.env.get(key_var))
+        .unwrap_or_default();
+    let mut c = LlmConfig::new(provider, model.clone(), key);
+    if let Some(url) = pick(env::CTXCTL_LLM_BASE_URL, &file.base_url) {
+        c.base_url = url;
+    }
+    if key.is_empty() && c.base_url == provider.default_base_url() {
+        ctx.printer.warn(&format!(
+            "no API key for the llm summarizer (set CTXCTL_LLM_API_KEY or {key_var})"
+        ));
+    }
+    c.timeout = Duration::from_secs(file.timeout_secs.unwrap_or(120));
+    c.retries = retries.or(file.retries).unwrap_or(2);
+    let window = file.context_window.unwrap_or_else(|| {
+        ctx.registry
+            .lookup(&model)
+            .map_or(crate::models::FALLBACK_CONTEXT_WINDOW, |s| s.context_window)
+    });
+    c.max_output_tokens = 4096;
+    c.max_input_tokens = (window.saturating_sub(4096) as usize).max(1024);
+    Ok(c)
+}
+
+/// Tokens the tail should reach: `--tail-tokens`, else `--tail-ratio` × the limit (config
+/// `compact.tail_tokens` / `compact.tail_ratio`, default 0.2).
+pub fn tail_budget(ctx: &Context, args: &CompactArgs, limit: usize) -> anyhow::Result<usize> {
+    let cfg = &ctx.file.compact;
+    if let Some(n) = args.tail_tokens {
+        return Ok(n as usize);
+    }
+    let (r, what) = match (args.tail_ratio, cfg.tail_tokens, cfg.tail_ratio) {
+        (Some(r), _, _) => (r, "--tail-ratio"),
+        (None, Some(n), _) => return Ok(n as usize),
+        (None, None, Some(r)) => (r, "config compact.tail_ratio"),
+        (None, None, None) => (DEFAULT_TAIL_RATIO, "default"),
+    };
+    if !(r > 0.0 && r <= 1.0) {
+        anyhow::bail!("{what}: expected a ratio in (0, 1], got {r}");
+    }
+    Ok((r * limit as f64).round() as usize)
+}
+
+/// The run's clock: `CTXCTL_NOW` (tests) or the system time.
+pub fn clock(ctx: &Context) -> anyhow::Result<Timestamp> {
+    match ctx.env.get(env::CTXCTL_NOW) {
+        Some(s) => Timestamp::parse(s).with_context(|| env::CTXCTL_NOW.to_string()),
+        None => Ok(Timestamp::from_system(std::time::SystemTime::now())),
+    }
+}
+
+/// Locks session `name`, saying so when another ctxctl holds it.
+pub fn lock(ctx: &Context, store: &ArchiveStore, name: &str) -> anyhow::Result<archive::LockGuard> {
+    let secs = match ctx.env.get(env::CTXCTL_LOCK_TIMEOUT) {
+        Some(s) => s.parse::<u64>().with_context(|| {
+            format!("{}: expected seconds, got {s:?}", env::CTXCTL_LOCK_TIMEOUT)
+        })?,
+        None => DEFAULT_LOCK_TIMEOUT,
+    };
+    let path = store.lock_path(name)?;
+    archive::acquire_lock(&path, Duration::from_secs(secs), |p| {
+        ctx.printer.note(&format!(
+            "waiting for the lock on {} (another ctxctl is working on session {name})",
+            p.display()
+        ));
+    })
+    .map_err(|e| match e {
+        archive::ArchiveError::LockTimeout { .. } => anyhow::anyhow!(
+            "{e} (set {} to wait longer, in seconds)",
+            env::CTXCTL_LOCK_TIMEOUT
+        ),
+        e => e.into(),
+    })
+}

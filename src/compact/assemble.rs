@@ -1,0 +1,178 @@
+//! Putting a compacted session together: head, one summary message, tail.
+
+use serde_json::{Map, Value};
+
+use super::Partition;
+use crate::session::{Item, Message, NewMessage, Role, Session};
+
+/// Identity of one compaction, written into the summary message's record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompactInfo {
+    /// A UUID (v4), the key `archive restore` looks for.
+    pub id: String,
+    /// When the compaction ran, RFC 3339 UTC.
+    pub timestamp: String,
+    /// The archive's sequence number for this session.
+    pub seq: u64,
+    /// Where the originals were archived (`None` when the archive could not be written).
+    pub archive: Option<String>,
+}
+
+impl CompactInfo {
+    /// A fresh random compaction id.
+    pub fn new_id() -> String {
+        uuid::Uuid::new_v4().to_string()
+    }
+}
+
+const OPEN: &str = "<summary>";
+const CLOSE: &str = "</summary>";
+
+/// The summary message's text: a note for the model saying what happened and where the
+/// originals are, then the summary between `<summary>` tags.
+pub fn summary_message_text(summary: &str, messages: usize, info: &CompactInfo) -> String {
+    let whence = match &info.archive {
+        Some(path) => format!("The original messages are archived at {path}."),
+        None => "The original messages were not archived.".to_string(),
+    };
+    format!(
+        "[ctxctl compaction {seq}] The earlier part of this conversation ({messages} message{s}) \
+         was replaced by the summary below to save context. {whence} Continue from the summary \
+         and the messages after it; ask the user if something you need is missing.\n\n\
+         {OPEN}\n{body}\n{CLOSE}",
+        seq = info.seq,
+        s = if messages == 1 { "" } else { "s" },
+        body = summary.trim(),
+    )
+}
+
+/// The summary inside a summary message's text (what is between the tags), or the whole
+/// text for summaries written by other tools.
+pub fn summary_body(text: &str) -> &str {
+    match (text.find(OPEN), text.rfind(CLOSE)) {
+        (Some(a), Some(b)) if a + OPEN.len() <= b => text[a + OPEN.len()..b].trim(),
+        _ => text.trim(),
+    }
+}
+
+/// The bodies of earlier compaction summaries (ctxctl's or an agent's) among `messages`,
+/// oldest first, to be carried forward into the new summary.
+pub fn previous_summaries(messages: &[Message]) -> Vec<String> {
+    messages
+        .iter()
+        .filter(|m| m.compact.is_some())
+        .map(|m| summary_body(&m.text()).to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The summary message for `summary` replacing the middle of `partition`: a `user` message
+/// whose record carries `compact_boundary`, `compact_id`, `compact_timestamp` and
+/// `compact_seq`.
+pub fn summary_message(summary: &str, partition: &Partition, info: &CompactInfo) -> NewMessage {
+    let mut meta = Map::new();
+    meta.insert("compact_boundary".into(), Value::Bool(true));
+    meta.insert("compact_id".into(), Value::String(info.id.clone()));
+    meta.insert(
+        "compact_timestamp".into(),
+        Value::String(info.timestamp.clone()),
+    );
+    meta.insert("compact_seq".into(), Value::from(info.seq));
+    NewMessage {
+        role: Role::User,
+        text: summary_message_text(summary, partition.middle.len(), info),
+        meta,
+    }
+}
+
+/// The write plan of the compacted session: `[head…, summary message, tail…]`.
+pub fn assemble(
+    session: &Session,
+    partition: &Partition,
+    summary: &str,
+    info: &CompactInfo,
+) -> Vec<Item> {
+    debug_assert_eq!(partition.tail.end, session.messages.len());
+    let mut items: Vec<Item> = partition.head.clone().map(Item::Keep).collect();
+    items.push(Item::Insert(summary_message(summary, partition, info)));
+    items.extend(partition.tail.clone().map(Item::Keep));
+    items
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::{read, write, Format};
+
+    fn info() -> CompactInfo {
+        CompactInfo {
+            id: "0000-id".into(),
+            timestamp: "2024-05-01T12:00:00Z".into(),
+            seq: 3,
+            archive: Some("/data/archives/s/compact-20240501T120000Z-3.json".into()),
+        }
+    }
+
+    #[test]
+    fn assembled_session_reads_back_with_its_summary_recognised() {
+        let input = concat!(
+            r#"{"role":"system","content":"sys"}"#,
+            "\n",
+            r#"{"role":"user","content":"old question"}"#,
+            "\n",
+            r#"{"role":"assistant","content":"old answer"}"#,
+            "\n",
+            r#"{"role":"user","content":"new question"}"#,
+            "\n"
+        );
+        let s = read(input.as_bytes(), Some(Format::Jsonl)).unwrap();
+        let p = Partition {
+            head: 0..1,
+            middle: 1..3,
+            tail: 3..4,
+        };
+        let items = assemble(&s, &p, "They talked.", &info());
+        let out = write(&s, &items).unwrap();
+        let back = read(&out, None).unwrap();
+        assert_eq!(back.messages.len(), 3);
+        assert_eq!(back.messages[0].text(), "sys");
+        assert_eq!(back.messages[2].text(), "new question");
+        let summary = &back.messages[1];
+        assert_eq!(summary.role, Role::User);
+        let meta = summary.compact.as_ref().expect("summary recognised");
+        assert_eq!(meta.id.as_deref(), Some("0000-id"));
+        assert_eq!(meta.seq, Some(3));
+        assert_eq!(meta.timestamp.as_deref(), Some("2024-05-01T12:00:00Z"));
+        let text = summary.text();
+        assert!(text.contains("2 messages"), "{text}");
+        assert!(text.contains("compact-20240501T120000Z-3.json"), "{text}");
+        assert_eq!(summary_body(&text), "They talked.");
+        assert_eq!(previous_summaries(&back.messages), ["They talked."]);
+    }
+
+    #[test]
+    fn summary_body_of_foreign_text_is_the_text() {
+        assert_eq!(summary_body("  plain summary \n"), "plain summary");
+        assert_eq!(
+            summary_body("</summary> odd <summary>"),
+            "</summary> odd <summary>"
+        );
+        let no_archive = CompactInfo {
+            archive: None,
+            ..info()
+        };
+        let t = summary_message_text("x", 1, &no_archive);
+        assert!(
+            t.contains("(1 message)") && t.contains("not archived"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn ids_are_v4_uuids() {
+        let id = CompactInfo::new_id();
+        let u = uuid::Uuid::parse_str(&id).unwrap();
+        assert_eq!(u.get_version_num(), 4);
+        assert_ne!(id, CompactInfo::new_id());
+    }
+}

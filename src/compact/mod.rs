@@ -1,0 +1,87 @@
+//! Compaction: keep the head (leading system messages) and a recent tail verbatim, replace
+//! the middle with one summary message. Pure: the caller counts tokens, runs a
+//! [`Summarizer`](crate::summarize::Summarizer), archives the originals and writes the
+//! result.
+//!
+//! 1. [`partition`] chooses head, middle and tail;
+//! 2. [`previous_summaries`] finds earlier summaries in the middle to carry forward;
+//! 3. [`assemble`] builds the write plan `[head…, summary, tail…]`.
+
+mod assemble;
+mod partition;
+
+pub use assemble::{
+    assemble, previous_summaries, summary_body, summary_message, summary_message_text, CompactInfo,
+};
+pub use partition::{is_user_turn, partition, Partition};
+
+use crate::session::{Message, NewMessage, Origin, Part};
+use crate::tokens::Counter;
+
+/// Whether a session of `tokens` needs compacting: usage at or over `threshold` ×
+/// `effective_limit` (exactly the threshold triggers). An empty session never does.
+pub fn needs_compaction(tokens: usize, effective_limit: usize, threshold: f64) -> bool {
+    if tokens == 0 {
+        return false;
+    }
+    // Compare tokens / limit ≥ threshold without dividing by a zero limit.
+    tokens as f64 >= threshold * effective_limit as f64
+}
+
+/// Tokens of the compacted session: head and tail as counted, plus the summary message and
+/// the reply priming.
+pub fn compacted_tokens(
+    counter: &Counter,
+    counts: &[usize],
+    partition: &Partition,
+    summary: &NewMessage,
+) -> usize {
+    let kept = partition
+        .head
+        .clone()
+        .chain(partition.tail.clone())
+        .filter_map(|i| counts.get(i).copied());
+    let message = Message::new(
+        summary.role,
+        vec![Part::Text(summary.text.clone())],
+        Origin::Record(0),
+    );
+    let per: Vec<usize> = kept.chain([counter.message(&message)]).collect();
+    Counter::total(&per)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::{Encoding, Tokenizer};
+
+    #[test]
+    fn threshold_is_inclusive_and_empty_never_triggers() {
+        assert!(needs_compaction(80, 100, 0.8));
+        assert!(!needs_compaction(79, 100, 0.8));
+        assert!(needs_compaction(150, 100, 0.8));
+        assert!(!needs_compaction(0, 100, 0.0));
+        assert!(!needs_compaction(0, 0, 0.8));
+        assert!(needs_compaction(1, 0, 0.8));
+        // 94904 × 0.8 = 75923.2: 75923 is below, 75924 at/over.
+        assert!(!needs_compaction(75_923, 94_904, 0.8));
+        assert!(needs_compaction(75_924, 94_904, 0.8));
+    }
+
+    #[test]
+    fn compacted_tokens_add_head_tail_summary_and_priming() {
+        let counter = Counter::new(Tokenizer::new(Encoding::Approx).unwrap());
+        let p = Partition {
+            head: 0..1,
+            middle: 1..3,
+            tail: 3..4,
+        };
+        let summary = NewMessage {
+            role: crate::session::Role::User,
+            text: "abcdefgh".into(), // 2 tokens + 3 framing + 1 for "user"
+            meta: Default::default(),
+        };
+        let n = compacted_tokens(&counter, &[10, 100, 100, 20], &p, &summary);
+        assert_eq!(n, 10 + 20 + 6 + crate::tokens::REPLY_PRIMING);
+    }
+}

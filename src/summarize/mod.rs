@@ -1,0 +1,60 @@
+//! Summarizers turn the middle of a session into the text of one summary message.
+//!
+//! - [`offline`]: deterministic and extractive, no network (the default);
+//! - [`llm`]: asks an OpenAI- or Anthropic-compatible server.
+
+pub mod llm;
+pub mod offline;
+mod render;
+
+pub use llm::{LlmConfig, LlmError, LlmSummarizer, Provider};
+pub use offline::OfflineSummarizer;
+pub use render::{render_transcript, TranscriptOptions};
+
+use crate::compact::previous_summaries;
+use crate::session::Message;
+use crate::tokens::Counter;
+
+/// What to summarize.
+#[derive(Debug, Clone)]
+pub struct Input<'a> {
+    /// The messages being replaced. Earlier summaries among them are not summarized again
+    /// as conversation: their text is in [`Input::previous`].
+    pub messages: &'a [Message],
+    /// Bodies of earlier compaction summaries found in `messages`, oldest first.
+    pub previous: Vec<String>,
+    /// What the user asked the summary to focus on (`--instructions`).
+    pub instructions: Option<String>,
+}
+
+impl<'a> Input<'a> {
+    /// The input for `messages`, with earlier summaries picked out.
+    pub fn new(messages: &'a [Message]) -> Input<'a> {
+        Input {
+            messages,
+            previous: previous_summaries(messages),
+            instructions: None,
+        }
+    }
+
+    pub fn with_instructions(mut self, instructions: Option<String>) -> Input<'a> {
+        self.instructions = instructions.filter(|s| !s.trim().is_empty());
+        self
+    }
+}
+
+/// Why a summary could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum SummarizeError {
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+}
+
+/// Something that writes a summary of an [`Input`].
+pub trait Summarizer {
+    /// The name recorded in archives and reports (`offline`, `llm`).
+    fn name(&self) -> &'static str;
+
+    /// The summary text (without the note `compact` wraps around it).
+    fn summarize(&self, input: &Input<'_>, counter: &Counter) -> Result<String, SummarizeError>;
+}

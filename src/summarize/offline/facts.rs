@@ -1,0 +1,490 @@
+//! Extracting the facts an offline summary reports from the messages being summarized.
+//! Everything is collected in message order with ordered maps, so the same messages always
+//! give the same facts.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::tools::{self, FileOp};
+use crate::compact::is_user_turn;
+use crate::session::{join_text, Message, Part, Role};
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Ok,
+    Failed(Option<i64>),
+    /// No result among the summarized messages.
+    NoResult,
+}
+
+impl Outcome {
+    pub fn describe(self) -> String {
+        match self {
+            Outcome::Ok => "ok".into(),
+            Outcome::Failed(Some(code)) => format!("failed (exit {code})"),
+            Outcome::Failed(None) => "failed".into(),
+            Outcome::NoResult => "no result".into(),
+        }
+    }
+}
+
+/// An error seen in a tool result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorSeen {
+    pub tool: String,
+    pub target: Option<String>,
+    /// The most telling line of the output.
+    pub line: String,
+    pub times: usize,
+    /// A later call of the same tool on the same command or file succeeded.
+    pub resolved: bool,
+}
+
+/// Where a file ended up, strongest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FileFate {
+    Deleted,
+    Created,
+    Modified,
+    Read,
+}
+
+impl FileFate {
+    pub fn name(self) -> &'static str {
+        match self {
+            FileFate::Deleted => "deleted",
+            FileFate::Created => "created",
+            FileFate::Modified => "modified",
+            FileFate::Read => "read",
+        }
+    }
+}
+
+/// Everything the offline summary reports.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Facts {
+    /// Messages by role, in `Role::ALL` order.
+    pub roles: BTreeMap<Role, usize>,
+    pub goal: Option<String>,
+    pub latest: Option<String>,
+    /// Files in order of first appearance, with their fate.
+    pub files: Vec<(String, FileFate)>,
+    pub commands: Vec<(String, Outcome)>,
+    /// Tool name → (calls, failures).
+    pub tools: BTreeMap<String, (usize, usize)>,
+    pub errors: Vec<ErrorSeen>,
+    pub decisions: Vec<String>,
+    pub status: Option<String>,
+}
+
+/// Collects the facts of `messages` (earlier summaries among them are skipped; the caller
+/// carries their text forward).
+pub fn collect(messages: &[Message]) -> Facts {
+    let mut f = Facts::default();
+    let mut results: HashMap<&str, (bool, String)> = HashMap::new();
+    for m in messages {
+        for p in &m.parts {
+            if let Part::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } = p
+            {
+                results.insert(call_id, (*is_error, join_text(content)));
+            }
+        }
+    }
+    let mut files = FileTracker::default();
+    // (tool, target, succeeded) of every call in order, and errors as indices into it.
+    let mut calls: Vec<Call> = Vec::new();
+    let mut errors: Vec<(usize, String)> = Vec::new();
+    let mut user_turns = Vec::new();
+    for m in messages.iter().filter(|m| m.compact.is_none()) {
+        *f.roles.entry(m.role).or_default() += 1;
+        if is_user_turn(m) {
+            user_turns.push(text_of(m));
+        }
+        if m.role == Role::Assistant {
+            let text = text_of(m);
+            if !text.trim().is_empty() {
+                f.decisions.extend(decisions(&text));
+                f.status = Some(text.trim().to_string());
+            }
+        }
+        for p in &m.parts {
+            let Part::ToolCall {
+                id,
+                name,
+                arguments,
+            } = p
+            else {
+                continue;
+            };
+            let facts = tools::facts(name, arguments);
+            let outcome = match results.get(id.as_str()) {
+                None => Outcome::NoResult,
+                Some((is_error, text)) => {
+                    let (head, tail) = ends(text, 2000);
+                    let code = tools::exit_code(head).or_else(|| tools::exit_code(tail));
+                    // A shell tool that reports no exit code: trust its output.
+                    let says_failed = code.is_none()
+                        && facts.command.is_some()
+                        && (tools::shows_failure(head) || tools::shows_failure(tail));
+                    if *is_error || code.is_some_and(|c| c != 0) || says_failed {
+                        errors.push((calls.len(), error_line(text)));
+                        Outcome::Failed(code.filter(|c| *c != 0))
+                    } else {
+                        Outcome::Ok
+                    }
+                }
+            };
+            let failed = matches!(outcome, Outcome::Failed(_));
+            let stat = f.tools.entry(name.clone()).or_default();
+            stat.0 += 1;
+            stat.1 += usize::from(failed);
+            if !failed {
+                for (op, path) in &facts.files {
+                    files.apply(*op, path);
+                }
+            }
+            if let Some(cmd) = &facts.command {
+                f.commands.push((cmd.clone(), outcome));
+            }
+            let target = facts.target().map(str::to_string);
+            calls.push(Call {
+                name: name.clone(),
+                key: tools::base_name(name),
+                target,
+                ok: !failed,
+            });
+        }
+    }
+    f.files = files.fates();
+    f.errors = fold_errors(&calls, errors);
+    let mut turns = user_turns.into_iter();
+    f.goal = turns.next();
+    f.latest = turns.last();
+    dedup_keep_last(&mut f.decisions);
+    f
+}
+
+/// One tool call, for deciding whether an error was resolved later.
+struct Call {
+    name: String,
+    /// The tool's base name: `Bash` and `mcp__x__bash` are the same tool.
+    key: String,
+    target: Option<String>,
+    ok: bool,
+}
+
+/// Identical errors are reported once, with a count; an error is resolved when a later
+/// call with the same tool and target succeeded after its last occurrence.
+fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
+    // The last successful call of each (tool, target): linear, however many errors.
+    let mut last_ok: HashMap<(&str, Option<&str>), usize> = HashMap::new();
+    for (i, c) in calls.iter().enumerate().filter(|(_, c)| c.ok) {
+        last_ok.insert((c.key.as_str(), c.target.as_deref()), i);
+    }
+    let mut out: Vec<ErrorSeen> = Vec::new();
+    let mut index: HashMap<(String, Option<String>, String), usize> = HashMap::new();
+    for (at, line) in errors {
+        let c = &calls[at];
+        let resolved = last_ok
+            .get(&(c.key.as_str(), c.target.as_deref()))
+            .is_some_and(|&ok| ok > at);
+        let key = (c.name.clone(), c.target.clone(), line);
+        if let Some(&i) = index.get(&key) {
+            out[i].times += 1;
+            out[i].resolved = resolved;
+        } else {
+            index.insert(key.clone(), out.len());
+            out.push(ErrorSeen {
+                tool: key.0,
+                target: key.1,
+                line: key.2,
+                times: 1,
+                resolved,
+            });
+        }
+    }
+    out
+}
+
+/// The text parts of a message (images shown as a marker).
+fn text_of(m: &Message) -> String {
+    let mut out = String::new();
+    for p in &m.parts {
+        let t = match p {
+            Part::Text(t) => t.as_str(),
+            Part::Image { .. } => "[image]",
+            _ => continue,
+        };
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(t);
+    }
+    out
+}
+
+/// The first and last `n` bytes of `text` (on character boundaries).
+fn ends(text: &str, n: usize) -> (&str, &str) {
+    let mut a = n.min(text.len());
+    while !text.is_char_boundary(a) {
+        a -= 1;
+    }
+    let mut b = text.len().saturating_sub(n);
+    while !text.is_char_boundary(b) {
+        b += 1;
+    }
+    (&text[..a], &text[b..])
+}
+
+/// The line of a failed tool's output that says what went wrong: the first one mentioning
+/// an error, else the first that is not an exit-code report.
+fn error_line(text: &str) -> String {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)error|exception|traceback|panicked|failed|fatal|denied|not found")
+            .expect("valid regex")
+    });
+    let lines = || text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let line = lines()
+        .find(|l| re.is_match(l))
+        .or_else(|| lines().find(|l| tools::exit_code(l).is_none() && !l.starts_with("Wall time")))
+        .unwrap_or("(no output)");
+    line.to_string()
+}
+
+/// Sentences of assistant text that record a decision.
+fn decisions(text: &str) -> Vec<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)\b(decided|decide to|i'll use|we'll use|i will use|we will use|going with|chose|switch(ed|ing)? to|opt(ed)? for|the plan is|approach is|let's use|settled on)\b",
+        )
+        .expect("valid regex")
+    });
+    text.lines()
+        .flat_map(sentences)
+        .map(|s| s.trim().trim_start_matches(['-', '*', ' ']).trim())
+        .filter(|s| s.len() >= 8 && re.is_match(s))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Splits a line after `.`, `!` or `?` followed by a space (so `v1.2` or `a.rs` stay whole).
+fn sentences(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = line.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let ends =
+            matches!(c, '.' | '!' | '?') && chars.peek().is_some_and(|(_, n)| n.is_whitespace());
+        if ends {
+            out.push(&line[start..=i]);
+            start = i + 1;
+        }
+    }
+    out.push(&line[start..]);
+    out
+}
+
+/// Removes repeated entries, keeping each at its last position.
+fn dedup_keep_last(items: &mut Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<String> = items
+        .drain(..)
+        .rev()
+        .filter(|s| seen.insert(s.clone()))
+        .collect();
+    out.reverse();
+    *items = out;
+}
+
+/// Follows each file through the calls that touched it.
+#[derive(Default)]
+struct FileTracker {
+    order: Vec<String>,
+    state: HashMap<String, FileFate>,
+}
+
+impl FileTracker {
+    fn apply(&mut self, op: FileOp, path: &str) {
+        let prev = self.state.get(path).copied();
+        let next = match (op, prev) {
+            (FileOp::Read, None) => FileFate::Read,
+            (FileOp::Read, Some(f)) => f,
+            (FileOp::Write, None | Some(FileFate::Deleted)) => FileFate::Created,
+            (FileOp::Write | FileOp::Edit, Some(FileFate::Created)) => FileFate::Created,
+            (FileOp::Write | FileOp::Edit, _) => FileFate::Modified,
+            (FileOp::Delete, _) => FileFate::Deleted,
+        };
+        if prev.is_none() {
+            self.order.push(path.to_string());
+        }
+        self.state.insert(path.to_string(), next);
+    }
+
+    fn fates(self) -> Vec<(String, FileFate)> {
+        let state = self.state;
+        self.order
+            .into_iter()
+            .map(|p| {
+                let f = state[&p];
+                (p, f)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::Origin;
+
+    fn text(role: Role, t: &str) -> Message {
+        Message::new(role, vec![Part::Text(t.into())], Origin::Record(0))
+    }
+    fn call(id: &str, name: &str, args: &str) -> Message {
+        let p = Part::ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: args.into(),
+        };
+        Message::new(Role::Assistant, vec![p], Origin::Record(0))
+    }
+    fn result(id: &str, out: &str, is_error: bool) -> Message {
+        let p = Part::ToolResult {
+            call_id: id.into(),
+            content: vec![Part::Text(out.into())],
+            is_error,
+        };
+        Message::new(Role::Tool, vec![p], Origin::Record(0))
+    }
+
+    #[test]
+    fn collects_goal_files_commands_errors_and_status() {
+        let msgs = vec![
+            text(Role::User, "Fix the build"),
+            call("1", "Read", r#"{"file_path":"src/a.rs"}"#),
+            result("1", "fn main() {}", false),
+            call("2", "Bash", r#"{"command":"cargo build"}"#),
+            result("2", "error[E0308]: mismatched types\n --> src/a.rs:1", true),
+            text(
+                Role::Assistant,
+                "I decided to change the return type. Let me edit.",
+            ),
+            call("3", "Edit", r#"{"file_path":"src/a.rs"}"#),
+            result("3", "ok", false),
+            call("4", "Write", r#"{"file_path":"src/b.rs"}"#),
+            result("4", "denied", true),
+            call("5", "Bash", r#"{"command":"cargo build"}"#),
+            result("5", "Exit code: 0", false),
+            text(Role::User, "Now run the tests"),
+            call("6", "shell", r#"{"command":["bash","-lc","cargo test"]}"#),
+            result("6", "Exit code: 101\nWall time: 1s\ntest failed", false),
+            text(Role::Assistant, "Tests fail in b."),
+        ];
+        let f = collect(&msgs);
+        assert_eq!(f.goal.as_deref(), Some("Fix the build"));
+        assert_eq!(f.latest.as_deref(), Some("Now run the tests"));
+        // The failed Write created nothing.
+        assert_eq!(f.files, [("src/a.rs".to_string(), FileFate::Modified)]);
+        assert_eq!(
+            f.commands,
+            [
+                ("cargo build".to_string(), Outcome::Failed(None)),
+                ("cargo build".to_string(), Outcome::Ok),
+                ("cargo test".to_string(), Outcome::Failed(Some(101))),
+            ]
+        );
+        assert_eq!(f.tools["Bash"], (2, 1));
+        assert_eq!(f.tools["Write"], (1, 1));
+        assert_eq!(f.tools["shell"], (1, 1));
+        let lines: Vec<(&str, bool)> = f
+            .errors
+            .iter()
+            .map(|e| (e.line.as_str(), e.resolved))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                ("error[E0308]: mismatched types", true),
+                ("denied", false),
+                ("test failed", false)
+            ]
+        );
+        assert_eq!(f.decisions, ["I decided to change the return type."]);
+        assert_eq!(f.status.as_deref(), Some("Tests fail in b."));
+        assert_eq!(f.roles[&Role::Tool], 6);
+    }
+
+    #[test]
+    fn shell_output_reporting_failures_counts_as_failed_without_an_exit_code() {
+        let msgs = vec![
+            call("1", "run_command", r#"{"command":"pytest -q"}"#),
+            result(
+                "1",
+                "tests/t.py ..F\n===== FAILURES =====\nE   assert 0 == 1\n1 failed, 2 passed",
+                false,
+            ),
+            // Not a shell tool: its output is not judged.
+            call("2", "read_file", r#"{"path":"log.txt"}"#),
+            result("2", "1 failed earlier", false),
+        ];
+        let f = collect(&msgs);
+        assert_eq!(
+            f.commands,
+            [("pytest -q".to_string(), Outcome::Failed(None))]
+        );
+        assert_eq!(f.errors.len(), 1);
+        assert_eq!(f.errors[0].line, "1 failed, 2 passed");
+        assert_eq!(f.files, [("log.txt".to_string(), FileFate::Read)]);
+    }
+
+    #[test]
+    fn file_fates_follow_the_calls() {
+        let mut t = FileTracker::default();
+        t.apply(FileOp::Write, "new");
+        t.apply(FileOp::Edit, "new");
+        t.apply(FileOp::Read, "old");
+        t.apply(FileOp::Edit, "old");
+        t.apply(FileOp::Read, "gone");
+        t.apply(FileOp::Delete, "gone");
+        t.apply(FileOp::Read, "seen");
+        let fates = t.fates();
+        assert_eq!(
+            fates,
+            [
+                ("new".to_string(), FileFate::Created),
+                ("old".to_string(), FileFate::Modified),
+                ("gone".to_string(), FileFate::Deleted),
+                ("seen".to_string(), FileFate::Read),
+            ]
+        );
+    }
+
+    #[test]
+    fn repeated_errors_fold_and_ends_respect_char_boundaries() {
+        let msgs = vec![
+            call("1", "Bash", r#"{"command":"make"}"#),
+            result("1", "fatal: nope", true),
+            call("2", "Bash", r#"{"command":"make"}"#),
+            result("2", "fatal: nope", true),
+        ];
+        let f = collect(&msgs);
+        assert_eq!(f.errors.len(), 1);
+        assert_eq!(f.errors[0].tool, "Bash");
+        assert_eq!(
+            sentences("Use v1.2 here. Then a.rs! Ok"),
+            ["Use v1.2 here.", " Then a.rs!", " Ok"]
+        );
+        assert_eq!((f.errors[0].times, f.errors[0].resolved), (2, false));
+        let (a, b) = ends("ééé", 3);
+        assert_eq!((a, b), ("é", "é"));
+    }
+}

@@ -1,0 +1,270 @@
+//! Fitting sections into a token cap by shortening the least important ones first.
+
+use crate::tokens::Counter;
+
+/// A list keeps at least this many items, a text this many characters, before any section
+/// is shortened further.
+const LIST_FLOOR: usize = 3;
+const TEXT_FLOOR: usize = 400;
+
+/// A titled part of the summary.
+#[derive(Debug, Clone)]
+pub struct Section {
+    pub title: &'static str,
+    pub body: Body,
+}
+
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// Text shown up to `limit` characters (head and tail kept).
+    Text { text: String, limit: usize },
+    /// Bullets; `keep` of them are shown, the first ones, or the last when `from_end`.
+    List {
+        items: Vec<String>,
+        keep: usize,
+        from_end: bool,
+    },
+}
+
+impl Section {
+    pub fn text(title: &'static str, text: String) -> Section {
+        let limit = text.chars().count();
+        Section {
+            title,
+            body: Body::Text { text, limit },
+        }
+    }
+
+    pub fn list(
+        title: &'static str,
+        items: impl IntoIterator<Item = String>,
+        from_end: bool,
+    ) -> Section {
+        let items: Vec<String> = items.into_iter().collect();
+        Section {
+            title,
+            body: Body::List {
+                keep: items.len(),
+                items,
+                from_end,
+            },
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        match &self.body {
+            Body::Text { text, .. } => text.trim().is_empty(),
+            Body::List { items, .. } => items.is_empty(),
+        }
+    }
+
+    fn render(&self, out: &mut String) {
+        out.push_str("## ");
+        out.push_str(self.title);
+        out.push('\n');
+        match &self.body {
+            Body::Text { text, limit } => {
+                out.push_str(&shorten(text, *limit));
+                out.push('\n');
+            }
+            Body::List {
+                items,
+                keep,
+                from_end,
+            } => {
+                let hidden = items.len() - keep;
+                let shown = if *from_end {
+                    &items[hidden..]
+                } else {
+                    &items[..*keep]
+                };
+                if *from_end && hidden > 0 {
+                    out.push_str(&format!("- ({hidden} earlier omitted)\n"));
+                }
+                for item in shown {
+                    out.push_str("- ");
+                    out.push_str(item);
+                    out.push('\n');
+                }
+                if !*from_end && hidden > 0 {
+                    out.push_str(&format!("- ({hidden} more omitted)\n"));
+                }
+            }
+        }
+    }
+
+    /// Shortens one step (halving) without going below `floor`; false if it cannot.
+    fn shrink(&mut self, list_floor: usize, text_floor: usize) -> bool {
+        match &mut self.body {
+            Body::Text { limit, .. } if *limit > text_floor => {
+                *limit = (*limit / 2).max(text_floor);
+                true
+            }
+            Body::List { keep, .. } if *keep > list_floor => {
+                *keep = (*keep / 2).max(list_floor);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Renders `header` and `sections`, shortening sections in `order` (least important first)
+/// until the text fits `cap` tokens: first each down to a floor, then each down to nothing.
+pub fn fit(
+    header: &str,
+    sections: &mut [Section],
+    order: &[&str],
+    counter: &Counter,
+    cap: usize,
+) -> String {
+    let render = |sections: &[Section]| {
+        let mut out = String::from(header);
+        out.push('\n');
+        for s in sections {
+            out.push('\n');
+            s.render(&mut out);
+        }
+        out
+    };
+    // Lists start at what could possibly fit: every bullet costs a few tokens.
+    for s in sections.iter_mut() {
+        if let Body::List { keep, .. } = &mut s.body {
+            *keep = (*keep).min(cap / 4 + 1);
+        }
+    }
+    let mut text = render(sections);
+    for (list_floor, text_floor) in [(LIST_FLOOR, TEXT_FLOOR), (0, 0)] {
+        for title in order {
+            let Some(i) = sections.iter().position(|s| s.title == *title) else {
+                continue;
+            };
+            while counter.text(&text) > cap && sections[i].shrink(list_floor, text_floor) {
+                text = render(sections);
+            }
+        }
+    }
+    text
+}
+
+/// `text` shortened to about `tokens` tokens (head and tail kept), or unchanged if it fits.
+pub fn clamp(text: &str, counter: &Counter, tokens: usize) -> String {
+    let text = text.trim();
+    let have = counter.text(text);
+    if have <= tokens {
+        return text.to_string();
+    }
+    let chars = text.chars().count();
+    shorten(text, chars * tokens / have.max(1))
+}
+
+/// The first line of `text`, at most `max` characters, marked when anything was cut.
+pub fn one_line(text: &str, max: usize) -> String {
+    let mut lines = text.trim().lines();
+    let first = lines.next().unwrap_or_default().trim();
+    let more = lines.next().is_some();
+    let mut out: String = first.chars().take(max).collect();
+    if more || first.chars().count() > max {
+        out.push_str(" …");
+    }
+    out
+}
+
+/// `text` cut to about `limit` characters: two thirds from the start, one third from the
+/// end, and a marker saying how much was left out.
+pub fn shorten(text: &str, limit: usize) -> String {
+    let chars = text.chars().count();
+    if chars <= limit {
+        return text.to_string();
+    }
+    let head = limit * 2 / 3;
+    let tail = limit - head;
+    let omitted = chars - head - tail;
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(chars - tail).collect();
+    match (head, tail) {
+        (0, 0) => format!("[… {omitted} characters omitted …]"),
+        _ => format!("{start}\n[… {omitted} characters omitted …]\n{end}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::{Encoding, Tokenizer};
+
+    fn counter() -> Counter {
+        Counter::new(Tokenizer::new(Encoding::Approx).unwrap())
+    }
+
+    #[test]
+    fn shorten_keeps_head_and_tail() {
+        assert_eq!(shorten("abcdef", 6), "abcdef");
+        assert_eq!(
+            shorten("abcdefghij", 3),
+            "ab\n[… 7 characters omitted …]\nj"
+        );
+        assert_eq!(shorten("éééé", 0), "[… 4 characters omitted …]");
+        assert_eq!(one_line("  first\nsecond", 100), "first …");
+        assert_eq!(one_line("abcdef", 3), "abc …");
+    }
+
+    #[test]
+    fn least_important_sections_shrink_first() {
+        let items = |p: &'static str| (0..50).map(move |i| format!("{p} item number {i}"));
+        let mut sections = vec![
+            Section::text("Goal", "g".repeat(400)),
+            Section::list("Important", items("imp"), false),
+            Section::list("Minor", items("min"), true),
+        ];
+        let c = counter();
+        let text = fit(
+            "Header",
+            &mut sections,
+            &["Minor", "Important", "Goal"],
+            &c,
+            400,
+        );
+        assert!(c.text(&text) <= 400, "{}", c.text(&text));
+        assert!(text.contains(&"g".repeat(400)), "goal untouched");
+        // Minor went down to its floor before Important lost anything below it.
+        let keep = |s: &Section| match &s.body {
+            Body::List { keep, .. } => *keep,
+            Body::Text { .. } => unreachable!(),
+        };
+        assert_eq!(keep(&sections[2]), LIST_FLOOR);
+        assert_eq!(
+            keep(&sections[1]),
+            50,
+            "the next section is untouched once it fits"
+        );
+        assert!(
+            text.contains("- (47 earlier omitted)\n- min item number 47\n"),
+            "{text}"
+        );
+        // A smaller cap shortens the important list too, halving only until the text fits.
+        let text = fit(
+            "Header",
+            &mut sections,
+            &["Minor", "Important", "Goal"],
+            &c,
+            200,
+        );
+        assert!(c.text(&text) <= 200);
+        assert_eq!(keep(&sections[2]), LIST_FLOOR);
+        assert!((LIST_FLOOR..50).contains(&keep(&sections[1])));
+        assert!(text.contains("more omitted)"), "{text}");
+    }
+
+    #[test]
+    fn tiny_caps_empty_every_section() {
+        let mut sections = vec![Section::text("Goal", "word ".repeat(200))];
+        let c = counter();
+        let text = fit("H", &mut sections, &["Goal"], &c, 10);
+        assert_eq!(text, "H\n\n## Goal\n[… 1000 characters omitted …]\n");
+        assert_eq!(
+            clamp("abcdefgh", &c, 1),
+            "ab\n[… 4 characters omitted …]\ngh"
+        );
+    }
+}

@@ -1,0 +1,170 @@
+//! The offline summarizer: a structured, extractive summary with no network and no
+//! randomness. The same messages always give the same text, byte for byte.
+//!
+//! Sections, in output order: the user's goal (first request) and latest request verbatim,
+//! earlier summaries carried forward, files read/created/modified/deleted, commands run and
+//! their outcome, tool calls per tool with failures, errors and whether they were resolved,
+//! decisions, and the assistant's last statement of status. When the text would exceed the
+//! cap, the least important sections are shortened first.
+
+mod facts;
+mod fit;
+pub mod tools;
+
+pub use facts::{collect, ErrorSeen, Facts, FileFate, Outcome};
+
+use fit::Section;
+
+use super::{Input, SummarizeError, Summarizer};
+use crate::session::Role;
+use crate::tokens::Counter;
+
+/// The default cap on the summary, in tokens.
+pub const DEFAULT_CAP: usize = 2000;
+
+/// The offline summarizer, fitting its summary into `cap` tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OfflineSummarizer {
+    pub cap: usize,
+}
+
+impl Default for OfflineSummarizer {
+    fn default() -> Self {
+        OfflineSummarizer { cap: DEFAULT_CAP }
+    }
+}
+
+impl Summarizer for OfflineSummarizer {
+    fn name(&self) -> &'static str {
+        "offline"
+    }
+
+    fn summarize(&self, input: &Input<'_>, counter: &Counter) -> Result<String, SummarizeError> {
+        Ok(summarize(input, counter, self.cap))
+    }
+}
+
+/// The offline summary of `input` within `cap` tokens (as `counter` counts them).
+pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
+    let f = collect(input.messages);
+    let mut sections = Vec::new();
+    let verbatim = |title, text: &Option<String>, share: usize| {
+        text.as_ref()
+            .map(|t| Section::text(title, fit::clamp(t, counter, cap / share)))
+    };
+    sections.extend(verbatim("User's goal (first request)", &f.goal, 3));
+    sections.extend(verbatim("Latest request", &f.latest, 3));
+    if !input.previous.is_empty() {
+        let text = input.previous.join("\n\n---\n\n");
+        sections.push(Section::text(
+            "Earlier summary (carried forward)",
+            fit::clamp(&text, counter, cap / 2),
+        ));
+    }
+    let files = f
+        .files
+        .iter()
+        .map(|(p, fate)| (*fate, format!("{}: {p}", fate.name())));
+    let mut files: Vec<(FileFate, String)> = files.collect();
+    files.sort_by_key(|(fate, _)| *fate);
+    sections.push(Section::list(
+        "Files",
+        files.into_iter().map(|x| x.1),
+        false,
+    ));
+    sections.push(Section::list("Commands run", commands(&f), true));
+    sections.push(Section::list("Tool calls", tool_stats(&f), false));
+    sections.push(Section::list("Errors seen", errors(&f), true));
+    sections.push(Section::list(
+        "Decisions",
+        f.decisions.iter().map(|d| fit::one_line(d, 300)),
+        true,
+    ));
+    sections.extend(verbatim("Last status from the assistant", &f.status, 5));
+    sections.retain(|s| !s.is_empty());
+    // Least important first.
+    let order = [
+        "Tool calls",
+        "Decisions",
+        "Commands run",
+        "Errors seen",
+        "Files",
+        "Earlier summary (carried forward)",
+        "Last status from the assistant",
+        "Latest request",
+        "User's goal (first request)",
+    ];
+    fit::fit(&header(&f), &mut sections, &order, counter, cap)
+}
+
+fn header(f: &Facts) -> String {
+    let n: usize = f.roles.values().sum();
+    let by_role: Vec<String> = Role::ALL
+        .iter()
+        .filter_map(|r| f.roles.get(r).map(|c| format!("{c} {r}")))
+        .collect();
+    let mut h = format!(
+        "Offline summary of {n} earlier message{}",
+        if n == 1 { "" } else { "s" }
+    );
+    if !by_role.is_empty() {
+        h.push_str(&format!(" ({})", by_role.join(", ")));
+    }
+    h.push('.');
+    h
+}
+
+fn commands(f: &Facts) -> Vec<String> {
+    // Consecutive repeats with the same outcome are shown once.
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for (cmd, outcome) in &f.commands {
+        let line = format!("`{}` → {}", fit::one_line(cmd, 200), outcome.describe());
+        match out.last_mut() {
+            Some((last, n)) if *last == line => *n += 1,
+            _ => out.push((line, 1)),
+        }
+    }
+    out.into_iter()
+        .map(|(l, n)| if n > 1 { format!("{l} (×{n})") } else { l })
+        .collect()
+}
+
+fn tool_stats(f: &Facts) -> Vec<String> {
+    let mut tools: Vec<(&String, &(usize, usize))> = f.tools.iter().collect();
+    tools.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    tools
+        .into_iter()
+        .map(|(name, (calls, failed))| {
+            let s = if *calls == 1 { "" } else { "s" };
+            match failed {
+                0 => format!("{name}: {calls} call{s}"),
+                n => format!("{name}: {calls} call{s}, {n} failed"),
+            }
+        })
+        .collect()
+}
+
+fn errors(f: &Facts) -> Vec<String> {
+    f.errors
+        .iter()
+        .map(|e| {
+            let mut s = e.tool.clone();
+            if let Some(t) = &e.target {
+                s.push_str(&format!(" `{}`", fit::one_line(t, 120)));
+            }
+            s.push_str(&format!(": {}", fit::one_line(&e.line, 200)));
+            if e.times > 1 {
+                s.push_str(&format!(" (×{})", e.times));
+            }
+            s.push_str(if e.resolved {
+                " — resolved later"
+            } else {
+                " — not seen resolved"
+            });
+            s
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

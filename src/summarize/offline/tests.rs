@@ -1,0 +1,195 @@
+use super::*;
+use crate::session::{read, Format};
+use crate::tokens::{Encoding, Tokenizer};
+
+fn counter(e: Encoding) -> Counter {
+    Counter::new(Tokenizer::new(e).unwrap())
+}
+
+const SESSION: &str = r#"[
+  {"role": "system", "content": "You are a coding agent."},
+  {"role": "user", "content": "Please make the parser accept trailing commas."},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"src/parser.rs\"}"}}]},
+  {"role": "tool", "tool_call_id": "c1", "content": "fn parse() {}"},
+  {"role": "assistant", "content": "I decided to handle the comma in parse_list instead of the lexer.", "tool_calls": [
+    {"id": "c2", "type": "function", "function": {"name": "edit_file", "arguments": "{\"path\": \"src/parser.rs\"}"}}]},
+  {"role": "tool", "tool_call_id": "c2", "content": "edited"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c3", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"cargo test\"}"}}]},
+  {"role": "tool", "tool_call_id": "c3", "content": "Exit code: 101\nerror: test parser::commas failed"},
+  {"role": "user", "content": "Also update the changelog."},
+  {"role": "assistant", "content": "The parser change is done; one test still fails."}
+]"#;
+
+fn summary_of(json: &str, cap: usize, enc: Encoding) -> String {
+    let s = read(json.as_bytes(), Some(Format::OpenAi)).unwrap();
+    let input = Input::new(&s.messages[1..]);
+    summarize(&input, &counter(enc), cap)
+}
+
+#[test]
+fn has_every_section_with_facts_from_the_tool_calls() {
+    let text = summary_of(SESSION, DEFAULT_CAP, Encoding::Approx);
+    let want = "Offline summary of 9 earlier messages (2 user, 4 assistant, 3 tool).
+
+## User's goal (first request)
+Please make the parser accept trailing commas.
+
+## Latest request
+Also update the changelog.
+
+## Files
+- modified: src/parser.rs
+
+## Commands run
+- `cargo test` → failed (exit 101)
+
+## Tool calls
+- bash: 1 call, 1 failed
+- edit_file: 1 call
+- read_file: 1 call
+
+## Errors seen
+- bash `cargo test`: error: test parser::commas failed — not seen resolved
+
+## Decisions
+- I decided to handle the comma in parse_list instead of the lexer.
+
+## Last status from the assistant
+The parser change is done; one test still fails.
+";
+    assert_eq!(text, want);
+}
+
+/// A Claude Code style Anthropic session with `rounds` rounds of Read/Edit/Bash/TodoWrite.
+fn claude_code_session(rounds: usize) -> String {
+    let mut msgs = vec![serde_json::json!({"role": "user", "content": [
+        {"type": "text", "text": "Refactor the TUI so the editor owns its cursor."}]})];
+    for i in 0..rounds {
+        let file = format!("/repo/src/part{i}.ts");
+        for (k, (name, input, out, err)) in [
+            (
+                "Read",
+                serde_json::json!({"file_path": file}),
+                "export const x = 1;\n".repeat(20),
+                false,
+            ),
+            (
+                "Edit",
+                serde_json::json!({"file_path": file, "old_string": "x", "new_string": "y"}),
+                "ok".into(),
+                false,
+            ),
+            (
+                "Bash",
+                serde_json::json!({"command": format!("npm run test:run -- part{i}")}),
+                if i % 2 == 0 {
+                    format!("FAIL part{i}.test.ts\nError: expected 1 to be 2")
+                } else {
+                    format!("PASS part{i}.test.ts")
+                },
+                i % 2 == 0,
+            ),
+            (
+                "TodoWrite",
+                serde_json::json!({"todos": []}),
+                "updated".into(),
+                false,
+            ),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let id = format!("toolu_{i}_{k}");
+            msgs.push(serde_json::json!({"role": "assistant", "content": [
+                {"type": "text", "text": format!("Step {i}.{k}: I'll use {name} next.")},
+                {"type": "tool_use", "id": id, "name": name, "input": input}]}));
+            msgs.push(serde_json::json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": id, "content": out, "is_error": err}]}));
+        }
+    }
+    serde_json::json!({"model": "claude-sonnet-4", "system": "You are Claude Code.", "messages": msgs})
+        .to_string()
+}
+
+#[test]
+fn same_input_same_bytes_and_the_cap_holds_with_a_real_tokenizer() {
+    let json = claude_code_session(40);
+    let s = read(json.as_bytes(), None).unwrap();
+    assert_eq!(s.format, Format::Anthropic);
+    let c = counter(Encoding::O200kBase);
+    for cap in [2000, 300] {
+        let a = summarize(&Input::new(&s.messages[1..]), &c, cap);
+        let b = summarize(
+            &Input::new(&s.messages[1..]),
+            &counter(Encoding::O200kBase),
+            cap,
+        );
+        assert_eq!(a, b);
+        assert!(c.text(&a) <= cap, "cap {cap}: {} tokens\n{a}", c.text(&a));
+        assert!(
+            a.contains("Refactor the TUI so the editor owns its cursor."),
+            "{a}"
+        );
+    }
+    let full = summarize(&Input::new(&s.messages[1..]), &c, 2000);
+    for needle in [
+        "## Files\n- modified: /repo/src/part0.ts\n",
+        "- Bash: 40 calls, 20 failed\n",
+        "`npm run test:run -- part39` → ok",
+        "Bash `npm run test:run -- part38`: Error: expected 1 to be 2 — not seen resolved",
+        "more omitted)",
+        "earlier omitted)",
+    ] {
+        assert!(full.contains(needle), "{needle} missing:\n{full}");
+    }
+}
+
+#[test]
+fn a_small_cap_shortens_minor_sections_before_the_requests() {
+    let big = SESSION.replace(
+        "Also update the changelog.",
+        &"Also update the changelog. ".repeat(3),
+    );
+    let full = summary_of(&big, DEFAULT_CAP, Encoding::Approx);
+    let c = counter(Encoding::Approx);
+    let cap = c.text(&full) - 20;
+    let text = summary_of(&big, cap, Encoding::Approx);
+    assert!(c.text(&text) <= cap);
+    assert!(text.contains(&"Also update the changelog. ".repeat(3).trim().to_string()));
+    assert!(text.contains("Please make the parser accept trailing commas."));
+    assert!(text.contains("omitted"), "{text}");
+}
+
+#[test]
+fn earlier_summaries_are_carried_forward_not_summarized_again() {
+    let with_summary = SESSION.replace(
+        r#"{"role": "user", "content": "Please make"#,
+        r#"{"role": "user", "compact_boundary": true, "compact_id": "x", "content": "[ctxctl compaction 1] note\n\n<summary>\nGOAL: ship v2\n</summary>"},
+  {"role": "user", "content": "Please make"#,
+    );
+    let text = summary_of(&with_summary, DEFAULT_CAP, Encoding::Approx);
+    assert!(
+        text.contains("## Earlier summary (carried forward)\nGOAL: ship v2\n"),
+        "{text}"
+    );
+    assert!(!text.contains("[ctxctl compaction 1]"), "{text}");
+    assert!(
+        text.starts_with("Offline summary of 9 earlier messages"),
+        "{text}"
+    );
+}
+
+#[test]
+fn huge_requests_are_shortened_verbatim_at_both_ends() {
+    let huge = "start ".to_string() + &"x".repeat(40_000) + " end";
+    let json = SESSION.replace("Please make the parser accept trailing commas.", &huge);
+    let text = summary_of(&json, DEFAULT_CAP, Encoding::Approx);
+    assert!(
+        text.contains("start xxx") && text.contains("xxx end"),
+        "{text}"
+    );
+    assert!(text.contains("characters omitted"));
+    assert!(counter(Encoding::Approx).text(&text) <= DEFAULT_CAP);
+}

@@ -1,0 +1,373 @@
+//! What a tool call did, read from its name and arguments: files read, written, edited or
+//! deleted, and shell commands. Knows Claude Code (`Read`, `Write`, `Edit`, `Bash` …),
+//! Codex (`shell`, `exec_command`, `apply_patch`), Anthropic's text editor, goose and
+//! OpenHands tools, MCP names (`mcp__server__tool`) and plain OpenAI function calls.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+/// What a call did to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FileOp {
+    Read,
+    /// Written whole (created, or overwritten).
+    Write,
+    Edit,
+    Delete,
+}
+
+/// The facts of one tool call.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct CallFacts {
+    pub files: Vec<(FileOp, String)>,
+    /// The shell command, for shell tools.
+    pub command: Option<String>,
+}
+
+impl CallFacts {
+    /// What identifies "the same step" when deciding whether an error was resolved later.
+    pub fn target(&self) -> Option<&str> {
+        self.command
+            .as_deref()
+            .or_else(|| self.files.first().map(|(_, p)| p.as_str()))
+    }
+}
+
+/// Keys under which tools put one file path.
+const PATH_KEYS: [&str; 9] = [
+    "file_path",
+    "filePath",
+    "filepath",
+    "path",
+    "notebook_path",
+    "target_file",
+    "absolute_path",
+    "filename",
+    "file",
+];
+/// Keys under which tools put several.
+const PATHS_KEYS: [&str; 3] = ["paths", "file_paths", "files"];
+
+/// The tool's name, lowercased, without an MCP or extension prefix (`mcp__fs__read_file`,
+/// `developer__shell`, `container.exec`).
+pub fn base_name(name: &str) -> String {
+    let last = name.rsplit("__").next().unwrap_or(name);
+    let last = last.rsplit('.').next().unwrap_or(last);
+    last.to_ascii_lowercase()
+}
+
+/// Reads the facts of a call to `name` with JSON `arguments` (anything unparseable counts as
+/// no arguments).
+pub fn facts(name: &str, arguments: &str) -> CallFacts {
+    let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+    let base = base_name(name);
+    let mut out = CallFacts::default();
+    if let Some(patch) = patch_text(&args) {
+        out.files = patch_files(patch);
+        return out;
+    }
+    let op = match base.as_str() {
+        "read" | "read_file" | "readfile" | "view" | "view_file" | "cat" | "open_file"
+        | "notebookread" | "read_many_files" | "get_file_contents" => Some(FileOp::Read),
+        "write" | "write_file" | "writefile" | "create" | "create_file" | "new_file"
+        | "save_file" | "write_to_file" => Some(FileOp::Write),
+        "edit" | "multiedit" | "edit_file" | "str_replace" | "replace" | "insert"
+        | "notebookedit" | "patch" | "replace_in_file" | "search_replace" | "apply_diff" => {
+            Some(FileOp::Edit)
+        }
+        "delete" | "delete_file" | "remove" | "remove_file" | "rm" => Some(FileOp::Delete),
+        "str_replace_editor"
+        | "str_replace_based_edit_tool"
+        | "text_editor"
+        | "editor"
+        | "file_editor" => editor_op(&args),
+        _ => None,
+    };
+    if let Some(op) = op {
+        out.files = paths(&args).into_iter().map(|p| (op, p)).collect();
+        return out;
+    }
+    if let Some(cmd) = command(&args).filter(|_| is_shell(&base)) {
+        out.files = removed_paths(&cmd)
+            .into_iter()
+            .map(|p| (FileOp::Delete, p))
+            .collect();
+        out.command = Some(cmd);
+    }
+    out
+}
+
+fn is_shell(base: &str) -> bool {
+    matches!(
+        base,
+        "bash"
+            | "shell"
+            | "sh"
+            | "zsh"
+            | "execute_bash"
+            | "run_terminal_cmd"
+            | "run_command"
+            | "run_shell_command"
+            | "shell_command"
+            | "terminal"
+            | "exec"
+            | "exec_command"
+            | "local_shell"
+            | "execute_command"
+            | "command"
+            | "powershell"
+            | "cmd"
+    )
+}
+
+/// The text editor tools dispatch on a `command` argument.
+fn editor_op(args: &Value) -> Option<FileOp> {
+    match args.get("command").and_then(Value::as_str)? {
+        "view" | "read" => Some(FileOp::Read),
+        "create" | "write" => Some(FileOp::Write),
+        "str_replace" | "insert" | "undo_edit" | "edit" | "replace" => Some(FileOp::Edit),
+        "delete" => Some(FileOp::Delete),
+        _ => None,
+    }
+}
+
+fn paths(args: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(p) = PATH_KEYS
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str))
+    {
+        out.push(p.to_string());
+    }
+    for k in PATHS_KEYS {
+        if let Some(list) = args.get(k).and_then(Value::as_array) {
+            out.extend(list.iter().filter_map(Value::as_str).map(str::to_string));
+        }
+    }
+    out.retain(|p| !p.trim().is_empty());
+    out
+}
+
+/// The shell command of a call: `command` or `cmd`, a string or an argv list
+/// (`["bash", "-lc", "…"]` is unwrapped to the script).
+fn command(args: &Value) -> Option<String> {
+    let v = args.get("command").or_else(|| args.get("cmd"))?;
+    let text = match v {
+        Value::String(s) => s.clone(),
+        Value::Array(argv) => {
+            let argv: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
+            match argv.as_slice() {
+                [sh, flag, script, ..]
+                    if sh.ends_with("sh") && matches!(*flag, "-c" | "-lc" | "-l" | "-ic") =>
+                {
+                    script.to_string()
+                }
+                _ => argv.join(" "),
+            }
+        }
+        _ => return None,
+    };
+    let text = text.trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// Codex's `apply_patch` text, wherever it sits (`input`, `patch`, a command argv).
+fn patch_text(args: &Value) -> Option<&str> {
+    const BEGIN: &str = "*** Begin Patch";
+    match args {
+        Value::String(s) if s.contains(BEGIN) => Some(s),
+        Value::Object(o) => o.values().find_map(patch_text),
+        Value::Array(a) => a.iter().find_map(patch_text),
+        _ => None,
+    }
+}
+
+/// Files named by `*** Add File:`, `*** Update File:` and `*** Delete File:` headers.
+fn patch_files(patch: &str) -> Vec<(FileOp, String)> {
+    patch
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let (op, rest) = if let Some(r) = l.strip_prefix("*** Add File:") {
+                (FileOp::Write, r)
+            } else if let Some(r) = l.strip_prefix("*** Update File:") {
+                (FileOp::Edit, r)
+            } else if let Some(r) = l.strip_prefix("*** Delete File:") {
+                (FileOp::Delete, r)
+            } else {
+                return None;
+            };
+            Some((op, rest.trim().to_string()))
+        })
+        .filter(|(_, p)| !p.is_empty())
+        .collect()
+}
+
+/// Paths removed by `rm` (or `git rm`) in a simple shell command.
+fn removed_paths(cmd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for segment in cmd.split(['\n', ';', '|', '&']) {
+        let words: Vec<&str> = segment.split_whitespace().collect();
+        let args = match words.as_slice() {
+            ["rm", rest @ ..] | ["git", "rm", rest @ ..] => rest,
+            _ => continue,
+        };
+        out.extend(
+            args.iter()
+                .filter(|w| !w.starts_with('-'))
+                .map(|w| w.trim_matches(['"', '\'']).to_string())
+                .filter(|w| !w.is_empty()),
+        );
+    }
+    out
+}
+
+/// The exit code a shell tool's output reports (`Exit code: 1`, `"exit_code": 1`,
+/// `Process exited with code 1`), if any.
+pub fn exit_code(output: &str) -> Option<i64> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r#"(?i)(?:exit(?:ed with)?|return)[ _]?code"?\s*[:=]?\s*(-?\d+)"#)
+            .expect("valid regex")
+    });
+    re.captures(output)?.get(1)?.as_str().parse().ok()
+}
+
+/// Whether a command's output shows a failure by itself: test runners' failure reports,
+/// compiler errors, tracebacks, panics, a missing command.
+pub fn shows_failure(output: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?m)(^=+ FAILURES =+$|\b[1-9]\d* failed\b|test result: FAILED|^FAIL\b|^error(\[E\d+\])?: |Traceback \(most recent call last\)|panicked at|command not found|^npm ERR!)",
+        )
+        .expect("valid regex")
+    });
+    re.is_match(output)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(name: &str, args: &str) -> Vec<(FileOp, String)> {
+        facts(name, args).files
+    }
+
+    #[test]
+    fn claude_code_tools() {
+        use FileOp::*;
+        assert_eq!(
+            files("Read", r#"{"file_path":"/a.rs"}"#),
+            [(Read, "/a.rs".into())]
+        );
+        assert_eq!(
+            files("Write", r#"{"file_path":"b","content":"x"}"#),
+            [(Write, "b".into())]
+        );
+        assert_eq!(
+            files("MultiEdit", r#"{"file_path":"c","edits":[]}"#),
+            [(Edit, "c".into())]
+        );
+        let f = facts(
+            "Bash",
+            r#"{"command":"cargo test && rm -rf target/tmp old.txt"}"#,
+        );
+        assert_eq!(
+            f.command.as_deref(),
+            Some("cargo test && rm -rf target/tmp old.txt")
+        );
+        assert_eq!(
+            f.files,
+            [(Delete, "target/tmp".into()), (Delete, "old.txt".into())]
+        );
+    }
+
+    #[test]
+    fn codex_shell_and_apply_patch() {
+        use FileOp::*;
+        let f = facts(
+            "shell",
+            r#"{"command":["bash","-lc","ls -la"],"workdir":"/w"}"#,
+        );
+        assert_eq!(f.command.as_deref(), Some("ls -la"));
+        let f = facts("exec_command", r#"{"cmd":"git status"}"#);
+        assert_eq!(f.command.as_deref(), Some("git status"));
+        let patch = "*** Begin Patch\n*** Add File: new.rs\n+x\n*** Update File: src/lib.rs\n@@\n*** Delete File: gone.rs\n*** End Patch";
+        let args = serde_json::json!({"command": ["apply_patch", patch]}).to_string();
+        let f = facts("shell", &args);
+        assert_eq!(f.command, None);
+        assert_eq!(
+            f.files,
+            [
+                (Write, "new.rs".into()),
+                (Edit, "src/lib.rs".into()),
+                (Delete, "gone.rs".into())
+            ]
+        );
+        let args = serde_json::json!({ "input": patch }).to_string();
+        assert_eq!(facts("apply_patch", &args).files.len(), 3);
+    }
+
+    #[test]
+    fn editors_mcp_and_plain_functions() {
+        use FileOp::*;
+        let e = r#"{"command":"view","path":"/repo/x.py"}"#;
+        assert_eq!(
+            files("str_replace_based_edit_tool", e),
+            [(Read, "/repo/x.py".into())]
+        );
+        let e = r#"{"command":"create","path":"y.py","file_text":""}"#;
+        assert_eq!(files("str_replace_editor", e), [(Write, "y.py".into())]);
+        assert_eq!(
+            files("mcp__filesystem__read_file", r#"{"path":"z"}"#),
+            [(Read, "z".into())]
+        );
+        assert_eq!(
+            files("read_many_files", r#"{"paths":["a","b"]}"#),
+            [(Read, "a".into()), (Read, "b".into())]
+        );
+        let f = facts("developer__shell", r#"{"command":"make"}"#);
+        assert_eq!(f.command.as_deref(), Some("make"));
+        assert_eq!(
+            facts("edit_file", r#"{"filePath":"q"}"#).target(),
+            Some("q")
+        );
+        // Unknown tools and broken arguments give nothing.
+        assert_eq!(facts("Glob", r#"{"path":"src"}"#), CallFacts::default());
+        assert_eq!(facts("Read", "{not json"), CallFacts::default());
+    }
+
+    #[test]
+    fn exit_codes() {
+        assert_eq!(exit_code("Exit code: 1\nWall time: 2s"), Some(1));
+        assert_eq!(
+            exit_code(r#"{"output":"","metadata":{"exit_code":0}}"#),
+            Some(0)
+        );
+        assert_eq!(exit_code("Process exited with code -9"), Some(-9));
+        assert_eq!(exit_code("all fine"), None);
+    }
+
+    #[test]
+    fn failures_shown_in_output() {
+        for out in [
+            "===== FAILURES =====\n...\n1 failed, 13 passed in 0.2s",
+            "error[E0308]: mismatched types",
+            "test result: FAILED. 3 passed; 1 failed",
+            "Traceback (most recent call last):\n  File",
+            "bash: foo: command not found",
+        ] {
+            assert!(shows_failure(out), "{out}");
+        }
+        for out in [
+            "14 passed in 0.1s",
+            "src/a.rs:3: // no error: here",
+            "0 failed",
+        ] {
+            assert!(!shows_failure(out), "{out}");
+        }
+    }
+}

@@ -1,0 +1,242 @@
+use std::fs;
+
+use crate::support::{s, sample, TestEnv};
+
+fn compact_sample(env: &TestEnv, name: &str) -> std::path::PathBuf {
+    let f = env.write(name, fs::read(sample(name)).unwrap());
+    let run = env.run(&[
+        "compact",
+        s(&f),
+        "--model",
+        "gpt-4o",
+        "--tail-tokens",
+        "300",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    f
+}
+
+#[test]
+fn ls_is_empty_at_first() {
+    let env = TestEnv::new();
+    let run = env.run(&["archive", "ls"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.is_empty() && run.stderr.contains("no archives"),
+        "{run:?}"
+    );
+    let run = env.run(&["archive", "ls", "--json"]);
+    assert_eq!(run.json(), serde_json::json!([]));
+}
+
+#[test]
+fn ls_lists_every_session_in_order_with_the_contract_fields() {
+    let env = TestEnv::new();
+    compact_sample(&env, "plain.jsonl");
+    compact_sample(&env, "openai-chat.json");
+    let v = env.run(&["archive", "ls", "--json"]).json();
+    let ids: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["openai-chat/1", "plain/1"]);
+    let e = &v[1];
+    let keys: Vec<&str> = e.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "session",
+            "seq",
+            "timestamp",
+            "path",
+            "messages",
+            "tokens",
+            "bytes"
+        ]
+    );
+    assert_eq!(e["session"], "plain");
+    assert_eq!(e["seq"], 1);
+    assert_eq!(e["timestamp"], "2026-01-02T03:04:05Z");
+    let path = std::path::PathBuf::from(e["path"].as_str().unwrap());
+    assert_eq!(e["bytes"], fs::metadata(&path).unwrap().len());
+    assert!(e["messages"].as_u64().unwrap() > 0 && e["tokens"].as_u64().unwrap() > 0);
+
+    let only = env.run(&["archive", "ls", "plain", "--json"]).json();
+    assert_eq!(only.as_array().unwrap().len(), 1);
+    let human = env.run(&["archive", "ls"]);
+    assert!(human.stdout.starts_with("id "), "{human:?}");
+    let line = human
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("plain/1 "))
+        .unwrap();
+    assert!(line.contains(" 2026-01-02T03:04:05Z "), "{human:?}");
+}
+
+#[test]
+fn show_prints_the_facts_and_the_records() {
+    let env = TestEnv::new();
+    compact_sample(&env, "plain.jsonl");
+    let run = env.run(&["archive", "show", "plain/1"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    for needle in [
+        "archive plain/1",
+        "summarizer offline",
+        "## User's goal",
+        "records archived",
+    ] {
+        assert!(run.stdout.contains(needle), "{needle}: {run:?}");
+    }
+    let v = env.run(&["archive", "show", "plain/1", "--json"]).json();
+    assert_eq!(v["id"], "plain/1");
+    assert_eq!(
+        v["records"].as_array().unwrap().len() as u64,
+        v["messages"].as_u64().unwrap()
+    );
+    assert_eq!(v["records"][0]["role"], "user");
+}
+
+#[test]
+fn restore_undoes_a_compaction_byte_for_byte_in_every_format() {
+    let env = TestEnv::new();
+    for name in ["openai-chat.json", "anthropic-messages.json", "plain.jsonl"] {
+        compact_sample(&env, name);
+        let stored = env.data_dir().join("sessions").join(name);
+        assert_ne!(fs::read(&stored).unwrap(), fs::read(sample(name)).unwrap());
+        let id = format!("{}/1", name.split('.').next().unwrap());
+        let run = env.run(&["archive", "restore", &id, "--model", "gpt-4o", "--json"]);
+        assert_eq!(run.code, 0, "{name}: {run:?}");
+        let v = run.json();
+        assert_eq!(v["restored"], true);
+        assert!(
+            v["restored_tokens"].as_u64() > v["original_tokens"].as_u64(),
+            "{v}"
+        );
+        assert_eq!(
+            fs::read(&stored).unwrap(),
+            fs::read(sample(name)).unwrap(),
+            "{name}"
+        );
+        // The summary is gone now: a second restore is refused.
+        let again = env.run(&["archive", "restore", &id, "--model", "gpt-4o"]);
+        assert_eq!(again.code, 2, "{again:?}");
+        assert!(
+            again.stderr.contains("has no summary with compact_id"),
+            "{again:?}"
+        );
+    }
+}
+
+#[test]
+fn restore_keeps_messages_added_after_the_compaction() {
+    let env = TestEnv::new();
+    compact_sample(&env, "plain.jsonl");
+    let stored = env.data_dir().join("sessions/plain.jsonl");
+    let extra = "{\"role\":\"user\",\"content\":\"one more thing\"}\n";
+    let mut text = fs::read_to_string(&stored).unwrap();
+    text.push_str(extra);
+    fs::write(&stored, text).unwrap();
+    let run = env.run(&["archive", "restore", "plain/1", "--model", "gpt-4o"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let want = fs::read_to_string(sample("plain.jsonl")).unwrap() + extra;
+    assert_eq!(fs::read_to_string(&stored).unwrap(), want);
+}
+
+#[test]
+fn a_twice_compacted_session_is_restored_newest_first() {
+    let env = TestEnv::new();
+    compact_sample(&env, "plain.jsonl");
+    let stored = env.data_dir().join("sessions/plain.jsonl");
+    let run = env.run(&[
+        "compact",
+        "--name",
+        "plain",
+        "--model",
+        "gpt-4o",
+        "--tail-tokens",
+        "60",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let run = env.run(&["archive", "restore", "plain/1", "--model", "gpt-4o"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains("ctxctl archive restore plain/2"),
+        "{run:?}"
+    );
+    for id in ["plain/2", "plain/1"] {
+        let run = env.run(&["archive", "restore", id, "--model", "gpt-4o"]);
+        assert_eq!(run.code, 0, "{id}: {run:?}");
+    }
+    assert_eq!(
+        fs::read(&stored).unwrap(),
+        fs::read(sample("plain.jsonl")).unwrap()
+    );
+}
+
+#[test]
+fn restore_dry_run_and_other_outputs_leave_the_session_alone() {
+    let env = TestEnv::new();
+    compact_sample(&env, "plain.jsonl");
+    let stored = env.data_dir().join("sessions/plain.jsonl");
+    let compacted = fs::read(&stored).unwrap();
+    let run = env.run(&[
+        "archive",
+        "restore",
+        "plain/1",
+        "--dry-run",
+        "--model",
+        "gpt-4o",
+    ]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stdout.contains("would restore"), "{run:?}");
+    let out = env.path().join("restored.jsonl");
+    let run = env.run(&[
+        "archive",
+        "restore",
+        "plain/1",
+        "-o",
+        s(&out),
+        "--model",
+        "gpt-4o",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(fs::read(&stored).unwrap(), compacted);
+    assert_eq!(
+        fs::read(&out).unwrap(),
+        fs::read(sample("plain.jsonl")).unwrap()
+    );
+    // An explicit FILE to restore into.
+    let copy = env.write("copy.jsonl", &compacted);
+    let run = env.run(&[
+        "archive",
+        "restore",
+        "plain/1",
+        s(&copy),
+        "--model",
+        "gpt-4o",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        fs::read(&copy).unwrap(),
+        fs::read(sample("plain.jsonl")).unwrap()
+    );
+}
+
+#[test]
+fn bad_and_unknown_ids_are_errors() {
+    let env = TestEnv::new();
+    for (args, needle) in [
+        (vec!["archive", "show", "plain"], "expected NAME/SEQ"),
+        (vec!["archive", "show", "../x/1"], "expected NAME/SEQ"),
+        (vec!["archive", "show", "plain/1"], "no archive plain/1"),
+        (vec!["archive", "restore", "plain/0"], "expected NAME/SEQ"),
+        (vec!["archive", "ls", ".hidden"], "invalid session name"),
+    ] {
+        let run = env.run(&args);
+        assert_eq!(run.code, 2, "{args:?}: {run:?}");
+        assert!(run.stderr.contains(needle), "{needle}: {run:?}");
+    }
+}
