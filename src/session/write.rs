@@ -2,11 +2,10 @@
 //! JSON values with their key order), edited records change only the edited field, and new
 //! records (markers, summaries) take the shape of the format.
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{claude_code_write, codex_write, goose_write};
-use super::{Document, Format, JsonDoc, LinesDoc, ListKey, Origin, Role, Session};
+use super::{Document, Format, LinesDoc, Role, Session};
 
 /// One entry of a write plan, in output order.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,7 +83,7 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     }
     match (&session.doc, session.format) {
         (Document::Json(doc), Format::OpenAi | Format::Anthropic) => {
-            write_json(session, doc, items)
+            super::json_write::write(session, doc, items)
         }
         (Document::Lines(doc), Format::Jsonl) => write_lines(session, doc, items),
         (Document::Lines(doc), Format::ClaudeCode) => claude_code_write::write(session, doc, items),
@@ -92,63 +91,6 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
         (Document::Lines(doc), Format::Goose) => goose_write::write(session, doc, items),
         (_, f) => Err(WriteError::Unsupported(f)),
     }
-}
-
-fn write_json(session: &Session, doc: &JsonDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
-    let records = doc.items();
-    let mut keep_system = false;
-    let mut list = Vec::with_capacity(items.len());
-    for item in items {
-        match item {
-            Item::Keep(i) => match &session.messages[*i].origin {
-                Origin::SystemField => keep_system = true,
-                origin => list.extend(origin.records().iter().map(|&r| records[r].clone())),
-            },
-            Item::Edit { index, edits } => {
-                for &r in session.messages[*index].origin.records() {
-                    let mut v = records[r].clone();
-                    apply_edits(&mut v, *index, edits)?;
-                    list.push(v);
-                }
-            }
-            Item::Insert(m) => list.push(new_record(m)),
-            Item::InsertRecord(v) => list.push(v.clone()),
-        }
-    }
-    let root = match (&doc.list, &doc.root) {
-        (ListKey::Root, _) => Value::Array(list),
-        (ListKey::Key(key), Value::Object(obj)) => {
-            let mut out = Map::with_capacity(obj.len());
-            let mut list = Some(list);
-            for (k, v) in obj {
-                if k == key {
-                    out.insert(k.clone(), Value::Array(list.take().unwrap_or_default()));
-                } else if k == "system" && session.format == Format::Anthropic && !keep_system {
-                    continue;
-                } else {
-                    out.insert(k.clone(), v.clone());
-                }
-            }
-            Value::Object(out)
-        }
-        (ListKey::Key(_), other) => other.clone(),
-    };
-    let mut out = Vec::new();
-    if doc.style.bom {
-        out.extend_from_slice("\u{feff}".as_bytes());
-    }
-    match &doc.style.indent {
-        Some(indent) => {
-            let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
-            let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
-            root.serialize(&mut ser)?;
-        }
-        None => serde_json::to_writer(&mut out, &root)?,
-    }
-    if doc.style.trailing_newline {
-        out.push(b'\n');
-    }
-    Ok(out)
 }
 
 /// What happens to each line of a JSONL document.
@@ -231,7 +173,11 @@ pub fn new_record(m: &NewMessage) -> Value {
     Value::Object(obj)
 }
 
-fn apply_edits(record: &mut Value, index: usize, edits: &[PartEdit]) -> Result<(), WriteError> {
+pub(super) fn apply_edits(
+    record: &mut Value,
+    index: usize,
+    edits: &[PartEdit],
+) -> Result<(), WriteError> {
     for edit in edits {
         match edit {
             PartEdit::ResultText { call_id, text } => {
