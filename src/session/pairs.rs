@@ -13,29 +13,29 @@ use super::{Message, Role};
 /// that makes tool calls is in the same range as every message answering them (and any
 /// message in between). Every other message is a range of its own.
 pub fn units(messages: &[Message]) -> Vec<Range<usize>> {
-    // Where each call id is answered last.
-    let mut answered: HashMap<&str, usize> = HashMap::new();
+    // For each calling message, the last message answering one of its calls. A call is
+    // answered by the next result with its id (agents reuse ids across turns).
+    let mut reach: Vec<usize> = (0..messages.len()).collect();
+    let mut open: HashMap<&str, usize> = HashMap::new();
     for (j, m) in messages.iter().enumerate() {
         for id in m.result_ids() {
-            answered.insert(id, j);
+            if let Some(i) = open.remove(id) {
+                reach[i] = reach[i].max(j);
+            }
+        }
+        for id in m.call_ids() {
+            open.insert(id, j);
         }
     }
     let mut out = Vec::new();
     let mut start = 0;
     let mut end = 0; // exclusive end of the current unit
-    for (i, m) in messages.iter().enumerate() {
+    for (i, &last) in reach.iter().enumerate() {
         if i == end && i > start {
             out.push(start..end);
             start = i;
         }
-        end = end.max(i + 1);
-        for id in m.call_ids() {
-            if let Some(&j) = answered.get(id) {
-                if j > i {
-                    end = end.max(j + 1);
-                }
-            }
-        }
+        end = end.max(last + 1);
     }
     if start < messages.len() {
         out.push(start..messages.len());
@@ -169,6 +169,19 @@ mod tests {
             }]
         );
         assert_eq!(units(&msgs), vec![0..1, 1..2]);
+    }
+
+    #[test]
+    fn reused_call_ids_pair_with_the_next_result() {
+        let msgs = vec![
+            call(&["x"]),
+            result("x"),
+            user("a"),
+            call(&["x"]),
+            result("x"),
+        ];
+        assert_eq!(units(&msgs), vec![0..2, 2..3, 3..5]);
+        assert!(problems(&msgs).is_empty());
     }
 
     #[test]
