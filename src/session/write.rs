@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::raw::RawRecord;
 use super::{claude_code_write, codex_write, goose_write};
 use super::{Document, Format, JsonDoc, LinesDoc, ListKey, Origin, Role, Session};
 
@@ -164,9 +165,7 @@ fn write_lines(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<
                 for &r in records {
                     actions[r] = match item {
                         Item::Edit { edits, .. } => {
-                            let mut v: Value = serde_json::from_str(doc.line(r))?;
-                            apply_edits(&mut v, *i, edits)?;
-                            LineOut::Rewrite(serde_json::to_string(&v)?)
+                            LineOut::Rewrite(edit_line(doc.line(r), *i, edits)?)
                         }
                         _ => LineOut::Keep,
                     };
@@ -201,6 +200,16 @@ fn write_lines(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<
         out.push_str(eol);
     }
     Ok(out.into_bytes())
+}
+
+/// Applies `edits` to the JSONL record `line`. Edits only change `content`, so only that
+/// field is re-serialized: every other field keeps its bytes (numbers as written, escapes).
+fn edit_line(line: &str, index: usize, edits: &[PartEdit]) -> Result<String, WriteError> {
+    let mut v: Value = serde_json::from_str(line)?;
+    apply_edits(&mut v, index, edits)?;
+    let mut rec = RawRecord::parse(line)?;
+    rec.set("content", v.get("content").unwrap_or(&Value::Null))?;
+    Ok(rec.to_line()?)
 }
 
 /// The record for a message ctxctl adds: `{"role", "content", ...meta}`, a shape both

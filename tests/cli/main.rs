@@ -6,6 +6,7 @@ mod check;
 mod count;
 mod errors;
 mod generated;
+mod hostile;
 mod misc;
 
 /// Every file in tests/cli is compiled into this binary (none forgotten).
