@@ -17,7 +17,7 @@ while [ "$dir" != "/" ]; do
   dir="$(dirname "$dir")"
 done
 sources+=("$@")
-for target in read round_trip; do
+for target in read round_trip rewrite; do
   out="$here/corpus/$target"
   mkdir -p "$out"
   n=0
@@ -25,9 +25,15 @@ for target in read round_trip; do
     [ -d "$src" ] || continue
     while IFS= read -r -d '' f; do
       # Name seeds by content so re-running never duplicates them.
-      install -m 0644 "$f" "$out/seed-$(sha1sum "$f" | cut -c1-16)"
+      name="$out/seed-$(sha1sum "$f" | cut -c1-16)"
+      if [ "$target" = rewrite ] && [[ "$f" != "$here"/regressions/* ]]; then
+        # rewrite inputs start with a plan: 3 ops (insert a note, shorten results, drop).
+        { printf '\x03\x05\x06\x04'; cat "$f"; } > "$name"
+      else
+        install -m 0644 "$f" "$name"
+      fi
       n=$((n + 1))
-    done < <(find "$src" -type f \( -name '*.json' -o -name '*.jsonl' -o -path '*/regressions/*' \) -print0)
+    done < <(find "$src" -type f ! -name '.*' \( -name '*.json' -o -name '*.jsonl' -o -path '*/regressions/*' \) -print0)
   done
   echo "$target: $n seed(s) in ${out#"$repo"/}"
 done

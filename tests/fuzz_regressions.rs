@@ -1,8 +1,9 @@
 //! The fuzz targets on stable, once over every input we have: the sample sessions, the
-//! shared fixtures, the committed crash inputs (`fuzz/regressions/<target>/`), a local
-//! corpus (`fuzz/corpus/<target>/`, when `fuzz/seed.sh` or a fuzzing run made one), and
-//! every seed cut short at a spread of places (agents leave half-written files behind).
-//! The checks are the fuzz targets' own code, included from `fuzz/src/checks.rs`.
+//! shared fixtures, each of them cut short at a spread of places (agents leave half-written
+//! files behind), and the committed crash inputs (`fuzz/regressions/<target>/`). With
+//! `CTXCTL_FUZZ_CORPUS=1` the local corpus a fuzzing run grew (`fuzz/corpus/<target>/`,
+//! git-ignored) is replayed too. The checks are the fuzz targets' own code, included from
+//! `fuzz/src/checks.rs`.
 
 #[path = "../fuzz/src/checks.rs"]
 #[allow(dead_code)]
@@ -11,8 +12,8 @@ mod checks;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-/// Places each seed is cut at, as fractions of its length in 1/16ths.
-const CUTS: usize = 16;
+/// Places each seed is cut at, as fractions of its length in 1/8ths (8/8 is the whole).
+const CUTS: usize = 8;
 
 fn files_in(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -56,12 +57,15 @@ fn seeds() -> Vec<PathBuf> {
     out
 }
 
-/// The inputs of one target: seeds, its committed regressions and its local corpus.
+/// The inputs of one target: seeds, its committed regressions and (on request) its local
+/// corpus.
 fn inputs(target: &str) -> Vec<PathBuf> {
     let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
     let mut out = seeds();
     files_in(&fuzz.join("regressions").join(target), &mut out);
-    files_in(&fuzz.join("corpus").join(target), &mut out);
+    if std::env::var_os("CTXCTL_FUZZ_CORPUS").is_some_and(|v| v == "1") {
+        files_in(&fuzz.join("corpus").join(target), &mut out);
+    }
     out
 }
 
@@ -79,18 +83,29 @@ fn check(target: &str, data: &[u8]) -> Option<String> {
 fn replay(target: &str) {
     let files = inputs(target);
     assert!(!files.is_empty(), "no inputs for {target}");
+    let fuzz_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
     let mut failures = Vec::new();
     let mut runs = 0;
     for path in &files {
         let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let mut cuts = vec![data.len()];
-        if !path.starts_with(Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")) {
-            cuts.extend((1..CUTS).map(|k| data.len() * k / CUTS));
-        }
-        for cut in cuts {
+        if path.starts_with(&fuzz_dir) {
+            // Fuzzer inputs, as the target saw them.
             runs += 1;
-            if let Some(msg) = check(target, &data[..cut]) {
-                failures.push(format!("{} (first {cut} bytes): {msg}", path.display()));
+            if let Some(msg) = check(target, &data) {
+                failures.push(format!("{}: {msg}", path.display()));
+            }
+            continue;
+        }
+        let cuts = (1..=CUTS).map(|k| data.len() * k / CUTS);
+        for cut in cuts {
+            for (plan, input) in checks::seed_inputs(target, &data[..cut]).iter().enumerate() {
+                runs += 1;
+                if let Some(msg) = check(target, input) {
+                    failures.push(format!(
+                        "{} (first {cut} bytes, input {plan}): {msg}",
+                        path.display()
+                    ));
+                }
             }
         }
     }
@@ -110,6 +125,11 @@ fn read_target_replays_its_corpus() {
 #[test]
 fn round_trip_target_replays_its_corpus() {
     replay("round_trip");
+}
+
+#[test]
+fn rewrite_target_replays_its_corpus() {
+    replay("rewrite");
 }
 
 #[test]

@@ -107,7 +107,7 @@ mod tests {
                 text: "short".into(),
             }],
         };
-        let out = String::from_utf8(write(&s, &[edit.clone()]).unwrap()).unwrap();
+        let out = String::from_utf8(write(&s, std::slice::from_ref(&edit)).unwrap()).unwrap();
         assert_eq!(out, text.replace("long", "short"));
         // With `content` given twice, the edit replaces the one readers see (the last).
         let dup =
@@ -118,6 +118,29 @@ mod tests {
             out,
             "{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"short\"}\n"
         );
+    }
+
+    #[test]
+    fn records_appended_to_a_truncated_file_go_before_its_tail() {
+        // Found by the `rewrite` fuzz target: a summary appended after the half-written
+        // last line made that line a broken middle line, and the rewrite unreadable.
+        use crate::session::{write, Item, NewMessage, Role};
+        let text = "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assis";
+        let s = read(text).unwrap();
+        let summary = Item::Insert(NewMessage {
+            role: Role::Assistant,
+            text: "sum".into(),
+            meta: serde_json::Map::new(),
+        });
+        let out = write(&s, &[Item::Keep(0), summary]).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(
+            out,
+            "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assistant\",\"content\":\"sum\"}\n{\"role\":\"assis"
+        );
+        let again = read(&out).unwrap();
+        assert_eq!(again.messages.len(), 2);
+        assert_eq!(again.warnings.len(), 1);
     }
 
     #[test]

@@ -223,6 +223,7 @@ fn empty_directory_missing_files() {
 
 #[cfg(unix)]
 #[test]
+#[allow(clippy::print_stderr)] // says why the assertion was skipped
 fn permission_denied() {
     use std::os::unix::fs::PermissionsExt;
     let env = TestEnv::new();
@@ -317,7 +318,7 @@ fn duplicate_keys_last_one_wins() {
         "{\"role\":\"user\",\"content\":\"a\",\"role\":\"assistant\"}\n",
     );
     let v = accepted(&env, &f);
-    assert_eq!(v["by_role"]["assistant"].as_u64().unwrap() > 0, true, "{v}");
+    assert!(v["by_role"]["assistant"].as_u64().unwrap() > 0, "{v}");
     assert_eq!(v["by_role"]["user"], 0, "{v}");
 }
 
@@ -447,6 +448,7 @@ fn run_measured(env: &TestEnv, args: &[&str]) -> (Run, u64) {
 /// otherwise. The figures are printed (run with --nocapture to see them).
 #[cfg(target_os = "linux")]
 #[test]
+#[allow(clippy::print_stderr)] // reports the figures
 fn a_big_file_is_counted_in_bounded_memory() {
     let mb = if big_tests() {
         std::env::var("CTXCTL_BIG_TESTS_MB")
