@@ -199,6 +199,33 @@ mod tests {
     }
 
     #[test]
+    fn numbers_beyond_f64_and_i64_keep_every_digit_on_rewrite() {
+        let compact = r#"{"seed":123456789012345678901234567890,"t":1e999999,"messages":[{"role":"user","content":"hi","n":-0.100000000000000000000000000001e-400,"m":18446744073709551616}]}"#;
+        let pretty = "[\n  {\n    \"role\": \"user\",\n    \"content\": \"hi\",\n    \"n\": 1.000000000000000000001,\n    \"i\": -9223372036854775809\n  }\n]\n";
+        for (text, format) in [(compact, Format::OpenAi), (pretty, Format::OpenAi)] {
+            let s = read(text, format).unwrap();
+            let out = crate::session::write(&s, &s.keep_all()).unwrap();
+            // Kept records are copied verbatim: every digit, exponent and sign as written.
+            assert_eq!(String::from_utf8(out).unwrap(), text);
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_read_the_last_value_and_are_kept_verbatim() {
+        let s = read(
+            r#"[{"role":"user","content":"a","role":"assistant"}]"#,
+            Format::OpenAi,
+        )
+        .unwrap();
+        assert_eq!(s.messages[0].role, Role::Assistant);
+        let out = crate::session::write(&s, &s.keep_all()).unwrap();
+        assert_eq!(
+            out,
+            br#"[{"role":"user","content":"a","role":"assistant"}]"#
+        );
+    }
+
+    #[test]
     fn errors_name_the_message() {
         let e = read(
             r#"{"messages":[{"role":"user","content":"a"},{"content":"b"}]}"#,

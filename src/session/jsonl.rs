@@ -96,6 +96,54 @@ mod tests {
     }
 
     #[test]
+    fn numbers_beyond_f64_and_i64_survive_an_edited_line() {
+        use crate::session::{write, Item, PartEdit};
+        let text = "{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"long\",\"n\":123456789012345678901234567890,\"f\":1e999999}\n";
+        let s = read(text).unwrap();
+        let edit = Item::Edit {
+            index: 0,
+            edits: vec![PartEdit::ResultText {
+                call_id: "c".into(),
+                text: "short".into(),
+            }],
+        };
+        let out = String::from_utf8(write(&s, std::slice::from_ref(&edit)).unwrap()).unwrap();
+        assert_eq!(out, text.replace("long", "short"));
+        // With `content` given twice, the edit replaces the one readers see (the last).
+        let dup =
+            "{\"role\":\"tool\",\"content\":\"old\",\"tool_call_id\":\"c\",\"content\":\"long\"}\n";
+        let s = read(dup).unwrap();
+        let out = String::from_utf8(write(&s, &[edit]).unwrap()).unwrap();
+        assert_eq!(
+            out,
+            "{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"short\"}\n"
+        );
+    }
+
+    #[test]
+    fn records_appended_to_a_truncated_file_go_before_its_tail() {
+        // Found by the `rewrite` fuzz target: a summary appended after the half-written
+        // last line made that line a broken middle line, and the rewrite unreadable.
+        use crate::session::{write, Item, NewMessage, Role};
+        let text = "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assis";
+        let s = read(text).unwrap();
+        let summary = Item::Insert(NewMessage {
+            role: Role::Assistant,
+            text: "sum".into(),
+            meta: serde_json::Map::new(),
+        });
+        let out = write(&s, &[Item::Keep(0), summary]).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(
+            out,
+            "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assistant\",\"content\":\"sum\"}\n{\"role\":\"assis"
+        );
+        let again = read(&out).unwrap();
+        assert_eq!(again.messages.len(), 2);
+        assert_eq!(again.warnings.len(), 1);
+    }
+
+    #[test]
     fn broken_middle_line_is_an_error_with_its_number() {
         let e = read("{\"role\":\"user\",\"content\":\"a\"}\n{oops}\n{\"role\":\"user\",\"content\":\"a\"}\n")
             .unwrap_err();

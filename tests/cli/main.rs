@@ -8,6 +8,7 @@ mod compact;
 mod count;
 mod errors;
 mod generated;
+mod hostile;
 mod http;
 mod misc;
 mod trim;
