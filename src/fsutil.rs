@@ -39,12 +39,24 @@ pub const TEMP_PREFIX: &str = ".ctxctl-tmp-";
 
 /// Writes `bytes` to `path` atomically: a temp file in the same directory, synced, then
 /// renamed over `path`. With `private`, the file is created 0600; otherwise an existing
-/// file's permissions are kept.
+/// file's permissions are kept. Temp files an interrupted run left in the directory are
+/// removed first ([`clean_stale_temps`]). A killed run leaves at most its temp file behind,
+/// never a partly written `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> io::Result<()> {
+    write_atomic_with(path, bytes, private, FAULT.get().copied())
+}
+
+fn write_atomic_with(
+    path: &Path,
+    bytes: &[u8],
+    private: bool,
+    fault: Option<Fault>,
+) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    clean_stale_temps(&dir);
     let mut tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .tempfile_in(&dir)?;
@@ -59,13 +71,90 @@ pub fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> io::Result<()> 
         tmp.as_file()
             .set_permissions(fs::Permissions::from_mode(mode))?;
     }
-    tmp.write_all(bytes)?;
+    write_checked(tmp.as_file_mut(), bytes, fault, FailAt::Write)?;
     tmp.as_file().sync_all()?;
+    fire(fault, FailAt::BeforeRename)?;
     tmp.persist(path).map_err(|e| e.error)?;
     if let Ok(d) = fs::File::open(&dir) {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// Test hook (`CTXCTL_TEST_FAIL_AT`): a step of a rewrite at which a failure is injected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailAt {
+    /// While writing an archive's temp file: half of it is written, then "disk full".
+    ArchiveWrite,
+    /// After the archive is in place, before the session is replaced (checked by commands).
+    AfterArchive,
+    /// While writing a session's temp file: half of it is written, then "disk full".
+    Write,
+    /// After a session's temp file is written and synced, before it is renamed into place.
+    BeforeRename,
+}
+
+/// Test hook: where to fail, and whether to exit at once (as `kill -9` would: no cleanup,
+/// temp files stay) instead of returning an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fault {
+    pub at: FailAt,
+    pub kill: bool,
+}
+
+/// The exit status of a run stopped by a `kill` fault (128 + SIGKILL, as a shell shows it).
+pub const KILLED: i32 = 137;
+
+static FAULT: std::sync::OnceLock<Fault> = std::sync::OnceLock::new();
+
+/// Test hook: makes every later write of this process fail at `fault.at`. Only the first
+/// call counts. Set by the CLI from `CTXCTL_TEST_FAIL_AT`, never in normal runs.
+pub fn inject_fault(fault: Fault) {
+    let _ = FAULT.set(fault);
+}
+
+/// Test hook: fails here if the injected fault is at `at` (see [`inject_fault`]).
+pub fn fail_point(at: FailAt) -> io::Result<()> {
+    fire(FAULT.get().copied(), at)
+}
+
+fn fire(fault: Option<Fault>, at: FailAt) -> io::Result<()> {
+    match fault {
+        Some(f) if f.at == at && f.kill => std::process::exit(KILLED),
+        Some(f) if f.at == at => Err(io::Error::other(format!(
+            "injected failure at {at:?} (CTXCTL_TEST_FAIL_AT)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `bytes` to `w`; when the fault is at `at`, only the first half, then fails as a
+/// full disk does (or exits, for a kill).
+pub fn write_checked(
+    w: &mut impl Write,
+    bytes: &[u8],
+    fault: Option<Fault>,
+    at: FailAt,
+) -> io::Result<()> {
+    match fault {
+        Some(f) if f.at == at => {
+            w.write_all(&bytes[..bytes.len() / 2])?;
+            w.flush()?;
+            if f.kill {
+                std::process::exit(KILLED);
+            }
+            Err(io::Error::new(
+                io::ErrorKind::StorageFull,
+                "No space left on device (injected by CTXCTL_TEST_FAIL_AT)",
+            ))
+        }
+        _ => w.write_all(bytes),
+    }
+}
+
+/// The injected fault, if any (see [`inject_fault`]).
+pub fn injected_fault() -> Option<Fault> {
+    FAULT.get().copied()
 }
 
 /// Removes temp files left in `dir` by an interrupted run (older than a minute, so a
@@ -124,6 +213,78 @@ mod tests {
         }
         let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1);
+    }
+
+    fn temps(dir: &Path) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with(TEMP_PREFIX)
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_full_disk_or_a_failed_rename_leaves_the_old_file_and_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.json");
+        fs::write(&p, b"old content").unwrap();
+        for at in [FailAt::Write, FailAt::BeforeRename] {
+            let fault = Some(Fault { at, kill: false });
+            let e = write_atomic_with(&p, b"new content, longer", false, fault).unwrap_err();
+            assert!(e.to_string().contains("CTXCTL_TEST_FAIL_AT"), "{e}");
+            assert_eq!(fs::read(&p).unwrap(), b"old content", "{at:?}");
+            assert_eq!(temps(dir.path()), Vec::<PathBuf>::new(), "{at:?}");
+        }
+        let mut half = Vec::new();
+        let fault = Some(Fault {
+            at: FailAt::Write,
+            kill: false,
+        });
+        let e = write_checked(&mut half, b"12345678", fault, FailAt::Write).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::StorageFull);
+        assert_eq!(half, b"1234");
+        // A fault elsewhere does not touch this write.
+        write_atomic_with(
+            &p,
+            b"new",
+            false,
+            Some(Fault {
+                at: FailAt::ArchiveWrite,
+                kill: false,
+            }),
+        )
+        .unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"new");
+    }
+
+    #[test]
+    fn stale_temps_beside_the_target_go_on_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let stale = dir.path().join(format!("{TEMP_PREFIX}stale"));
+        let fresh = dir.path().join(format!("{TEMP_PREFIX}fresh"));
+        let other = dir.path().join("notes.tmp");
+        for p in [&stale, &fresh, &other] {
+            fs::write(p, b"half a sess").unwrap();
+        }
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        write_atomic(&dir.path().join("s.json"), b"[]", false).unwrap();
+        assert!(!stale.exists(), "a stale temp file is removed");
+        assert!(fresh.exists(), "a live one (another run's) is left alone");
+        assert!(other.exists(), "files that are not ours are left alone");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::name::{parse_id, validate_name};
 use super::{ArchiveError, Timestamp};
+use crate::fsutil::{self, FailAt};
 
 /// What a compaction archives: the removed records and the facts around them.
 #[derive(Debug, Clone, PartialEq)]
@@ -307,19 +308,31 @@ pub fn create_private_dir(dir: &Path) -> Result<(), ArchiveError> {
 
 /// Writes `value` as pretty JSON to a new file at `path`: temp file (0600) in `dir`,
 /// synced, then linked into place without replacing anything, then the directory synced.
+/// Temp files an interrupted run left in `dir` are removed first.
 fn write_new(dir: &Path, path: &Path, value: &ArchiveFile) -> Result<(), ArchiveError> {
+    fsutil::clean_stale_temps(dir);
     let tmp = tempfile::Builder::new()
-        .prefix(".compact-")
+        .prefix(fsutil::TEMP_PREFIX)
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(|e| ArchiveError::io(dir, e))?;
-    {
-        let mut w = BufWriter::new(tmp.as_file());
-        serde_json::to_writer_pretty(&mut w, value)
-            .map_err(|e| ArchiveError::io(tmp.path(), e.into()))?;
-        w.write_all(b"\n")
-            .and_then(|()| w.flush())
-            .map_err(|e| ArchiveError::io(tmp.path(), e))?;
+    match fsutil::injected_fault() {
+        // Test hook (`CTXCTL_TEST_FAIL_AT=archive-write`): half the archive, then "disk full".
+        Some(f) if f.at == FailAt::ArchiveWrite => {
+            let mut bytes = serde_json::to_vec_pretty(value)
+                .map_err(|e| ArchiveError::io(tmp.path(), e.into()))?;
+            bytes.push(b'\n');
+            fsutil::write_checked(&mut tmp.as_file(), &bytes, Some(f), FailAt::ArchiveWrite)
+                .map_err(|e| ArchiveError::io(tmp.path(), e))?;
+        }
+        _ => {
+            let mut w = BufWriter::new(tmp.as_file());
+            serde_json::to_writer_pretty(&mut w, value)
+                .map_err(|e| ArchiveError::io(tmp.path(), e.into()))?;
+            w.write_all(b"\n")
+                .and_then(|()| w.flush())
+                .map_err(|e| ArchiveError::io(tmp.path(), e))?;
+        }
     }
     tmp.as_file()
         .sync_all()

@@ -13,7 +13,9 @@ mod input;
 mod limits;
 mod models_cmd;
 mod output;
+mod replace;
 mod stats;
+mod testhook;
 mod trim;
 
 use std::path::PathBuf;

@@ -166,14 +166,52 @@ fn ensure_inside(data_dir: &Path, path: &Path) -> anyhow::Result<()> {
     }
 }
 
-/// Errors if `path` no longer holds what was read.
+/// The input changed between reading it and replacing it; nothing was replaced. Commands
+/// recognise it (`anyhow::Error::downcast_ref::<Changed>()`, see [`is_changed`]) to read the
+/// input again or to skip it.
+#[derive(Debug, thiserror::Error)]
+#[error("{} changed while ctxctl was working on it (is an agent still writing to it?); nothing was replaced", path.display())]
+pub struct Changed {
+    pub path: PathBuf,
+}
+
+/// Whether `err` (or one of its causes) is [`Changed`].
+pub fn is_changed(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| e.is::<Changed>())
+}
+
+/// Errors with [`Changed`] if `path` no longer holds what was read. The length is compared
+/// first; the content is hashed in chunks, never held whole.
 pub fn ensure_unchanged(path: &Path, original: Fingerprint) -> anyhow::Result<()> {
-    let now = std::fs::read(path).with_context(|| format!("re-reading {}", path.display()))?;
-    if Fingerprint::of(&now) != original {
-        anyhow::bail!(
-            "{} changed while ctxctl was working on it (is an agent still writing to it?); nothing was replaced",
-            path.display()
-        );
+    use std::io::Read as _;
+    let changed = || Changed {
+        path: path.to_path_buf(),
+    };
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("re-reading {}", path.display()))?;
+    let len = file.metadata().map(|m| m.len()).ok();
+    if len.is_some_and(|n| n != original.len as u64) {
+        return Err(changed().into());
+    }
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0; 1 << 20];
+    let mut total = 0;
+    loop {
+        let n = file
+            .read(&mut buf)
+            .with_context(|| format!("re-reading {}", path.display()))?;
+        if n == 0 {
+            break;
+        }
+        total += n;
+        hasher.update(&buf[..n]);
+    }
+    let now = Fingerprint {
+        len: total,
+        hash: hasher.digest128(),
+    };
+    if now != original {
+        return Err(changed().into());
     }
     Ok(())
 }
@@ -223,6 +261,30 @@ mod tests {
         // A stem that would escape is refused too; the flag then has to name it.
         assert!(session_name(None, Path::new("/x/.. .json")).is_err());
         assert!(session_name(None, Path::new("/x/..json")).is_err());
+    }
+
+    #[test]
+    fn a_changed_input_is_a_typed_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("s.jsonl");
+        let body = "x".repeat(3 << 20);
+        std::fs::write(&p, &body).unwrap();
+        let fp = Fingerprint::of(body.as_bytes());
+        ensure_unchanged(&p, fp).unwrap();
+        // Same length, one byte different, past the first chunk.
+        let mut other = body.clone().into_bytes();
+        other[(2 << 20) + 5] = b'y';
+        std::fs::write(&p, &other).unwrap();
+        let e = ensure_unchanged(&p, fp).unwrap_err();
+        assert!(is_changed(&e), "{e}");
+        assert!(e.downcast_ref::<Changed>().is_some());
+        assert!(is_changed(&e.context("replacing it")));
+        // Longer.
+        std::fs::write(&p, format!("{body}\n")).unwrap();
+        assert!(is_changed(&ensure_unchanged(&p, fp).unwrap_err()));
+        // Gone: an error, but not "changed".
+        std::fs::remove_file(&p).unwrap();
+        assert!(!is_changed(&ensure_unchanged(&p, fp).unwrap_err()));
     }
 
     #[cfg(unix)]

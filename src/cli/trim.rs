@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::input::{self, Loaded};
 use super::limits::ReserveArgs;
 use super::output::{self, Destination, OutputArgs};
+use super::{replace, testhook};
 use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens};
 use crate::compact::CompactInfo;
 use crate::context::Context;
@@ -109,6 +110,12 @@ struct TrimReport {
 
 pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     ctx.prewarm();
+    testhook::install(ctx)?;
+    replace::retrying(ctx, &input::display(&args.file), |n| attempt(ctx, args, n))
+}
+
+/// One read-plan-write pass; `n` counts passes (the input may change under the first).
+fn attempt(ctx: &Context, args: &TrimArgs, n: u32) -> anyhow::Result<ExitStatus> {
     let loaded = input::load(ctx, &args.file)?;
     let budget = match args.max_tokens {
         Some(n) => n as usize,
@@ -167,7 +174,12 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
                     loaded.display()
                 )
             })?;
+        replace::write_archived(ctx, &dest, &loaded, &bytes, Some(&stored), n)?;
         report.archive = Some(stored.display().to_string());
+    } else if let Destination::Store { name, .. } = &dest {
+        // Another ctxctl may be compacting or trimming the stored copy.
+        let store = ArchiveStore::new(ctx.data_dir()?.value);
+        let _lock = super::compact::lock(ctx, &store, name)?;
         output::write(ctx, &dest, &loaded, &bytes)?;
     } else {
         output::write(ctx, &dest, &loaded, &bytes)?;

@@ -17,6 +17,13 @@ pub const CTXCTL_LLM_BASE_URL: &str = "CTXCTL_LLM_BASE_URL";
 pub const CTXCTL_LLM_MODEL: &str = "CTXCTL_LLM_MODEL";
 pub const CTXCTL_LLM_API_KEY: &str = "CTXCTL_LLM_API_KEY";
 pub const CTXCTL_LOCK_TIMEOUT: &str = "CTXCTL_LOCK_TIMEOUT";
+/// Test hook, not for users: makes `trim`/`compact` fail at a step of a rewrite
+/// (`archive-write`, `after-archive`, `write`, `before-rename`, optionally `:kill`); see
+/// `cli/testhook.rs`.
+pub const CTXCTL_TEST_FAIL_AT: &str = "CTXCTL_TEST_FAIL_AT";
+/// Test hook, not for users: a marker file `trim`/`compact` create before replacing their
+/// input, then wait for the test to remove; see `cli/testhook.rs`.
+pub const CTXCTL_TEST_PAUSE_BEFORE_REPLACE: &str = "CTXCTL_TEST_PAUSE_BEFORE_REPLACE";
 pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
 pub const NO_COLOR: &str = "NO_COLOR";

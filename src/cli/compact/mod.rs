@@ -13,6 +13,7 @@ use clap::Args;
 use super::input::{self, Loaded};
 use super::limits::{self, LimitArgs};
 use super::output::{self, Destination, OutputArgs};
+use super::{replace, testhook};
 use crate::archive::{self, ArchiveRecord, ArchiveStore, Timestamp, Tokens};
 use crate::compact::{self, CompactInfo, Partition};
 use crate::context::Context;
@@ -80,8 +81,21 @@ pub struct CompactArgs {
 }
 pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     ctx.prewarm();
+    testhook::install(ctx)?;
     let (path, from_store) = input_path(ctx, args)?;
-    let loaded = input::load(ctx, &path)?;
+    let shown = input::display(&path);
+    replace::retrying(ctx, &shown, |n| attempt(ctx, args, &path, from_store, n))
+}
+
+/// One read-summarize-write pass; `n` counts passes (the input may change under the first).
+fn attempt(
+    ctx: &Context,
+    args: &CompactArgs,
+    path: &Path,
+    from_store: bool,
+    n: u32,
+) -> anyhow::Result<ExitStatus> {
+    let loaded = input::load(ctx, path)?;
     let shown = loaded.display();
     let summarizer = summarizer(ctx, args)?;
     let limit = args.limits.limits(ctx, &loaded)?.effective_limit() as usize;
@@ -144,7 +158,7 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     }
 
     let dest = if from_store && args.output.output.is_none() {
-        Destination::InPlace(path.clone())
+        Destination::InPlace(path.to_path_buf())
     } else {
         output::destination(ctx, &args.output, Some(&name), &loaded)?
     };
@@ -158,7 +172,7 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
             seq: Some(seq),
             compact_id: id.clone(),
             created: now,
-            source: (path != Path::new("-")).then(|| absolute(&path)),
+            source: (path != Path::new("-")).then(|| absolute(path)),
             output: match &dest {
                 Destination::Stdout => None,
                 d => Some(absolute(Path::new(&d.display()))),
@@ -196,7 +210,8 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     let tokens = compacted(&loaded, &part, &summary, &info);
     let items = compact::assemble(&loaded.session, &part, &summary, &info);
     let bytes = session::write(&loaded.session, &items)?;
-    output::write(ctx, &dest, &loaded, &bytes)?;
+    let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
+    replace::write_archived(ctx, &dest, &loaded, &bytes, archive_path, n)?;
 
     let report = Report {
         compacted: true,

@@ -1,0 +1,108 @@
+//! Test hooks: ways for the integration tests to stop a rewrite at a chosen step. Both are
+//! read from the environment by `trim` and `compact` only, and do nothing unless set.
+//!
+//! - `CTXCTL_TEST_FAIL_AT=STEP[:kill]` fails the run at STEP: `archive-write` (half the
+//!   archive written, then "disk full"), `after-archive` (archive in place, session not yet
+//!   replaced), `write` (half the session's temp file written, then "disk full") or
+//!   `before-rename` (temp file complete and synced, not yet renamed). Without `:kill` the
+//!   step returns an error and the run cleans up as it would after a real failure; with
+//!   `:kill` the process exits at once with status 137, no cleanup, as `kill -9` would leave
+//!   it.
+//! - `CTXCTL_TEST_PAUSE_BEFORE_REPLACE=PATH`: before replacing an input file, create PATH
+//!   (holding the attempt number) and wait until it is removed, so a test can change the
+//!   input in between, as an agent still writing to it would.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+
+use crate::config::env;
+use crate::context::Context;
+use crate::fsutil::{self, FailAt, Fault};
+
+/// The longest a paused run waits for the test to remove the marker.
+const PAUSE_LIMIT: Duration = Duration::from_secs(120);
+
+/// Parses `CTXCTL_TEST_FAIL_AT` and arms it for this process.
+pub fn install(ctx: &Context) -> anyhow::Result<()> {
+    let Some(value) = ctx.env.get(env::CTXCTL_TEST_FAIL_AT) else {
+        return Ok(());
+    };
+    let fault = parse(value).with_context(|| {
+        format!(
+            "{}: expected archive-write, after-archive, write or before-rename, \
+             optionally followed by :kill; got {value:?}",
+            env::CTXCTL_TEST_FAIL_AT
+        )
+    })?;
+    fsutil::inject_fault(fault);
+    Ok(())
+}
+
+fn parse(value: &str) -> Option<Fault> {
+    let (step, kill) = match value.strip_suffix(":kill") {
+        Some(step) => (step, true),
+        None => (value, false),
+    };
+    let at = match step {
+        "archive-write" => FailAt::ArchiveWrite,
+        "after-archive" => FailAt::AfterArchive,
+        "write" => FailAt::Write,
+        "before-rename" => FailAt::BeforeRename,
+        _ => return None,
+    };
+    Some(Fault { at, kill })
+}
+
+/// Waits for the test to remove the `CTXCTL_TEST_PAUSE_BEFORE_REPLACE` marker (created
+/// here) before `path` is replaced.
+pub fn pause_before_replace(ctx: &Context, path: &Path, attempt: u32) -> anyhow::Result<()> {
+    let Some(marker) = ctx.env.get(env::CTXCTL_TEST_PAUSE_BEFORE_REPLACE) else {
+        return Ok(());
+    };
+    let marker = Path::new(marker);
+    std::fs::write(marker, attempt.to_string()).with_context(|| {
+        format!(
+            "{}: {}",
+            env::CTXCTL_TEST_PAUSE_BEFORE_REPLACE,
+            marker.display()
+        )
+    })?;
+    ctx.printer.debug(&format!(
+        "paused before replacing {} until {} is removed",
+        path.display(),
+        marker.display()
+    ));
+    let deadline = Instant::now() + PAUSE_LIMIT;
+    while marker.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fail_points_parse() {
+        assert_eq!(
+            parse("before-rename"),
+            Some(Fault {
+                at: FailAt::BeforeRename,
+                kill: false
+            })
+        );
+        assert_eq!(
+            parse("archive-write:kill"),
+            Some(Fault {
+                at: FailAt::ArchiveWrite,
+                kill: true
+            })
+        );
+        for bad in ["", "kill", "write:", "write:KILL", "rename"] {
+            assert_eq!(parse(bad), None, "{bad:?}");
+        }
+    }
+}
