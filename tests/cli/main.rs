@@ -6,11 +6,14 @@ mod archive;
 mod check;
 mod compact;
 mod count;
+mod crash;
 mod errors;
 mod generated;
 mod hostile;
 mod http;
 mod misc;
+mod procs;
+mod race;
 mod trim;
 
 /// Every file in tests/cli is compiled into this binary (none forgotten).
