@@ -159,6 +159,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
             [CompletionResult]::new('--if-needed', '--if-needed', [CompletionResultType]::ParameterName, 'Only compact when usage is at or over the threshold')
+            [CompletionResult]::new('--redact', '--redact', [CompletionResultType]::ParameterName, 'Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer sees and from the summary')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file (the removed messages are archived first)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Only show what would change; write nothing (exit 1 if something would change)')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')

@@ -152,6 +152,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --config 'Config file [env: CTXCTL_CONFIG]'
             cand --color 'When to use colour'
             cand --if-needed 'Only compact when usage is at or over the threshold'
+            cand --redact 'Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer sees and from the summary'
             cand --in-place 'Replace the input file (the removed messages are archived first)'
             cand --dry-run 'Only show what would change; write nothing (exit 1 if something would change)'
             cand --no-config 'Ignore the config file'

@@ -166,6 +166,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l color -d 'When
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l if-needed -d 'Only compact when usage is at or over the threshold'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l redact -d 'Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer sees and from the summary'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l in-place -d 'Replace the input file (the removed messages are archived first)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-config -d 'Ignore the config file'

@@ -5,6 +5,7 @@
 
 pub mod llm;
 pub mod offline;
+pub mod redact;
 mod render;
 
 pub use llm::{LlmConfig, LlmError, LlmSummarizer, Provider};
@@ -25,6 +26,9 @@ pub struct Input<'a> {
     pub previous: Vec<String>,
     /// What the user asked the summary to focus on (`--instructions`).
     pub instructions: Option<String>,
+    /// `--redact`: take secrets out of everything sent to a summarizer model and out of the
+    /// summary ([`redact`]).
+    pub redact: bool,
 }
 
 impl<'a> Input<'a> {
@@ -34,7 +38,34 @@ impl<'a> Input<'a> {
             messages,
             previous: previous_summaries(messages),
             instructions: None,
+            redact: false,
         }
+    }
+
+    /// Asks for secrets to be removed ([`Input::redact`]).
+    pub fn with_redaction(mut self, redact: bool) -> Input<'a> {
+        self.redact = redact;
+        self
+    }
+
+    /// Runs `f` on this input, or with [`Input::redact`] on a copy whose messages, earlier
+    /// summaries and instructions have their secrets removed.
+    pub fn with_secrets_removed<T>(&self, f: impl FnOnce(&Input<'_>) -> T) -> T {
+        if !self.redact {
+            return f(self);
+        }
+        let messages: Vec<Message> = self.messages.iter().map(redact::message).collect();
+        let clean = Input {
+            messages: &messages,
+            previous: self
+                .previous
+                .iter()
+                .map(|p| redact::redact_string(p))
+                .collect(),
+            instructions: self.instructions.as_deref().map(redact::redact_string),
+            redact: true,
+        };
+        f(&clean)
     }
 
     pub fn with_instructions(mut self, instructions: Option<String>) -> Input<'a> {

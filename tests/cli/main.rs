@@ -14,6 +14,7 @@ mod http;
 mod misc;
 mod procs;
 mod race;
+mod secrets;
 mod trim;
 
 /// Every file in tests/cli is compiled into this binary (none forgotten).

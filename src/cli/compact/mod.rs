@@ -33,7 +33,8 @@ Examples:
   ctxctl compact --name my-session
   ctxctl compact session.jsonl --if-needed --in-place
   ctxctl compact session.json --tail-tokens 8000 --dry-run
-  ctxctl compact session.json --summarizer llm --instructions 'keep all file paths'";
+  ctxctl compact session.json --summarizer llm --instructions 'keep all file paths'
+  ctxctl compact session.jsonl --summarizer llm --redact --in-place";
 
 /// Summarize the middle of a session to make room.
 #[derive(Debug, Args)]
@@ -76,6 +77,10 @@ pub struct CompactArgs {
     /// Retries of a failed summarizer call (default 2)
     #[arg(long, value_name = "N", help_heading = "Summary")]
     pub retries: Option<u32>,
+    /// Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer
+    /// sees and from the summary
+    #[arg(long, help_heading = "Summary")]
+    pub redact: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -126,7 +131,9 @@ fn attempt(
     }
 
     let middle = &loaded.session.messages[part.middle.clone()];
-    let input = Input::new(middle).with_instructions(args.instructions.clone());
+    let input = Input::new(middle)
+        .with_instructions(args.instructions.clone())
+        .with_redaction(args.redact);
     let spinner = ctx
         .printer
         .spinner(&format!("summarizing {} messages", middle.len()));

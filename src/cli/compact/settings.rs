@@ -53,7 +53,12 @@ pub fn summarizer(ctx: &Context, args: &CompactArgs) -> anyhow::Result<Box<dyn S
                 .unwrap_or(summarize::offline::DEFAULT_CAP);
             Ok(Box::new(OfflineSummarizer { cap }))
         }
-        "llm" => Ok(Box::new(LlmSummarizer::new(llm_config(ctx, args.retries)?))),
+        "llm" => {
+            let config = llm_config(ctx, args.retries)?;
+            // `LlmConfig`'s Debug never shows the key.
+            ctx.printer.debug(&format!("llm summarizer: {config:?}"));
+            Ok(Box::new(LlmSummarizer::new(config)))
+        }
         other => anyhow::bail!("config compact.summarizer: expected offline or llm, got {other:?}"),
     }
 }

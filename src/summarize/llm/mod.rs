@@ -119,8 +119,14 @@ impl Summarizer for LlmSummarizer {
     }
 
     fn summarize(&self, input: &Input<'_>, counter: &Counter) -> Result<String, SummarizeError> {
-        let prompt = prompt::build(input, counter, self.config.max_input_tokens)?;
-        Ok(self.complete(&prompt).0?)
+        let limit = self.config.max_input_tokens;
+        let prompt = input.with_secrets_removed(|i| prompt::build(i, counter, limit))?;
+        let summary = self.complete(&prompt).0?;
+        Ok(if input.redact {
+            super::redact::redact_string(&summary)
+        } else {
+            summary
+        })
     }
 }
 

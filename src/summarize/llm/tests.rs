@@ -296,3 +296,32 @@ fn the_key_never_shows_in_debug_or_bad_urls() {
         "{e:?}"
     );
 }
+
+#[test]
+fn with_redact_no_secret_reaches_the_server_or_the_summary() {
+    use crate::summarize::redact::tests::{leaky_session, LEAKED};
+    let echo = format!("Deployed; the key {} still works.", LEAKED[0]);
+    let server = TestServer::start(vec![openai_ok(&echo), openai_ok(&echo)]);
+    let s = leaky_session();
+    let summarizer = LlmSummarizer::new(config(Provider::OpenAi, &server));
+    let plain = summarizer
+        .summarize(&Input::new(&s.messages), &counter())
+        .unwrap();
+    assert_eq!(plain, echo, "without --redact the answer is kept as it is");
+    let input = Input::new(&s.messages).with_redaction(true);
+    let summary = summarizer.summarize(&input, &counter()).unwrap();
+    assert_eq!(
+        summary,
+        "Deployed; the key [REDACTED:openai-key] still works."
+    );
+    let reqs = server.requests();
+    let (sent_plain, sent) = (&reqs[0].body, &reqs[1].body);
+    assert!(
+        LEAKED.iter().all(|k| sent_plain.contains(k)),
+        "{sent_plain}"
+    );
+    for k in LEAKED {
+        assert!(!sent.contains(k), "{k} sent:\n{sent}");
+    }
+    assert!(sent.contains("[REDACTED:private-key]"), "{sent}");
+}

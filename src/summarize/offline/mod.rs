@@ -40,7 +40,12 @@ impl Summarizer for OfflineSummarizer {
     }
 
     fn summarize(&self, input: &Input<'_>, counter: &Counter) -> Result<String, SummarizeError> {
-        Ok(summarize(input, counter, self.cap))
+        let summary = input.with_secrets_removed(|i| summarize(i, counter, self.cap));
+        Ok(if input.redact {
+            super::redact::redact_string(&summary)
+        } else {
+            summary
+        })
     }
 }
 
