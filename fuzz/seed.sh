@@ -17,7 +17,7 @@ while [ "$dir" != "/" ]; do
   dir="$(dirname "$dir")"
 done
 sources+=("$@")
-for target in read round_trip rewrite; do
+for target in read round_trip rewrite trim; do
   out="$here/corpus/$target"
   mkdir -p "$out"
   n=0
@@ -29,11 +29,25 @@ for target in read round_trip rewrite; do
       if [ "$target" = rewrite ] && [[ "$f" != "$here"/regressions/* ]]; then
         # rewrite inputs start with a plan: 3 ops (insert a note, shorten results, drop).
         { printf '\x03\x05\x06\x04'; cat "$f"; } > "$name"
+      elif [ "$target" = trim ] && [[ "$f" != "$here"/regressions/* ]]; then
+        # trim inputs start with an 8-byte header (checks.rs): fifo, smart and composite.
+        { printf '\x00\x40\x00\x02\x03\x04\x00\x00'; cat "$f"; } > "$name"
+        { printf '\x02\x40\x00\x01\x02\x04\x00\x85'; cat "$f"; } > "$name-smart"
+        { printf '\x04\x10\x00\x02\x03\x01\x00\x05'; cat "$f"; } > "$name-composite"
       else
         install -m 0644 "$f" "$name"
       fi
       n=$((n + 1))
     done < <(find "$src" -type f ! -name '.*' \( -name '*.json' -o -name '*.jsonl' -o -path '*/regressions/*' \) -print0)
   done
+  if [ "$target" = trim ]; then
+    # Generated sessions (header bit 0x80): tool calls, results, orphans, pins, per format.
+    for fmt in 0 1 2 3; do
+      h=$(printf '\\x%02x' $((0x80 | fmt << 3)))
+      printf "$h"'\x30\x00\x02\x03\x02\x00\x00\x00\x01\x03\x04\x02\x43\x24\x0c\x01\x05\x0e\x1c\x2f\x01\x0b\x0c\x0a\x01' \
+        > "$out/generated-$fmt"
+      n=$((n + 1))
+    done
+  fi
   echo "$target: $n seed(s) in ${out#"$repo"/}"
 done

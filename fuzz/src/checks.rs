@@ -5,10 +5,12 @@
 //! input committed under `fuzz/regressions/` fails CI the same way it failed the fuzzer.
 
 use ctxctl::session::{self, pairs, Format, Item, NewMessage, PartEdit, Role, Session};
+use ctxctl::strategy::{self, Options, Selector, StrategyKind};
 use ctxctl::tokens::{Counter, Encoding, Tokenizer};
+use serde_json::{json, Value};
 
 /// The fuzz targets, by name (the directory names under `corpus/` and `regressions/`).
-pub const TARGETS: [&str; 3] = ["read", "round_trip", "rewrite"];
+pub const TARGETS: [&str; 4] = ["read", "round_trip", "rewrite", "trim"];
 
 /// Runs the check of fuzz target `name` on `data`.
 pub fn run(name: &str, data: &[u8]) {
@@ -16,6 +18,7 @@ pub fn run(name: &str, data: &[u8]) {
         "read" => read_all(data),
         "round_trip" => round_trip(data),
         "rewrite" => rewrite(data),
+        "trim" => trim(data),
         other => panic!("no fuzz target {other:?}"),
     }
 }
@@ -23,11 +26,17 @@ pub fn run(name: &str, data: &[u8]) {
 /// The inputs a whole session file gives target `name`: itself, or for `rewrite` the file
 /// behind a few plans (keep all; insert, shorten, drop; summarise, keep).
 pub fn seed_inputs(name: &str, session: &[u8]) -> Vec<Vec<u8>> {
-    if name != "rewrite" {
-        return vec![session.to_vec()];
+    match name {
+        "rewrite" => {
+            let plans: [&[u8]; 3] = [&[0], &[3, 5, 6, 4], &[2, 7, 0]];
+            plans.iter().map(|p| [*p, session].concat()).collect()
+        }
+        "trim" => TRIM_SEED_HEADERS
+            .iter()
+            .map(|h| [h.as_slice(), session].concat())
+            .collect(),
+        _ => vec![session.to_vec()],
     }
-    let plans: [&[u8]; 3] = [&[0], &[3, 5, 6, 4], &[2, 7, 0]];
-    plans.iter().map(|p| [*p, session].concat()).collect()
 }
 
 /// `None` (detect) and then every format forced, as `--format` would.
@@ -171,4 +180,239 @@ pub fn rewrite(data: &[u8]) {
             );
         }
     }
+}
+
+/// Length of the `trim` target's header (see [`trim`]).
+pub const TRIM_HEADER: usize = 8;
+
+/// Headers that run each strategy once over a seed file (mode bit clear: the rest is a
+/// session file): half the budget, a quarter, and variations of the options.
+pub const TRIM_SEED_HEADERS: [[u8; TRIM_HEADER]; 7] = [
+    [0, 64, 0, 2, 3, 4, 0, 0],        // fifo, budget 1/2
+    [1, 32, 3, 2, 3, 4, 0, 0],        // sliding-window --window 3, 1/4
+    [2, 64, 0, 1, 2, 4, 0, 0x85],     // smart --keep-first 1 --keep-last 2, pin 5
+    [3, 48, 0, 2, 3, 4, 0b1_0100, 0], // selective --keep-roles user --keep-marked
+    [4, 16, 0, 2, 3, 1, 0, 0x05],     // composite --chain mask-tool-results,fifo,fifo, 1/8
+    [5, 96, 0, 2, 3, 2, 0, 0],        // tool-results --max-result-tokens 9
+    [6, 64, 0, 2, 3, 1, 0, 0],        // mask-tool-results --keep-recent 1
+];
+
+/// Trim planning. The input is an 8-byte header, then either a session file (header bit
+/// 0x80 of byte 0 clear) or a recipe for a generated session (set; see [`generate`]).
+///
+/// Header: byte 0 the strategy (low 3 bits, mod 7) and, for generated sessions, the format
+/// (bits 3–4); byte 1 the budget as a share of the session's tokens (n/128); byte 2
+/// `--window` (0 = none); bytes 3, 4 `--keep-first`/`--keep-last`; byte 5 `--keep-recent`
+/// and `--max-result-tokens`; byte 6 `--keep-roles` (bits 0–4, `Role::ALL`) and
+/// `--keep-marked` (bit 5); byte 7 the composite chain (bits 0–5) and a pin (bit 7: pin the
+/// message whose index is bits 0–6).
+///
+/// Every strategy's plan of every format must write, read back, keep system messages, keep
+/// tool calls with their results (units whole, and no pairing problem that the input did
+/// not have), keep the last user message and pinned ones, and say truly whether it fits.
+pub fn trim(data: &[u8]) {
+    if data.len() < TRIM_HEADER {
+        return;
+    }
+    let (h, rest) = data.split_at(TRIM_HEADER);
+    let generated;
+    let (bytes, formats): (&[u8], Vec<Option<Format>>) = if h[0] & 0x80 != 0 {
+        generated = generate(rest, (h[0] >> 3) & 3);
+        (&generated, vec![None])
+    } else {
+        (rest, formats().collect())
+    };
+    let kind = StrategyKind::ALL[usize::from(h[0] & 7) % StrategyKind::ALL.len()];
+    let opts = trim_options(h);
+    let tokenizer = Tokenizer::new(Encoding::Approx).expect("the approx tokenizer always builds");
+    let counter = Counter::new(tokenizer);
+    for format in formats {
+        let Ok(s) = session::read(bytes, format) else {
+            continue;
+        };
+        let counts = counter.messages(&s);
+        let budget = Counter::total(&counts) * usize::from(h[1]) / 128;
+        let Ok(plan) = strategy::plan(&s, &counts, &counter, kind, &opts, budget) else {
+            continue; // invalid options (selective without criteria …)
+        };
+        check_plan(&s, &plan, kind, budget);
+    }
+}
+
+fn trim_options(h: &[u8]) -> Options {
+    let pick = |b: u8| {
+        let others: Vec<StrategyKind> = StrategyKind::ALL
+            .into_iter()
+            .filter(|k| *k != StrategyKind::Composite)
+            .collect();
+        others[usize::from(b) % others.len()]
+    };
+    let mut chain = vec![pick(h[7] & 7), pick((h[7] >> 3) & 7)];
+    if h[7] & 0x40 == 0 {
+        chain.push(StrategyKind::Fifo);
+    }
+    let pins = if h[7] & 0x80 != 0 {
+        vec![Selector::parse(&(h[7] & 0x7f).to_string()).expect("an index is a selector")]
+    } else {
+        Vec::new()
+    };
+    Options {
+        window: (h[2] != 0).then_some(usize::from(h[2] % 32)),
+        keep_first: usize::from(h[3] % 8),
+        keep_last: usize::from(h[4] % 8),
+        keep_roles: (0..5)
+            .filter(|b| h[6] & (1 << b) != 0)
+            .map(|b| Role::ALL[b])
+            .collect(),
+        keep_marked: h[6] & 0x20 != 0,
+        pins,
+        chain,
+        max_result_tokens: usize::from(h[5]) * 4 + 1,
+        keep_recent: usize::from(h[5] % 8),
+    }
+}
+
+/// The invariants of a plan of `s` (see [`trim`]).
+fn check_plan(s: &Session, plan: &strategy::Plan, kind: StrategyKind, budget: usize) {
+    let n = s.messages.len();
+    let what = format!("{} {kind} (budget {budget})", s.format);
+    let indices: Vec<usize> = plan.items.iter().filter_map(Item::index).collect();
+    assert!(
+        indices.windows(2).all(|w| w[0] < w[1]) && indices.iter().all(|&i| i < n),
+        "{what}: items out of order or range: {indices:?}"
+    );
+    let mut kept = vec![false; n];
+    for &i in &indices {
+        kept[i] = true;
+    }
+    let removed: Vec<usize> = (0..n).filter(|&i| !kept[i]).collect();
+    assert_eq!(plan.removed, removed, "{what}: removed");
+    assert_eq!(plan.fits, plan.tokens <= budget, "{what}: fits");
+    for (i, m) in s.messages.iter().enumerate() {
+        assert!(
+            !m.role.is_system() || kept[i],
+            "{what}: system message {i} dropped"
+        );
+    }
+    let system_only = indices.iter().all(|&i| s.messages[i].role.is_system())
+        && plan
+            .warnings
+            .iter()
+            .any(|w| w.contains("system messages alone"));
+    if !system_only {
+        // Units whole: a tool call and its results are kept or dropped together.
+        for unit in pairs::units(&s.messages) {
+            let members: Vec<bool> = unit
+                .clone()
+                .filter(|&i| !s.messages[i].role.is_system())
+                .map(|i| kept[i])
+                .collect();
+            assert!(
+                members.iter().all(|k| *k) || !members.iter().any(|k| *k),
+                "{what}: unit {unit:?} split"
+            );
+        }
+        if let Some(last) = s.last_user_index() {
+            assert!(kept[last], "{what}: last user message {last} dropped");
+        }
+        for (i, m) in s.messages.iter().enumerate() {
+            assert!(!m.pinned || kept[i], "{what}: pinned message {i} dropped");
+        }
+    }
+    if plan.items.is_empty() {
+        return; // `trim` refuses to write a session with no message left
+    }
+    let out = match session::write(s, &plan.items) {
+        Ok(out) => out,
+        Err(e) => panic!("{what}: the plan cannot be written: {e}"),
+    };
+    let back = match session::read(&out, Some(s.format)) {
+        Ok(back) => back,
+        Err(e) => panic!(
+            "{what}: the trimmed session cannot be read back: {e}\n{}",
+            String::from_utf8_lossy(&out)
+        ),
+    };
+    if pairs::problems(&s.messages).is_empty() {
+        let problems = pairs::problems(&back.messages);
+        assert!(
+            problems.is_empty(),
+            "{what}: trimming broke tool pairing: {problems:?}\n{}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+}
+
+/// A session generated from `recipe`, one message per byte, in format `format` (0 OpenAI,
+/// 1 Anthropic, 2 plain JSONL, 3 OpenAI with `{"messages": …}`). Byte `b`: `b % 8` is the
+/// kind (system, user, assistant, assistant calling tools, tool result, pinned user,
+/// assistant text and a call, failed tool result); the upper bits pick call ids from a
+/// pool of four (so ids repeat and results can be orphans), how many calls, and lengths.
+pub fn generate(recipe: &[u8], format: u8) -> Vec<u8> {
+    let anthropic = format == 1;
+    let mut msgs: Vec<Value> = Vec::new();
+    let mut system = Vec::new();
+    for (i, &b) in recipe.iter().take(256).enumerate() {
+        let id = |k: u8| format!("call_{}", (b >> 3).wrapping_add(k) % 4);
+        let words = "word ".repeat(1 + usize::from(b >> 4) * 3);
+        let text = format!("m{i} {words}");
+        let calls = |n: u8| -> Vec<(String, String)> {
+            (0..n)
+                .map(|k| (id(k), json!({"path": format!("f{k}.rs")}).to_string()))
+                .collect()
+        };
+        let m = match b % 8 {
+            0 if anthropic => {
+                system.push(text);
+                continue;
+            }
+            0 => json!({"role": "system", "content": text}),
+            1 => json!({"role": "user", "content": text}),
+            2 => json!({"role": "assistant", "content": text}),
+            3 => assistant_calls(anthropic, None, &calls(1 + (b >> 6))),
+            4 | 7 => tool_result(anthropic, &id(0), &text, b % 8 == 7),
+            5 => json!({"role": "user", "content": text, "_preserve": true}),
+            _ => assistant_calls(anthropic, Some(&text), &calls(1)),
+        };
+        msgs.push(m);
+    }
+    let doc = match format {
+        1 => json!({"model": "claude-sonnet-4-5", "system": system.join("\n"), "messages": msgs}),
+        2 => {
+            let lines: Vec<String> = msgs.iter().map(Value::to_string).collect();
+            return format!("{}\n", lines.join("\n")).into_bytes();
+        }
+        3 => json!({"model": "gpt-4o", "messages": msgs}),
+        _ => Value::Array(msgs),
+    };
+    doc.to_string().into_bytes()
+}
+
+fn assistant_calls(anthropic: bool, text: Option<&str>, calls: &[(String, String)]) -> Value {
+    if anthropic {
+        let mut content: Vec<Value> = text
+            .map(|t| json!({"type": "text", "text": t}))
+            .into_iter()
+            .collect();
+        for (id, args) in calls {
+            let input: Value = serde_json::from_str(args).expect("generated arguments are JSON");
+            content.push(json!({"type": "tool_use", "id": id, "name": "read", "input": input}));
+        }
+        return json!({"role": "assistant", "content": content});
+    }
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|(id, args)| {
+            json!({"id": id, "type": "function", "function": {"name": "read", "arguments": args}})
+        })
+        .collect();
+    json!({"role": "assistant", "content": text, "tool_calls": calls})
+}
+
+fn tool_result(anthropic: bool, id: &str, text: &str, is_error: bool) -> Value {
+    if anthropic {
+        let block = json!({"type": "tool_result", "tool_use_id": id, "content": text, "is_error": is_error});
+        return json!({"role": "user", "content": [block]});
+    }
+    json!({"role": "tool", "tool_call_id": id, "content": text})
 }

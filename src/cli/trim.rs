@@ -133,6 +133,15 @@ fn attempt(ctx: &Context, args: &TrimArgs, n: u32) -> anyhow::Result<ExitStatus>
     for w in &plan.warnings {
         ctx.printer.warn(&format!("{}: {w}", loaded.display()));
     }
+    if plan.items.is_empty() && !loaded.session.messages.is_empty() {
+        // An empty JSONL file is not a session anyone can read back (ctxctl included).
+        anyhow::bail!(
+            "{}: {} would remove every message (budget {budget} tokens); nothing was written: \
+             raise --max-tokens, or pin what must stay with --pin",
+            loaded.display(),
+            args.strategy.name()
+        );
+    }
     let changed = !plan.is_unchanged();
     let mut report = TrimReport {
         strategy: args.strategy.name(),

@@ -65,6 +65,7 @@ impl Rollout {
     pub fn parse(doc: &LinesDoc) -> Result<Rollout, ReadError> {
         let mut r = Rollout::default();
         let mut first = true;
+        let mut enveloped = false;
         for i in 0..doc.lines.len() {
             if doc.line(i).trim().is_empty() {
                 continue;
@@ -87,10 +88,17 @@ impl Rollout {
             let was_first = std::mem::replace(&mut first, false);
             let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
             match v.get("payload") {
-                Some(payload) => r.record(i, ty, payload),
+                Some(payload) => {
+                    enveloped = true;
+                    r.record(i, ty, payload)
+                }
                 None => r.legacy_record(i, &v, was_first),
             }
         }
+        // One record without a payload (damaged, or of a kind not known yet) does not make
+        // a rollout legacy: its rewrite would then delete lines, `compacted` ones included,
+        // and bring back the history they replaced.
+        r.legacy &= !enveloped;
         Ok(r)
     }
 
@@ -241,6 +249,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::Item;
 
     fn line(ty: &str, payload: Value) -> String {
         json!({"timestamp": "2025-01-01T00:00:00.000Z", "type": ty, "payload": payload}).to_string()
@@ -362,6 +371,27 @@ mod tests {
         assert_eq!(s.messages.len(), 2);
         assert_eq!(s.messages[0].role, Role::System);
         assert_eq!(s.messages[1].origin, Origin::Record(2));
+    }
+
+    #[test]
+    fn a_record_without_payload_does_not_make_a_rollout_legacy() {
+        let lines = [
+            line("response_item", user("old, replaced by the compaction")),
+            r#"{"timestamp":"t","type":"response_item","pa'load":{"type":"message"}}"#.to_string(),
+            line(
+                "compacted",
+                json!({"message":"","replacement_history":[user("first"),user("second")]}),
+            ),
+            line("response_item", user("third")),
+        ];
+        let s = read(lines.join("\n")).unwrap();
+        let texts: Vec<String> = s.messages.iter().map(Message::text).collect();
+        assert_eq!(texts, ["first", "second", "third"]);
+        // Dropping the messages of the `compacted` record must not revive what it replaced.
+        let out = crate::session::write(&s, &[Item::Keep(2)]).unwrap();
+        let again = read(String::from_utf8(out).unwrap()).unwrap();
+        let texts: Vec<String> = again.messages.iter().map(Message::text).collect();
+        assert_eq!(texts, ["third"]);
     }
 
     #[test]

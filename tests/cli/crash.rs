@@ -270,3 +270,36 @@ fn a_real_kill_before_the_replace_leaves_the_old_session_a_whole_archive_and_a_f
     assert!(r.stderr.contains("archived as chat/2"), "{r:?}");
     assert_eq!(complete_archives(&env).len(), 2);
 }
+
+/// Found by the `trim` fuzz target: a trim that leaves no message wrote a 0-byte JSONL
+/// file, which no reader (ctxctl's included, so not `archive restore` either) accepts.
+#[test]
+fn a_trim_that_would_leave_no_message_writes_nothing() {
+    let env = TestEnv::new();
+    let lines = "{\"role\":\"assistant\",\"content\":\"hello there\"}\n{\"role\":\"assistant\",\"content\":\"more\"}\n";
+    for name in ["only-replies.jsonl", "only-replies.json"] {
+        let body = if name.ends_with(".json") {
+            format!("[{}]", lines.trim_end().replace('\n', ","))
+        } else {
+            lines.to_string()
+        };
+        let f = env.write(name, &body);
+        let r = env.run(&[
+            "trim",
+            s(&f),
+            "--strategy",
+            "fifo",
+            "--max-tokens",
+            "1",
+            "--model",
+            "gpt-4o",
+            "--tokenizer",
+            "approx",
+            "--in-place",
+        ]);
+        assert_eq!(r.code, 2, "{name}: {r:?}");
+        assert!(r.stderr.contains("would remove every message"), "{r:?}");
+        assert_eq!(fs::read_to_string(&f).unwrap(), body, "{name}");
+        assert_eq!(complete_archives(&env), Vec::<PathBuf>::new());
+    }
+}
