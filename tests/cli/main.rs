@@ -10,6 +10,7 @@ mod errors;
 mod generated;
 mod http;
 mod misc;
+mod samples;
 mod trim;
 
 /// Every file in tests/cli is compiled into this binary (none forgotten).
