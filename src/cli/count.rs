@@ -18,10 +18,10 @@ pub struct CountArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Show tokens and messages per role
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub by_role: bool,
     /// Show tokens of every message
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub per_message: bool,
 }
 

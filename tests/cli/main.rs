@@ -8,6 +8,7 @@ mod compact;
 mod count;
 mod errors;
 mod generated;
+mod help;
 mod http;
 mod misc;
 mod samples;
