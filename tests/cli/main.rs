@@ -11,6 +11,7 @@ mod generated;
 mod help;
 mod http;
 mod misc;
+mod readme;
 mod samples;
 mod trim;
 
