@@ -78,7 +78,7 @@ fn detect_document(v: &Value) -> Result<Format, ReadError> {
     if v.get("history").is_some_and(Value::is_array) {
         return Ok(Format::OpenAi);
     }
-    if is_goose_recording(&v) {
+    if is_goose_recording(v) {
         return Err(ReadError::NotSession {
             what: "a goose scenario recording (provider requests and responses keyed by hash)"
                 .into(),
@@ -107,8 +107,6 @@ fn is_openhands_event(v: &Value) -> bool {
         && v.get("source").is_some_and(Value::is_string)
         && (v.get("action").is_some() || v.get("observation").is_some())
 }
-
-/// The first element of a JSON array, without building the rest.
 
 /// Anthropic content blocks have types OpenAI's parts never use.
 /// Whether the (skeleton of the) message list uses Anthropic's block types.
