@@ -124,6 +124,15 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
         ctx.printer.warn(&format!("{shown}: {w}"));
     }
     let model = ctx.resolve_model(session.model.as_deref());
+    ctx.printer.debug(&format!(
+        "{shown}: {} bytes, {} format, {} messages; model {} (from {}), {} tokenizer",
+        fingerprint.len,
+        session.format,
+        session.messages.len(),
+        model.name,
+        model.source,
+        model.encoding
+    ));
     let counter = ctx.counter(model.encoding);
     let mut counts = ctx.count(&counter, &session);
     if model.factor != 1.0 {
