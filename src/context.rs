@@ -78,6 +78,13 @@ impl Context {
             }
             None => (FileConfig::default(), false),
         };
+        match &config_path {
+            Some((p, source)) if p.exists() => {
+                printer.debug(&format!("config file {} (from {source})", p.display()))
+            }
+            Some((p, _)) => printer.debug(&format!("no config file at {}", p.display())),
+            None => printer.debug("config file disabled (--no-config)"),
+        }
         let registry = if file.models.is_empty() {
             Registry::builtin()
         } else {

@@ -22,7 +22,7 @@ pub fn original_records(
     for m in messages {
         for &r in m.origin.records() {
             let v = match &session.doc {
-                Document::Json(doc) => doc.items().get(r).cloned(),
+                Document::Json(doc) => doc.records.get(r).and_then(|_| doc.record(r).ok()),
                 Document::Lines(doc) => doc
                     .lines
                     .get(r)

@@ -74,7 +74,7 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
 /// The tokens the model will see: the latest provider-reported usage plus ctxctl's count
 /// of what came after it, when the file records usage; ctxctl's own count otherwise.
 pub fn context_tokens(l: &Loaded) -> usize {
-    match &l.session.reported_usage {
+    match l.live_usage() {
         Some(r) => {
             let after = r.after_message.map_or(l.counts.len(), |i| i + 1);
             let rest: usize = l.counts.get(after..).map_or(0, |c| c.iter().sum());

@@ -90,7 +90,7 @@ fn count_file(l: &Loaded, per_message: bool) -> CountFile {
 
 /// The provider-reported usage beside ctxctl's count of the same messages.
 pub fn reported(l: &Loaded) -> Option<Reported> {
-    let r = l.session.reported_usage.as_ref()?;
+    let r = l.live_usage()?;
     let upto = r
         .after_message
         .map_or(l.counts.len(), |i| (i + 1).min(l.counts.len()));

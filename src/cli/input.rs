@@ -81,6 +81,16 @@ impl Loaded {
         display(&self.path)
     }
 
+    /// The provider-reported usage, unless ctxctl has since rewritten the history it
+    /// describes (a ctxctl summary or omission marker is present): then it is stale.
+    pub fn live_usage(&self) -> Option<&crate::session::ReportedUsage> {
+        let rewritten = self.session.messages.iter().any(|m| {
+            m.compact.as_ref().is_some_and(|c| c.by == "ctxctl")
+                || crate::strategy::is_omission_marker(m).is_some()
+        });
+        self.session.reported_usage.as_ref().filter(|_| !rewritten)
+    }
+
     /// `n` counted tokens as this session's model would see them (estimates are scaled).
     pub fn scaled(&self, n: usize) -> usize {
         scale(n, self.model.factor)
@@ -114,6 +124,15 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
         ctx.printer.warn(&format!("{shown}: {w}"));
     }
     let model = ctx.resolve_model(session.model.as_deref());
+    ctx.printer.debug(&format!(
+        "{shown}: {} bytes, {} format, {} messages; model {} (from {}), {} tokenizer",
+        fingerprint.len,
+        session.format,
+        session.messages.len(),
+        model.name,
+        model.source,
+        model.encoding
+    ));
     let counter = ctx.counter(model.encoding);
     let mut counts = ctx.count(&counter, &session);
     if model.factor != 1.0 {

@@ -122,20 +122,47 @@ pub fn write(
             .context("writing to standard output"),
         Destination::File(p) => fsutil::write_atomic(p, bytes, false)
             .with_context(|| format!("writing {}", p.display())),
-        Destination::Store { path, .. } => {
-            if let Some(dir) = path.parent() {
-                fsutil::create_private_dir(dir)
-                    .with_context(|| format!("creating {}", dir.display()))?;
-                fsutil::clean_stale_temps(dir);
-            }
-            fsutil::write_atomic(path, bytes, true)
-                .with_context(|| format!("writing {}", path.display()))
-        }
+        Destination::Store { path, .. } => write_store(&ctx.data_dir()?.value, path, bytes),
         Destination::InPlace(p) => {
             ensure_unchanged(p, loaded.fingerprint)?;
             fsutil::write_atomic(p, bytes, false)
                 .with_context(|| format!("replacing {}", p.display()))
         }
+    }
+}
+
+/// Writes a session into the store under `data_dir` (0600, in 0700 directories), refusing
+/// when `sessions/` or the target is a symlink that leads out of the data directory.
+pub fn write_store(data_dir: &Path, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .with_context(|| format!("{}: not inside a directory", path.display()))?;
+    fsutil::create_private_dir(dir).with_context(|| format!("creating {}", dir.display()))?;
+    ensure_inside(data_dir, dir)?;
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        ensure_inside(data_dir, path)?;
+    }
+    fsutil::clean_stale_temps(dir);
+    fsutil::write_atomic(path, bytes, true).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Errors unless `path`, with every symlink resolved, is inside `data_dir`.
+fn ensure_inside(data_dir: &Path, path: &Path) -> anyhow::Result<()> {
+    let root = std::fs::canonicalize(data_dir)
+        .with_context(|| format!("resolving the data directory {}", data_dir.display()))?;
+    let real = std::fs::canonicalize(path).ok();
+    match real {
+        Some(real) if real.starts_with(&root) => Ok(()),
+        Some(real) => anyhow::bail!(
+            "{} leads to {}, outside the data directory {}; refusing to write there (remove the symlink)",
+            path.display(),
+            real.display(),
+            root.display()
+        ),
+        None => anyhow::bail!(
+            "{} is a symlink that leads nowhere; refusing to write through it (remove the symlink)",
+            path.display()
+        ),
     }
 }
 
@@ -169,5 +196,96 @@ mod tests {
         assert!(session_name(None, Path::new("-")).is_err());
         assert!(session_name(Some("../etc"), Path::new("a.json")).is_err());
         assert!(session_name(None, Path::new("my chat.json")).is_err());
+    }
+
+    #[test]
+    fn names_cannot_leave_the_sessions_dir() {
+        let bad = [
+            "../x",
+            "..",
+            ".",
+            "/etc/passwd",
+            "a/../../b",
+            "a\\b",
+            "sub/name",
+            "~",
+            "x\0y",
+            "",
+            ".hidden",
+            "na\nme",
+        ];
+        for name in bad {
+            assert!(
+                session_name(Some(name), Path::new("a.json")).is_err(),
+                "{name:?}"
+            );
+        }
+        // A stem that would escape is refused too; the flag then has to name it.
+        assert!(session_name(None, Path::new("/x/.. .json")).is_err());
+        assert!(session_name(None, Path::new("/x/..json")).is_err());
+    }
+
+    #[cfg(unix)]
+    fn mode(p: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn stored_sessions_are_private() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        let path = crate::paths::sessions_dir(&data).join("s.json");
+        write_store(&data, &path, b"[]").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"[]");
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(path.parent().unwrap()), 0o700);
+        assert_eq!(mode(&data), 0o700);
+        write_store(&data, &path, b"[1]").unwrap();
+        assert_eq!(mode(&path), 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_sessions_dir_leading_out_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        let outside = tmp.path().join("elsewhere");
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        let sessions = crate::paths::sessions_dir(&data);
+        std::os::unix::fs::symlink(&outside, &sessions).unwrap();
+        let e = write_store(&data, &sessions.join("s.json"), b"[]").unwrap_err();
+        assert!(e.to_string().contains("outside the data directory"), "{e}");
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+        // A symlink that stays inside the data directory is fine.
+        std::fs::remove_file(&sessions).unwrap();
+        std::fs::create_dir_all(data.join("real")).unwrap();
+        std::os::unix::fs::symlink(data.join("real"), &sessions).unwrap();
+        write_store(&data, &sessions.join("s.json"), b"[]").unwrap();
+        assert!(data.join("real/s.json").is_file());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_target_leading_out_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        let sessions = crate::paths::sessions_dir(&data);
+        std::fs::create_dir_all(&sessions).unwrap();
+        let victim = tmp.path().join("victim.json");
+        std::fs::write(&victim, b"precious").unwrap();
+        let target = sessions.join("s.json");
+        std::os::unix::fs::symlink(&victim, &target).unwrap();
+        let e = write_store(&data, &target, b"[]").unwrap_err();
+        assert!(e.to_string().contains("outside the data directory"), "{e}");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        // A dangling link is refused too.
+        let dangling = sessions.join("d.json");
+        std::os::unix::fs::symlink(tmp.path().join("nothing"), &dangling).unwrap();
+        let e = write_store(&data, &dangling, b"[]").unwrap_err();
+        assert!(e.to_string().contains("leads nowhere"), "{e}");
+        assert!(!tmp.path().join("nothing").exists());
     }
 }

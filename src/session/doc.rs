@@ -1,5 +1,7 @@
 //! The document a session was read from, kept so that a rewrite changes only what it means to.
 
+use std::ops::Range;
+
 use serde_json::Value;
 
 /// The container of a session's records.
@@ -51,21 +53,30 @@ impl JsonStyle {
     }
 }
 
+/// A JSON document kept as its text and the byte spans of its message records.
 #[derive(Debug, Clone)]
 pub struct JsonDoc {
-    pub root: Value,
+    /// The whole file, BOM included.
+    pub text: String,
     pub list: ListKey,
+    /// The message array, `[` to `]`.
+    pub list_span: Range<usize>,
+    /// Each message record, in order.
+    pub records: Vec<Range<usize>>,
+    /// The value of Anthropic's top-level `system` member, if there is one.
+    pub system_span: Option<Range<usize>>,
     pub style: JsonStyle,
 }
 
 impl JsonDoc {
-    /// The message array.
-    pub fn items(&self) -> &[Value] {
-        let v = match &self.list {
-            ListKey::Root => Some(&self.root),
-            ListKey::Key(k) => self.root.get(k),
-        };
-        v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    /// The text of record `i`, exactly as in the file.
+    pub fn raw(&self, i: usize) -> &str {
+        &self.text[self.records[i].clone()]
+    }
+
+    /// Record `i` parsed (records are parsed on demand, never all at once).
+    pub fn record(&self, i: usize) -> Result<Value, serde_json::Error> {
+        serde_json::from_str(self.raw(i))
     }
 }
 

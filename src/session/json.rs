@@ -1,6 +1,17 @@
 //! JSON documents: OpenAI Chat Completions (`[...]`, `{"messages": [...]}`, SWE-agent
 //! `{"history": [...]}`) and Anthropic Messages request bodies (`system` + `messages`).
+//!
+//! The document is kept as its text plus the byte spans of its message records, so that a
+//! rewrite copies untouched records (and everything around the list) byte for byte, and no
+//! JSON tree of the whole file is ever held in memory: each record is parsed on its own.
 
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Range;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::message::{self, Notes};
@@ -8,56 +19,49 @@ use super::{
     Document, Format, JsonDoc, JsonStyle, ListKey, Message, Origin, ReadError, Role, Session,
 };
 
-pub fn read(text: &str, format: Format) -> Result<Session, ReadError> {
-    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let root: Value = serde_json::from_str(body).map_err(|e| ReadError::json(&e, 0))?;
-    let list = match &root {
-        Value::Array(_) => ListKey::Root,
-        Value::Object(o) if o.get("messages").is_some() => ListKey::Key("messages".into()),
-        Value::Object(o) if o.get("history").is_some() => ListKey::Key("history".into()),
-        Value::Object(_) => {
-            return Err(ReadError::shape(
-                "top level",
-                "a list of messages, or an object with a \"messages\" or \"history\" list",
-            ))
-        }
-        _ => return Err(ReadError::shape("top level", "a JSON array or object")),
-    };
-    let key = match &list {
+pub fn read(text: impl Into<String>, format: Format) -> Result<Session, ReadError> {
+    let text: String = text.into();
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let layout = layout(&text, bom)?;
+    let key = match &layout.list {
         ListKey::Root => String::new(),
         ListKey::Key(k) => k.clone(),
     };
-    let items = match &list {
-        ListKey::Root => root.as_array(),
-        ListKey::Key(k) => root.get(k).and_then(Value::as_array),
-    }
-    .ok_or_else(|| ReadError::shape(key.clone(), "a list of messages"))?;
-
     let mut notes = Notes::default();
-    let mut messages = Vec::with_capacity(items.len() + 1);
+    let mut messages = Vec::with_capacity(layout.records.len() + 1);
     if format == Format::Anthropic {
-        if let Some(sys) = system_message(&root, &mut notes)? {
-            messages.push(sys);
+        if let Some(span) = &layout.system {
+            let v: Value = parse_span(&text, span)?;
+            if let Some(sys) = system_message(&v, &mut notes)? {
+                messages.push(sys);
+            }
         }
     }
-    for (i, v) in items.iter().enumerate() {
+    for (i, span) in layout.records.iter().enumerate() {
         let place = if key.is_empty() {
             format!("[{i}]")
         } else {
             format!("{key}[{i}]")
         };
-        messages.push(message::parse(v, &place, Origin::Record(i), &mut notes)?);
+        let v: Value = parse_span(&text, span)?;
+        messages.push(message::parse(&v, &place, Origin::Record(i), &mut notes)?);
     }
-    let model = root
-        .get("model")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let model = match &layout.model {
+        Some(span) => parse_span::<Value>(&text, span)?
+            .as_str()
+            .map(str::to_string),
+        None => None,
+    };
+    let style = JsonStyle::of(&text);
     Ok(Session {
         format,
         doc: Document::Json(JsonDoc {
-            root,
-            list,
-            style: JsonStyle::of(text),
+            list: layout.list,
+            list_span: layout.list_span,
+            records: layout.records,
+            system_span: layout.system,
+            style,
+            text,
         }),
         messages,
         model,
@@ -66,15 +70,112 @@ pub fn read(text: &str, format: Format) -> Result<Session, ReadError> {
     })
 }
 
+/// Where things are in the document text.
+struct Layout {
+    list: ListKey,
+    list_span: Range<usize>,
+    records: Vec<Range<usize>>,
+    system: Option<Range<usize>>,
+    model: Option<Range<usize>>,
+}
+
+fn layout(text: &str, start: usize) -> Result<Layout, ReadError> {
+    let body = &text[start..];
+    let first = body.trim_start().chars().next();
+    let (list, list_raw, system, model) = match first {
+        Some('[') => {
+            let raw: &RawValue = serde_json::from_str(body).map_err(|e| ReadError::json(&e, 0))?;
+            (ListKey::Root, raw, None, None)
+        }
+        Some('{') => {
+            let entries: Entries =
+                serde_json::from_str(body).map_err(|e| ReadError::json(&e, 0))?;
+            let find = |k: &str| {
+                entries
+                    .0
+                    .iter()
+                    .rev()
+                    .find(|(key, _)| key == k)
+                    .map(|(_, v)| *v)
+            };
+            let (key, raw) =
+                match (find("messages"), find("history")) {
+                    (Some(r), _) => ("messages", r),
+                    (None, Some(r)) => ("history", r),
+                    (None, None) => return Err(ReadError::shape(
+                        "top level",
+                        "a list of messages, or an object with a \"messages\" or \"history\" list",
+                    )),
+                };
+            let span = |r: Option<&RawValue>| r.map(|r| span_of(text, r.get()));
+            (
+                ListKey::Key(key.to_string()),
+                raw,
+                span(find("system")),
+                span(find("model")),
+            )
+        }
+        _ => return Err(ReadError::shape("top level", "a JSON array or object")),
+    };
+    let place = match &list {
+        ListKey::Root => "top level".to_string(),
+        ListKey::Key(k) => k.clone(),
+    };
+    let items: Vec<&RawValue> = serde_json::from_str(list_raw.get())
+        .map_err(|_| ReadError::shape(place, "a list of messages"))?;
+    Ok(Layout {
+        list,
+        list_span: span_of(text, list_raw.get()),
+        records: items.iter().map(|r| span_of(text, r.get())).collect(),
+        system,
+        model,
+    })
+}
+
+/// The byte range of `part`, a slice borrowed from `text`.
+fn span_of(text: &str, part: &str) -> Range<usize> {
+    let start = part.as_ptr() as usize - text.as_ptr() as usize;
+    start..start + part.len()
+}
+
+fn parse_span<'a, T: Deserialize<'a>>(text: &'a str, span: &Range<usize>) -> Result<T, ReadError> {
+    // The whole document was validated already; a failure here can only be a shape error.
+    serde_json::from_str(&text[span.clone()]).map_err(|e| ReadError::json(&e, 0))
+}
+
+/// A JSON object's members in document order, values left unparsed.
+struct Entries<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Entries<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Entries<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Entries<'a>, M::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = map.next_entry::<Cow<'de, str>, &'de RawValue>()? {
+                    out.push((k, v));
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+            .map_err(de::Error::custom)
+    }
+}
+
 /// Anthropic's top-level `system`: a string or a list of text blocks.
-fn system_message(root: &Value, notes: &mut Notes) -> Result<Option<Message>, ReadError> {
-    match root.get("system") {
-        None | Some(Value::Null) => Ok(None),
-        Some(v @ (Value::String(_) | Value::Array(_))) => {
+fn system_message(v: &Value, notes: &mut Notes) -> Result<Option<Message>, ReadError> {
+    match v {
+        Value::Null => Ok(None),
+        Value::String(_) | Value::Array(_) => {
             let parts = message::content_parts(Some(v), "system", notes)?;
             Ok(Some(Message::new(Role::System, parts, Origin::SystemField)))
         }
-        Some(_) => Err(ReadError::shape(
+        _ => Err(ReadError::shape(
             "system",
             "a string or a list of text blocks",
         )),
@@ -98,6 +199,33 @@ mod tests {
     }
 
     #[test]
+    fn numbers_beyond_f64_and_i64_keep_every_digit_on_rewrite() {
+        let compact = r#"{"seed":123456789012345678901234567890,"t":1e999999,"messages":[{"role":"user","content":"hi","n":-0.100000000000000000000000000001e-400,"m":18446744073709551616}]}"#;
+        let pretty = "[\n  {\n    \"role\": \"user\",\n    \"content\": \"hi\",\n    \"n\": 1.000000000000000000001,\n    \"i\": -9223372036854775809\n  }\n]\n";
+        for (text, format) in [(compact, Format::OpenAi), (pretty, Format::OpenAi)] {
+            let s = read(text, format).unwrap();
+            let out = crate::session::write(&s, &s.keep_all()).unwrap();
+            // Kept records are copied verbatim: every digit, exponent and sign as written.
+            assert_eq!(String::from_utf8(out).unwrap(), text);
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_read_the_last_value_and_are_kept_verbatim() {
+        let s = read(
+            r#"[{"role":"user","content":"a","role":"assistant"}]"#,
+            Format::OpenAi,
+        )
+        .unwrap();
+        assert_eq!(s.messages[0].role, Role::Assistant);
+        let out = crate::session::write(&s, &s.keep_all()).unwrap();
+        assert_eq!(
+            out,
+            br#"[{"role":"user","content":"a","role":"assistant"}]"#
+        );
+    }
+
+    #[test]
     fn errors_name_the_message() {
         let e = read(
             r#"{"messages":[{"role":"user","content":"a"},{"content":"b"}]}"#,
@@ -109,5 +237,29 @@ mod tests {
         assert_eq!(e.to_string(), "[0]: expected a message object");
         let e = read("{\"messages\":[", Format::OpenAi).unwrap_err();
         assert!(matches!(e, ReadError::Json { line: 1, .. }), "{e}");
+        let e = read("{\n \"messages\": {\"a\": 1}\n}", Format::OpenAi).unwrap_err();
+        assert_eq!(e.to_string(), "messages: expected a list of messages");
+    }
+
+    #[test]
+    fn spans_point_at_the_records() {
+        let text = "\u{feff}{\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"a\"},\n    {\"role\": \"assistant\", \"content\": \"b\"}\n  ]\n}\n";
+        let s = read(text, Format::OpenAi).unwrap();
+        let Document::Json(doc) = &s.doc else {
+            panic!()
+        };
+        assert_eq!(doc.raw(1), "{\"role\": \"assistant\", \"content\": \"b\"}");
+        assert!(doc.text[doc.list_span.clone()].starts_with('['));
+        assert_eq!(doc.record(0).unwrap()["content"], "a");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!(
+            "[{{\"role\":\"user\",\"content\":{}1{}}}]",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert!(read(deep, Format::OpenAi).is_err());
     }
 }

@@ -11,19 +11,15 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     let mut messages = Vec::new();
     let mut warnings = Vec::new();
     let mut model = None;
-    for i in 0..doc.lines.len() {
-        let line = doc.line(i);
-        if line.trim().is_empty() {
-            continue;
-        }
-        let v: Value = match parse_line(&doc, i) {
-            Ok(v) => v,
-            Err(Tolerated(w)) => {
+    let mut truncated = None;
+    for record in records(&doc) {
+        let (i, v) = match record? {
+            Record::Line(i, v) => (i, v),
+            Record::Truncated(i, w) => {
                 warnings.push(w);
-                doc.truncated_tail = Some(i);
-                break;
+                truncated = Some(i);
+                continue;
             }
-            Err(Fatal(e)) => return Err(e),
         };
         if model.is_none() {
             model = v.get("model").and_then(Value::as_str).map(str::to_string);
@@ -31,6 +27,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         let place = format!("line {}", i + 1);
         messages.push(message::parse(&v, &place, Origin::Record(i), &mut notes)?);
     }
+    doc.truncated_tail = truncated;
     warnings.extend(notes.into_warnings());
     Ok(Session {
         format: Format::Jsonl,
@@ -40,6 +37,26 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         warnings,
         reported_usage: None,
     })
+}
+
+/// A record line of a JSONL document.
+pub enum Record {
+    /// Line `i`, parsed.
+    Line(usize, Value),
+    /// Line `i` is a truncated last line (an agent still writing), with the warning to
+    /// give; it stays in the file untouched.
+    Truncated(usize, String),
+}
+
+/// The record lines of `doc` in order, parsed one at a time; blank lines are skipped.
+pub fn records(doc: &LinesDoc) -> impl Iterator<Item = Result<Record, ReadError>> + '_ {
+    (0..doc.lines.len())
+        .filter(|&i| !doc.line(i).trim().is_empty())
+        .map(|i| match parse_line(doc, i) {
+            Ok(v) => Ok(Record::Line(i, v)),
+            Err(Tolerated(w)) => Ok(Record::Truncated(i, w)),
+            Err(Fatal(e)) => Err(e),
+        })
 }
 
 /// Why a line could not be parsed.
@@ -93,6 +110,54 @@ mod tests {
             panic!()
         };
         assert_eq!(doc.truncated_tail, Some(1));
+    }
+
+    #[test]
+    fn numbers_beyond_f64_and_i64_survive_an_edited_line() {
+        use crate::session::{write, Item, PartEdit};
+        let text = "{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"long\",\"n\":123456789012345678901234567890,\"f\":1e999999}\n";
+        let s = read(text).unwrap();
+        let edit = Item::Edit {
+            index: 0,
+            edits: vec![PartEdit::ResultText {
+                call_id: "c".into(),
+                text: "short".into(),
+            }],
+        };
+        let out = String::from_utf8(write(&s, std::slice::from_ref(&edit)).unwrap()).unwrap();
+        assert_eq!(out, text.replace("long", "short"));
+        // With `content` given twice, the edit replaces the one readers see (the last).
+        let dup =
+            "{\"role\":\"tool\",\"content\":\"old\",\"tool_call_id\":\"c\",\"content\":\"long\"}\n";
+        let s = read(dup).unwrap();
+        let out = String::from_utf8(write(&s, &[edit]).unwrap()).unwrap();
+        assert_eq!(
+            out,
+            "{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"short\"}\n"
+        );
+    }
+
+    #[test]
+    fn records_appended_to_a_truncated_file_go_before_its_tail() {
+        // Found by the `rewrite` fuzz target: a summary appended after the half-written
+        // last line made that line a broken middle line, and the rewrite unreadable.
+        use crate::session::{write, Item, NewMessage, Role};
+        let text = "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assis";
+        let s = read(text).unwrap();
+        let summary = Item::Insert(NewMessage {
+            role: Role::Assistant,
+            text: "sum".into(),
+            meta: serde_json::Map::new(),
+        });
+        let out = write(&s, &[Item::Keep(0), summary]).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(
+            out,
+            "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assistant\",\"content\":\"sum\"}\n{\"role\":\"assis"
+        );
+        let again = read(&out).unwrap();
+        assert_eq!(again.messages.len(), 2);
+        assert_eq!(again.warnings.len(), 1);
     }
 
     #[test]

@@ -20,11 +20,13 @@ mod error;
 mod goose;
 mod goose_write;
 mod json;
+mod json_write;
 pub mod jsonl;
 mod lines_out;
 pub mod message;
 pub mod pairs;
 mod raw;
+mod sniff;
 mod write;
 
 pub use detect::detect;
@@ -376,7 +378,7 @@ pub fn read_owned(bytes: Vec<u8>, format: Option<Format>) -> Result<Session, Rea
         None => detect(body)?,
     };
     match format {
-        Format::OpenAi | Format::Anthropic => json::read(&text, format),
+        Format::OpenAi | Format::Anthropic => json::read(text, format),
         Format::Jsonl => jsonl::read(text),
         Format::ClaudeCode => claude_code::read(text),
         Format::Codex => codex::read(text),

@@ -3,7 +3,7 @@
 //! [`units`] splits a message list into the smallest runs that can be kept or removed
 //! without separating a call from its result; [`problems`] lists structural faults.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::ops::Range;
 
@@ -13,29 +13,29 @@ use super::{Message, Role};
 /// that makes tool calls is in the same range as every message answering them (and any
 /// message in between). Every other message is a range of its own.
 pub fn units(messages: &[Message]) -> Vec<Range<usize>> {
-    // Where each call id is answered last.
-    let mut answered: HashMap<&str, usize> = HashMap::new();
+    // For each calling message, the last message answering one of its calls. A call is
+    // answered by the next result with its id (agents reuse ids across turns).
+    let mut reach: Vec<usize> = (0..messages.len()).collect();
+    let mut open: HashMap<&str, usize> = HashMap::new();
     for (j, m) in messages.iter().enumerate() {
         for id in m.result_ids() {
-            answered.insert(id, j);
+            if let Some(i) = open.remove(id) {
+                reach[i] = reach[i].max(j);
+            }
+        }
+        for id in m.call_ids() {
+            open.insert(id, j);
         }
     }
     let mut out = Vec::new();
     let mut start = 0;
     let mut end = 0; // exclusive end of the current unit
-    for (i, m) in messages.iter().enumerate() {
+    for (i, &last) in reach.iter().enumerate() {
         if i == end && i > start {
             out.push(start..end);
             start = i;
         }
-        end = end.max(i + 1);
-        for id in m.call_ids() {
-            if let Some(&j) = answered.get(id) {
-                if j > i {
-                    end = end.max(j + 1);
-                }
-            }
-        }
+        end = end.max(last + 1);
     }
     if start < messages.len() {
         out.push(start..messages.len());
@@ -72,20 +72,27 @@ impl fmt::Display for Problem {
 /// very end of the session (no user turn after it) is not a fault.
 pub fn problems(messages: &[Message]) -> Vec<Problem> {
     let mut out = Vec::new();
-    // Calls seen so far and not yet answered: id -> index of the calling message.
-    let mut open: Vec<(String, usize)> = Vec::new();
-    let mut seen: HashMap<&str, ()> = HashMap::new();
+    // Calls seen so far and not yet answered, in call order: (id, index of the calling
+    // message); an answered call leaves a hole. `slots` finds an id's open calls, oldest
+    // first, without scanning (a hostile file may hold many thousands of calls).
+    let mut open: Vec<Option<(&str, usize)>> = Vec::new();
+    let mut slots: HashMap<&str, VecDeque<usize>> = HashMap::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     for (i, m) in messages.iter().enumerate() {
         let is_user_turn = m.role == Role::User && !m.has_tool_results() && !m.parts.is_empty();
         if is_user_turn {
-            for (call_id, index) in open.drain(..) {
-                out.push(Problem::MissingResult { index, call_id });
+            for (call_id, index) in open.drain(..).flatten() {
+                out.push(Problem::MissingResult {
+                    index,
+                    call_id: call_id.to_string(),
+                });
             }
+            slots.clear();
         }
         for id in m.result_ids() {
-            if let Some(pos) = open.iter().position(|(c, _)| c == id) {
-                open.remove(pos);
-            } else if !seen.contains_key(id) {
+            if let Some(slot) = slots.get_mut(id).and_then(VecDeque::pop_front) {
+                open[slot] = None;
+            } else if !seen.contains(id) {
                 out.push(Problem::OrphanResult {
                     index: i,
                     call_id: id.to_string(),
@@ -93,8 +100,9 @@ pub fn problems(messages: &[Message]) -> Vec<Problem> {
             }
         }
         for id in m.call_ids() {
-            seen.insert(id, ());
-            open.push((id.to_string(), i));
+            seen.insert(id);
+            slots.entry(id).or_default().push_back(open.len());
+            open.push(Some((id, i)));
         }
     }
     out.sort_by_key(|p| match p {
@@ -169,6 +177,99 @@ mod tests {
             }]
         );
         assert_eq!(units(&msgs), vec![0..1, 1..2]);
+    }
+
+    /// The straightforward quadratic algorithm `problems` replaced (found by a hostile file
+    /// with 50,000 parallel calls, answered in reverse order: `check` took 24 s).
+    fn problems_by_scanning(messages: &[Message]) -> Vec<Problem> {
+        let mut out = Vec::new();
+        let mut open: Vec<(String, usize)> = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for (i, m) in messages.iter().enumerate() {
+            if m.role == Role::User && !m.has_tool_results() && !m.parts.is_empty() {
+                for (call_id, index) in open.drain(..) {
+                    out.push(Problem::MissingResult { index, call_id });
+                }
+            }
+            for id in m.result_ids() {
+                if let Some(pos) = open.iter().position(|(c, _)| c == id) {
+                    open.remove(pos);
+                } else if !seen.contains(&id) {
+                    out.push(Problem::OrphanResult {
+                        index: i,
+                        call_id: id.to_string(),
+                    });
+                }
+            }
+            for id in m.call_ids() {
+                seen.push(id);
+                open.push((id.to_string(), i));
+            }
+        }
+        out.sort_by_key(|p| match p {
+            Problem::OrphanResult { index, .. } | Problem::MissingResult { index, .. } => *index,
+        });
+        out
+    }
+
+    #[test]
+    fn problems_match_a_plain_scan_with_repeated_ids() {
+        let sessions = [
+            vec![call(&["1", "1", "2"]), result("1"), user("x"), result("1")],
+            vec![
+                call(&["1"]),
+                call(&["1"]),
+                result("1"),
+                result("2"),
+                user("y"),
+            ],
+            vec![
+                result("3"),
+                call(&["3", "4"]),
+                result("4"),
+                result("4"),
+                user("z"),
+            ],
+            vec![
+                call(&["a", "b"]),
+                user("u"),
+                call(&["b"]),
+                result("b"),
+                result("a"),
+            ],
+        ];
+        for msgs in sessions {
+            assert_eq!(problems(&msgs), problems_by_scanning(&msgs), "{msgs:?}");
+        }
+    }
+
+    #[test]
+    fn many_calls_answered_in_reverse() {
+        let ids: Vec<String> = (0..20_000).map(|i| format!("c{i}")).collect();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let mut msgs = vec![user("go"), call(&refs)];
+        msgs.extend(ids.iter().rev().skip(1).map(|id| result(id)));
+        msgs.push(user("next"));
+        assert_eq!(
+            problems(&msgs),
+            vec![Problem::MissingResult {
+                index: 1,
+                call_id: "c19999".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn reused_call_ids_pair_with_the_next_result() {
+        let msgs = vec![
+            call(&["x"]),
+            result("x"),
+            user("a"),
+            call(&["x"]),
+            result("x"),
+        ];
+        assert_eq!(units(&msgs), vec![0..2, 2..3, 3..5]);
+        assert!(problems(&msgs).is_empty());
     }
 
     #[test]

@@ -23,11 +23,20 @@ impl RawRecord {
         Ok(RawRecord { fields })
     }
 
-    /// Replaces `key`'s value in place, or appends the key when it is missing.
+    /// Replaces `key`'s value in place, or appends the key when it is missing. A key that
+    /// appears more than once (JSON readers take the last) keeps only its last place, so the
+    /// new value is the one every reader sees.
     pub fn set(&mut self, key: &str, value: &Value) -> Result<(), serde_json::Error> {
         let raw = RawValue::from_string(serde_json::to_string(value)?)?;
-        match self.fields.iter_mut().find(|(k, _)| k == key) {
-            Some((_, v)) => *v = raw,
+        match self.fields.iter().rposition(|(k, _)| k == key) {
+            Some(last) => {
+                self.fields[last].1 = raw;
+                let mut i = 0;
+                self.fields.retain(|(k, _)| {
+                    i += 1;
+                    k != key || i - 1 == last
+                });
+            }
             None => self.fields.push((key.to_string(), raw)),
         }
         Ok(())
@@ -94,6 +103,13 @@ mod tests {
         let mut rec = RawRecord::parse(r#"{"x":null}"#).unwrap();
         rec.set("y", &json!("z")).unwrap();
         assert_eq!(rec.to_line().unwrap(), r#"{"x":null,"y":"z"}"#);
+    }
+
+    #[test]
+    fn a_duplicated_key_is_set_once_at_its_last_place() {
+        let mut rec = RawRecord::parse(r#"{"c":1,"a":2,"c":3}"#).unwrap();
+        rec.set("c", &json!(4)).unwrap();
+        assert_eq!(rec.to_line().unwrap(), r#"{"a":2,"c":4}"#);
     }
 
     #[test]

@@ -2,11 +2,12 @@
 //! JSON values with their key order), edited records change only the edited field, and new
 //! records (markers, summaries) take the shape of the format.
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::lines_out::{LineOut, LinePlan};
+use super::raw::RawRecord;
 use super::{claude_code_write, codex_write, goose_write};
-use super::{Document, Format, JsonDoc, LinesDoc, ListKey, Origin, Role, Session};
+use super::{Document, Format, LinesDoc, Role, Session};
 
 /// One entry of a write plan, in output order.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,7 +85,7 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     }
     match (&session.doc, session.format) {
         (Document::Json(doc), Format::OpenAi | Format::Anthropic) => {
-            write_json(session, doc, items)
+            super::json_write::write(session, doc, items)
         }
         (Document::Lines(doc), Format::Jsonl) => write_lines(session, doc, items),
         (Document::Lines(doc), Format::ClaudeCode) => claude_code_write::write(session, doc, items),
@@ -94,79 +95,16 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     }
 }
 
-fn write_json(session: &Session, doc: &JsonDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
-    let records = doc.items();
-    let mut keep_system = false;
-    let mut list = Vec::with_capacity(items.len());
-    for item in items {
-        match item {
-            Item::Keep(i) => match &session.messages[*i].origin {
-                Origin::SystemField => keep_system = true,
-                origin => list.extend(origin.records().iter().map(|&r| records[r].clone())),
-            },
-            Item::Edit { index, edits } => {
-                for &r in session.messages[*index].origin.records() {
-                    let mut v = records[r].clone();
-                    apply_edits(&mut v, *index, edits)?;
-                    list.push(v);
-                }
-            }
-            Item::Insert(m) => list.push(new_record(m)),
-            Item::InsertRecord(v) => list.push(v.clone()),
-        }
-    }
-    let root = match (&doc.list, &doc.root) {
-        (ListKey::Root, _) => Value::Array(list),
-        (ListKey::Key(key), Value::Object(obj)) => {
-            let mut out = Map::with_capacity(obj.len());
-            let mut list = Some(list);
-            for (k, v) in obj {
-                if k == key {
-                    out.insert(k.clone(), Value::Array(list.take().unwrap_or_default()));
-                } else if k == "system" && session.format == Format::Anthropic && !keep_system {
-                    continue;
-                } else {
-                    out.insert(k.clone(), v.clone());
-                }
-            }
-            Value::Object(out)
-        }
-        (ListKey::Key(_), other) => other.clone(),
-    };
-    let mut out = Vec::new();
-    if doc.style.bom {
-        out.extend_from_slice("\u{feff}".as_bytes());
-    }
-    match &doc.style.indent {
-        Some(indent) => {
-            let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
-            let mut ser = serde_json::Serializer::with_formatter(&mut out, fmt);
-            root.serialize(&mut ser)?;
-        }
-        None => serde_json::to_writer(&mut out, &root)?,
-    }
-    if doc.style.trailing_newline {
-        out.push(b'\n');
-    }
-    Ok(out)
-}
-
-/// What happens to each line of a JSONL document.
-enum LineOut {
-    Keep,
-    Drop,
-    Rewrite(String),
-}
-
+/// Plain JSONL: kept lines byte for byte, edited lines with only `content` re-serialized,
+/// new records before the next kept message, or appended before a truncated last line (an
+/// agent still writing), which stays last and untouched.
 fn write_lines(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
-    let mut actions: Vec<LineOut> = (0..doc.lines.len()).map(|_| LineOut::Keep).collect();
+    let mut plan = LinePlan::new(doc);
     for m in &session.messages {
         for &r in m.origin.records() {
-            actions[r] = LineOut::Drop;
+            plan.set(r, LineOut::Drop);
         }
     }
-    // Inserted records go before the line of the next original message, or at the end.
-    let mut inserts: Vec<(usize, String)> = Vec::new();
     let mut pending: Vec<String> = Vec::new();
     for item in items {
         match item {
@@ -175,48 +113,36 @@ fn write_lines(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<
             Item::Keep(i) | Item::Edit { index: i, .. } => {
                 let records = session.messages[*i].origin.records();
                 if let Some(&first) = records.first() {
-                    inserts.extend(pending.drain(..).map(|s| (first, s)));
+                    for text in pending.drain(..) {
+                        plan.insert_before(first, text);
+                    }
                 }
                 for &r in records {
-                    actions[r] = match item {
+                    let action = match item {
                         Item::Edit { edits, .. } => {
-                            let mut v: Value = serde_json::from_str(doc.line(r))?;
-                            apply_edits(&mut v, *i, edits)?;
-                            LineOut::Rewrite(serde_json::to_string(&v)?)
+                            LineOut::Rewrite(edit_line(doc.line(r), *i, edits)?)
                         }
                         _ => LineOut::Keep,
                     };
+                    plan.set(r, action);
                 }
-            }
-        }
-    }
-    let eol = doc.eol();
-    let mut out = String::with_capacity(doc.text.len());
-    let first_start = doc.lines.first().map_or(doc.text.len(), |s| s.start);
-    out.push_str(&doc.text[..first_start]);
-    let mut next_insert = inserts.iter().peekable();
-    for (i, (span, action)) in doc.lines.iter().zip(&actions).enumerate() {
-        while let Some((_, text)) = next_insert.next_if(|(at, _)| *at == i) {
-            out.push_str(text);
-            out.push_str(eol);
-        }
-        match action {
-            LineOut::Keep => out.push_str(&doc.text[span.start..span.end_with_eol]),
-            LineOut::Drop => {}
-            LineOut::Rewrite(text) => {
-                out.push_str(text);
-                out.push_str(&doc.text[span.end..span.end_with_eol]);
             }
         }
     }
     for text in pending {
-        if !out.is_empty() && !out.ends_with('\n') {
-            out.push_str(eol);
-        }
-        out.push_str(&text);
-        out.push_str(eol);
+        plan.append(text);
     }
-    Ok(out.into_bytes())
+    Ok(plan.render())
+}
+
+/// Applies `edits` to the JSONL record `line`. Edits only change `content`, so only that
+/// field is re-serialized: every other field keeps its bytes (numbers as written, escapes).
+fn edit_line(line: &str, index: usize, edits: &[PartEdit]) -> Result<String, WriteError> {
+    let mut v: Value = serde_json::from_str(line)?;
+    apply_edits(&mut v, index, edits)?;
+    let mut rec = RawRecord::parse(line)?;
+    rec.set("content", v.get("content").unwrap_or(&Value::Null))?;
+    Ok(rec.to_line()?)
 }
 
 /// The record for a message ctxctl adds: `{"role", "content", ...meta}`, a shape both
@@ -231,7 +157,11 @@ pub fn new_record(m: &NewMessage) -> Value {
     Value::Object(obj)
 }
 
-fn apply_edits(record: &mut Value, index: usize, edits: &[PartEdit]) -> Result<(), WriteError> {
+pub(super) fn apply_edits(
+    record: &mut Value,
+    index: usize,
+    edits: &[PartEdit],
+) -> Result<(), WriteError> {
     for edit in edits {
         match edit {
             PartEdit::ResultText { call_id, text } => {

@@ -9,6 +9,7 @@ mod count;
 mod errors;
 mod generated;
 mod help;
+mod hostile;
 mod http;
 mod misc;
 mod readme;

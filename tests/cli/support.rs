@@ -47,10 +47,16 @@ pub fn sample(name: &str) -> PathBuf {
     repo().join("sample-sessions").join(name)
 }
 
-/// A fixture from ../shared/fixtures (None when the shared folder is not beside the repo).
-pub fn fixture(rel: &str) -> Option<PathBuf> {
+/// A fixture from ../shared/fixtures (the shared folder sits beside the repository, in
+/// CI too); a missing one fails the test loudly rather than skipping it.
+pub fn fixture(rel: &str) -> PathBuf {
     let p = repo().join("../shared/fixtures").join(rel);
-    p.exists().then_some(p)
+    assert!(
+        p.exists(),
+        "fixture {} is missing: ../shared/fixtures must sit beside the repository",
+        p.display()
+    );
+    p
 }
 
 impl TestEnv {
