@@ -13,6 +13,7 @@ mod hostile;
 mod http;
 mod misc;
 mod readme;
+mod readme_blocks;
 mod samples;
 mod trim;
 
