@@ -331,7 +331,8 @@ pub fn hints(err: &anyhow::Error) -> Vec<String> {
     }
     if text.contains("invalid config file") {
         out.push(
-            "run `ctxctl config` to see the effective settings, or pass --no-config".to_string(),
+            "fix or remove the file (see the README's example config), or pass --no-config to ignore it"
+                .to_string(),
         );
     }
     out
