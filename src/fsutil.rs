@@ -41,6 +41,12 @@ pub const TEMP_PREFIX: &str = ".ctxctl-tmp-";
 /// renamed over `path`. With `private`, the file is created 0600; otherwise an existing
 /// file's permissions are kept.
 pub fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> io::Result<()> {
+    // A device or pipe (`-o /dev/null`, `-o /dev/stdout`, a FIFO) is written to, never
+    // replaced: renaming over it would swap the device for a regular file.
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut f = fs::OpenOptions::new().write(true).open(path)?;
+        return f.write_all(bytes);
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -124,6 +130,15 @@ mod tests {
         }
         let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_are_written_to_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let null = Path::new("/dev/null");
+        write_atomic(null, b"discarded", false).unwrap();
+        assert!(fs::metadata(null).unwrap().file_type().is_char_device());
     }
 
     #[test]
