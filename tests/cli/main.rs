@@ -3,6 +3,7 @@
 mod support;
 
 mod archive;
+mod batch;
 mod check;
 mod compact;
 mod count;
