@@ -174,8 +174,9 @@ pub struct Changed {
 
 /// Errors with [`Changed`] if `path` no longer holds what was read.
 pub fn ensure_unchanged(path: &Path, original: Fingerprint) -> anyhow::Result<()> {
-    let now = std::fs::read(path).with_context(|| format!("re-reading {}", path.display()))?;
-    if Fingerprint::of(&now) != original {
+    let now =
+        Fingerprint::of_file(path).with_context(|| format!("re-reading {}", path.display()))?;
+    if now != original {
         return Err(Changed {
             path: path.to_path_buf(),
         }
