@@ -376,3 +376,26 @@ pub fn hints(err: &anyhow::Error) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[test]
+    fn counting_shares_the_cores_with_the_files_in_flight() {
+        let cli = crate::cli::Cli::parse_from(["ctxctl", "--no-config", "count", "x"]);
+        let ctx = Context::new(&cli.global, Env::default(), Printer::plain()).unwrap();
+        let all = ctx.cores;
+        assert_eq!(ctx.counting_threads(), all, "a lone file uses every core");
+        let a = ctx.file_in_flight();
+        assert_eq!(ctx.counting_threads(), all);
+        let b = ctx.file_in_flight();
+        assert_eq!(ctx.counting_threads(), (all - 1).max(1));
+        let c = ctx.file_in_flight();
+        assert_eq!(ctx.counting_threads(), all.saturating_sub(2).max(1));
+        drop((a, b, c));
+        assert_eq!(ctx.counting_threads(), all);
+    }
+}

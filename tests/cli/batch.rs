@@ -208,6 +208,44 @@ fn no_progress_bar_off_a_terminal() {
     assert!(fs::read_to_string(f).unwrap().contains("compact"));
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn the_progress_bar_shows_on_a_terminal() {
+    // util-linux `script` runs the command on a pseudo-terminal: the same run that prints
+    // nothing on stderr above draws a bar there (so the test above can fail).
+    let env = TestEnv::new();
+    sessions(&env, "d", 12);
+    let cmd = format!(
+        "{} check -r d --model gpt-4o > out.txt",
+        env!("CARGO_BIN_EXE_ctxctl")
+    );
+    let mut script = std::process::Command::new("script");
+    script.env_clear();
+    for (k, v) in env.command(&[]).get_envs() {
+        if let Some(v) = v {
+            script.env(k, v);
+        }
+    }
+    script
+        .env("TERM", "xterm")
+        .args(["-qec", &cmd, "/dev/null"])
+        .current_dir(env.path())
+        .stdin(Stdio::null());
+    let Ok(run) = script.output() else {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("`script` is not installed; skipping");
+        }
+        return;
+    };
+    let tty = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{tty}");
+    assert!(tty.contains("checking ["), "no bar on a terminal: {tty:?}");
+    // The reports themselves still went to stdout, whole.
+    let out = fs::read_to_string(env.path().join("out.txt")).unwrap();
+    assert_eq!(out.lines().count(), 12, "{out}");
+}
+
 /// `dir` with a session that needs compaction and one that does not.
 fn cron_dir(env: &TestEnv) -> (PathBuf, PathBuf) {
     let big = env.write("cron/big.jsonl", fs::read(sample("plain.jsonl")).unwrap());
