@@ -14,7 +14,7 @@ use crate::render::capture::{self, Captured};
 /// Runs `work` on every file and hands each result to `emit`, in input order.
 ///
 /// With one file, `work` runs on the calling thread and prints as it goes, exactly as a
-/// single-file command always did. With several, up to `max_workers` files (at most one
+/// single-file command always did (and the tokenizer is built meanwhile). With several, up to `max_workers` files (at most one
 /// per core) are worked on at once; what `work` prints through the printer is held back
 /// and replayed before its `emit`, so the output reads as if the files were done one by
 /// one. An error from `emit` (a closed stdout) stops the run: files not yet started are
@@ -28,6 +28,9 @@ pub fn run<T: Send>(
     mut emit: impl FnMut(&Path, T) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     if let [one] = files {
+        // Build the tokenizer while the file is read and parsed. Not in batch runs: the
+        // workers need it almost at once anyway, and warm-cache runs need none at all.
+        ctx.prewarm();
         return emit(one, work(one));
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -34,7 +34,6 @@ pub struct CheckArgs {
 pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let files = args.input.collect()?;
     let threshold = limits::threshold(ctx, args.threshold)?.value;
-    ctx.prewarm();
     let mut status = ExitStatus::Success;
     let mut results = Vec::new();
     let work = |path: &std::path::Path| -> anyhow::Result<CheckFile> {

@@ -28,7 +28,6 @@ pub struct CountArgs {
 
 pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
     let files = args.input.collect()?;
-    ctx.prewarm();
     let mut status = ExitStatus::Success;
     let mut report = CountReport {
         files: Vec::new(),

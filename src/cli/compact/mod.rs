@@ -90,7 +90,6 @@ pub struct CompactArgs {
     pub output: OutputArgs,
 }
 pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
-    ctx.prewarm();
     let (path, from_store) = match (args.files.as_slice(), args.recursive.is_empty()) {
         ([], true) => {
             let name = args.name.as_deref().unwrap_or_default();
@@ -99,6 +98,7 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
         ([one], true) => (one.clone(), false),
         _ => return many::run(ctx, args, &*summarizer(ctx, args)?),
     };
+    ctx.prewarm();
     let summarizer = summarizer(ctx, args)?;
     let done = one::compact_file(ctx, args, &*summarizer, &path, from_store)?;
     if let Some(doc) = &done.doc {
