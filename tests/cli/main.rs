@@ -7,6 +7,7 @@ mod batch;
 mod check;
 mod compact;
 mod count;
+mod cron;
 mod errors;
 mod generated;
 mod http;
