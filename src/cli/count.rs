@@ -2,6 +2,7 @@
 
 use clap::Args;
 
+use super::batch;
 use super::input::{self, InputArgs, Loaded};
 use crate::context::Context;
 use crate::exit::ExitStatus;
@@ -27,28 +28,27 @@ pub struct CountArgs {
 
 pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
     let files = args.input.collect()?;
-    ctx.prewarm();
     let mut status = ExitStatus::Success;
     let mut report = CountReport {
         files: Vec::new(),
         total_tokens: 0,
     };
-    for path in &files {
-        match input::load(ctx, path) {
-            Ok(loaded) => {
-                let file = count_file(&loaded, args.per_message);
-                report.total_tokens += file.tokens;
-                if !ctx.printer.json {
-                    print_human(ctx, &loaded, &file, args)?;
-                }
-                report.files.push(file);
-            }
-            Err(e) => {
-                ctx.report(&e);
-                status = status.worst(ExitStatus::Error);
-            }
+    let work = |path: &std::path::Path| -> anyhow::Result<CountFile> {
+        let loaded = input::load(ctx, path)?;
+        let file = count_file(&loaded, args.per_message);
+        if !ctx.printer.json {
+            print_human(ctx, &loaded, &file, args)?;
         }
-    }
+        Ok(file)
+    };
+    batch::run(ctx, &files, "counting", usize::MAX, work, |_, outcome| {
+        let file = batch::reported(ctx, outcome, &mut status)?;
+        if let Some(file) = file {
+            report.total_tokens += file.tokens;
+            report.files.push(file);
+        }
+        Ok(())
+    })?;
     if ctx.printer.json {
         ctx.printer.json(&report)?;
     } else if report.files.len() > 1 {

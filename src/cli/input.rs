@@ -167,4 +167,49 @@ impl Fingerprint {
             hash: xxhash_rust::xxh3::xxh3_128(bytes),
         }
     }
+
+    /// The fingerprint of a file's current content, read in chunks (a second copy of a
+    /// huge session is never held).
+    pub fn of_file(path: &Path) -> std::io::Result<Fingerprint> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path)?;
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut buf = vec![0; 1 << 20];
+        let mut len = 0;
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            len += n;
+        }
+        Ok(Fingerprint {
+            len,
+            hash: hasher.digest128(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fingerprint;
+
+    #[test]
+    fn a_file_fingerprint_equals_the_fingerprint_of_its_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        // Over one read chunk, so the streaming hash sees several pieces.
+        let bytes: Vec<u8> = (0..(3 << 20) + 17).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(
+            Fingerprint::of_file(&path).unwrap(),
+            Fingerprint::of(&bytes)
+        );
+        std::fs::write(&path, &bytes[1..]).unwrap();
+        assert_ne!(
+            Fingerprint::of_file(&path).unwrap(),
+            Fingerprint::of(&bytes)
+        );
+    }
 }

@@ -168,7 +168,7 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
                 )
             })?;
         report.archive = Some(stored.display().to_string());
-        output::write(ctx, &dest, &loaded, &bytes)?;
+        output::write_archived(ctx, &dest, &loaded, &bytes, Some(&stored))?;
     } else {
         output::write(ctx, &dest, &loaded, &bytes)?;
     }

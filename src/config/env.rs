@@ -17,6 +17,11 @@ pub const CTXCTL_LLM_BASE_URL: &str = "CTXCTL_LLM_BASE_URL";
 pub const CTXCTL_LLM_MODEL: &str = "CTXCTL_LLM_MODEL";
 pub const CTXCTL_LLM_API_KEY: &str = "CTXCTL_LLM_API_KEY";
 pub const CTXCTL_LOCK_TIMEOUT: &str = "CTXCTL_LOCK_TIMEOUT";
+/// **Test hook, not a user setting** (deliberately absent from [`DOCUMENTED`], `ctxctl
+/// config` and the README): the path of a marker file. While it exists, ctxctl waits (at
+/// most a minute) just before its last check of a file it is about to replace in place,
+/// so that integration tests can change the file between reading and replacing it.
+pub const CTXCTL_TEST_HOLD_BEFORE_REPLACE: &str = "CTXCTL_TEST_HOLD_BEFORE_REPLACE";
 pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
 pub const NO_COLOR: &str = "NO_COLOR";

@@ -3,9 +3,11 @@
 mod support;
 
 mod archive;
+mod batch;
 mod check;
 mod compact;
 mod count;
+mod cron;
 mod errors;
 mod generated;
 mod help;
