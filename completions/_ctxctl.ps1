@@ -140,7 +140,9 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;compact' {
-            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'A stored session to compact in place; with FILE, the name to store the result under')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'A stored session to compact in place; with one FILE, the name to store the result under')
             [CompletionResult]::new('--tail-tokens', '--tail-tokens', [CompletionResultType]::ParameterName, 'Tokens kept verbatim at the end')
             [CompletionResult]::new('--tail-ratio', '--tail-ratio', [CompletionResultType]::ParameterName, 'Share of the effective limit kept verbatim at the end (default 0.2)')
             [CompletionResult]::new('--threshold', '--threshold', [CompletionResultType]::ParameterName, 'Threshold for --if-needed, a share of the effective limit (default 0.8) [env: CTXCTL_THRESHOLD]')

@@ -133,7 +133,9 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --version 'Print version'
         }
         &'ctxctl;compact'= {
-            cand --name 'A stored session to compact in place; with FILE, the name to store the result under'
+            cand -r 'Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)'
+            cand --recursive 'Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)'
+            cand --name 'A stored session to compact in place; with one FILE, the name to store the result under'
             cand --tail-tokens 'Tokens kept verbatim at the end'
             cand --tail-ratio 'Share of the effective limit kept verbatim at the end (default 0.2)'
             cand --threshold 'Threshold for --if-needed, a share of the effective limit (default 0.8) [env: CTXCTL_THRESHOLD]'

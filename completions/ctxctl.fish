@@ -140,7 +140,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-progress -d 'N
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-cache -d 'Do not read or write the token-count cache'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l name -d 'A stored session to compact in place; with FILE, the name to store the result under' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s r -l recursive -d 'Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l name -d 'A stored session to compact in place; with one FILE, the name to store the result under' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tail-tokens -d 'Tokens kept verbatim at the end' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tail-ratio -d 'Share of the effective limit kept verbatim at the end (default 0.2)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l threshold -d 'Threshold for --if-needed, a share of the effective limit (default 0.8) [env: CTXCTL_THRESHOLD]' -r

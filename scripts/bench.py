@@ -76,8 +76,8 @@ def main():
             "check": [BIN, "check", path, "--model", "gpt-4o", "--no-cache"],
             "check-warm": [BIN, "check", path, "--model", "gpt-4o"],
             "trim": [BIN, "trim", path, "--model", "gpt-4o", "--no-cache", "--strategy", "fifo",
-                     "--max-tokens", str(tokens // 2), "-o", os.devnull],
-            "compact": [BIN, "compact", path, "--model", "gpt-4o", "--no-cache", "-o", os.devnull],
+                     "--max-tokens", str(tokens // 2), "-o", "-"],
+            "compact": [BIN, "compact", path, "--model", "gpt-4o", "--no-cache", "-o", "-"],
         }
         for name in args.commands.split(","):
             if name == "check-warm":

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the bundled sample sessions in sample-sessions/ (one realistic coding-agent
-session, rendered in each plain format). Deterministic: rerun to regenerate."""
+"""Writes the bundled sample sessions in sample-sessions/: one realistic coding-agent
+session, rendered in each plain format (OpenAI Chat, Anthropic Messages, plain JSONL) and as
+the transcript each coding agent writes (Claude Code, Codex CLI, goose). Deterministic:
+rerun to regenerate; ids, timestamps and opaque blobs are derived from fixed seeds."""
 import json, os, sys
+
+import agent_samples
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sample-sessions")
 
@@ -180,6 +184,11 @@ def main():
     with open(os.path.join(OUT, "plain.jsonl"), "w") as f:
         for m in openai_messages():
             f.write(json.dumps(m, separators=(",", ":")) + "\n")
+    texts = dict(inventory=INVENTORY, pytest_fail=PYTEST_FAIL, pytest_pass=PYTEST_PASS,
+                 git_diff=GIT_DIFF, turns=TURNS)
+    for name, lines in agent_samples.render_all(texts).items():
+        with open(os.path.join(OUT, name), "w", encoding="utf-8") as f:
+            f.writelines(line + "\n" for line in lines)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
@@ -28,7 +29,20 @@ pub struct Context {
     pub no_cache: bool,
     counters: Mutex<HashMap<Encoding, Arc<Counter>>>,
     store: Mutex<Option<CountStore>>,
+    /// Files being worked on right now (batch runs).
+    in_flight: AtomicUsize,
+    /// Cores available to the process.
+    cores: usize,
     warned: Mutex<HashSet<String>>,
+}
+
+/// A file being worked on; see [`Context::file_in_flight`].
+pub struct InFlight<'a>(&'a AtomicUsize);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// The model a session is measured against.
@@ -78,6 +92,13 @@ impl Context {
             }
             None => (FileConfig::default(), false),
         };
+        match &config_path {
+            Some((p, source)) if p.exists() => {
+                printer.debug(&format!("config file {} (from {source})", p.display()))
+            }
+            Some((p, _)) => printer.debug(&format!("no config file at {}", p.display())),
+            None => printer.debug("config file disabled (--no-config)"),
+        }
         let registry = if file.models.is_empty() {
             Registry::builtin()
         } else {
@@ -124,6 +145,8 @@ impl Context {
             no_cache: g.no_cache,
             counters: Mutex::new(HashMap::new()),
             store: Mutex::new(None),
+            in_flight: AtomicUsize::new(0),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             warned: Mutex::new(HashSet::new()),
         })
     }
@@ -209,21 +232,52 @@ impl Context {
 
     /// Per-message counts of `session`, reusing counts remembered from earlier runs (unless
     /// `--no-cache`). A tokenizer that cannot be built falls back to `approx` with a warning.
+    ///
+    /// Files counted in parallel do not wait for each other: the cache is locked only to
+    /// look up known counts and to record new ones, never while tokenizing.
     pub fn count(&self, counter: &Counter, session: &crate::session::Session) -> Vec<usize> {
-        let counts = if self.no_cache {
-            counter.messages(session)
+        let threads = self.counting_threads();
+        let cached = !self.no_cache && self.with_store(|s| s.is_enabled());
+        let counts = if cached {
+            let keys = counter.keys(session);
+            let known = self.with_store(|s| s.lookup(&keys));
+            let counts = counter.fill(session, known, threads);
+            if counter.keeps_counts() {
+                self.with_store(|s| s.record_all(&keys, &counts));
+            }
+            counts
         } else {
-            let mut guard = self.store.lock().unwrap_or_else(|e| e.into_inner());
-            let store = guard.get_or_insert_with(|| match self.cache_file() {
-                Some(p) => CountStore::open(p),
-                None => CountStore::disabled(),
-            });
-            counter.messages_cached(session, store)
+            counter.fill(session, vec![None; session.messages.len()], threads)
         };
         if let Some(e) = counter.fallback() {
             self.warn_once(format!("{e}; falling back to approx"));
         }
         counts
+    }
+
+    /// Runs `f` on the persistent cache (opened on first use), under its lock.
+    fn with_store<T>(&self, f: impl FnOnce(&mut CountStore) -> T) -> T {
+        let mut guard = self.store.lock().unwrap_or_else(|e| e.into_inner());
+        let store = guard.get_or_insert_with(|| match self.cache_file() {
+            Some(p) => CountStore::open(p),
+            None => CountStore::disabled(),
+        });
+        f(store)
+    }
+
+    /// Marks one file as being worked on until the guard is dropped, so that counting
+    /// shares the cores with the other files in flight (see [`Context::counting_threads`]).
+    pub fn file_in_flight(&self) -> InFlight<'_> {
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(&self.in_flight)
+    }
+
+    /// Threads one file's counting may use: every core when it is the only file being
+    /// worked on, and one core less for each other file in flight (at least one), so that
+    /// a batch run does not start more threads than there are cores.
+    pub fn counting_threads(&self) -> usize {
+        let others = self.in_flight.load(Ordering::Relaxed).saturating_sub(1);
+        self.cores.saturating_sub(others).max(1)
     }
 
     /// The persistent token-count cache file.
@@ -324,8 +378,32 @@ pub fn hints(err: &anyhow::Error) -> Vec<String> {
     }
     if text.contains("invalid config file") {
         out.push(
-            "run `ctxctl config` to see the effective settings, or pass --no-config".to_string(),
+            "fix or remove the file (see the README's example config), or pass --no-config to ignore it"
+                .to_string(),
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[test]
+    fn counting_shares_the_cores_with_the_files_in_flight() {
+        let cli = crate::cli::Cli::parse_from(["ctxctl", "--no-config", "count", "x"]);
+        let ctx = Context::new(&cli.global, Env::default(), Printer::plain()).unwrap();
+        let all = ctx.cores;
+        assert_eq!(ctx.counting_threads(), all, "a lone file uses every core");
+        let a = ctx.file_in_flight();
+        assert_eq!(ctx.counting_threads(), all);
+        let b = ctx.file_in_flight();
+        assert_eq!(ctx.counting_threads(), (all - 1).max(1));
+        let c = ctx.file_in_flight();
+        assert_eq!(ctx.counting_threads(), all.saturating_sub(2).max(1));
+        drop((a, b, c));
+        assert_eq!(ctx.counting_threads(), all);
+    }
 }

@@ -43,6 +43,12 @@ pub const TEMP_PREFIX: &str = ".ctxctl-tmp-";
 /// removed first ([`clean_stale_temps`]). A killed run leaves at most its temp file behind,
 /// never a partly written `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> io::Result<()> {
+    // A device or pipe (`-o /dev/null`, `-o /dev/stdout`, a FIFO) is written to, never
+    // replaced: renaming over it would swap the device for a regular file.
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut f = fs::OpenOptions::new().write(true).open(path)?;
+        return f.write_all(bytes);
+    }
     write_atomic_with(path, bytes, private, FAULT.get().copied())
 }
 
@@ -285,6 +291,15 @@ mod tests {
         assert!(!stale.exists(), "a stale temp file is removed");
         assert!(fresh.exists(), "a live one (another run's) is left alone");
         assert!(other.exists(), "files that are not ours are left alone");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_are_written_to_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let null = Path::new("/dev/null");
+        write_atomic(null, b"discarded", false).unwrap();
+        assert!(fs::metadata(null).unwrap().file_type().is_char_device());
     }
 
     #[test]

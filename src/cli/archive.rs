@@ -16,6 +16,9 @@ use crate::render::table::{table, thousands};
 use crate::session;
 
 #[derive(Debug, Subcommand)]
+#[command(
+    after_help = "Archives live in the data directory: archives/<session>/compact-<time>-<seq>.json.\n\nExamples:\n  ctxctl archive ls\n  ctxctl archive restore my-session/1 --dry-run"
+)]
 pub enum ArchiveCommand {
     /// List archives: of one session, or of all
     Ls(LsArgs),
@@ -26,6 +29,7 @@ pub enum ArchiveCommand {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  ctxctl archive ls\n  ctxctl archive ls my-session --json")]
 pub struct LsArgs {
     /// Only this session's archives
     #[arg(value_name = "NAME")]
@@ -33,6 +37,9 @@ pub struct LsArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  ctxctl archive show my-session/1\n  ctxctl archive show my-session/1 --json > originals.json"
+)]
 pub struct ShowArgs {
     /// The archive, as NAME/SEQ (see `ctxctl archive ls`)
     #[arg(value_name = "ID")]

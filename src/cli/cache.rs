@@ -17,8 +17,12 @@ pub struct CacheArgs {
 #[derive(Debug, Subcommand)]
 pub enum CacheAction {
     /// Print the cache file's location
+    #[command(
+        after_help = "Examples:\n  ctxctl cache path\n  CTXCTL_CACHE_DIR=/tmp/ctxctl ctxctl cache path"
+    )]
     Path,
     /// Delete the cache (counts are recomputed on the next run)
+    #[command(after_help = "Examples:\n  ctxctl cache clear\n  ctxctl cache clear --quiet")]
     Clear,
 }
 

@@ -3,6 +3,7 @@
 
 use clap::Args;
 
+use super::batch;
 use super::input::{self, InputArgs, Loaded};
 use super::limits::{self, LimitArgs};
 use crate::context::Context;
@@ -33,34 +34,32 @@ pub struct CheckArgs {
 pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let files = args.input.collect()?;
     let threshold = limits::threshold(ctx, args.threshold)?.value;
-    ctx.prewarm();
     let mut status = ExitStatus::Success;
     let mut results = Vec::new();
-    for path in &files {
-        let outcome = input::load(ctx, path).and_then(|l| check_file(ctx, args, &l, threshold));
-        match outcome {
-            Ok(file) => {
-                if file.status != "ok" || !file.problems.is_empty() {
-                    status = status.worst(ExitStatus::Failure);
-                }
-                if file.usage > WARN_USAGE {
-                    ctx.printer.warn(&format!(
-                        "{}: {:.1}% of the effective limit used",
-                        file.path,
-                        file.usage * 100.0
-                    ));
-                }
-                if !ctx.printer.json {
-                    print_human(ctx, &file)?;
-                }
-                results.push(file);
-            }
-            Err(e) => {
-                ctx.report(&e);
-                status = status.worst(ExitStatus::Error);
-            }
+    let work = |path: &std::path::Path| -> anyhow::Result<CheckFile> {
+        let l = input::load(ctx, path)?;
+        let file = check_file(ctx, args, &l, threshold)?;
+        if file.usage > WARN_USAGE {
+            ctx.printer.warn(&format!(
+                "{}: {:.1}% of the effective limit used",
+                file.path,
+                file.usage * 100.0
+            ));
         }
-    }
+        if !ctx.printer.json {
+            print_human(ctx, &file)?;
+        }
+        Ok(file)
+    };
+    batch::run(ctx, &files, "checking", usize::MAX, work, |_, outcome| {
+        if let Some(file) = batch::reported(ctx, outcome, &mut status)? {
+            if file.status != "ok" || !file.problems.is_empty() {
+                status = status.worst(ExitStatus::Failure);
+            }
+            results.push(file);
+        }
+        Ok(())
+    })?;
     if ctx.printer.json {
         if files.len() == 1 && results.len() == 1 {
             ctx.printer.json(&results[0])?;
@@ -74,7 +73,7 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
 /// The tokens the model will see: the latest provider-reported usage plus ctxctl's count
 /// of what came after it, when the file records usage; ctxctl's own count otherwise.
 pub fn context_tokens(l: &Loaded) -> usize {
-    match &l.session.reported_usage {
+    match l.live_usage() {
         Some(r) => {
             let after = r.after_message.map_or(l.counts.len(), |i| i + 1);
             let rest: usize = l.counts.get(after..).map_or(0, |c| c.iter().sum());

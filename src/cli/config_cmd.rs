@@ -19,6 +19,9 @@ pub struct ConfigArgs {
 #[derive(Debug, Subcommand)]
 pub enum ConfigAction {
     /// Print the config file's location
+    #[command(
+        after_help = "Examples:\n  ctxctl config path\n  ctxctl --config ./ctxctl.toml config path"
+    )]
     Path,
 }
 

@@ -2,6 +2,7 @@
 
 use clap::Args;
 
+use super::batch;
 use super::input::{self, InputArgs, Loaded};
 use crate::context::Context;
 use crate::exit::ExitStatus;
@@ -18,37 +19,36 @@ pub struct CountArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Show tokens and messages per role
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub by_role: bool,
     /// Show tokens of every message
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub per_message: bool,
 }
 
 pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
     let files = args.input.collect()?;
-    ctx.prewarm();
     let mut status = ExitStatus::Success;
     let mut report = CountReport {
         files: Vec::new(),
         total_tokens: 0,
     };
-    for path in &files {
-        match input::load(ctx, path) {
-            Ok(loaded) => {
-                let file = count_file(&loaded, args.per_message);
-                report.total_tokens += file.tokens;
-                if !ctx.printer.json {
-                    print_human(ctx, &loaded, &file, args)?;
-                }
-                report.files.push(file);
-            }
-            Err(e) => {
-                ctx.report(&e);
-                status = status.worst(ExitStatus::Error);
-            }
+    let work = |path: &std::path::Path| -> anyhow::Result<CountFile> {
+        let loaded = input::load(ctx, path)?;
+        let file = count_file(&loaded, args.per_message);
+        if !ctx.printer.json {
+            print_human(ctx, &loaded, &file, args)?;
         }
-    }
+        Ok(file)
+    };
+    batch::run(ctx, &files, "counting", usize::MAX, work, |_, outcome| {
+        let file = batch::reported(ctx, outcome, &mut status)?;
+        if let Some(file) = file {
+            report.total_tokens += file.tokens;
+            report.files.push(file);
+        }
+        Ok(())
+    })?;
     if ctx.printer.json {
         ctx.printer.json(&report)?;
     } else if report.files.len() > 1 {
@@ -90,7 +90,7 @@ fn count_file(l: &Loaded, per_message: bool) -> CountFile {
 
 /// The provider-reported usage beside ctxctl's count of the same messages.
 pub fn reported(l: &Loaded) -> Option<Reported> {
-    let r = l.session.reported_usage.as_ref()?;
+    let r = l.live_usage()?;
     let upto = r
         .after_message
         .map_or(l.counts.len(), |i| (i + 1).min(l.counts.len()));

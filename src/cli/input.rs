@@ -81,6 +81,16 @@ impl Loaded {
         display(&self.path)
     }
 
+    /// The provider-reported usage, unless ctxctl has since rewritten the history it
+    /// describes (a ctxctl summary or omission marker is present): then it is stale.
+    pub fn live_usage(&self) -> Option<&crate::session::ReportedUsage> {
+        let rewritten = self.session.messages.iter().any(|m| {
+            m.compact.as_ref().is_some_and(|c| c.by == "ctxctl")
+                || crate::strategy::is_omission_marker(m).is_some()
+        });
+        self.session.reported_usage.as_ref().filter(|_| !rewritten)
+    }
+
     /// `n` counted tokens as this session's model would see them (estimates are scaled).
     pub fn scaled(&self, n: usize) -> usize {
         scale(n, self.model.factor)
@@ -114,6 +124,15 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
         ctx.printer.warn(&format!("{shown}: {w}"));
     }
     let model = ctx.resolve_model(session.model.as_deref());
+    ctx.printer.debug(&format!(
+        "{shown}: {} bytes, {} format, {} messages; model {} (from {}), {} tokenizer",
+        fingerprint.len,
+        session.format,
+        session.messages.len(),
+        model.name,
+        model.source,
+        model.encoding
+    ));
     let counter = ctx.counter(model.encoding);
     let mut counts = ctx.count(&counter, &session);
     if model.factor != 1.0 {
@@ -147,5 +166,50 @@ impl Fingerprint {
             len: bytes.len(),
             hash: xxhash_rust::xxh3::xxh3_128(bytes),
         }
+    }
+
+    /// The fingerprint of a file's current content, read in chunks (a second copy of a
+    /// huge session is never held).
+    pub fn of_file(path: &Path) -> std::io::Result<Fingerprint> {
+        use std::io::Read;
+        let mut file = std::fs::File::open(path)?;
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut buf = vec![0; 1 << 20];
+        let mut len = 0;
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            len += n;
+        }
+        Ok(Fingerprint {
+            len,
+            hash: hasher.digest128(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fingerprint;
+
+    #[test]
+    fn a_file_fingerprint_equals_the_fingerprint_of_its_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        // Over one read chunk, so the streaming hash sees several pieces.
+        let bytes: Vec<u8> = (0..(3 << 20) + 17).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(
+            Fingerprint::of_file(&path).unwrap(),
+            Fingerprint::of(&bytes)
+        );
+        std::fs::write(&path, &bytes[1..]).unwrap();
+        assert_ne!(
+            Fingerprint::of_file(&path).unwrap(),
+            Fingerprint::of(&bytes)
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! codes. Each subcommand lives in its own file with an args struct and a `run` function.
 
 mod archive;
+mod batch;
 mod cache;
 mod check;
 mod compact;

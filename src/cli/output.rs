@@ -124,6 +124,7 @@ pub fn write(
             .with_context(|| format!("writing {}", p.display())),
         Destination::Store { path, .. } => write_store(&ctx.data_dir()?.value, path, bytes),
         Destination::InPlace(p) => {
+            test_hold_before_replace(ctx, p);
             ensure_unchanged(p, loaded.fingerprint)?;
             fsutil::write_atomic(p, bytes, false)
                 .with_context(|| format!("replacing {}", p.display()))
@@ -166,11 +167,40 @@ fn ensure_inside(data_dir: &Path, path: &Path) -> anyhow::Result<()> {
     }
 }
 
-/// The input changed between reading it and replacing it; nothing was replaced. Commands
-/// recognise it (`anyhow::Error::downcast_ref::<Changed>()`, see [`is_changed`]) to read the
-/// input again or to skip it.
+/// Like [`write`], for a rewrite whose removed messages were archived at `archive` first:
+/// when nothing was replaced (the input changed meanwhile, the disk is full …), the archive
+/// is removed again (it would describe a compaction that never happened).
+pub fn write_archived(
+    ctx: &Context,
+    dest: &Destination,
+    loaded: &Loaded,
+    bytes: &[u8],
+    archive: Option<&Path>,
+) -> anyhow::Result<()> {
+    let written = (|| {
+        if archive.is_some() {
+            fsutil::fail_point(fsutil::FailAt::AfterArchive).context("after archiving")?;
+        }
+        if let Destination::InPlace(p) = dest {
+            super::testhook::pause_before_replace(ctx, p)?;
+        }
+        write(ctx, dest, loaded, bytes)
+    })();
+    if let (Err(_), Some(archive)) = (&written, archive) {
+        if let Err(rm) = std::fs::remove_file(archive) {
+            ctx.printer.warn(&format!(
+                "cannot remove the unused archive {}: {rm}",
+                archive.display()
+            ));
+        }
+    }
+    written
+}
+
+/// The input changed between reading it and replacing it: an agent is probably still
+/// appending to the session. Nothing was replaced.
 #[derive(Debug, thiserror::Error)]
-#[error("{} changed while ctxctl was working on it (is an agent still writing to it?); nothing was replaced", path.display())]
+#[error("{} changed while ctxctl was working on it (is an agent still writing to it?); nothing was replaced", .path.display())]
 pub struct Changed {
     pub path: PathBuf,
 }
@@ -180,40 +210,38 @@ pub fn is_changed(err: &anyhow::Error) -> bool {
     err.chain().any(|e| e.is::<Changed>())
 }
 
-/// Errors with [`Changed`] if `path` no longer holds what was read. The length is compared
-/// first; the content is hashed in chunks, never held whole.
+/// Errors with [`Changed`] if `path` no longer holds what was read.
 pub fn ensure_unchanged(path: &Path, original: Fingerprint) -> anyhow::Result<()> {
-    use std::io::Read as _;
-    let changed = || Changed {
-        path: path.to_path_buf(),
-    };
-    let mut file =
-        std::fs::File::open(path).with_context(|| format!("re-reading {}", path.display()))?;
-    let len = file.metadata().map(|m| m.len()).ok();
-    if len.is_some_and(|n| n != original.len as u64) {
-        return Err(changed().into());
-    }
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut buf = vec![0; 1 << 20];
-    let mut total = 0;
-    loop {
-        let n = file
-            .read(&mut buf)
-            .with_context(|| format!("re-reading {}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        total += n;
-        hasher.update(&buf[..n]);
-    }
-    let now = Fingerprint {
-        len: total,
-        hash: hasher.digest128(),
-    };
+    let now =
+        Fingerprint::of_file(path).with_context(|| format!("re-reading {}", path.display()))?;
     if now != original {
-        return Err(changed().into());
+        return Err(Changed {
+            path: path.to_path_buf(),
+        }
+        .into());
     }
     Ok(())
+}
+
+/// Test hook, not a feature: while the file named by
+/// [`env::CTXCTL_TEST_HOLD_BEFORE_REPLACE`](crate::config::env::CTXCTL_TEST_HOLD_BEFORE_REPLACE)
+/// exists, wait (at most a minute) before the last check of a file about to be replaced,
+/// so that an integration test can change the file in between, deterministically.
+fn test_hold_before_replace(ctx: &Context, path: &Path) {
+    let Some(marker) = ctx
+        .env
+        .get(crate::config::env::CTXCTL_TEST_HOLD_BEFORE_REPLACE)
+    else {
+        return;
+    };
+    ctx.printer.debug(&format!(
+        "test hook: holding {} before replacing it",
+        path.display()
+    ));
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while Path::new(marker).exists() && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use clap::Args;
 use serde::Serialize;
 
+use super::batch;
 use super::count::{preview, reported};
 use super::input::{self, InputArgs, Loaded};
 use super::limits::LimitArgs;
@@ -77,23 +78,21 @@ struct StatsFile {
 
 pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
     let files = args.input.collect()?;
-    ctx.prewarm();
     let mut status = ExitStatus::Success;
     let mut out = Vec::new();
-    for path in &files {
-        match input::load(ctx, path).and_then(|l| stats(ctx, args, &l)) {
-            Ok(s) => {
-                if !ctx.printer.json {
-                    print_human(ctx, &s)?;
-                }
-                out.push(s);
-            }
-            Err(e) => {
-                ctx.report(&e);
-                status = status.worst(ExitStatus::Error);
-            }
+    let work = |path: &std::path::Path| -> anyhow::Result<StatsFile> {
+        let s = input::load(ctx, path).and_then(|l| stats(ctx, args, &l))?;
+        if !ctx.printer.json {
+            print_human(ctx, &s)?;
         }
-    }
+        Ok(s)
+    };
+    batch::run(ctx, &files, "reading", usize::MAX, work, |_, outcome| {
+        if let Some(s) = batch::reported(ctx, outcome, &mut status)? {
+            out.push(s);
+        }
+        Ok(())
+    })?;
     if ctx.printer.json {
         if files.len() == 1 && out.len() == 1 {
             ctx.printer.json(&out[0])?;

@@ -10,9 +10,13 @@
 //!   it.
 //! - `CTXCTL_TEST_PAUSE_BEFORE_REPLACE=PATH`: before replacing an input file, create PATH
 //!   (holding the attempt number) and wait until it is removed, so a test can change the
-//!   input in between, as an agent still writing to it would.
+//!   input in between, as an agent still writing to it would, once per attempt. (The batch
+//!   runs' `CTXCTL_TEST_HOLD_BEFORE_REPLACE` in `output::write` waits on a marker the test
+//!   made beforehand; it cannot tell the test when ctxctl got there, nor stop a second
+//!   attempt.)
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -56,11 +60,13 @@ fn parse(value: &str) -> Option<Fault> {
 }
 
 /// Waits for the test to remove the `CTXCTL_TEST_PAUSE_BEFORE_REPLACE` marker (created
-/// here) before `path` is replaced.
-pub fn pause_before_replace(ctx: &Context, path: &Path, attempt: u32) -> anyhow::Result<()> {
+/// here, holding how many times this process has paused) before `path` is replaced.
+pub fn pause_before_replace(ctx: &Context, path: &Path) -> anyhow::Result<()> {
+    static PAUSES: AtomicU32 = AtomicU32::new(0);
     let Some(marker) = ctx.env.get(env::CTXCTL_TEST_PAUSE_BEFORE_REPLACE) else {
         return Ok(());
     };
+    let attempt = PAUSES.fetch_add(1, Ordering::SeqCst) + 1;
     let marker = Path::new(marker);
     std::fs::write(marker, attempt.to_string()).with_context(|| {
         format!(

@@ -111,11 +111,11 @@ struct TrimReport {
 pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     ctx.prewarm();
     testhook::install(ctx)?;
-    replace::retrying(ctx, &input::display(&args.file), |n| attempt(ctx, args, n))
+    replace::retrying(ctx, &input::display(&args.file), || attempt(ctx, args))
 }
 
-/// One read-plan-write pass; `n` counts passes (the input may change under the first).
-fn attempt(ctx: &Context, args: &TrimArgs, n: u32) -> anyhow::Result<ExitStatus> {
+/// One read-plan-write pass (the input may change under the first; see `replace`).
+fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     let loaded = input::load(ctx, &args.file)?;
     let budget = match args.max_tokens {
         Some(n) => n as usize,
@@ -183,7 +183,7 @@ fn attempt(ctx: &Context, args: &TrimArgs, n: u32) -> anyhow::Result<ExitStatus>
                     loaded.display()
                 )
             })?;
-        replace::write_archived(ctx, &dest, &loaded, &bytes, Some(&stored), n)?;
+        output::write_archived(ctx, &dest, &loaded, &bytes, Some(&stored))?;
         report.archive = Some(stored.display().to_string());
     } else if let Destination::Store { name, .. } = &dest {
         // Another ctxctl may be compacting or trimming the stored copy.

@@ -24,6 +24,11 @@ pub const CTXCTL_TEST_FAIL_AT: &str = "CTXCTL_TEST_FAIL_AT";
 /// Test hook, not for users: a marker file `trim`/`compact` create before replacing their
 /// input, then wait for the test to remove; see `cli/testhook.rs`.
 pub const CTXCTL_TEST_PAUSE_BEFORE_REPLACE: &str = "CTXCTL_TEST_PAUSE_BEFORE_REPLACE";
+/// **Test hook, not a user setting** (deliberately absent from [`DOCUMENTED`], `ctxctl
+/// config` and the README): the path of a marker file. While it exists, ctxctl waits (at
+/// most a minute) just before its last check of a file it is about to replace in place,
+/// so that integration tests can change the file between reading and replacing it.
+pub const CTXCTL_TEST_HOLD_BEFORE_REPLACE: &str = "CTXCTL_TEST_HOLD_BEFORE_REPLACE";
 pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
 pub const NO_COLOR: &str = "NO_COLOR";

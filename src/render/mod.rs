@@ -2,6 +2,7 @@
 //! keeps machine output on stdout and everything else on stderr.
 
 pub mod bar;
+pub mod capture;
 pub mod json;
 pub mod table;
 
@@ -127,15 +128,18 @@ impl Printer {
         if self.quiet {
             return Ok(());
         }
-        let mut out = io::stdout().lock();
-        out.write_all(text.as_bytes())?;
-        out.write_all(b"\n")
+        stdout(format!("{text}\n").as_bytes())
     }
 
     /// JSON output on stdout, pretty-printed, one document.
     pub fn json<T: Serialize + ?Sized>(&self, value: &T) -> io::Result<()> {
         if self.quiet {
             return Ok(());
+        }
+        if capture::active() {
+            let mut doc = serde_json::to_vec_pretty(value)?;
+            doc.push(b'\n');
+            return stdout(&doc);
         }
         let mut out = io::stdout().lock();
         serde_json::to_writer_pretty(&mut out, value)?;
@@ -145,9 +149,7 @@ impl Printer {
 
     /// Data the user asked for on stdout (`-o -`): written even with `--quiet`.
     pub fn data(&self, bytes: &[u8]) -> io::Result<()> {
-        let mut out = io::stdout().lock();
-        out.write_all(bytes)?;
-        out.flush()
+        stdout(bytes)
     }
 
     /// A human note on stderr (summaries of what was done), hidden by `--quiet`.
@@ -199,7 +201,7 @@ impl Printer {
     /// A progress bar on stderr, hidden unless stderr is an attended terminal and neither
     /// `--quiet`, `--json`, `--no-progress` nor verbose logging is on.
     pub fn progress_bar(&self, len: u64, what: &str) -> ProgressBar {
-        if !self.progress {
+        if !self.progress || capture::active() {
             return ProgressBar::hidden();
         }
         let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
@@ -213,7 +215,7 @@ impl Printer {
 
     /// A spinner on stderr with the same visibility rules as the progress bar.
     pub fn spinner(&self, what: &str) -> ProgressBar {
-        if !self.progress {
+        if !self.progress || capture::active() {
             return ProgressBar::hidden();
         }
         let s = ProgressBar::new_spinner();
@@ -231,9 +233,22 @@ fn paint(text: &str, style: Style, on: bool) -> String {
     }
 }
 
+/// Writes to stdout, or holds the bytes back while this thread is capturing.
+fn stdout(bytes: &[u8]) -> io::Result<()> {
+    match capture::hold(capture::Stream::Stdout, bytes) {
+        Some(bytes) => {
+            let mut out = io::stdout().lock();
+            out.write_all(bytes)?;
+            out.flush()
+        }
+        None => Ok(()),
+    }
+}
+
 /// Writes a line to stderr, ignoring failures (there is nowhere left to report them).
 fn eprintln_raw(text: &str) {
-    let mut err = io::stderr().lock();
-    let _ = err.write_all(text.as_bytes());
-    let _ = err.write_all(b"\n");
+    let line = format!("{text}\n");
+    if let Some(bytes) = capture::hold(capture::Stream::Stderr, line.as_bytes()) {
+        let _ = io::stderr().lock().write_all(bytes);
+    }
 }

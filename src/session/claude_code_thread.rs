@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::jsonl::{parse_line, LineError};
+use super::jsonl::{records, Record};
 use super::{LinesDoc, ReadError};
 
 /// The `model` Claude Code writes on assistant records it makes up itself (errors,
@@ -104,18 +104,16 @@ impl Transcript {
         let mut recs = Vec::new();
         let mut warnings = Vec::new();
         let mut truncated_tail = None;
-        for i in 0..doc.lines.len() {
-            if doc.line(i).trim().is_empty() {
-                continue;
-            }
-            match parse_line(doc, i) {
-                Ok(v) if v.is_object() => recs.push(Rec::new(i, v)),
-                Ok(_) => return Err(ReadError::shape(format!("line {}", i + 1), "a JSON object")),
-                Err(LineError::Tolerated(w)) => {
+        for record in records(doc) {
+            match record? {
+                Record::Line(i, v) if v.is_object() => recs.push(Rec::new(i, v)),
+                Record::Line(i, _) => {
+                    return Err(ReadError::shape(format!("line {}", i + 1), "a JSON object"))
+                }
+                Record::Truncated(i, w) => {
                     warnings.push(w);
                     truncated_tail = Some(i);
                 }
-                Err(LineError::Fatal(e)) => return Err(e),
             }
         }
         let mut by_uuid = HashMap::new();

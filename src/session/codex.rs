@@ -11,7 +11,7 @@
 use serde_json::{json, Value};
 
 use super::codex_items::{codex_compact, item_message};
-use super::jsonl::{parse_line, LineError};
+use super::jsonl::{records, Record};
 use super::message::Notes;
 use super::{
     Document, Format, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role, Session,
@@ -66,18 +66,14 @@ impl Rollout {
         let mut r = Rollout::default();
         let mut first = true;
         let mut enveloped = false;
-        for i in 0..doc.lines.len() {
-            if doc.line(i).trim().is_empty() {
-                continue;
-            }
-            let v = match parse_line(doc, i) {
-                Ok(v) => v,
-                Err(LineError::Tolerated(w)) => {
+        for record in records(doc) {
+            let (i, v) = match record? {
+                Record::Line(i, v) => (i, v),
+                Record::Truncated(i, w) => {
                     r.warnings.push(w);
                     r.truncated_tail = Some(i);
                     continue;
                 }
-                Err(LineError::Fatal(e)) => return Err(e),
             };
             if !v.is_object() {
                 return Err(ReadError::shape(format!("line {}", i + 1), "a JSON object"));

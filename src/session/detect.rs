@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use super::sniff::skeleton;
 use super::{Format, ReadError};
 
 /// How many leading JSONL records are looked at to tell the agent formats apart.
@@ -11,13 +12,14 @@ const SNIFF_LINES: usize = 50;
 pub fn detect(text: &str) -> Result<Format, ReadError> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
-        if first_element(trimmed).is_some_and(|v| is_openhands_event(&v)) {
+        let v = skeleton(trimmed).map_err(|e| ReadError::json(&e, 0))?;
+        if v.get(0).is_some_and(is_openhands_event) {
             return Err(ReadError::NotSession {
                 what: "an OpenHands event stream (actions and observations)".into(),
                 hint: "ctxctl does not read OpenHands trajectories".into(),
             });
         }
-        return Ok(detect_array(trimmed));
+        return Ok(detect_array(&v));
     }
     if !trimmed.starts_with('{') {
         let first = trimmed.chars().next().unwrap_or(' ');
@@ -28,7 +30,7 @@ pub fn detect(text: &str) -> Result<Format, ReadError> {
     let mut records = Vec::new();
     let mut lines = trimmed.lines().filter(|l| !l.trim().is_empty());
     let first = lines.next().unwrap_or("");
-    match serde_json::from_str::<Value>(first) {
+    match skeleton(first) {
         Ok(v) => records.push(v),
         // The first line is not a whole object: a pretty-printed JSON document.
         Err(_) => return detect_object(trimmed),
@@ -37,15 +39,11 @@ pub fn detect(text: &str) -> Result<Format, ReadError> {
     if !more && (is_document(&records[0]) || records[0].get("role").is_none()) {
         let format = detect_lines(&records);
         if format == Format::Jsonl {
-            return detect_object(trimmed);
+            return detect_document(&records[0]);
         }
         return Ok(format);
     }
-    records.extend(
-        lines
-            .take(SNIFF_LINES)
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok()),
-    );
+    records.extend(lines.take(SNIFF_LINES).filter_map(|l| skeleton(l).ok()));
     Ok(detect_lines(&records))
 }
 
@@ -54,8 +52,8 @@ fn is_document(v: &Value) -> bool {
     v.get("role").is_none() && (v.get("messages").is_some() || v.get("history").is_some())
 }
 
-fn detect_array(text: &str) -> Format {
-    if looks_anthropic_blocks(text) {
+fn detect_array(v: &Value) -> Format {
+    if looks_anthropic_blocks(v) {
         Format::Anthropic
     } else {
         Format::OpenAi
@@ -63,12 +61,16 @@ fn detect_array(text: &str) -> Format {
 }
 
 fn detect_object(text: &str) -> Result<Format, ReadError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| ReadError::json(&e, 0))?;
+    detect_document(&skeleton(text).map_err(|e| ReadError::json(&e, 0))?)
+}
+
+/// Tells a JSON document's format from its skeleton.
+fn detect_document(v: &Value) -> Result<Format, ReadError> {
     if v.get("messages").is_some_and(Value::is_array) {
         let top_system = v
             .get("system")
             .is_some_and(|s| s.is_string() || s.is_array());
-        if top_system || v.get("max_tokens").is_some() || looks_anthropic_blocks(text) {
+        if top_system || v.get("max_tokens").is_some() || looks_anthropic_blocks(&v["messages"]) {
             return Ok(Format::Anthropic);
         }
         return Ok(Format::OpenAi);
@@ -76,7 +78,7 @@ fn detect_object(text: &str) -> Result<Format, ReadError> {
     if v.get("history").is_some_and(Value::is_array) {
         return Ok(Format::OpenAi);
     }
-    if is_goose_recording(&v) {
+    if is_goose_recording(v) {
         return Err(ReadError::NotSession {
             what: "a goose scenario recording (provider requests and responses keyed by hash)"
                 .into(),
@@ -106,32 +108,10 @@ fn is_openhands_event(v: &Value) -> bool {
         && (v.get("action").is_some() || v.get("observation").is_some())
 }
 
-/// The first element of a JSON array, without building the rest.
-fn first_element(text: &str) -> Option<Value> {
-    struct First;
-    impl<'de> serde::de::Visitor<'de> for First {
-        type Value = Option<Value>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an array")
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(
-            self,
-            mut seq: A,
-        ) -> Result<Self::Value, A::Error> {
-            let first = seq.next_element::<Value>()?;
-            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-            Ok(first)
-        }
-    }
-    use serde::Deserializer;
-    serde_json::Deserializer::from_str(text)
-        .deserialize_seq(First)
-        .ok()
-        .flatten()
-}
-
 /// Anthropic content blocks have types OpenAI's parts never use.
-fn looks_anthropic_blocks(text: &str) -> bool {
+/// Whether the (skeleton of the) message list uses Anthropic's block types.
+fn looks_anthropic_blocks(messages: &Value) -> bool {
+    let text = messages.to_string();
     [
         "\"tool_use\"",
         "\"tool_result\"",

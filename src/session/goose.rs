@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::jsonl::{parse_line, LineError};
+use super::jsonl::{records, Record};
 use super::message::{self, args_text, Notes};
 use super::{
     CompactMeta, Document, Format, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role,
@@ -41,18 +41,14 @@ impl GooseFile {
     pub fn parse(doc: &LinesDoc) -> Result<GooseFile, ReadError> {
         let mut g = GooseFile::default();
         let mut first = true;
-        for i in 0..doc.lines.len() {
-            if doc.line(i).trim().is_empty() {
-                continue;
-            }
-            let v = match parse_line(doc, i) {
-                Ok(v) => v,
-                Err(LineError::Tolerated(w)) => {
+        for record in records(doc) {
+            let (i, v) = match record? {
+                Record::Line(i, v) => (i, v),
+                Record::Truncated(i, w) => {
                     g.warnings.push(w);
                     g.truncated_tail = Some(i);
                     continue;
                 }
-                Err(LineError::Fatal(e)) => return Err(e),
             };
             let place = format!("line {}", i + 1);
             if !v.is_object() {

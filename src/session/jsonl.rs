@@ -11,19 +11,15 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     let mut messages = Vec::new();
     let mut warnings = Vec::new();
     let mut model = None;
-    for i in 0..doc.lines.len() {
-        let line = doc.line(i);
-        if line.trim().is_empty() {
-            continue;
-        }
-        let v: Value = match parse_line(&doc, i) {
-            Ok(v) => v,
-            Err(Tolerated(w)) => {
+    let mut truncated = None;
+    for record in records(&doc) {
+        let (i, v) = match record? {
+            Record::Line(i, v) => (i, v),
+            Record::Truncated(i, w) => {
                 warnings.push(w);
-                doc.truncated_tail = Some(i);
-                break;
+                truncated = Some(i);
+                continue;
             }
-            Err(Fatal(e)) => return Err(e),
         };
         if model.is_none() {
             model = v.get("model").and_then(Value::as_str).map(str::to_string);
@@ -31,6 +27,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         let place = format!("line {}", i + 1);
         messages.push(message::parse(&v, &place, Origin::Record(i), &mut notes)?);
     }
+    doc.truncated_tail = truncated;
     warnings.extend(notes.into_warnings());
     Ok(Session {
         format: Format::Jsonl,
@@ -40,6 +37,26 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         warnings,
         reported_usage: None,
     })
+}
+
+/// A record line of a JSONL document.
+pub enum Record {
+    /// Line `i`, parsed.
+    Line(usize, Value),
+    /// Line `i` is a truncated last line (an agent still writing), with the warning to
+    /// give; it stays in the file untouched.
+    Truncated(usize, String),
+}
+
+/// The record lines of `doc` in order, parsed one at a time; blank lines are skipped.
+pub fn records(doc: &LinesDoc) -> impl Iterator<Item = Result<Record, ReadError>> + '_ {
+    (0..doc.lines.len())
+        .filter(|&i| !doc.line(i).trim().is_empty())
+        .map(|i| match parse_line(doc, i) {
+            Ok(v) => Ok(Record::Line(i, v)),
+            Err(Tolerated(w)) => Ok(Record::Truncated(i, w)),
+            Err(Fatal(e)) => Err(e),
+        })
 }
 
 /// Why a line could not be parsed.

@@ -26,6 +26,7 @@ mod lines_out;
 pub mod message;
 pub mod pairs;
 mod raw;
+mod sniff;
 mod write;
 
 pub use detect::detect;

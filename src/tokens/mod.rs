@@ -4,6 +4,7 @@
 mod cache;
 mod encoding;
 pub mod key;
+mod parallel;
 pub mod store;
 
 pub use cache::TextCache;
@@ -119,88 +120,54 @@ impl Counter {
     }
 
     /// Per-message counts, taking known counts from `store` and recording new ones in it:
-    /// only messages the store has not seen are tokenized.
+    /// only messages the store has not seen are tokenized. Callers sharing a store between
+    /// threads use [`Counter::keys`], [`CountStore::lookup`], [`Counter::fill`] and
+    /// [`CountStore::record_all`] instead, so that the store is not held while counting.
     pub fn messages_cached(&self, session: &Session, store: &mut CountStore) -> Vec<usize> {
+        let threads = parallel::available();
         if !store.is_enabled() {
-            let all: Vec<&Message> = session.messages.iter().collect();
-            return self.count_all(&all);
+            return self.fill(session, vec![None; session.messages.len()], threads);
         }
-        let keys: Vec<u128> = session
+        let keys = self.keys(session);
+        let counts = self.fill(session, store.lookup(&keys), threads);
+        if self.keeps_counts() {
+            store.record_all(&keys, &counts);
+        }
+        counts
+    }
+
+    /// The persistent-cache key of every message of `session` (see [`key::message_key`]).
+    pub fn keys(&self, session: &Session) -> Vec<u128> {
+        session
             .messages
             .iter()
             .map(|m| key::message_key(m, self.encoding))
-            .collect();
-        let mut counts: Vec<Option<usize>> = keys
-            .iter()
-            .map(|k| store.get(*k).map(|n| n as usize))
-            .collect();
-        let missing: Vec<usize> = (0..counts.len()).filter(|&i| counts[i].is_none()).collect();
-        if !missing.is_empty() {
-            let todo: Vec<&Message> = missing.iter().map(|&i| &session.messages[i]).collect();
-            for (&i, n) in missing.iter().zip(self.count_all(&todo)) {
-                counts[i] = Some(n);
-            }
-        }
-        // Counts from a fallback tokenizer are not what the key promises: do not keep them.
-        let keep = self.fallback().is_none();
-        counts
-            .into_iter()
-            .zip(keys)
-            .map(|(n, k)| {
-                let n = n.unwrap_or_default();
-                if keep {
-                    store.record(k, u32::try_from(n).unwrap_or(u32::MAX));
-                }
-                n
-            })
             .collect()
     }
 
-    /// Counts every message, on every core when there is enough text.
-    fn count_all(&self, msgs: &[&Message]) -> Vec<usize> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let bytes: usize = msgs.iter().map(|m| approx_bytes(m)).sum();
-        if threads < 2 || bytes < PARALLEL_BYTES {
-            return msgs.iter().map(|m| self.message(m)).collect();
-        }
-        // Chunks of about CHUNK_BYTES of text, handed out to the threads as they finish the
-        // previous one, so uneven messages still keep every core busy.
-        let mut bounds = vec![0];
-        let mut acc = 0;
-        for (i, m) in msgs.iter().enumerate() {
-            acc += approx_bytes(m);
-            if acc >= CHUNK_BYTES {
-                bounds.push(i + 1);
-                acc = 0;
+    /// Completes `known` (one entry per message of `session`) by counting the messages
+    /// that have none, on up to `threads` threads.
+    pub fn fill(&self, session: &Session, known: Vec<Option<usize>>, threads: usize) -> Vec<usize> {
+        let missing: Vec<usize> = (0..known.len()).filter(|&i| known[i].is_none()).collect();
+        let mut counts: Vec<usize> = known.into_iter().map(Option::unwrap_or_default).collect();
+        if !missing.is_empty() {
+            let todo: Vec<&Message> = missing.iter().map(|&i| &session.messages[i]).collect();
+            for (&i, n) in missing.iter().zip(self.count_messages(&todo, threads)) {
+                counts[i] = n;
             }
         }
-        if *bounds.last().unwrap_or(&0) != msgs.len() {
-            bounds.push(msgs.len());
-        }
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let mut done: Vec<(usize, Vec<usize>)> = std::thread::scope(|s| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    s.spawn(|| {
-                        let mut out = Vec::new();
-                        loop {
-                            let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            if c + 1 >= bounds.len() {
-                                break out;
-                            }
-                            let chunk = &msgs[bounds[c]..bounds[c + 1]];
-                            out.push((c, chunk.iter().map(|m| self.message(m)).collect()));
-                        }
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        });
-        done.sort_unstable_by_key(|(c, _)| *c);
-        done.into_iter().flat_map(|(_, v)| v).collect()
+        counts
+    }
+
+    /// Whether counts made so far may be remembered across runs: counts from a fallback
+    /// tokenizer are not what their keys promise.
+    pub fn keeps_counts(&self) -> bool {
+        self.fallback().is_none()
+    }
+
+    /// Counts every message, on up to `threads` threads when there is enough text.
+    pub fn count_messages(&self, msgs: &[&Message], threads: usize) -> Vec<usize> {
+        parallel::count(msgs, threads, |m| self.message(m))
     }
 
     /// The session's total: its messages plus the reply priming. An empty session is 0.
@@ -211,23 +178,6 @@ impl Counter {
             per_message.iter().sum::<usize>() + REPLY_PRIMING
         }
     }
-}
-
-/// Below this much text, threads cost more than they save.
-const PARALLEL_BYTES: usize = 256 * 1024;
-/// Text handed to a counting thread at a time.
-const CHUNK_BYTES: usize = 64 * 1024;
-
-fn approx_bytes(m: &Message) -> usize {
-    fn part(p: &Part) -> usize {
-        match p {
-            Part::Text(t) | Part::Thinking(t) => t.len(),
-            Part::ToolCall { arguments, .. } => arguments.len() + 16,
-            Part::ToolResult { content, .. } => content.iter().map(part).sum(),
-            _ => 16,
-        }
-    }
-    16 + m.parts.iter().map(part).sum::<usize>()
 }
 
 #[cfg(test)]

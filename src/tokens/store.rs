@@ -82,6 +82,20 @@ impl CountStore {
         self.touched.push((key, count));
     }
 
+    /// The remembered count of each key, in order.
+    pub fn lookup(&self, keys: &[u128]) -> Vec<Option<usize>> {
+        keys.iter()
+            .map(|k| self.get(*k).map(|n| n as usize))
+            .collect()
+    }
+
+    /// Records that this run used every key with its count (`keys[i]` with `counts[i]`).
+    pub fn record_all(&mut self, keys: &[u128], counts: &[usize]) {
+        for (&k, &n) in keys.iter().zip(counts) {
+            self.record(k, u32::try_from(n).unwrap_or(u32::MAX));
+        }
+    }
+
     /// Writes the store back if this run used it: the file is re-read and merged (another
     /// run may have saved meanwhile), trimmed to `MAX_ENTRIES`, and replaced atomically. A
     /// held lock means another run is saving: this run's additions are skipped.

@@ -177,3 +177,26 @@ fn threshold_from_env_and_config() {
         0.7
     );
 }
+
+#[test]
+fn reported_usage_is_used_until_ctxctl_rewrites_the_history() {
+    let fixture = crate::support::fixture("claude-code/spotter_tool_heavy.jsonl");
+    let env = TestEnv::new();
+    let f = env.write("cc.jsonl", std::fs::read(fixture).unwrap());
+    let before = env.run(&["check", s(&f), "--json"]).json();
+    let counted = env.run(&["count", s(&f), "--json"]).json();
+    // The agent's own figure (system prompt and tools included) beats ctxctl's count.
+    assert!(
+        before["tokens"].as_u64() > counted["total_tokens"].as_u64(),
+        "{before}"
+    );
+    let run = env.run(&["compact", s(&f), "--tail-tokens", "500", "--in-place"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let after = env.run(&["check", s(&f), "--json"]).json();
+    let recount = env.run(&["count", s(&f), "--json"]).json();
+    assert_eq!(
+        after["tokens"], recount["total_tokens"],
+        "stale usage ignored"
+    );
+    assert!(recount["files"][0].get("reported").is_none());
+}

@@ -2,7 +2,7 @@
 //! scripted `(status, body)` and recording the request lines, headers and bodies.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
 pub struct Server {
@@ -12,42 +12,52 @@ pub struct Server {
 
 impl Server {
     pub fn start(replies: Vec<(u16, String)>) -> Server {
+        let n = replies.len();
+        let mut replies = replies.into_iter();
+        Server::serve(Some(n), move |_| replies.next().unwrap())
+    }
+
+    /// A summarizer stand-in that answers every request in the shape its path asks for:
+    /// `…/chat/completions` as OpenAI, `…/messages` as Anthropic.
+    pub fn llm_stub() -> Server {
+        Server::serve(None, |request| {
+            let line = request.lines().next().unwrap_or_default();
+            let path = line.split(' ').nth(1).unwrap_or_default();
+            if path.ends_with("/chat/completions") {
+                openai_answer("STUB SUMMARY: the inventory fix and its regression test.")
+            } else if path.ends_with("/messages") {
+                let v = serde_json::json!({"content": [{"type": "text", "text": "STUB SUMMARY"}]});
+                (200, v.to_string())
+            } else {
+                (404, format!("{{\"error\":\"no route {path}\"}}"))
+            }
+        })
+    }
+
+    /// Serves `limit` connections (or any number) one by one, answering each with
+    /// `reply(recorded request)`; later connections are refused.
+    fn serve(
+        limit: Option<usize>,
+        mut reply: impl FnMut(&str) -> (u16, String) + Send + 'static,
+    ) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&requests);
         std::thread::spawn(move || {
-            for (status, body) in replies {
+            for _ in 0..limit.unwrap_or(usize::MAX) {
                 let Ok((stream, _)) = listener.accept() else {
                     return;
                 };
-                let mut reader = BufReader::new(&stream);
-                let mut head = String::new();
-                let mut len = 0;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        len = v.trim().parse().unwrap_or(0);
-                    }
-                    if line == "\r\n" {
-                        break;
-                    }
-                    head.push_str(&line);
-                }
-                let mut buf = vec![0; len];
-                let _ = reader.read_exact(&mut buf);
-                log.lock()
-                    .unwrap()
-                    .push(head + "\r\n" + &String::from_utf8_lossy(&buf));
-                let reply = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
+                let request = read_request(&stream);
+                log.lock().unwrap().push(request.clone());
+                let (status, body) = reply(&request);
+                let answer = format!(
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
                 let mut w = &stream;
-                let _ = w.write_all(reply.as_bytes());
+                let _ = w.write_all(answer.as_bytes());
             }
         });
         Server { url, requests }
@@ -56,6 +66,29 @@ impl Server {
     pub fn requests(&self) -> Vec<String> {
         self.requests.lock().unwrap().clone()
     }
+}
+
+/// The request line and headers, a blank line, then the body.
+fn read_request(stream: &TcpStream) -> String {
+    let mut reader = BufReader::new(stream);
+    let mut head = String::new();
+    let mut len = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            len = v.trim().parse().unwrap_or(0);
+        }
+        if line == "\r\n" {
+            break;
+        }
+        head.push_str(&line);
+    }
+    let mut buf = vec![0; len];
+    let _ = reader.read_exact(&mut buf);
+    head + "\r\n" + &String::from_utf8_lossy(&buf)
 }
 
 /// A Chat Completions answer with `text`.

@@ -3,17 +3,23 @@
 mod support;
 
 mod archive;
+mod batch;
 mod check;
 mod compact;
 mod count;
 mod crash;
+mod cron;
 mod errors;
 mod generated;
+mod help;
 mod hostile;
 mod http;
 mod misc;
 mod procs;
 mod race;
+mod readme;
+mod readme_blocks;
+mod samples;
 mod secrets;
 mod trim;
 

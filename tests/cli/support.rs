@@ -47,10 +47,16 @@ pub fn sample(name: &str) -> PathBuf {
     repo().join("sample-sessions").join(name)
 }
 
-/// A fixture from ../shared/fixtures (None when the shared folder is not beside the repo).
-pub fn fixture(rel: &str) -> Option<PathBuf> {
+/// A fixture from ../shared/fixtures (the shared folder sits beside the repository, in
+/// CI too); a missing one fails the test loudly rather than skipping it.
+pub fn fixture(rel: &str) -> PathBuf {
     let p = repo().join("../shared/fixtures").join(rel);
-    p.exists().then_some(p)
+    assert!(
+        p.exists(),
+        "fixture {} is missing: ../shared/fixtures must sit beside the repository",
+        p.display()
+    );
+    p
 }
 
 impl TestEnv {
@@ -96,9 +102,14 @@ impl TestEnv {
     }
 
     pub fn env(mut self, key: &str, value: &str) -> TestEnv {
+        self.set(key, value);
+        self
+    }
+
+    /// Sets an environment variable for the runs that follow.
+    pub fn set(&mut self, key: &str, value: &str) {
         self.envs.retain(|(k, _)| k != key);
         self.envs.push((key.to_string(), value.to_string()));
-        self
     }
 
     /// Writes a file under the test dir and returns its path.
@@ -144,6 +155,31 @@ impl TestEnv {
             });
         }
         let out = child.wait_with_output().expect("wait ctxctl");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// Runs `line` with `sh -c` in this environment, the built ctxctl first on PATH (for
+    /// pipelines, redirections and `~` as a user types them).
+    pub fn shell(&self, line: &str) -> Run {
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_ctxctl"));
+        let mut path = bin.parent().unwrap().display().to_string();
+        if let Some((_, p)) = self.envs.iter().find(|(k, _)| k == "PATH") {
+            path = format!("{path}:{p}");
+        }
+        let mut cmd = Command::new("sh");
+        cmd.env_clear();
+        for (k, v) in &self.envs {
+            cmd.env(k, v);
+        }
+        cmd.env("PATH", path)
+            .args(["-c", line])
+            .current_dir(self.dir.path())
+            .stdin(Stdio::null());
+        let out = cmd.output().expect("spawn sh");
         Run {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -1,6 +1,8 @@
-//! `ctxctl compact FILE | --name NAME`: keep the head and a recent tail, replace the
-//! middle with one summary message, archive the originals first.
+//! `ctxctl compact FILE... | -r DIR | --name NAME`: keep the head and a recent tail,
+//! replace the middle with one summary message, archive the originals first.
 
+mod many;
+mod one;
 mod report;
 mod settings;
 
@@ -11,18 +13,14 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::input::{self, Loaded};
-use super::limits::{self, LimitArgs};
-use super::output::{self, Destination, OutputArgs};
+use super::limits::LimitArgs;
+use super::output::{self, OutputArgs};
 use super::{replace, testhook};
-use crate::archive::{self, ArchiveRecord, ArchiveStore, Timestamp, Tokens};
+use crate::archive::Timestamp;
 use crate::compact::{self, CompactInfo, Partition};
 use crate::context::Context;
 use crate::exit::ExitStatus;
-use crate::render::table::thousands;
-use crate::session;
-use crate::summarize::Input;
-use report::{dry_run, unchanged, Report};
-use settings::{summarizer, tail_budget};
+use settings::summarizer;
 
 const AFTER_HELP: &str = "\
 The head (leading system messages) and the most recent messages (the tail) are kept as they
@@ -34,16 +32,29 @@ Examples:
   ctxctl compact session.jsonl --if-needed --in-place
   ctxctl compact session.json --tail-tokens 8000 --dry-run
   ctxctl compact session.json --summarizer llm --instructions 'keep all file paths'
-  ctxctl compact session.jsonl --summarizer llm --redact --in-place";
+  ctxctl compact session.jsonl --summarizer llm --redact --in-place
+
+Several files or -r DIR are compacted in parallel, one report per file (a JSON array with
+--json). A session that changes while ctxctl works on it (an agent still writing to it) is
+skipped with a warning and left as it was; that alone is not an error. A cron line:
+  */30 * * * *  ctxctl compact --if-needed --in-place -q -r ~/.claude/projects";
 
 /// Summarize the middle of a session to make room.
 #[derive(Debug, Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct CompactArgs {
-    /// The session file (`-` reads standard input); leave out to compact `--name` in the store
-    #[arg(value_name = "FILE", required_unless_present = "name")]
-    pub file: Option<PathBuf>,
-    /// A stored session to compact in place; with FILE, the name to store the result under
+    /// Session files (`-` reads standard input); leave out to compact `--name` in the store
+    #[arg(value_name = "FILE", required_unless_present_any = ["name", "recursive"])]
+    pub files: Vec<PathBuf>,
+    /// Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)
+    #[arg(
+        short = 'r',
+        long = "recursive",
+        value_name = "DIR",
+        conflicts_with = "name"
+    )]
+    pub recursive: Vec<PathBuf>,
+    /// A stored session to compact in place; with one FILE, the name to store the result under
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Tokens kept verbatim at the end
@@ -85,185 +96,25 @@ pub struct CompactArgs {
     pub output: OutputArgs,
 }
 pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
-    ctx.prewarm();
     testhook::install(ctx)?;
-    let (path, from_store) = input_path(ctx, args)?;
-    let shown = input::display(&path);
-    replace::retrying(ctx, &shown, |n| attempt(ctx, args, &path, from_store, n))
-}
-
-/// One read-summarize-write pass; `n` counts passes (the input may change under the first).
-fn attempt(
-    ctx: &Context,
-    args: &CompactArgs,
-    path: &Path,
-    from_store: bool,
-    n: u32,
-) -> anyhow::Result<ExitStatus> {
-    let loaded = input::load(ctx, path)?;
-    let shown = loaded.display();
+    let (path, from_store) = match (args.files.as_slice(), args.recursive.is_empty()) {
+        ([], true) => {
+            let name = args.name.as_deref().unwrap_or_default();
+            (stored_session(ctx, name)?, true)
+        }
+        ([one], true) => (one.clone(), false),
+        _ => return many::run(ctx, args, &*summarizer(ctx, args)?),
+    };
+    ctx.prewarm();
     let summarizer = summarizer(ctx, args)?;
-    let limit = args.limits.limits(ctx, &loaded)?.effective_limit() as usize;
-
-    if args.if_needed {
-        let t = limits::threshold(ctx, args.threshold)?.value;
-        if !compact::needs_compaction(loaded.total, limit, t) {
-            let reason = format!(
-                "below the threshold: {} of {} tokens ({:.0}% < {:.0}%)",
-                thousands(loaded.total as u64),
-                thousands(limit as u64),
-                ratio(loaded.total, limit) * 100.0,
-                t * 100.0
-            );
-            return unchanged(ctx, &shown, summarizer.name(), reason, args.output.dry_run);
-        }
+    // One file: when it changes while ctxctl works on it, read it again once.
+    let done = replace::retrying(ctx, &input::display(&path), || {
+        one::compact_file(ctx, args, &*summarizer, &path, from_store)
+    })?;
+    if let Some(doc) = &done.doc {
+        ctx.printer.json(doc)?;
     }
-    let budget = tail_budget(ctx, args, limit)?;
-    let part = compact::partition(&loaded.session, &loaded.counts, budget);
-    if !part.has_middle() {
-        let reason = format!(
-            "nothing to compact: with a tail of {} tokens no messages are left between the head \
-             and the tail (the session has {} tokens)",
-            thousands(budget as u64),
-            thousands(loaded.total as u64)
-        );
-        return unchanged(ctx, &shown, summarizer.name(), reason, args.output.dry_run);
-    }
-
-    let middle = &loaded.session.messages[part.middle.clone()];
-    let input = Input::new(middle)
-        .with_instructions(args.instructions.clone())
-        .with_redaction(args.redact);
-    let spinner = ctx
-        .printer
-        .spinner(&format!("summarizing {} messages", middle.len()));
-    let summary = summarizer.summarize(&input, &loaded.counter);
-    spinner.finish_and_clear();
-    let summary = match summary {
-        Ok(s) => s,
-        Err(e) => {
-            let err = anyhow::Error::new(e).context(format!("{shown}: the summarizer failed"));
-            ctx.printer.error(&err);
-            ctx.printer
-                .hint("nothing was changed; check the llm settings with `ctxctl config`");
-            return Ok(ExitStatus::SummarizerFailed);
-        }
-    };
-
-    let name = archive_name(args, &loaded.path);
-    let store = ArchiveStore::new(ctx.data_dir()?.value);
-    let now = clock(ctx)?;
-    if args.output.dry_run {
-        let seq = store.next_seq(&name)?;
-        let info = info(
-            &CompactInfo::new_id(),
-            seq,
-            Some(store.path_for(&name, seq, now)?),
-            now,
-        );
-        return dry_run(ctx, &loaded, &part, &summary, &info, summarizer.name());
-    }
-
-    let dest = if from_store && args.output.output.is_none() {
-        Destination::InPlace(path.to_path_buf())
-    } else {
-        output::destination(ctx, &args.output, Some(&name), &loaded)?
-    };
-    let _lock = lock(ctx, &store, &name)?;
-    let id = CompactInfo::new_id();
-    // Archive the originals before anything is replaced.
-    let archived = (|| {
-        let seq = store.next_seq(&name)?;
-        let info = info(&id, seq, Some(store.path_for(&name, seq, now)?), now);
-        let record = ArchiveRecord {
-            seq: Some(seq),
-            compact_id: id.clone(),
-            created: now,
-            source: (path != Path::new("-")).then(|| absolute(path)),
-            output: match &dest {
-                Destination::Stdout => None,
-                d => Some(absolute(Path::new(&d.display()))),
-            },
-            format: loaded.session.format.name().to_string(),
-            model: Some(loaded.model.name.clone()),
-            summarizer: summarizer.name().to_string(),
-            tokens: Tokens {
-                original: loaded.total,
-                compacted: compacted(&loaded, &part, &summary, &info),
-                archived: loaded.counts[part.middle.clone()].iter().sum(),
-            },
-            first_message: part.middle.start,
-            messages: part.middle.len(),
-            summary: summary.clone(),
-            records: archive::original_records(&loaded.session, part.middle.clone())?,
-        };
-        let stored = store.put(&name, &record)?;
-        Ok::<_, archive::ArchiveError>((info, stored))
-    })();
-    let (info, archived) = match archived {
-        Ok((info, stored)) => (info, Some((stored.seq, stored.path))),
-        Err(e) if dest.replaces_input() => {
-            return Err(anyhow::Error::new(e).context(format!(
-                "archiving the originals of {shown}; nothing was changed"
-            )))
-        }
-        Err(e) => {
-            ctx.printer.warn(&format!(
-                "cannot archive the originals of {shown} ({e}); writing the compacted session anyway"
-            ));
-            (info(&id, 0, None, now), None)
-        }
-    };
-    let tokens = compacted(&loaded, &part, &summary, &info);
-    let items = compact::assemble(&loaded.session, &part, &summary, &info);
-    let bytes = session::write(&loaded.session, &items)?;
-    let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
-    replace::write_archived(ctx, &dest, &loaded, &bytes, archive_path, n)?;
-
-    let report = Report {
-        compacted: true,
-        original_tokens: loaded.total,
-        compacted_tokens: tokens,
-        compaction_ratio: ratio(tokens, loaded.total),
-        compacted_messages: part.middle.len(),
-        retained_messages: part.head.len() + part.tail.len(),
-        archive: archived.as_ref().map(|(_, p)| p.display().to_string()),
-        output: Some(dest.display()),
-        archive_id: archived.map(|(seq, _)| format!("{name}/{seq}")),
-        summarizer: summarizer.name(),
-        reason: None,
-        dry_run: false,
-    };
-    if ctx.printer.json {
-        if dest != Destination::Stdout {
-            ctx.printer.json(&report)?;
-        }
-    } else {
-        ctx.printer.note(&format!(
-            "compacted {shown}: {} → {} tokens ({:.0}%), summarized {} of {} messages{} → {}",
-            thousands(report.original_tokens as u64),
-            thousands(report.compacted_tokens as u64),
-            report.compaction_ratio * 100.0,
-            report.compacted_messages,
-            loaded.session.messages.len(),
-            report
-                .archive_id
-                .as_ref()
-                .map(|id| format!(", archived as {id}"))
-                .unwrap_or_default(),
-            dest.display()
-        ));
-    }
-    Ok(ExitStatus::Success)
-}
-
-/// The input file, and whether it is the store's copy of `--name`.
-fn input_path(ctx: &Context, args: &CompactArgs) -> anyhow::Result<(PathBuf, bool)> {
-    if let Some(f) = &args.file {
-        return Ok((f.clone(), false));
-    }
-    let name = args.name.as_deref().unwrap_or_default();
-    Ok((stored_session(ctx, name)?, true))
+    Ok(done.status)
 }
 
 /// The session name archives are filed under: `--name`, the file's stem, or `stdin`.

@@ -47,21 +47,56 @@ impl Report {
     }
 }
 
+/// What compacting one file gave: its exit status and, with `--json`, the document to
+/// print (none when the session itself went to stdout).
+pub struct Done {
+    pub status: ExitStatus,
+    pub doc: Option<Doc>,
+}
+
+/// One file's `--json` document.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Doc {
+    Report(Report),
+    DryRun(DryRun),
+}
+
+/// `compact --dry-run --json`: the report, the partition and the summary.
+#[derive(Debug, Serialize)]
+pub struct DryRun {
+    #[serde(flatten)]
+    report: Report,
+    partition: Parts,
+    summary: String,
+}
+
+#[derive(Debug, Serialize)]
+struct Parts {
+    head: Span,
+    middle: Span,
+    tail: Span,
+}
+
+/// Nothing compacted, for `reason`: a note, or the report with `--json`.
 pub fn unchanged(
     ctx: &Context,
     shown: &str,
     summarizer: &'static str,
     reason: String,
     dry_run: bool,
-) -> anyhow::Result<ExitStatus> {
-    if ctx.printer.json {
-        ctx.printer
-            .json(&Report::unchanged(summarizer, reason, dry_run))?;
+) -> Done {
+    let doc = if ctx.printer.json {
+        Some(Doc::Report(Report::unchanged(summarizer, reason, dry_run)))
     } else {
         ctx.printer
             .note(&format!("{shown}: {reason}; nothing written"));
+        None
+    };
+    Done {
+        status: ExitStatus::Success,
+        doc,
     }
-    Ok(ExitStatus::Success)
 }
 
 pub fn dry_run(
@@ -71,7 +106,7 @@ pub fn dry_run(
     summary: &str,
     info: &CompactInfo,
     summarizer: &'static str,
-) -> anyhow::Result<ExitStatus> {
+) -> anyhow::Result<Done> {
     let tokens = compacted(l, part, summary, info);
     let span = |r: &std::ops::Range<usize>| Span {
         start: r.start,
@@ -81,19 +116,6 @@ pub fn dry_run(
     };
     let (head, middle, tail) = (span(&part.head), span(&part.middle), span(&part.tail));
     if ctx.printer.json {
-        #[derive(Serialize)]
-        struct Parts<'a> {
-            head: &'a Span,
-            middle: &'a Span,
-            tail: &'a Span,
-        }
-        #[derive(Serialize)]
-        struct DryRun<'a> {
-            #[serde(flatten)]
-            report: Report,
-            partition: Parts<'a>,
-            summary: &'a str,
-        }
         let report = Report {
             compacted: true,
             original_tokens: l.total,
@@ -108,46 +130,47 @@ pub fn dry_run(
             reason: None,
             dry_run: true,
         };
-        let partition = Parts {
-            head: &head,
-            middle: &middle,
-            tail: &tail,
-        };
-        ctx.printer.json(&DryRun {
+        let doc = Doc::DryRun(DryRun {
             report,
-            partition,
-            summary,
-        })?;
-    } else {
-        let row = |name: &str, s: &Span, action: &str| {
-            vec![
-                name.to_string(),
-                format!("{}..{}", s.start, s.end),
-                s.messages.to_string(),
-                thousands(s.tokens as u64),
-                action.to_string(),
-            ]
-        };
-        let rows = vec![
-            row("head", &head, "keep"),
-            row("middle", &middle, "summarize and archive"),
-            row("tail", &tail, "keep"),
-        ];
-        let p = &ctx.printer;
-        p.line(&table(
-            &["part", "range", "messages", "tokens", "action"],
-            &rows,
-            &[2, 3],
-        ))?;
-        p.line(&format!(
-            "would compact {}: {} → {} tokens ({:.0}%)\n\nsummary ({summarizer}):\n{summary}",
-            l.display(),
-            thousands(l.total as u64),
-            thousands(tokens as u64),
-            ratio(tokens, l.total) * 100.0
-        ))?;
+            partition: Parts { head, middle, tail },
+            summary: summary.to_string(),
+        });
+        return Ok(Done {
+            status: ExitStatus::Failure,
+            doc: Some(doc),
+        });
     }
-    Ok(ExitStatus::Failure)
+    let row = |name: &str, s: &Span, action: &str| {
+        vec![
+            name.to_string(),
+            format!("{}..{}", s.start, s.end),
+            s.messages.to_string(),
+            thousands(s.tokens as u64),
+            action.to_string(),
+        ]
+    };
+    let rows = vec![
+        row("head", &head, "keep"),
+        row("middle", &middle, "summarize and archive"),
+        row("tail", &tail, "keep"),
+    ];
+    let p = &ctx.printer;
+    p.line(&table(
+        &["part", "range", "messages", "tokens", "action"],
+        &rows,
+        &[2, 3],
+    ))?;
+    p.line(&format!(
+        "would compact {}: {} → {} tokens ({:.0}%)\n\nsummary ({summarizer}):\n{summary}",
+        l.display(),
+        thousands(l.total as u64),
+        thousands(tokens as u64),
+        ratio(tokens, l.total) * 100.0
+    ))?;
+    Ok(Done {
+        status: ExitStatus::Failure,
+        doc: None,
+    })
 }
 
 /// One part of the partition in `--dry-run` output.

@@ -39,7 +39,11 @@ pub fn stored_session(ctx: &Context, name: &str) -> anyhow::Result<PathBuf> {
     }
 }
 
-pub fn summarizer(ctx: &Context, args: &CompactArgs) -> anyhow::Result<Box<dyn Summarizer>> {
+/// The summarizer `compact` uses (`Sync`: batch runs share it between threads).
+pub fn summarizer(
+    ctx: &Context,
+    args: &CompactArgs,
+) -> anyhow::Result<Box<dyn Summarizer + Send + Sync>> {
     let kind = args
         .summarizer
         .clone()

@@ -1,0 +1,196 @@
+//! Many files at once: the files are worked on in parallel (one per core), while their
+//! output is printed in input order by the calling thread, as soon as every earlier file
+//! is done. A progress bar counts finished files on a terminal.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use crate::context::Context;
+use crate::exit::{is_broken_pipe, ExitStatus};
+use crate::render::capture::{self, Captured};
+
+/// Runs `work` on every file and hands each result to `emit`, in input order.
+///
+/// With one file, `work` runs on the calling thread and prints as it goes, exactly as a
+/// single-file command always did (and the tokenizer is built meanwhile). With several, up to `max_workers` files (at most one
+/// per core) are worked on at once; what `work` prints through the printer is held back
+/// and replayed before its `emit`, so the output reads as if the files were done one by
+/// one. An error from `emit` (a closed stdout) stops the run: files not yet started are
+/// left alone, and the error is returned.
+pub fn run<T: Send>(
+    ctx: &Context,
+    files: &[PathBuf],
+    what: &str,
+    max_workers: usize,
+    work: impl Fn(&Path) -> T + Sync,
+    mut emit: impl FnMut(&Path, T) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    if let [one] = files {
+        // Build the tokenizer while the file is read and parsed. Not in batch runs: the
+        // workers need it almost at once anyway, and warm-cache runs need none at all.
+        ctx.prewarm();
+        return emit(one, work(one));
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = cores.min(max_workers).max(1);
+    let bar = ctx.printer.progress_bar(files.len() as u64, what);
+    let result = in_order(
+        files.len(),
+        workers,
+        |i| {
+            let _flight = ctx.file_in_flight();
+            capture::capture(|| work(&files[i]))
+        },
+        |i, (value, captured): (T, Captured)| {
+            let shown = bar.suspend(|| {
+                captured.replay()?;
+                emit(&files[i], value)
+            });
+            bar.inc(1);
+            shown
+        },
+    );
+    bar.finish_and_clear();
+    result
+}
+
+/// One file's outcome, from the calling thread: an error is reported (and makes `status`
+/// an error) so that the other files go on; a closed stdout ends the run.
+pub fn reported<T>(
+    ctx: &Context,
+    outcome: anyhow::Result<T>,
+    status: &mut ExitStatus,
+) -> anyhow::Result<Option<T>> {
+    match outcome {
+        Ok(value) => Ok(Some(value)),
+        Err(e) if is_broken_pipe(&e) => Err(e),
+        Err(e) => {
+            ctx.report(&e);
+            *status = status.worst(ExitStatus::Error);
+            Ok(None)
+        }
+    }
+}
+
+/// Runs `work(i)` for `i` in `0..n` on `workers` threads and calls `emit(i, result)` on the
+/// calling thread in increasing `i`, each as soon as it and all before it are done. After
+/// an `emit` error no new item is started and the error is returned.
+pub fn in_order<T: Send, E>(
+    n: usize,
+    workers: usize,
+    work: impl Fn(usize) -> T + Sync,
+    mut emit: impl FnMut(usize, T) -> Result<(), E>,
+) -> Result<(), E> {
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|s| {
+        for _ in 0..workers.clamp(1, n.max(1)) {
+            let tx = tx.clone();
+            let (next, stop, work) = (&next, &stop, &work);
+            s.spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n || tx.send((i, work(i))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut ready = BTreeMap::new();
+        let mut due = 0;
+        let mut result = Ok(());
+        for (i, value) in rx {
+            ready.insert(i, value);
+            while let Some(value) = ready.remove(&due) {
+                if result.is_ok() {
+                    result = emit(due, value);
+                    if result.is_err() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                due += 1;
+            }
+        }
+        result
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn results_come_out_in_input_order_even_when_finished_out_of_order() {
+        // Item 0 finishes last: it waits until every other item is done.
+        let others_done = AtomicUsize::new(0);
+        let n = 20;
+        let mut seen = Vec::new();
+        in_order(
+            n,
+            2,
+            |i| {
+                if i == 0 {
+                    while others_done.load(Ordering::SeqCst) < n - 1 {
+                        std::thread::yield_now();
+                    }
+                } else {
+                    others_done.fetch_add(1, Ordering::SeqCst);
+                }
+                i * 10
+            },
+            |i, v| {
+                seen.push((i, v));
+                Ok::<_, ()>(())
+            },
+        )
+        .unwrap();
+        let want: Vec<(usize, usize)> = (0..n).map(|i| (i, i * 10)).collect();
+        assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn an_emit_error_stops_new_work_and_is_returned() {
+        let started = AtomicUsize::new(0);
+        // Items after 3 wait until 3 has been emitted, so the run cannot finish first.
+        let gate = AtomicBool::new(false);
+        let mut emitted = Vec::new();
+        let result = in_order(
+            1000,
+            2,
+            |i| {
+                started.fetch_add(1, Ordering::SeqCst);
+                while i > 3 && !gate.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
+                i
+            },
+            |i, _| {
+                emitted.push(i);
+                if i == 3 {
+                    gate.store(true, Ordering::SeqCst);
+                    Err("closed")
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(result, Err("closed"));
+        assert_eq!(
+            emitted,
+            vec![0, 1, 2, 3],
+            "nothing is emitted after an error"
+        );
+        assert!(started.load(Ordering::SeqCst) < 100, "new work stopped");
+    }
+
+    #[test]
+    fn no_items_is_fine() {
+        let r = in_order(0, 4, |i| i, |_, _| Err::<(), _>("never called"));
+        assert_eq!(r, Ok(()));
+    }
+}

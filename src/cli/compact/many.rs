@@ -1,0 +1,136 @@
+//! `compact` over several files or `-r DIR`, for cron: `ctxctl compact --if-needed
+//! --in-place -r DIR` compacts each session that needs it, in parallel, one report per file
+//! in input order. A session that changes while ctxctl works on it (an agent is still
+//! appending to it) is skipped, never clobbered.
+//!
+//! Exit code: skipped sessions do not count as failures, since for cron they are normal
+//! (the next run will get them), so a run where some sessions were compacted and one was
+//! skipped exits 0 with a warning. A run that got nothing done at all (every session
+//! skipped or failed) exits 2, as `compact FILE` does when its one file changed.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::one::compact_file;
+use super::report::{Doc, Report};
+use super::settings::tail_budget;
+use super::CompactArgs;
+use crate::cli::batch;
+use crate::cli::input::{self, InputArgs};
+use crate::cli::limits;
+use crate::cli::output::{self, Changed};
+use crate::context::Context;
+use crate::exit::ExitStatus;
+use crate::summarize::Summarizer;
+
+/// The reason given for a skipped session in `--json`.
+const SKIPPED: &str = "changed while ctxctl was working on it; left as it was";
+
+/// One file of `compact --json` over several files.
+#[derive(Debug, Serialize)]
+struct Entry {
+    path: String,
+    skipped: bool,
+    #[serde(flatten)]
+    doc: Doc,
+}
+
+pub fn run(
+    ctx: &Context,
+    args: &CompactArgs,
+    summarizer: &(dyn Summarizer + Sync),
+) -> anyhow::Result<ExitStatus> {
+    if args.name.is_some() {
+        anyhow::bail!("--name names one session: give a single FILE with it");
+    }
+    if args.output.output.is_some() {
+        anyhow::bail!(
+            "-o writes one session: with several files use --in-place, or leave -o out to \
+             write each into the store"
+        );
+    }
+    // Settings errors once, up front, rather than once per file.
+    if args.if_needed {
+        limits::threshold(ctx, args.threshold)?;
+    }
+    tail_budget(ctx, args, 0)?;
+    let files = InputArgs {
+        files: args.files.clone(),
+        recursive: args.recursive.clone(),
+    }
+    .collect()?;
+    if !args.output.in_place && !args.output.dry_run {
+        distinct_store_names(&files)?;
+    }
+    // An LLM provider gets one request at a time (rate limits); offline uses every core.
+    let workers = if summarizer.name() == "offline" {
+        usize::MAX
+    } else {
+        1
+    };
+    let mut status = ExitStatus::Success;
+    let mut entries = Vec::new();
+    let (mut succeeded, mut skipped) = (0, 0);
+    let work = |path: &std::path::Path| compact_file(ctx, args, summarizer, path, false);
+    batch::run(ctx, &files, "compacting", workers, work, |path, outcome| {
+        let shown = input::display(path);
+        if let Err(e) = &outcome {
+            if e.downcast_ref::<Changed>().is_some() {
+                skipped += 1;
+                ctx.printer.warn(&format!(
+                    "skipped: {shown} changed while ctxctl was working on it (is an agent \
+                     still writing to it?); left as it was"
+                ));
+                let report = Report::unchanged(summarizer.name(), SKIPPED.into(), false);
+                entries.push(Entry {
+                    path: shown,
+                    skipped: true,
+                    doc: Doc::Report(report),
+                });
+                return Ok(());
+            }
+        }
+        if let Some(done) = batch::reported(ctx, outcome, &mut status)? {
+            status = status.worst(done.status);
+            if done.status <= ExitStatus::Failure {
+                succeeded += 1;
+            }
+            if let Some(doc) = done.doc {
+                entries.push(Entry {
+                    path: shown,
+                    skipped: false,
+                    doc,
+                });
+            }
+        }
+        Ok(())
+    })?;
+    if succeeded == 0 && skipped > 0 {
+        status = status.worst(ExitStatus::Error);
+    }
+    if ctx.printer.json {
+        ctx.printer.json(&entries)?;
+    }
+    Ok(status)
+}
+
+/// Without `--in-place` every result goes into the store under its file's stem: two
+/// inputs with the same stem would overwrite each other there.
+fn distinct_store_names(files: &[PathBuf]) -> anyhow::Result<()> {
+    let mut seen: HashMap<String, &PathBuf> = HashMap::new();
+    for f in files {
+        if let Ok(name) = output::session_name(None, f) {
+            if let Some(other) = seen.insert(name.clone(), f) {
+                anyhow::bail!(
+                    "{} and {} would both be stored as session {name}; use --in-place, or \
+                     compact them one at a time with --name",
+                    other.display(),
+                    f.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}

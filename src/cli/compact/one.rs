@@ -1,0 +1,203 @@
+//! Compacting one session: partition, summarize, archive the middle, write the result.
+
+use std::path::Path;
+
+use super::report::{dry_run, unchanged, Doc, Done, Report};
+use super::settings::{clock, lock, tail_budget};
+use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
+use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens};
+use crate::cli::input;
+use crate::cli::limits;
+use crate::cli::output::{self, Destination};
+use crate::compact::{self, CompactInfo};
+use crate::context::Context;
+use crate::exit::ExitStatus;
+use crate::render::table::thousands;
+use crate::session;
+use crate::summarize::{Input, Summarizer};
+
+/// Compacts one session (`from_store`: the store's copy of `--name`, compacted in place).
+/// Prints its human report; the `--json` document is returned for the caller to print.
+pub fn compact_file(
+    ctx: &Context,
+    args: &CompactArgs,
+    summarizer: &dyn Summarizer,
+    path: &Path,
+    from_store: bool,
+) -> anyhow::Result<Done> {
+    let loaded = input::load(ctx, path)?;
+    let shown = loaded.display();
+    let limit = args.limits.limits(ctx, &loaded)?.effective_limit() as usize;
+
+    if args.if_needed {
+        let t = limits::threshold(ctx, args.threshold)?.value;
+        if !compact::needs_compaction(loaded.total, limit, t) {
+            let reason = format!(
+                "below the threshold: {} of {} tokens ({:.0}% < {:.0}%)",
+                thousands(loaded.total as u64),
+                thousands(limit as u64),
+                ratio(loaded.total, limit) * 100.0,
+                t * 100.0
+            );
+            return Ok(unchanged(
+                ctx,
+                &shown,
+                summarizer.name(),
+                reason,
+                args.output.dry_run,
+            ));
+        }
+    }
+    let budget = tail_budget(ctx, args, limit)?;
+    let part = compact::partition(&loaded.session, &loaded.counts, budget);
+    if !part.has_middle() {
+        let reason = format!(
+            "nothing to compact: with a tail of {} tokens no messages are left between the head \
+             and the tail (the session has {} tokens)",
+            thousands(budget as u64),
+            thousands(loaded.total as u64)
+        );
+        return Ok(unchanged(
+            ctx,
+            &shown,
+            summarizer.name(),
+            reason,
+            args.output.dry_run,
+        ));
+    }
+
+    let middle = &loaded.session.messages[part.middle.clone()];
+    let input = Input::new(middle)
+        .with_instructions(args.instructions.clone())
+        .with_redaction(args.redact);
+    let spinner = ctx
+        .printer
+        .spinner(&format!("summarizing {} messages", middle.len()));
+    let summary = summarizer.summarize(&input, &loaded.counter);
+    spinner.finish_and_clear();
+    let summary = match summary {
+        Ok(s) => s,
+        Err(e) => {
+            let err = anyhow::Error::new(e).context(format!("{shown}: the summarizer failed"));
+            ctx.printer.error(&err);
+            ctx.printer
+                .hint("nothing was changed; check the llm settings with `ctxctl config`");
+            return Ok(Done {
+                status: ExitStatus::SummarizerFailed,
+                doc: None,
+            });
+        }
+    };
+
+    let name = archive_name(args, &loaded.path);
+    let store = ArchiveStore::new(ctx.data_dir()?.value);
+    let now = clock(ctx)?;
+    if args.output.dry_run {
+        let seq = store.next_seq(&name)?;
+        let info = info(
+            &CompactInfo::new_id(),
+            seq,
+            Some(store.path_for(&name, seq, now)?),
+            now,
+        );
+        return dry_run(ctx, &loaded, &part, &summary, &info, summarizer.name());
+    }
+
+    let dest = if from_store && args.output.output.is_none() {
+        Destination::InPlace(path.to_path_buf())
+    } else {
+        output::destination(ctx, &args.output, Some(&name), &loaded)?
+    };
+    let _lock = lock(ctx, &store, &name)?;
+    if let Destination::InPlace(p) = &dest {
+        // Do not even archive a session that already changed.
+        output::ensure_unchanged(p, loaded.fingerprint)?;
+    }
+    let id = CompactInfo::new_id();
+    // Archive the originals before anything is replaced.
+    let archived = (|| {
+        let seq = store.next_seq(&name)?;
+        let info = info(&id, seq, Some(store.path_for(&name, seq, now)?), now);
+        let record = ArchiveRecord {
+            seq: Some(seq),
+            compact_id: id.clone(),
+            created: now,
+            source: (path != Path::new("-")).then(|| absolute(path)),
+            output: match &dest {
+                Destination::Stdout => None,
+                d => Some(absolute(Path::new(&d.display()))),
+            },
+            format: loaded.session.format.name().to_string(),
+            model: Some(loaded.model.name.clone()),
+            summarizer: summarizer.name().to_string(),
+            tokens: Tokens {
+                original: loaded.total,
+                compacted: compacted(&loaded, &part, &summary, &info),
+                archived: loaded.counts[part.middle.clone()].iter().sum(),
+            },
+            first_message: part.middle.start,
+            messages: part.middle.len(),
+            summary: summary.clone(),
+            records: archive::original_records(&loaded.session, part.middle.clone())?,
+        };
+        let stored = store.put(&name, &record)?;
+        Ok::<_, archive::ArchiveError>((info, stored))
+    })();
+    let (info, archived) = match archived {
+        Ok((info, stored)) => (info, Some((stored.seq, stored.path))),
+        Err(e) if dest.replaces_input() => {
+            return Err(anyhow::Error::new(e).context(format!(
+                "archiving the originals of {shown}; nothing was changed"
+            )))
+        }
+        Err(e) => {
+            ctx.printer.warn(&format!(
+                "cannot archive the originals of {shown} ({e}); writing the compacted session anyway"
+            ));
+            (info(&id, 0, None, now), None)
+        }
+    };
+    let tokens = compacted(&loaded, &part, &summary, &info);
+    let items = compact::assemble(&loaded.session, &part, &summary, &info);
+    let bytes = session::write(&loaded.session, &items)?;
+    let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
+    output::write_archived(ctx, &dest, &loaded, &bytes, archive_path)?;
+
+    let report = Report {
+        compacted: true,
+        original_tokens: loaded.total,
+        compacted_tokens: tokens,
+        compaction_ratio: ratio(tokens, loaded.total),
+        compacted_messages: part.middle.len(),
+        retained_messages: part.head.len() + part.tail.len(),
+        archive: archived.as_ref().map(|(_, p)| p.display().to_string()),
+        output: Some(dest.display()),
+        archive_id: archived.map(|(seq, _)| format!("{name}/{seq}")),
+        summarizer: summarizer.name(),
+        reason: None,
+        dry_run: false,
+    };
+    let doc = if ctx.printer.json {
+        (dest != Destination::Stdout).then_some(Doc::Report(report))
+    } else {
+        ctx.printer.note(&format!(
+            "compacted {shown}: {} → {} tokens ({:.0}%), summarized {} of {} messages{} → {}",
+            thousands(report.original_tokens as u64),
+            thousands(report.compacted_tokens as u64),
+            report.compaction_ratio * 100.0,
+            report.compacted_messages,
+            loaded.session.messages.len(),
+            report
+                .archive_id
+                .as_ref()
+                .map(|id| format!(", archived as {id}"))
+                .unwrap_or_default(),
+            dest.display()
+        ));
+        None
+    };
+    Ok(Done {
+        status: ExitStatus::Success,
+        doc,
+    })
+}

@@ -1,0 +1,108 @@
+//! Counting the messages of one session on several threads: chunks of about `CHUNK_BYTES`
+//! of text handed out to the threads as they finish the previous one, so uneven messages
+//! still keep every thread busy.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::session::{Message, Part};
+
+/// Below this much text, threads cost more than they save.
+const PARALLEL_BYTES: usize = 256 * 1024;
+/// Text handed to a counting thread at a time.
+const CHUNK_BYTES: usize = 64 * 1024;
+
+/// The number of cores this process may use (1 when it cannot be told).
+pub fn available() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `count` of every message, in order, on up to `threads` threads (one when the messages
+/// hold too little text to be worth it).
+pub fn count(
+    msgs: &[&Message],
+    threads: usize,
+    count: impl Fn(&Message) -> usize + Sync,
+) -> Vec<usize> {
+    let bytes: usize = msgs.iter().map(|m| approx_bytes(m)).sum();
+    if threads < 2 || bytes < PARALLEL_BYTES {
+        return msgs.iter().map(|m| count(m)).collect();
+    }
+    let bounds = chunks(msgs);
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, Vec<usize>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads.min(bounds.len() - 1))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let c = next.fetch_add(1, Ordering::Relaxed);
+                        if c + 1 >= bounds.len() {
+                            break out;
+                        }
+                        let chunk = &msgs[bounds[c]..bounds[c + 1]];
+                        out.push((c, chunk.iter().map(|m| count(m)).collect()));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    done.sort_unstable_by_key(|(c, _)| *c);
+    done.into_iter().flat_map(|(_, v)| v).collect()
+}
+
+/// Chunk boundaries: `[0, …, msgs.len()]`, each chunk about `CHUNK_BYTES` of text.
+fn chunks(msgs: &[&Message]) -> Vec<usize> {
+    let mut bounds = vec![0];
+    let mut acc = 0;
+    for (i, m) in msgs.iter().enumerate() {
+        acc += approx_bytes(m);
+        if acc >= CHUNK_BYTES {
+            bounds.push(i + 1);
+            acc = 0;
+        }
+    }
+    if *bounds.last().unwrap_or(&0) != msgs.len() {
+        bounds.push(msgs.len());
+    }
+    bounds
+}
+
+fn approx_bytes(m: &Message) -> usize {
+    fn part(p: &Part) -> usize {
+        match p {
+            Part::Text(t) | Part::Thinking(t) => t.len(),
+            Part::ToolCall { arguments, .. } => arguments.len() + 16,
+            Part::ToolResult { content, .. } => content.iter().map(part).sum(),
+            _ => 16,
+        }
+    }
+    16 + m.parts.iter().map(part).sum::<usize>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::{Origin, Role};
+
+    #[test]
+    fn every_thread_count_gives_the_same_counts_in_order() {
+        // Enough text to take the threaded path, in messages of uneven sizes.
+        let msgs: Vec<Message> = (0..200)
+            .map(|i| {
+                let text = "w".repeat(1000 + (i * 7919) % 9000);
+                Message::new(Role::User, vec![Part::Text(text)], Origin::Record(i))
+            })
+            .collect();
+        let refs: Vec<&Message> = msgs.iter().collect();
+        let by_len = |m: &Message| approx_bytes(m);
+        let one = count(&refs, 1, by_len);
+        assert_eq!(one.len(), msgs.len());
+        for threads in [2, 3, 8] {
+            assert_eq!(count(&refs, threads, by_len), one, "{threads} threads");
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! Many files at once (`FILE...`, `-r DIR`): parallel, yet reported in input order exactly
+//! as one-by-one runs would; bad files reported without stopping the others; a progress
+//! bar on a terminal only. `compact -r` is in cron.rs.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use crate::support::{sample, TestEnv};
+
+const WORDS: &[&str] = &[
+    "the",
+    "context",
+    "window",
+    "tool",
+    "result",
+    "fn",
+    "main()",
+    "error:",
+    "path/to/file.rs",
+    "42",
+    "tokens",
+    "résumé",
+    "naïve",
+    "🙂",
+    "compact",
+    "archive",
+    "{\"k\": [1, 2]}",
+    "λ",
+];
+
+/// A chat session of `n` messages whose text depends on `seed` (so each file differs).
+pub fn session(seed: usize, n: usize) -> String {
+    let mut x = seed as u64 * 2_654_435_761 + 1;
+    let mut msgs = vec![serde_json::json!({"role": "system", "content": "You are terse."})];
+    for i in 0..n {
+        let len = 5 + (x % 60) as usize;
+        let text: Vec<&str> = (0..len)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                WORDS[(x >> 33) as usize % WORDS.len()]
+            })
+            .collect();
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        msgs.push(serde_json::json!({"role": role, "content": text.join(" ")}));
+    }
+    serde_json::to_string_pretty(&serde_json::json!({"model": "gpt-4o", "messages": msgs})).unwrap()
+}
+
+/// `dir/` with sessions of uneven sizes, so that files finish out of order; returns them
+/// in the order `-r` walks them (sorted).
+fn sessions(env: &TestEnv, dir: &str, count: usize) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = (0..count)
+        .map(|i| {
+            let n = if i % 3 == 0 { 400 } else { 3 + i };
+            env.write(&format!("{dir}/sub{}/s{i:02}.json", i % 2), session(i, n))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+pub fn paths(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn count_of_many_files_equals_one_by_one_runs_in_input_order() {
+    let env = TestEnv::new();
+    let files = sessions(&env, "d", 10);
+    let all = env.run(&["count", "-r", "d", "--json", "--no-cache"]);
+    assert_eq!(all.code, 0, "{all:?}");
+    let v = all.json();
+    let want: Vec<String> = files.iter().map(|f| rel(&env, f)).collect();
+    assert_eq!(paths(&v["files"]), want);
+    let mut total = 0;
+    for (f, got) in files.iter().zip(v["files"].as_array().unwrap()) {
+        let one = env
+            .run(&["count", &rel(&env, f), "--json", "--no-cache"])
+            .json();
+        assert_eq!(&one["files"][0], got, "{}", f.display());
+        total += got["tokens"].as_u64().unwrap();
+    }
+    assert_eq!(v["total_tokens"], total);
+    // Human output: one line per file in the same order, then the total.
+    let human = env.run(&["count", "-r", "d", "--no-cache"]);
+    let lines: Vec<&str> = human.stdout.lines().collect();
+    assert_eq!(lines.len(), files.len() + 1, "{human:?}");
+    for (line, f) in lines.iter().zip(&want) {
+        assert!(line.contains(f.as_str()), "{line} / {f}");
+    }
+    assert!(lines[files.len()].contains("total (10 files)"), "{human:?}");
+}
+
+#[test]
+fn cached_and_uncached_batch_counts_are_identical() {
+    let env = TestEnv::new();
+    sessions(&env, "d", 8);
+    let args = ["count", "-r", "d", "--json", "--per-message"];
+    let fresh = env.run(&[&args[..], &["--no-cache"]].concat());
+    let cold = env.run(&args);
+    let warm = env.run(&[&args[..], &["-v"]].concat());
+    assert_eq!(fresh.code, 0, "{fresh:?}");
+    assert_eq!(fresh.stdout, cold.stdout);
+    assert_eq!(fresh.stdout, warm.stdout);
+    assert!(
+        warm.stderr.contains("tokenizer not needed"),
+        "a warm batch run tokenizes nothing: {warm:?}"
+    );
+}
+
+#[test]
+fn a_bad_file_is_reported_in_its_place_and_the_others_still_run() {
+    let env = TestEnv::new();
+    let files = sessions(&env, "d", 6);
+    env.write("d/sub0/s02-broken.json", "{\"messages\": [");
+    let run = env.run(&["check", "-r", "d", "--json"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("s02-broken.json"), "{run:?}");
+    let want: Vec<String> = files.iter().map(|f| rel(&env, f)).collect();
+    assert_eq!(paths(&run.json()), want);
+    // Human mode: the error comes between the lines of the files around it.
+    let human = env.run(&["check", "-r", "d"]);
+    assert_eq!(human.code, 2, "{human:?}");
+    assert_eq!(human.stdout.lines().count(), files.len(), "{human:?}");
+}
+
+#[test]
+fn check_keeps_the_worst_exit_code_and_stats_the_input_order() {
+    let env = TestEnv::new();
+    let files = sessions(&env, "d", 6);
+    let ok = env.run(&["check", "-r", "d", "--json"]);
+    assert_eq!(ok.code, 0, "{ok:?}");
+    // s00 has 400 messages: over a small limit; the others are not.
+    let tight = env.run(&[
+        "check",
+        "-r",
+        "d",
+        "--json",
+        "--max-tokens",
+        "3000",
+        "--reserve-output",
+        "0",
+    ]);
+    assert_eq!(tight.code, 1, "{tight:?}");
+    let v = tight.json();
+    let statuses: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses[0], "over", "{v}");
+    assert!(statuses[1..].contains(&"ok"), "{v}");
+    let stats = env.run(&["stats", "-r", "d", "--json"]);
+    assert_eq!(stats.code, 0, "{stats:?}");
+    let want: Vec<String> = files.iter().map(|f| rel(&env, f)).collect();
+    assert_eq!(paths(&stats.json()), want);
+    for (f, got) in files.iter().zip(stats.json().as_array().unwrap()) {
+        let one = env.run(&["stats", &rel(&env, f), "--json"]).json();
+        assert_eq!(&one, got);
+    }
+}
+
+#[test]
+fn no_progress_bar_off_a_terminal() {
+    let env = TestEnv::new();
+    sessions(&env, "d", 12);
+    for cmd in ["count", "check", "stats"] {
+        let run = env.run(&[cmd, "-r", "d", "--model", "gpt-4o"]);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(run.stderr.is_empty(), "{cmd}: {run:?}");
+        assert!(
+            !run.stdout.contains('\r') && !run.stdout.contains('\x1b'),
+            "{run:?}"
+        );
+    }
+    let f = env.write("c/a.jsonl", fs::read(sample("plain.jsonl")).unwrap());
+    env.write("c/b.jsonl", fs::read(sample("plain.jsonl")).unwrap());
+    let run = env.run(&[
+        "compact",
+        "--model",
+        "gpt-4o",
+        "-r",
+        "c",
+        "--in-place",
+        "--tail-tokens",
+        "300",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    // Only the two reports, one line each.
+    assert_eq!(run.stderr.lines().count(), 2, "{run:?}");
+    assert!(
+        run.stderr.lines().all(|l| l.starts_with("compacted c/")),
+        "{run:?}"
+    );
+    assert!(
+        !run.stderr.contains('\r') && !run.stderr.contains('\x1b'),
+        "{run:?}"
+    );
+    assert!(fs::read_to_string(f).unwrap().contains("compact"));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_progress_bar_shows_on_a_terminal() {
+    // util-linux `script` runs the command on a pseudo-terminal: the same run that prints
+    // nothing on stderr above draws a bar there (so the test above can fail).
+    let env = TestEnv::new();
+    sessions(&env, "d", 12);
+    let cmd = format!(
+        "{} check -r d --model gpt-4o > out.txt",
+        env!("CARGO_BIN_EXE_ctxctl")
+    );
+    let mut script = std::process::Command::new("script");
+    script.env_clear();
+    for (k, v) in env.command(&[]).get_envs() {
+        if let Some(v) = v {
+            script.env(k, v);
+        }
+    }
+    script
+        .env("TERM", "xterm")
+        .args(["-qec", &cmd, "/dev/null"])
+        .current_dir(env.path())
+        .stdin(Stdio::null());
+    let Ok(run) = script.output() else {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("`script` is not installed; skipping");
+        }
+        return;
+    };
+    let tty = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{tty}");
+    assert!(tty.contains("checking ["), "no bar on a terminal: {tty:?}");
+    // The reports themselves still went to stdout, whole.
+    let out = fs::read_to_string(env.path().join("out.txt")).unwrap();
+    assert_eq!(out.lines().count(), 12, "{out}");
+}
+
+/// `f` relative to the test dir (the runs' working directory), as ctxctl shows it.
+fn rel(env: &TestEnv, f: &Path) -> String {
+    f.strip_prefix(env.path()).unwrap().display().to_string()
+}
