@@ -43,11 +43,25 @@ def measure(cmd, runs, env):
     return statistics.median(times), rss, out
 
 
+def appended(path, salt):
+    """A copy of the session at `path` with 10 new messages at the end."""
+    import json
+    with open(path) as f:
+        doc = json.load(f)
+    for k in range(10):
+        role = "user" if k % 2 == 0 else "assistant"
+        doc["messages"].append({"role": role, "content": f"appended message {salt}-{k}: " + "more words here " * 20})
+    out = path + f".appended-{salt}.json"
+    with open(out, "w") as f:
+        json.dump(doc, f)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="200k,2m")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--commands", default="count,check,check-warm,trim,compact")
+    ap.add_argument("--commands", default="count,check,check-warm,check-append,trim,compact")
     args = ap.parse_args()
     subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "ctxctl", "--example", "bare_count"],
                    cwd=ROOT, check=True)
@@ -80,6 +94,18 @@ def main():
             "compact": [BIN, "compact", path, "--model", "gpt-4o", "--no-cache", "-o", "-"],
         }
         for name in args.commands.split(","):
+            if name == "check-append":
+                # Warm cache for the session, then each run sees 10 messages it never saw.
+                run(cmds["check-warm"], env)
+                times, rss = [], 0
+                for i in range(args.runs):
+                    grown = appended(path, i)
+                    t, r, _ = run([BIN, "check", grown, "--model", "gpt-4o"], env)
+                    times.append(t)
+                    rss = max(rss, r)
+                    os.remove(grown)
+                row(name, statistics.median(times), rss)
+                continue
             if name == "check-warm":
                 run(cmds["check-warm"], env)  # fill the cache
             t, rss, _ = measure(cmds[name], args.runs, env)
