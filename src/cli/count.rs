@@ -170,10 +170,7 @@ fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> an
 }
 
 fn indent(text: &str) -> String {
-    text.lines()
-        .map(|l| format!("    {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::render::table::indent(text, 4)
 }
 
 /// The first `max` characters of `text` on one line.

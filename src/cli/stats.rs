@@ -320,8 +320,5 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
 }
 
 fn indent(text: &str) -> String {
-    text.lines()
-        .map(|l| format!("  {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::render::table::indent(text, 2)
 }

@@ -68,13 +68,16 @@ pub fn pause_before_replace(ctx: &Context, path: &Path) -> anyhow::Result<()> {
     };
     let attempt = PAUSES.fetch_add(1, Ordering::SeqCst) + 1;
     let marker = Path::new(marker);
-    std::fs::write(marker, attempt.to_string()).with_context(|| {
-        format!(
-            "{}: {}",
-            env::CTXCTL_TEST_PAUSE_BEFORE_REPLACE,
-            marker.display()
-        )
-    })?;
+    // Written atomically: a test polling for the marker never sees it empty.
+    crate::fsutil::write_atomic(marker, attempt.to_string().as_bytes(), false).with_context(
+        || {
+            format!(
+                "{}: {}",
+                env::CTXCTL_TEST_PAUSE_BEFORE_REPLACE,
+                marker.display()
+            )
+        },
+    )?;
     ctx.printer.debug(&format!(
         "paused before replacing {} until {} is removed",
         path.display(),

@@ -39,6 +39,15 @@ pub fn table(header: &[&str], rows: &[Vec<String>], right: &[usize]) -> String {
     out
 }
 
+/// `text` with every line indented by `width` spaces.
+pub fn indent(text: &str, width: usize) -> String {
+    let pad = " ".repeat(width);
+    text.lines()
+        .map(|l| format!("{pad}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// `12345` → `12,345`.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();

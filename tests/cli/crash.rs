@@ -15,15 +15,7 @@ use crate::support::{s, Run, TestEnv};
 const TEMP: &str = ".ctxctl-tmp-";
 
 fn chat(n: usize) -> String {
-    (0..n)
-        .map(|i| {
-            let role = if i % 2 == 0 { "user" } else { "assistant" };
-            format!(
-                "{}\n",
-                serde_json::json!({"role": role, "content": format!("message {i}: more words about the work")})
-            )
-        })
-        .collect()
+    crate::support::jsonl_chat(n)
 }
 
 /// Every file below `dir`, recursively.

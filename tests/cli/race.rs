@@ -11,17 +11,8 @@ use serde_json::Value;
 use crate::procs::{spawn, wait_for_file, Spawned};
 use crate::support::{s, TestEnv};
 
-/// A plain JSONL session of `n` alternating user/assistant lines.
 fn chat(n: usize) -> String {
-    (0..n)
-        .map(|i| {
-            let role = if i % 2 == 0 { "user" } else { "assistant" };
-            format!(
-                "{}\n",
-                serde_json::json!({"role": role, "content": format!("message {i}: some words about the task at hand")})
-            )
-        })
-        .collect()
+    crate::support::jsonl_chat(n)
 }
 
 const LATE: &str = r#"{"role":"user","content":"a late message from the agent"}"#;

@@ -192,3 +192,16 @@ impl TestEnv {
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
+
+/// A plain JSONL session of `n` alternating user/assistant lines.
+pub fn jsonl_chat(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            format!(
+                "{}\n",
+                serde_json::json!({"role": role, "content": format!("message {i}: some words about the task at hand")})
+            )
+        })
+        .collect()
+}
