@@ -316,8 +316,18 @@ impl Context {
     }
 
     /// Starts building the tokenizer the run will most likely need on another thread, so
-    /// that it is ready when the input has been read and parsed.
+    /// that it is ready when the input has been read and parsed. Not when counts are likely
+    /// to come from a filled persistent cache: a warm run builds no tokenizer at all (and
+    /// does not spend the other core or ~70 MB of tables on one).
     pub fn prewarm(&self) {
+        let warm = !self.no_cache
+            && self
+                .cache_file()
+                .and_then(|p| std::fs::metadata(p).ok())
+                .is_some_and(|m| m.len() > 0);
+        if warm {
+            return;
+        }
         let encoding = match self.tokenizer.value {
             Some(e) => e,
             None => {

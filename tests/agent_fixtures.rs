@@ -140,3 +140,37 @@ fn claude_usage_against_cl100k() {
         all_reported as f64 / all_counted as f64
     );
 }
+
+#[test]
+fn detection_from_the_layout_agrees_with_full_detection() {
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&samples)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    for dir in [
+        "claude-code",
+        "codex",
+        "anthropic-messages",
+        "openai-chat",
+        "goose",
+        "openhands",
+    ] {
+        files.extend(fixtures_in(dir));
+    }
+    let mut checked = 0;
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        let body = text.trim_start_matches('\u{feff}');
+        let full = session::detect(body).map_err(|e| e.to_string());
+        let read = session::read(&bytes, None).map(|s| s.format);
+        match (&full, &read) {
+            (Ok(f), Ok(r)) => assert_eq!(f, r, "{path:?}"),
+            (Err(_), Err(_)) => {}
+            _ => panic!("{path:?}: detect says {full:?}, read says {read:?}"),
+        }
+        checked += 1;
+    }
+    assert!(checked > 15, "only {checked} files");
+}

@@ -97,6 +97,26 @@ impl Loaded {
     }
 }
 
+/// Messages above which a session is freed on another thread.
+const BACKGROUND_FREE: usize = 4096;
+
+impl Drop for Loaded {
+    /// A large session is freed on another thread: freeing a few million strings takes as
+    /// long as reading them, and nobody waits for it (a one-file run exits meanwhile).
+    fn drop(&mut self) {
+        if self.session.messages.len() < BACKGROUND_FREE {
+            return;
+        }
+        let messages = std::mem::take(&mut self.session.messages);
+        let doc = std::mem::replace(
+            &mut self.session.doc,
+            session::Document::Lines(session::LinesDoc::new(String::new())),
+        );
+        let counts = std::mem::take(&mut self.counts);
+        let _ = std::thread::Builder::new().spawn(move || drop((messages, doc, counts)));
+    }
+}
+
 fn scale(n: usize, factor: f64) -> usize {
     if factor == 1.0 {
         n

@@ -47,6 +47,64 @@ pub fn detect(text: &str) -> Result<Format, ReadError> {
     Ok(detect_lines(&records))
 }
 
+/// What a JSON document's layout tells about it (see [`detect_layout`]).
+pub struct LayoutFacts<'a> {
+    /// The document is the message array.
+    pub root_array: bool,
+    /// The top-level object's members and their text, in order.
+    pub members: Vec<(&'a str, &'a str)>,
+    /// The member holding the message list (`messages`, `history`).
+    pub list_key: &'a str,
+    /// The text of each message record.
+    pub records: Vec<&'a str>,
+    /// The whole document is one line (it could be a one-record JSONL file).
+    pub one_line: bool,
+}
+
+/// Detects a JSON document's format from its layout, deciding as [`detect`] does from the
+/// skeleton of the whole text, but skeleton-parsing only the records a skeleton keeps
+/// rather than the whole document again. `None` when the document is not an OpenAI or
+/// Anthropic one (or cannot be told this way): [`detect`] then decides, and words errors.
+pub fn detect_layout(facts: &LayoutFacts) -> Option<Format> {
+    let list = Value::Array(
+        facts
+            .records
+            .iter()
+            .take(super::sniff::MAX_ITEMS)
+            .map(|r| skeleton(r))
+            .collect::<Result<Vec<Value>, _>>()
+            .ok()?,
+    );
+    if facts.root_array {
+        if list.get(0).is_some_and(is_openhands_event) {
+            return None;
+        }
+        return Some(detect_array(&list));
+    }
+    let mut doc = serde_json::Map::new();
+    for &(key, text) in facts.members.iter().take(super::sniff::MAX_MEMBERS) {
+        let v = if key == facts.list_key {
+            list.clone()
+        } else {
+            skeleton(text).ok()?
+        };
+        doc.insert(key.to_string(), v);
+    }
+    let doc = Value::Object(doc);
+    if facts.one_line {
+        if doc.get("role").is_some() {
+            return None;
+        }
+        if detect_lines(std::slice::from_ref(&doc)) != Format::Jsonl {
+            return None;
+        }
+    }
+    match detect_document(&doc) {
+        Ok(f @ (Format::OpenAi | Format::Anthropic)) => Some(f),
+        _ => None,
+    }
+}
+
 /// A one-line file is a JSON document when it holds a message list rather than a message.
 fn is_document(v: &Value) -> bool {
     v.get("role").is_none() && (v.get("messages").is_some() || v.get("history").is_some())

@@ -21,8 +21,62 @@ use super::{
 
 pub fn read(text: impl Into<String>, format: Format) -> Result<Session, ReadError> {
     let text: String = text.into();
-    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let layout = layout(&text, bom)?;
+    let layout = layout(&text, bom(&text))?;
+    read_layout(text, format, layout)
+}
+
+/// Reads `text` as a JSON document if it is one whose format the layout tells (OpenAI or
+/// Anthropic), scanning the document once instead of once to detect it and once to read
+/// it. Gives the text back when it is something else (JSONL, an agent transcript, not a
+/// session, broken JSON): full detection then decides, and words the error.
+pub fn read_detected(text: String) -> Result<Result<Session, ReadError>, String> {
+    let body = text[bom(&text)..].trim_start();
+    let one_line = body.trim_end().lines().nth(1).is_none();
+    let document = match body.as_bytes().first() {
+        Some(b'[') => true,
+        // A pretty-printed object; a first line that is a whole value starts JSONL.
+        Some(b'{') if !one_line => body
+            .lines()
+            .next()
+            .is_some_and(|l| serde_json::from_str::<&RawValue>(l).is_err()),
+        Some(b'{') => true,
+        _ => false,
+    };
+    if !document {
+        return Err(text);
+    }
+    let Ok(layout) = layout(&text, bom(&text)) else {
+        return Err(text);
+    };
+    let facts = super::detect::LayoutFacts {
+        root_array: layout.list == ListKey::Root,
+        members: layout
+            .members
+            .iter()
+            .map(|(k, r)| (k.as_str(), &text[r.clone()]))
+            .collect(),
+        list_key: match &layout.list {
+            ListKey::Root => "",
+            ListKey::Key(k) => k,
+        },
+        records: layout.records.iter().map(|r| &text[r.clone()]).collect(),
+        one_line,
+    };
+    match super::detect::detect_layout(&facts) {
+        Some(format) => Ok(read_layout(text, format, layout)),
+        None => Err(text),
+    }
+}
+
+fn bom(text: &str) -> usize {
+    if text.starts_with('\u{feff}') {
+        3
+    } else {
+        0
+    }
+}
+
+fn read_layout(text: String, format: Format, layout: Layout) -> Result<Session, ReadError> {
     let key = match &layout.list {
         ListKey::Root => String::new(),
         ListKey::Key(k) => k.clone(),
@@ -37,15 +91,26 @@ pub fn read(text: impl Into<String>, format: Format) -> Result<Session, ReadErro
             }
         }
     }
-    for (i, span) in layout.records.iter().enumerate() {
-        let place = if key.is_empty() {
-            format!("[{i}]")
-        } else {
-            format!("{key}[{i}]")
-        };
-        let v: Value = parse_span(&text, span)?;
-        messages.push(message::parse(&v, &place, Origin::Record(i), &mut notes)?);
-    }
+    let records = &layout.records;
+    let (parsed, record_notes) = super::par::parse_records(
+        records.len(),
+        |i| records[i].len(),
+        |i, notes| {
+            let origin = Origin::Record(i);
+            if let Some(m) = super::fast::simple_message(&text[records[i].clone()], &origin) {
+                return Ok(Some(m));
+            }
+            let place = if key.is_empty() {
+                format!("[{i}]")
+            } else {
+                format!("{key}[{i}]")
+            };
+            let v: Value = parse_span(&text, &records[i])?;
+            message::parse(v, &place, origin, notes).map(Some)
+        },
+    )?;
+    messages.extend(parsed);
+    notes.merge(record_notes);
     let model = match &layout.model {
         Some(span) => parse_span::<Value>(&text, span)?
             .as_str()
@@ -77,15 +142,17 @@ struct Layout {
     records: Vec<Range<usize>>,
     system: Option<Range<usize>>,
     model: Option<Range<usize>>,
+    /// The top-level object's members in order (none when the document is the array).
+    members: Vec<(String, Range<usize>)>,
 }
 
 fn layout(text: &str, start: usize) -> Result<Layout, ReadError> {
     let body = &text[start..];
     let first = body.trim_start().chars().next();
-    let (list, list_raw, system, model) = match first {
+    let (list, list_raw, system, model, members) = match first {
         Some('[') => {
             let raw: &RawValue = serde_json::from_str(body).map_err(|e| ReadError::json(&e, 0))?;
-            (ListKey::Root, raw, None, None)
+            (ListKey::Root, raw, None, None, Vec::new())
         }
         Some('{') => {
             let entries: Entries =
@@ -113,6 +180,11 @@ fn layout(text: &str, start: usize) -> Result<Layout, ReadError> {
                 raw,
                 span(find("system")),
                 span(find("model")),
+                entries
+                    .0
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), span_of(text, v.get())))
+                    .collect(),
             )
         }
         _ => return Err(ReadError::shape("top level", "a JSON array or object")),
@@ -129,6 +201,7 @@ fn layout(text: &str, start: usize) -> Result<Layout, ReadError> {
         records: items.iter().map(|r| span_of(text, r.get())).collect(),
         system,
         model,
+        members,
     })
 }
 
@@ -144,7 +217,7 @@ fn parse_span<'a, T: Deserialize<'a>>(text: &'a str, span: &Range<usize>) -> Res
 }
 
 /// A JSON object's members in document order, values left unparsed.
-struct Entries<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+pub(super) struct Entries<'a>(pub Vec<(Cow<'a, str>, &'a RawValue)>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Entries<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

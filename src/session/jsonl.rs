@@ -2,31 +2,47 @@
 
 use serde_json::Value;
 
-use super::message::{self, Notes};
+use super::message;
 use super::{Document, Format, LinesDoc, Origin, ReadError, Session};
 
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     let mut doc = LinesDoc::new(text.into());
-    let mut notes = Notes::default();
-    let mut messages = Vec::new();
     let mut warnings = Vec::new();
-    let mut model = None;
     let mut truncated = None;
-    for record in records(&doc) {
-        let (i, v) = match record? {
-            Record::Line(i, v) => (i, v),
-            Record::Truncated(i, w) => {
-                warnings.push(w);
-                truncated = Some(i);
-                continue;
-            }
-        };
-        if model.is_none() {
-            model = v.get("model").and_then(Value::as_str).map(str::to_string);
+    // Only the last line may be a truncated record (an agent still writing): it is checked
+    // first, so that every other line can be parsed on its own, on any thread.
+    let mut n = doc.lines.len();
+    if n > 0 && !doc.line(n - 1).trim().is_empty() {
+        if let Err(Tolerated(w)) = parse_line(&doc, n - 1) {
+            warnings.push(w);
+            truncated = Some(n - 1);
+            n -= 1;
         }
-        let place = format!("line {}", i + 1);
-        messages.push(message::parse(&v, &place, Origin::Record(i), &mut notes)?);
     }
+    let lines = &doc;
+    let (parsed, notes) = super::par::parse_records(
+        n,
+        |i| lines.lines[i].end - lines.lines[i].start,
+        |i, notes| {
+            let line = lines.line(i);
+            if line.trim().is_empty() {
+                return Ok(None);
+            }
+            if let Some(m) = super::fast::simple_message(line, &Origin::Record(i)) {
+                return Ok(Some((m, None)));
+            }
+            let v = parse_line(lines, i).map_err(|e| match e {
+                Fatal(e) => e,
+                Tolerated(_) => unreachable_truncation(i),
+            })?;
+            let model = v.get("model").and_then(Value::as_str).map(str::to_string);
+            let place = format!("line {}", i + 1);
+            let m = message::parse(v, &place, Origin::Record(i), notes)?;
+            Ok(Some((m, model)))
+        },
+    )?;
+    let model = parsed.iter().find_map(|(_, model)| model.clone());
+    let messages = parsed.into_iter().map(|(m, _)| m).collect();
     doc.truncated_tail = truncated;
     warnings.extend(notes.into_warnings());
     Ok(Session {
@@ -37,6 +53,12 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         warnings,
         reported_usage: None,
     })
+}
+
+/// Only the last line can be tolerated as truncated, and it was handled before: any other
+/// line that fails to parse is a plain JSON error.
+fn unreachable_truncation(i: usize) -> ReadError {
+    ReadError::Detect(format!("line {}: unexpected truncated record", i + 1))
 }
 
 /// A record line of a JSONL document.

@@ -25,6 +25,16 @@ impl Notes {
         *self.unknown_roles.entry(role.to_string()).or_default() += 1;
     }
 
+    /// Adds what `other` noted (records read on another thread).
+    pub fn merge(&mut self, other: Notes) {
+        for (k, n) in other.unknown_parts {
+            *self.unknown_parts.entry(k).or_default() += n;
+        }
+        for (k, n) in other.unknown_roles {
+            *self.unknown_roles.entry(k).or_default() += n;
+        }
+    }
+
     pub fn into_warnings(self) -> Vec<String> {
         let mut out = Vec::new();
         for (kind, n) in self.unknown_parts {
@@ -43,11 +53,20 @@ impl Notes {
 
 /// Parses `v`, the record at `place` (e.g. `messages[3]` or `line 4`).
 pub fn parse(
-    v: &Value,
+    mut v: Value,
     place: &str,
     origin: Origin,
     notes: &mut Notes,
 ) -> Result<Message, ReadError> {
+    // A string `content` (most messages) is moved into the message rather than copied.
+    let owned_text = match v.get_mut("content") {
+        Some(c @ Value::String(_)) => match c.take() {
+            Value::String(s) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    };
+    let v = &v;
     let obj = v
         .as_object()
         .ok_or_else(|| ReadError::shape(place, "a message object"))?;
@@ -68,7 +87,10 @@ pub fn parse(
     if let Some(r) = obj.get("reasoning_content").and_then(Value::as_str) {
         parts.push(Part::Thinking(r.to_string()));
     }
-    let content = content_parts(obj.get("content"), &format!("{place}.content"), notes)?;
+    let content = match owned_text {
+        Some(text) => vec![Part::Text(text)],
+        None => content_parts(obj.get("content"), &format!("{place}.content"), notes)?,
+    };
     if role == Role::Tool {
         let ids = result_ids(obj);
         let mut ids = ids.into_iter();
@@ -154,7 +176,7 @@ fn result_ids(obj: &serde_json::Map<String, Value>) -> Vec<String> {
     vec![String::new()]
 }
 
-fn tool_call(c: &Value, place: &str) -> Result<Part, ReadError> {
+pub(super) fn tool_call(c: &Value, place: &str) -> Result<Part, ReadError> {
     let f = c
         .get("function")
         .ok_or_else(|| ReadError::shape(place, "a tool call with a \"function\""))?;
@@ -262,7 +284,7 @@ mod tests {
     use serde_json::json;
 
     fn p(v: Value) -> Message {
-        parse(&v, "m", Origin::Record(0), &mut Notes::default()).unwrap()
+        parse(v, "m", Origin::Record(0), &mut Notes::default()).unwrap()
     }
 
     #[test]
@@ -299,7 +321,7 @@ mod tests {
     fn wrong_shapes_name_the_place() {
         let mut n = Notes::default();
         let e = parse(
-            &json!({"content":"x"}),
+            json!({"content":"x"}),
             "messages[2]",
             Origin::Record(2),
             &mut n,
@@ -311,7 +333,7 @@ mod tests {
             "{e}"
         );
         let e = parse(
-            &json!({"role":"user","content":5}),
+            json!({"role":"user","content":5}),
             "messages[0]",
             Origin::Record(0),
             &mut n,
@@ -327,7 +349,7 @@ mod tests {
     fn unknown_parts_are_noted() {
         let mut n = Notes::default();
         let m = parse(
-            &json!({"role":"user","content":[{"type":"hologram"}]}),
+            json!({"role":"user","content":[{"type":"hologram"}]}),
             "m",
             Origin::Record(0),
             &mut n,

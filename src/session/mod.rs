@@ -17,6 +17,7 @@ mod codex_write;
 mod detect;
 mod doc;
 mod error;
+mod fast;
 mod goose;
 mod goose_write;
 mod json;
@@ -25,6 +26,7 @@ pub mod jsonl;
 mod lines_out;
 pub mod message;
 pub mod pairs;
+mod par;
 mod raw;
 mod sniff;
 mod write;
@@ -375,8 +377,21 @@ pub fn read_owned(bytes: Vec<u8>, format: Option<Format>) -> Result<Session, Rea
     }
     let format = match format {
         Some(f) => f,
-        None => detect(body)?,
+        None => {
+            let body_len = body.len();
+            let text = match json::read_detected(text) {
+                Ok(read) => return read,
+                Err(text) => text,
+            };
+            let body = &text[text.len() - body_len..];
+            let format = detect(body)?;
+            return read_format(text, format);
+        }
     };
+    read_format(text, format)
+}
+
+fn read_format(text: String, format: Format) -> Result<Session, ReadError> {
     match format {
         Format::OpenAi | Format::Anthropic => json::read(text, format),
         Format::Jsonl => jsonl::read(text),

@@ -11,9 +11,9 @@ use serde_json::{Map, Value};
 /// Strings longer than this many bytes are cut (at a character boundary).
 const MAX_STRING: usize = 256;
 /// Array elements kept.
-const MAX_ITEMS: usize = 32;
+pub const MAX_ITEMS: usize = 32;
 /// Object members kept.
-const MAX_MEMBERS: usize = 256;
+pub const MAX_MEMBERS: usize = 256;
 
 /// The magic key serde_json uses to hand over numbers under `arbitrary_precision`.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";

@@ -138,11 +138,19 @@ impl Counter {
 
     /// The persistent-cache key of every message of `session` (see [`key::message_key`]).
     pub fn keys(&self, session: &Session) -> Vec<u128> {
-        session
-            .messages
-            .iter()
-            .map(|m| key::message_key(m, self.encoding))
-            .collect()
+        let msgs = &session.messages;
+        let key = |m: &Message| key::message_key(m, self.encoding);
+        if msgs.len() < 4096 || parallel::available() < 2 {
+            return msgs.iter().map(key).collect();
+        }
+        // Hashing is memory-bound: half the messages on another core.
+        let (head, tail) = msgs.split_at(msgs.len() / 2);
+        std::thread::scope(|s| {
+            let tail = s.spawn(|| tail.iter().map(key).collect::<Vec<_>>());
+            let mut keys: Vec<u128> = head.iter().map(key).collect();
+            keys.extend(tail.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            keys
+        })
     }
 
     /// Completes `known` (one entry per message of `session`) by counting the messages
