@@ -8,18 +8,21 @@
 //!   placed before the kept head, then the head re-threaded onto it, then a user record with
 //!   `isCompactSummary: true` holding the summary, then the kept tail re-threaded onto that.
 //!   The summarized records stay in the file, off the live thread, as Claude Code keeps
-//!   history before a boundary. ctxctl's metadata rides along under a `ctxctl` key.
+//!   history before a boundary. ctxctl's metadata rides along under a `ctxctl` key; the
+//!   boundary's notes the original `parentUuid` of every re-threaded record, so that
+//!   `archive restore` can undo the compaction exactly.
 //! - Only `parentUuid` (and `message` for edited tool results, `leafUuid` of a
 //!   `last-prompt` whose leaf was removed) is ever changed in an existing record; every other
 //!   byte of its line is kept.
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::claude_code::{messages, Transcript};
 use super::claude_code_new::{self as new, Place};
 use super::claude_code_plan::{entries, fates, Entry, Fate};
+use super::claude_code_restore::PARENTS_KEY;
 use super::lines_out::{LineOut, LinePlan};
 use super::message::Notes;
 use super::raw::set_fields;
@@ -234,6 +237,16 @@ impl Writer<'_> {
                 }
             }
         }
+        // What a restore needs to undo the re-threading: each record's original parent.
+        let rethreaded: Map<String, Value> = changes
+            .iter()
+            .filter(|(_, fields)| fields.iter().any(|(k, _)| *k == "parentUuid"))
+            .filter_map(|(&i, _)| {
+                let r = &t.recs[i];
+                let orig = r.parent.clone().map_or(Value::Null, Value::String);
+                r.uuid.clone().map(|u| (u, orig))
+            })
+            .collect();
         for (i, fields) in changes {
             let line = t.recs[i].line;
             plan.set(line, LineOut::Rewrite(set_fields(doc.line(line), &fields)?));
@@ -241,7 +254,7 @@ impl Writer<'_> {
         for k in 0..self.entries.len() {
             let record = match &self.entries[k] {
                 Entry::Msg { .. } => continue,
-                Entry::Boundary { uuid } => self.boundary(k, uuid, session),
+                Entry::Boundary { uuid } => self.boundary(k, uuid, session, &rethreaded),
                 Entry::New { uuid, m, summary } => {
                     new::message(&self.place(k, uuid, self.insert_parent(k)), m, *summary)
                 }
@@ -329,7 +342,13 @@ impl Writer<'_> {
         }
     }
 
-    fn boundary(&self, k: usize, uuid: &str, session: &Session) -> Value {
+    fn boundary(
+        &self,
+        k: usize,
+        uuid: &str,
+        session: &Session,
+        rethreaded: &Map<String, Value>,
+    ) -> Value {
         let summarized = self
             .t
             .recs
@@ -354,7 +373,25 @@ impl Writer<'_> {
                     .map(|u| u.input_tokens + u.output_tokens)
             })
             .unwrap_or(0);
-        new::boundary(&self.place(k, uuid, None), logical, pre_tokens)
+        let mut record = new::boundary(&self.place(k, uuid, None), logical, pre_tokens);
+        let mut meta = Map::new();
+        if let Some(id) = summary.and_then(|m| m.meta.get("compact_id")) {
+            meta.insert("compact_id".into(), id.clone());
+        }
+        // Sorted, so that the same compaction writes the same bytes.
+        let mut parents: Vec<(&String, &Value)> = rethreaded.iter().collect();
+        parents.sort_by(|a, b| a.0.cmp(b.0));
+        meta.insert(
+            PARENTS_KEY.into(),
+            Value::Object(
+                parents
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+        );
+        record["ctxctl"] = Value::Object(meta);
+        record
     }
 }
 

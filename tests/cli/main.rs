@@ -2,6 +2,7 @@
 
 mod support;
 
+mod agent_restore;
 mod archive;
 mod batch;
 mod check;
