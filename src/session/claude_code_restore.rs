@@ -7,7 +7,9 @@
 //! that are no longer in the file (verbatim, where the summary was), and gives every
 //! re-threaded record its original parent again. Records appended since (the agent resumed)
 //! stay; one whose parent is the summary is linked to the last restored record instead.
-//! No other line changes, so undoing a compaction nothing was appended to gives back the
+//! The compaction's rewrite marker (see [`rewrite_marker`]) goes too; a new one is appended
+//! only when the agent has reported usage since, which describes the compacted history. No
+//! other line changes, so undoing a compaction nothing was appended to gives back the
 //! original bytes.
 
 use std::collections::HashSet;
@@ -15,6 +17,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::claude_code::{messages, Transcript};
+use super::claude_code_marker::{is_rewrite_marker, latest_prompt, rewrite_marker, session_id};
 use super::lines_out::{LineOut, LinePlan};
 use super::message::Notes;
 use super::raw::set_fields;
@@ -56,6 +59,19 @@ pub fn restore(
         .and_then(|b| t.recs[b].v.pointer(&format!("/ctxctl/{PARENTS_KEY}")))
         .and_then(Value::as_object)
         .unwrap_or(&empty);
+
+    // The compaction's rewrite marker goes with it.
+    let id = session.messages[plan.at]
+        .compact
+        .as_ref()
+        .and_then(|c| c.id.as_deref());
+    let markers = (0..t.recs.len()).filter(|&i| {
+        let v = &t.recs[i].v;
+        is_rewrite_marker(v)
+            && id.is_some()
+            && v.pointer("/ctxctl/compact_id").and_then(Value::as_str) == id
+    });
+    removed.extend(markers.collect::<Vec<_>>());
 
     let mut out = LinePlan::new(doc);
     for &i in &removed {
@@ -141,6 +157,25 @@ pub fn restore(
                 r.line,
                 LineOut::Rewrite(set_fields(doc.line(r.line), &fields)?),
             );
+        }
+    }
+    // Usage the agent reported since describes the compacted history: mark the rewrite.
+    if session.reported_usage.is_some() {
+        let leaf = t.leaf.and_then(|l| match &t.recs[l].uuid {
+            Some(u) if !removed_uuids.contains(u.as_str()) => Some(u.clone()),
+            _ => reconnect.clone(),
+        });
+        if let Some(leaf) = leaf {
+            let mut meta = Map::new();
+            meta.insert("rewrite".into(), Value::Bool(true));
+            if let Some(id) = id {
+                meta.insert("restored".into(), Value::String(id.to_string()));
+            }
+            let prompt = latest_prompt(&t)
+                .cloned()
+                .unwrap_or_else(|| Value::String(String::new()));
+            let marker = rewrite_marker(&leaf, prompt, session_id(&t), meta);
+            out.append(serde_json::to_string(&marker)?);
         }
     }
     Ok(out.render())

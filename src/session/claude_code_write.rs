@@ -11,6 +11,8 @@
 //!   history before a boundary. ctxctl's metadata rides along under a `ctxctl` key; the
 //!   boundary's notes the original `parentUuid` of every re-threaded record, so that
 //!   `archive restore` can undo the compaction exactly.
+//! - Every rewrite ends with a marker record naming the new leaf (see
+//!   [`marker`](super::claude_code_marker)).
 //! - Only `parentUuid` (and `message` for edited tool results, `leafUuid` of a
 //!   `last-prompt` whose leaf was removed) is ever changed in an existing record; every other
 //!   byte of its line is kept.
@@ -20,6 +22,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::claude_code::{messages, Transcript};
+use super::claude_code_marker as marker;
 use super::claude_code_new::{self as new, Place};
 use super::claude_code_plan::{entries, fates, Entry, Fate};
 use super::claude_code_restore::PARENTS_KEY;
@@ -265,6 +268,11 @@ impl Writer<'_> {
                 None => plan.append(text),
             }
         }
+        let leaf = marker::new_leaf(t, self.entries, self.fates, self.msg_recs);
+        if let Some(leaf) = leaf {
+            let m = marker::after_rewrite(t, &leaf, self.entries, session);
+            plan.append(serde_json::to_string(&m)?);
+        }
         Ok(plan.render())
     }
 
@@ -445,6 +453,12 @@ mod tests {
             .collect()
     }
 
+    /// The last line: ctxctl's rewrite marker.
+    fn marker(out: &[u8]) -> Value {
+        let text = std::str::from_utf8(out).unwrap();
+        serde_json::from_str(text.lines().last().unwrap()).unwrap()
+    }
+
     fn texts(out: &[u8]) -> Vec<String> {
         read(out, None)
             .unwrap()
@@ -460,9 +474,15 @@ mod tests {
         let s = read(text.as_bytes(), None).unwrap();
         let out = session_write(&s, &[Item::Keep(0), Item::Keep(4)]).unwrap();
         let p = parents(&out);
-        assert_eq!(p.len(), 3);
+        // u1, u3, Claude Code's last-prompt, ctxctl's marker.
+        assert_eq!(p.len(), 4);
         assert_eq!(p[1], ("u3".to_string(), json!("u1")));
         assert_eq!(texts(&out), ["one", "five"]);
+        assert_eq!(
+            marker(&out),
+            json!({"type":"last-prompt","lastPrompt":"five","leafUuid":"u3","sessionId":"s",
+                "ctxctl":{"rewrite":true}})
+        );
         // Untouched lines are the original bytes.
         let first = text.lines().next().unwrap();
         assert!(std::str::from_utf8(&out).unwrap().starts_with(first));
@@ -472,16 +492,12 @@ mod tests {
     fn a_removed_leaf_moves_the_last_prompt() {
         let s = read(transcript().as_bytes(), None).unwrap();
         let out = session_write(&s, &[Item::Keep(0), Item::Keep(1)]).unwrap();
-        let last = std::str::from_utf8(&out)
-            .unwrap()
-            .lines()
-            .last()
-            .unwrap()
-            .to_string();
+        let lines: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
         assert_eq!(
-            last,
+            lines[lines.len() - 2],
             r#"{"type":"last-prompt","lastPrompt":"five","leafUuid":"a1"}"#
         );
+        assert_eq!(marker(&out)["leafUuid"], "a1");
         assert_eq!(texts(&out), ["one", "two"]);
     }
 
@@ -499,8 +515,14 @@ mod tests {
         let items = [Item::Insert(summary), Item::Keep(3), Item::Keep(4)];
         let out = session_write(&s, &items).unwrap();
         let p = parents(&out);
-        // u1 a1 u2 stay as history; boundary; summary; a2 re-threaded; u3; last-prompt.
-        assert_eq!(p.len(), 8);
+        // u1 a1 u2 stay as history; boundary; summary; a2 re-threaded; u3; last-prompt;
+        // ctxctl's marker.
+        assert_eq!(p.len(), 9);
+        assert_eq!(
+            marker(&out)["ctxctl"],
+            json!({"rewrite": true, "compact_id": "c1"})
+        );
+        assert_eq!(marker(&out)["leafUuid"], "u3");
         let (b, c) = (&p[3], &p[4]);
         assert_eq!(b.1, Value::Null);
         assert_eq!(c.1, json!(b.0));

@@ -3,6 +3,7 @@
 mod support;
 
 mod agent_restore;
+mod agent_usage;
 mod archive;
 mod batch;
 mod check;
