@@ -224,3 +224,30 @@ fn codex_restore_after_fresh_usage_appends_the_restored_history() {
         "the usage before the rewrite is stale"
     );
 }
+
+#[test]
+fn twice_compacted_agent_sessions_are_restored_newest_first() {
+    let env = TestEnv::new();
+    let f = |rel: &str| fs::read(fixture(rel)).unwrap();
+    let cases = [
+        ("cc", f("claude-code/spotter_tool_heavy.jsonl")),
+        ("codex", f("codex/acidicsoil_rollout_v0.58.0_cli.jsonl")),
+    ];
+    for (name, orig) in cases {
+        let file = copy(&env, &format!("{name}.jsonl"), &orig);
+        let first = compact(&env, &file, "2000");
+        let once = fs::read(&file).unwrap();
+        let second = compact(&env, &file, "300");
+        let run = env.run(&["archive", "restore", &first]);
+        assert_eq!(run.code, 2, "{run:?}");
+        assert!(
+            run.stderr
+                .contains(&format!("run `ctxctl archive restore {second}` first")),
+            "{name}: {run:?}"
+        );
+        restore(&env, &second);
+        assert!(fs::read(&file).unwrap() == once, "{name}: second undone");
+        restore(&env, &first);
+        assert!(fs::read(&file).unwrap() == orig, "{name}: first undone");
+    }
+}
