@@ -260,9 +260,21 @@ fn holder(store: &ArchiveStore, entry: &ArchiveEntry, compact_id: &str) -> Optio
             let (_, f) = store.get(&e.id).ok()?;
             f.records
                 .iter()
-                .any(|r| r.get("compact_id").and_then(|v| v.as_str()) == Some(compact_id))
+                .any(|r| carries(r, compact_id))
                 .then_some(e.id)
         })
+}
+
+/// Whether archived record `r` is the summary with `compact_id`: ctxctl's metadata sits at
+/// the top of a chat record, under `ctxctl` in agent transcripts (a Codex line's payload).
+fn carries(r: &serde_json::Value, compact_id: &str) -> bool {
+    [
+        "/compact_id",
+        "/ctxctl/compact_id",
+        "/payload/ctxctl/compact_id",
+    ]
+    .iter()
+    .any(|p| r.pointer(p).and_then(|v| v.as_str()) == Some(compact_id))
 }
 
 /// The session to restore into: FILE, else where the compaction wrote its output, else the

@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::context::{Context, ResolvedModel};
-use crate::session::{self, Session};
+use crate::session::{self, Format, Session};
 use crate::tokens::Counter;
 
 #[derive(Debug, Clone, Args)]
@@ -82,13 +82,20 @@ impl Loaded {
     }
 
     /// The provider-reported usage, unless ctxctl has since rewritten the history it
-    /// describes (a ctxctl summary or omission marker is present): then it is stale.
+    /// describes: then it is stale. Claude Code and Codex files say where ctxctl last
+    /// rewrote them (a `last-prompt` marker, a `compacted` record) and their readers keep
+    /// only usage reported after that, so it counts again once the agent has resumed. Other
+    /// files have no such place: any ctxctl summary or omission marker makes usage stale.
     pub fn live_usage(&self) -> Option<&crate::session::ReportedUsage> {
+        let usage = self.session.reported_usage.as_ref()?;
+        if matches!(self.session.format, Format::ClaudeCode | Format::Codex) {
+            return Some(usage);
+        }
         let rewritten = self.session.messages.iter().any(|m| {
             m.compact.as_ref().is_some_and(|c| c.by == "ctxctl")
                 || crate::strategy::is_omission_marker(m).is_some()
         });
-        self.session.reported_usage.as_ref().filter(|_| !rewritten)
+        (!rewritten).then_some(usage)
     }
 
     /// `n` counted tokens as this session's model would see them (estimates are scaled).

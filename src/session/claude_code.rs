@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::claude_code_marker::is_rewrite_marker;
 pub use super::claude_code_thread::{Rec, Transcript, SYNTHETIC_MODEL};
 use super::message::{self, Notes};
 use super::{
@@ -115,33 +116,52 @@ fn model_of(r: &Rec) -> Option<&str> {
         .filter(|m| *m != SYNTHETIC_MODEL && !m.is_empty())
 }
 
-/// The usage of the last real API response in the thread. Its records repeat the same
-/// usage (counted once); some builds write partial `output_tokens` on early records, so the
-/// largest is taken.
+/// The line up to which provider usage is stale: that of the latest record ctxctl wrote.
+/// ctxctl ends every rewrite with a marker (a `last-prompt` carrying a `ctxctl` key), so
+/// usage the agent reports after resuming counts again; a ctxctl summary with no marker after
+/// it (older ctxctl builds) leaves no usage current.
+fn stale_until(t: &Transcript) -> Option<usize> {
+    let r = t.recs.iter().rev().find(|r| r.v.get("ctxctl").is_some())?;
+    Some(if is_rewrite_marker(&r.v) {
+        r.line
+    } else {
+        usize::MAX
+    })
+}
+
+/// The usage of the last real API response in the thread, unless ctxctl rewrote the
+/// history after it. Its records repeat the same usage (counted once); some builds write
+/// partial `output_tokens` on early records, so the largest is taken.
 fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage> {
-    msgs.iter().enumerate().rev().find_map(|(idx, (m, recs))| {
-        if m.role != Role::Assistant || model_of(&t.recs[recs[0]]).is_none() {
-            return None;
-        }
-        let mut found = None;
-        for &i in recs {
-            let Some(u) = t.recs[i].v.pointer("/message/usage") else {
-                continue;
-            };
-            let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-            let input =
-                n("input_tokens") + n("cache_read_input_tokens") + n("cache_creation_input_tokens");
-            let output = n("output_tokens");
-            found = Some(match found {
-                Some((_, o)) => (input, output.max(o)),
-                None => (input, output),
-            });
-        }
-        found.map(|(input_tokens, output_tokens)| ReportedUsage {
-            input_tokens,
-            output_tokens,
-            after_message: Some(idx),
-        })
+    let stale = stale_until(t);
+    let (idx, (_, recs)) = msgs.iter().enumerate().rev().find(|(_, (m, recs))| {
+        m.role == Role::Assistant
+            && model_of(&t.recs[recs[0]]).is_some()
+            && recs
+                .iter()
+                .any(|&i| t.recs[i].v.pointer("/message/usage").is_some())
+    })?;
+    if stale.is_some_and(|s| recs.iter().any(|&i| t.recs[i].line <= s)) {
+        return None;
+    }
+    let mut found = None;
+    for &i in recs {
+        let Some(u) = t.recs[i].v.pointer("/message/usage") else {
+            continue;
+        };
+        let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let input =
+            n("input_tokens") + n("cache_read_input_tokens") + n("cache_creation_input_tokens");
+        let output = n("output_tokens");
+        found = Some(match found {
+            Some((_, o)) => (input, output.max(o)),
+            None => (input, output),
+        });
+    }
+    found.map(|(input_tokens, output_tokens)| ReportedUsage {
+        input_tokens,
+        output_tokens,
+        after_message: Some(idx),
     })
 }
 
@@ -252,6 +272,39 @@ mod tests {
         assert_eq!(s.messages[0].compact.as_ref().unwrap().by, "claude-code");
         assert_eq!(s.messages[1].parts, vec![Part::Text("new".into())]);
         assert_eq!(s.reported_usage, None);
+    }
+
+    #[test]
+    fn usage_before_ctxctls_latest_rewrite_is_stale() {
+        let marker =
+            r#"{"type":"last-prompt","lastPrompt":"hi","leafUuid":"u2","ctxctl":{"rewrite":true}}"#;
+        let text = |lines: &[String]| lines.join("\n") + "\n";
+        let mut lines = vec![
+            user("u1", None, "hi"),
+            assistant("a1", "u1", "m1", r#"{"type":"text","text":"x"}"#, 5),
+            user("u2", Some("a1"), "more"),
+            marker.to_string(),
+        ];
+        assert_eq!(read(text(&lines)).unwrap().reported_usage, None);
+        // The agent resumed and reported again: that is current.
+        lines.push(assistant(
+            "a2",
+            "u2",
+            "m2",
+            r#"{"type":"text","text":"y"}"#,
+            9,
+        ));
+        let u = read(text(&lines)).unwrap().reported_usage.unwrap();
+        assert_eq!((u.output_tokens, u.after_message), (9, Some(3)));
+        // A ctxctl summary with no marker after it (older builds): nothing is current.
+        let summary = rec(
+            "c",
+            Some("u2"),
+            "user",
+            r#","message":{"role":"user","content":"s"},"isCompactSummary":true,"ctxctl":{"compact_boundary":true}"#,
+        );
+        lines.insert(4, summary);
+        assert_eq!(read(text(&lines)).unwrap().reported_usage, None);
     }
 
     #[test]

@@ -8,18 +8,24 @@
 //!   placed before the kept head, then the head re-threaded onto it, then a user record with
 //!   `isCompactSummary: true` holding the summary, then the kept tail re-threaded onto that.
 //!   The summarized records stay in the file, off the live thread, as Claude Code keeps
-//!   history before a boundary. ctxctl's metadata rides along under a `ctxctl` key.
+//!   history before a boundary. ctxctl's metadata rides along under a `ctxctl` key; the
+//!   boundary's notes the original `parentUuid` of every re-threaded record, so that
+//!   `archive restore` can undo the compaction exactly.
+//! - Every rewrite ends with a marker record naming the new leaf (see
+//!   [`marker`](super::claude_code_marker)).
 //! - Only `parentUuid` (and `message` for edited tool results, `leafUuid` of a
 //!   `last-prompt` whose leaf was removed) is ever changed in an existing record; every other
 //!   byte of its line is kept.
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::claude_code::{messages, Transcript};
+use super::claude_code_marker as marker;
 use super::claude_code_new::{self as new, Place};
 use super::claude_code_plan::{entries, fates, Entry, Fate};
+use super::claude_code_restore::PARENTS_KEY;
 use super::lines_out::{LineOut, LinePlan};
 use super::message::Notes;
 use super::raw::set_fields;
@@ -234,6 +240,16 @@ impl Writer<'_> {
                 }
             }
         }
+        // What a restore needs to undo the re-threading: each record's original parent.
+        let rethreaded: Map<String, Value> = changes
+            .iter()
+            .filter(|(_, fields)| fields.iter().any(|(k, _)| *k == "parentUuid"))
+            .filter_map(|(&i, _)| {
+                let r = &t.recs[i];
+                let orig = r.parent.clone().map_or(Value::Null, Value::String);
+                r.uuid.clone().map(|u| (u, orig))
+            })
+            .collect();
         for (i, fields) in changes {
             let line = t.recs[i].line;
             plan.set(line, LineOut::Rewrite(set_fields(doc.line(line), &fields)?));
@@ -241,7 +257,7 @@ impl Writer<'_> {
         for k in 0..self.entries.len() {
             let record = match &self.entries[k] {
                 Entry::Msg { .. } => continue,
-                Entry::Boundary { uuid } => self.boundary(k, uuid, session),
+                Entry::Boundary { uuid } => self.boundary(k, uuid, session, &rethreaded),
                 Entry::New { uuid, m, summary } => {
                     new::message(&self.place(k, uuid, self.insert_parent(k)), m, *summary)
                 }
@@ -251,6 +267,11 @@ impl Writer<'_> {
                 Some(line) => plan.insert_before(line, text),
                 None => plan.append(text),
             }
+        }
+        let leaf = marker::new_leaf(t, self.entries, self.fates, self.msg_recs);
+        if let Some(leaf) = leaf {
+            let m = marker::after_rewrite(t, &leaf, self.entries, session);
+            plan.append(serde_json::to_string(&m)?);
         }
         Ok(plan.render())
     }
@@ -329,7 +350,13 @@ impl Writer<'_> {
         }
     }
 
-    fn boundary(&self, k: usize, uuid: &str, session: &Session) -> Value {
+    fn boundary(
+        &self,
+        k: usize,
+        uuid: &str,
+        session: &Session,
+        rethreaded: &Map<String, Value>,
+    ) -> Value {
         let summarized = self
             .t
             .recs
@@ -354,186 +381,28 @@ impl Writer<'_> {
                     .map(|u| u.input_tokens + u.output_tokens)
             })
             .unwrap_or(0);
-        new::boundary(&self.place(k, uuid, None), logical, pre_tokens)
+        let mut record = new::boundary(&self.place(k, uuid, None), logical, pre_tokens);
+        let mut meta = Map::new();
+        if let Some(id) = summary.and_then(|m| m.meta.get("compact_id")) {
+            meta.insert("compact_id".into(), id.clone());
+        }
+        // Sorted, so that the same compaction writes the same bytes.
+        let mut parents: Vec<(&String, &Value)> = rethreaded.iter().collect();
+        parents.sort_by(|a, b| a.0.cmp(b.0));
+        meta.insert(
+            PARENTS_KEY.into(),
+            Value::Object(
+                parents
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+        );
+        record["ctxctl"] = Value::Object(meta);
+        record
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-    use crate::session::{read, write as session_write, NewMessage, Role};
-
-    fn rec(uuid: &str, parent: Option<&str>, ty: &str, content: Value) -> String {
-        json!({"parentUuid": parent, "isSidechain": false, "sessionId": "s", "type": ty,
-            "message": {"role": ty, "content": content}, "uuid": uuid, "timestamp": uuid})
-        .to_string()
-    }
-
-    /// u1 → a1 → u2 → a2 → u3, then a `last-prompt` naming u3.
-    fn transcript() -> String {
-        let mut lines = vec![
-            rec("u1", None, "user", json!("one")),
-            rec(
-                "a1",
-                Some("u1"),
-                "assistant",
-                json!([{"type":"text","text":"two"}]),
-            ),
-            rec("u2", Some("a1"), "user", json!("three")),
-            rec(
-                "a2",
-                Some("u2"),
-                "assistant",
-                json!([{"type":"text","text":"four"}]),
-            ),
-            rec("u3", Some("a2"), "user", json!("five")),
-        ];
-        lines.push(r#"{"type":"last-prompt","lastPrompt":"five","leafUuid":"u3"}"#.into());
-        lines.join("\n") + "\n"
-    }
-
-    fn parents(out: &[u8]) -> Vec<(String, Value)> {
-        std::str::from_utf8(out)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str::<Value>(l).unwrap())
-            .map(|v| {
-                (
-                    v["uuid"].as_str().unwrap_or("-").to_string(),
-                    v["parentUuid"].clone(),
-                )
-            })
-            .collect()
-    }
-
-    fn texts(out: &[u8]) -> Vec<String> {
-        read(out, None)
-            .unwrap()
-            .messages
-            .iter()
-            .map(|m| m.text())
-            .collect()
-    }
-
-    #[test]
-    fn removed_records_are_bridged() {
-        let text = transcript();
-        let s = read(text.as_bytes(), None).unwrap();
-        let out = session_write(&s, &[Item::Keep(0), Item::Keep(4)]).unwrap();
-        let p = parents(&out);
-        assert_eq!(p.len(), 3);
-        assert_eq!(p[1], ("u3".to_string(), json!("u1")));
-        assert_eq!(texts(&out), ["one", "five"]);
-        // Untouched lines are the original bytes.
-        let first = text.lines().next().unwrap();
-        assert!(std::str::from_utf8(&out).unwrap().starts_with(first));
-    }
-
-    #[test]
-    fn a_removed_leaf_moves_the_last_prompt() {
-        let s = read(transcript().as_bytes(), None).unwrap();
-        let out = session_write(&s, &[Item::Keep(0), Item::Keep(1)]).unwrap();
-        let last = std::str::from_utf8(&out)
-            .unwrap()
-            .lines()
-            .last()
-            .unwrap()
-            .to_string();
-        assert_eq!(
-            last,
-            r#"{"type":"last-prompt","lastPrompt":"five","leafUuid":"a1"}"#
-        );
-        assert_eq!(texts(&out), ["one", "two"]);
-    }
-
-    #[test]
-    fn compaction_starts_a_new_root() {
-        let s = read(transcript().as_bytes(), None).unwrap();
-        let mut meta = serde_json::Map::new();
-        meta.insert("compact_boundary".into(), json!(true));
-        meta.insert("compact_id".into(), json!("c1"));
-        let summary = NewMessage {
-            role: Role::User,
-            text: "gist".into(),
-            meta,
-        };
-        let items = [Item::Insert(summary), Item::Keep(3), Item::Keep(4)];
-        let out = session_write(&s, &items).unwrap();
-        let p = parents(&out);
-        // u1 a1 u2 stay as history; boundary; summary; a2 re-threaded; u3; last-prompt.
-        assert_eq!(p.len(), 8);
-        let (b, c) = (&p[3], &p[4]);
-        assert_eq!(b.1, Value::Null);
-        assert_eq!(c.1, json!(b.0));
-        assert_eq!(p[5], ("a2".to_string(), json!(c.0)));
-        let s2 = read(&out, None).unwrap();
-        assert_eq!(texts(&out), ["gist", "four", "five"]);
-        assert_eq!(
-            s2.messages[0].compact.as_ref().unwrap().id.as_deref(),
-            Some("c1")
-        );
-        let v: Value =
-            serde_json::from_str(std::str::from_utf8(&out).unwrap().lines().nth(3).unwrap())
-                .unwrap();
-        assert_eq!(v["logicalParentUuid"], "u2");
-        assert_eq!(
-            v["timestamp"], "u2",
-            "the timestamp of the record before it"
-        );
-    }
-
-    #[test]
-    fn edits_change_only_the_message() {
-        let lines = [
-            rec("u1", None, "user", json!("go")),
-            rec(
-                "a1",
-                Some("u1"),
-                "assistant",
-                json!([{"type":"tool_use","id":"t1","name":"Bash","input":{}}]),
-            ),
-            rec(
-                "r1",
-                Some("a1"),
-                "user",
-                json!([{"type":"tool_result","tool_use_id":"t1","content":"long output"}]),
-            ),
-        ];
-        let text = lines.join("\n") + "\n";
-        let s = read(text.as_bytes(), None).unwrap();
-        let edit = PartEdit::ResultText {
-            call_id: "t1".into(),
-            text: "short".into(),
-        };
-        let items = [
-            Item::Keep(0),
-            Item::Keep(1),
-            Item::Edit {
-                index: 2,
-                edits: vec![edit],
-            },
-        ];
-        let out = session_write(&s, &items).unwrap();
-        assert_eq!(texts(&out)[2], "short");
-        let text = std::str::from_utf8(&out).unwrap();
-        assert_eq!(text.lines().take(2).collect::<Vec<_>>(), lines[..2]);
-        let bad = PartEdit::ResultText {
-            call_id: "zz".into(),
-            text: "x".into(),
-        };
-        let err = session_write(
-            &s,
-            &[Item::Edit {
-                index: 2,
-                edits: vec![bad],
-            }],
-        )
-        .unwrap_err();
-        assert!(
-            matches!(err, WriteError::NoSuchResult { index: 2, .. }),
-            "{err}"
-        );
-    }
-}
+#[path = "claude_code_write_tests.rs"]
+mod tests;

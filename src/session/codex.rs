@@ -208,6 +208,22 @@ impl Rollout {
     }
 }
 
+/// For each message of a Codex rollout: the Responses item it was read from when that item
+/// has no line of its own (an element of a `compacted` record's `replacement_history`, or
+/// the summary of an older one); `None` for messages read from their own line.
+pub fn embedded_items(doc: &LinesDoc) -> Result<Vec<Option<Value>>, ReadError> {
+    let r = Rollout::parse(doc)?;
+    let mut out = Vec::with_capacity(r.items.len() + 1);
+    if r.system.is_some() {
+        out.push(None);
+    }
+    out.extend(r.items.into_iter().map(|it| match it.source {
+        Source::Line(_) => None,
+        _ => Some(it.value),
+    }));
+    Ok(out)
+}
+
 /// Items that are model history (`ghost_snapshot` is an undo point, not model input).
 fn is_model_item(v: &Value) -> bool {
     matches!(v.get("type").and_then(Value::as_str), Some(t) if t != "ghost_snapshot")

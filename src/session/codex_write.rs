@@ -5,13 +5,15 @@
 //! whose `replacement_history` is the new history (kept items, edits applied, inserted
 //! messages in place) is appended, followed by the `event_msg` `context_compacted` Codex
 //! writes after its own compactions. Legacy rollouts (no envelope, no `compacted` records)
-//! are rewritten line by line instead.
+//! are rewritten line by line instead. Archived records (`archive restore`) go back into the
+//! history as items; see [`codex_restore`] for undoing a compaction exactly.
 
 use serde_json::{json, Value};
 
 use super::codex::{ActiveItem, Rollout};
+use super::codex_restore::{self, archived_item};
 use super::lines_out::{LineOut, LinePlan};
-use super::write::{Item, NewMessage, PartEdit, WriteError};
+use super::write::{restore_plan, Item, NewMessage, PartEdit, WriteError};
 use super::{LinesDoc, Role, Session};
 
 pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
@@ -48,7 +50,14 @@ pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8
                 }
                 history.push(new_item(m));
             }
-            Item::InsertRecord(_) => {} // refused by `write` for this format
+            Item::InsertRecord(v) => history.extend(archived_item(v)),
+        }
+    }
+    if let Some(p) = restore_plan(session, items) {
+        if let Some(at) = p.at.checked_sub(offset) {
+            if let Some(bytes) = codex_restore::undo(doc, &r, at, &history)? {
+                return Ok(bytes);
+            }
         }
     }
     let ts = r.last_timestamp.map_or(Value::Null, Value::String);
@@ -136,7 +145,11 @@ fn legacy(
     for it in items {
         match it {
             Item::Insert(m) => pending.push(serde_json::to_string(&new_item(m))?),
-            Item::InsertRecord(_) => {} // refused by `write` for this format
+            Item::InsertRecord(v) => {
+                if let Some(item) = archived_item(v) {
+                    pending.push(serde_json::to_string(&item)?);
+                }
+            }
             Item::Keep(i) | Item::Edit { index: i, .. } => {
                 let Some(k) = i.checked_sub(offset) else {
                     continue;
@@ -210,5 +223,22 @@ mod tests {
             .map(|m| m.text())
             .collect();
         assert_eq!(texts, ["sys", "m", "b"]);
+        // Archived lines go back in place of the marker (after the `state` line it was
+        // written after).
+        let c = read(out.as_bytes(), None).unwrap();
+        let archived = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+        let items = [Item::Keep(0), Item::InsertRecord(archived), Item::Keep(2)];
+        let back = session_write(&c, &items).unwrap();
+        let texts: Vec<String> = read(&back, None)
+            .unwrap()
+            .messages
+            .iter()
+            .map(|m| m.text())
+            .collect();
+        assert_eq!(texts, ["sys", "a", "b"]);
+        assert_eq!(
+            lines.len(),
+            String::from_utf8(back).unwrap().lines().count()
+        );
     }
 }

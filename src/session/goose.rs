@@ -31,6 +31,8 @@ pub struct GooseFile {
     pub metadata: Option<(usize, Value)>,
     /// `(line, record)` of every message the agent sees, in order.
     pub visible: Vec<(usize, Value)>,
+    /// Lines of the messages the agent does not see (`agentVisible: false`), in order.
+    pub hidden: Vec<usize>,
     /// `created` of every message line, hidden ones included, in file order.
     pub created: Vec<(usize, i64)>,
     pub truncated_tail: Option<usize>,
@@ -69,6 +71,8 @@ impl GooseFile {
             }
             if agent_visible(&v) {
                 g.visible.push((i, v));
+            } else {
+                g.hidden.push(i);
             }
         }
         Ok(g)

@@ -7,18 +7,22 @@
 //! which to edit and what to insert.
 
 mod claude_code;
+mod claude_code_marker;
 mod claude_code_new;
 mod claude_code_plan;
+mod claude_code_restore;
 mod claude_code_thread;
 mod claude_code_write;
 mod codex;
 mod codex_items;
+mod codex_restore;
 mod codex_write;
 mod detect;
 mod doc;
 mod error;
 mod fast;
 mod goose;
+mod goose_restore;
 mod goose_write;
 mod json;
 mod json_write;
@@ -31,6 +35,7 @@ mod raw;
 mod sniff;
 mod write;
 
+pub use codex::embedded_items as codex_embedded_items;
 pub use detect::detect;
 pub use doc::{Document, JsonDoc, JsonStyle, LineSpan, LinesDoc, ListKey};
 pub use error::ReadError;

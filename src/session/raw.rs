@@ -42,6 +42,11 @@ impl RawRecord {
         Ok(())
     }
 
+    /// Removes every occurrence of `key`.
+    pub fn remove(&mut self, key: &str) {
+        self.fields.retain(|(k, _)| k != key);
+    }
+
     /// The record as one compact JSON line (no terminator).
     pub fn to_line(&self) -> Result<String, serde_json::Error> {
         let mut out = String::from("{");
@@ -86,6 +91,13 @@ pub fn set_fields(line: &str, fields: &[(&str, Value)]) -> Result<String, serde_
     rec.to_line()
 }
 
+/// Removes `key` from the JSON object on `line`, leaving the other fields' bytes as they were.
+pub fn remove_field(line: &str, key: &str) -> Result<String, serde_json::Error> {
+    let mut rec = RawRecord::parse(line)?;
+    rec.remove(key);
+    rec.to_line()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +122,16 @@ mod tests {
         let mut rec = RawRecord::parse(r#"{"c":1,"a":2,"c":3}"#).unwrap();
         rec.set("c", &json!(4)).unwrap();
         assert_eq!(rec.to_line().unwrap(), r#"{"a":2,"c":4}"#);
+    }
+
+    #[test]
+    fn removing_a_field_keeps_the_others() {
+        let line = r#"{"a":1.50,"m":{"x":true},"b":"\u00e9"}"#;
+        assert_eq!(
+            remove_field(line, "m").unwrap(),
+            r#"{"a":1.50,"b":"\u00e9"}"#
+        );
+        assert_eq!(remove_field(line, "zz").unwrap(), line);
     }
 
     #[test]

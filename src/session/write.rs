@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::lines_out::{LineOut, LinePlan};
 use super::raw::RawRecord;
-use super::{claude_code_write, codex_write, goose_write};
+use super::{claude_code_restore, claude_code_write, codex_write, goose_restore, goose_write};
 use super::{Document, Format, LinesDoc, Role, Session};
 
 /// One entry of a write plan, in output order.
@@ -61,7 +61,10 @@ pub enum WriteError {
     Unsupported(Format),
     #[error("cannot rewrite the session from its document: {0}")]
     Document(String),
-    #[error("putting archived records back into {0} sessions is not supported yet")]
+    #[error(
+        "archived records go back into {0} sessions only in place of one compaction summary, \
+         every other message kept in order"
+    )]
     InsertRecordUnsupported(Format),
 }
 
@@ -75,13 +78,16 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
         return Err(WriteError::NoSuchMessage(bad));
     }
     let raw = items.iter().any(|i| matches!(i, Item::InsertRecord(_)));
-    if raw
-        && !matches!(
-            session.format,
-            Format::OpenAi | Format::Anthropic | Format::Jsonl
-        )
-    {
-        return Err(WriteError::InsertRecordUnsupported(session.format));
+    if raw && matches!(session.format, Format::ClaudeCode | Format::Goose) {
+        let plan = restore_plan(session, items)
+            .ok_or(WriteError::InsertRecordUnsupported(session.format))?;
+        return match (&session.doc, session.format) {
+            (Document::Lines(doc), Format::ClaudeCode) => {
+                claude_code_restore::restore(session, doc, &plan)
+            }
+            (Document::Lines(doc), _) => goose_restore::restore(session, doc, &plan),
+            (_, f) => Err(WriteError::Unsupported(f)),
+        };
     }
     match (&session.doc, session.format) {
         (Document::Json(doc), Format::OpenAi | Format::Anthropic) => {
@@ -93,6 +99,39 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
         (Document::Lines(doc), Format::Goose) => goose_write::write(session, doc, items),
         (_, f) => Err(WriteError::Unsupported(f)),
     }
+}
+
+/// A plan that undoes one compaction (what `archive restore` makes): every message kept in
+/// order, except the summary at `at`, in whose place the archived `records` go.
+#[derive(Debug)]
+pub(super) struct RestorePlan<'a> {
+    pub at: usize,
+    pub records: Vec<&'a Value>,
+}
+
+/// The plan as a [`RestorePlan`], if it has that shape.
+pub(super) fn restore_plan<'a>(session: &Session, items: &'a [Item]) -> Option<RestorePlan<'a>> {
+    let start = items
+        .iter()
+        .position(|i| matches!(i, Item::InsertRecord(_)))?;
+    let records: Vec<&Value> = items[start..]
+        .iter()
+        .map_while(|i| match i {
+            Item::InsertRecord(v) => Some(v),
+            _ => None,
+        })
+        .collect();
+    let rest = &items[start + records.len()..];
+    let head_kept = items[..start]
+        .iter()
+        .enumerate()
+        .all(|(k, it)| *it == Item::Keep(k));
+    let tail_kept = rest
+        .iter()
+        .enumerate()
+        .all(|(k, it)| *it == Item::Keep(start + 1 + k));
+    (head_kept && tail_kept && start + 1 + rest.len() == session.messages.len())
+        .then_some(RestorePlan { at: start, records })
 }
 
 /// Plain JSONL: kept lines byte for byte, edited lines with only `content` re-serialized,

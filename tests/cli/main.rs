@@ -2,6 +2,8 @@
 
 mod support;
 
+mod agent_restore;
+mod agent_usage;
 mod archive;
 mod batch;
 mod check;

@@ -1,0 +1,355 @@
+//! Undoing a ctxctl compaction of a Claude Code transcript (`archive restore`).
+//!
+//! A compaction keeps the summarized records in the file (off the live thread), adds a
+//! `compact_boundary` and an `isCompactSummary` record, and re-threads the kept records onto
+//! them, noting each re-threaded record's original `parentUuid` in the boundary's `ctxctl`
+//! metadata. Restoring removes the boundary and the summary, puts back the archived records
+//! that are no longer in the file (verbatim, where the summary was), and gives every
+//! re-threaded record its original parent again. Records appended since (the agent resumed)
+//! stay; one whose parent is the summary is linked to the last restored record instead.
+//! The compaction's rewrite marker (see [`rewrite_marker`]) goes too; a new one is appended
+//! only when the agent has reported usage since, which describes the compacted history. No
+//! other line changes, so undoing a compaction nothing was appended to gives back the
+//! original bytes.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::claude_code::{messages, Transcript};
+use super::claude_code_marker::{is_rewrite_marker, latest_prompt, rewrite_marker, session_id};
+use super::lines_out::{LineOut, LinePlan};
+use super::message::Notes;
+use super::raw::set_fields;
+use super::write::{RestorePlan, WriteError};
+use super::{LinesDoc, Session};
+
+/// Key of the boundary's `ctxctl` metadata mapping the uuid of each record the compaction
+/// re-threaded to its original `parentUuid`.
+pub const PARENTS_KEY: &str = "parents";
+
+pub fn restore(
+    session: &Session,
+    doc: &LinesDoc,
+    plan: &RestorePlan,
+) -> Result<Vec<u8>, WriteError> {
+    let t = Transcript::parse(doc).map_err(|e| WriteError::Document(e.to_string()))?;
+    let msgs =
+        messages(&t, &mut Notes::default()).map_err(|e| WriteError::Document(e.to_string()))?;
+    if msgs.len() != session.messages.len() {
+        return Err(WriteError::Document(format!(
+            "{} messages read again, {} in the session",
+            msgs.len(),
+            session.messages.len()
+        )));
+    }
+    let summary = &msgs[plan.at].1;
+    let Some(&first) = summary.iter().min() else {
+        return Err(WriteError::Document("the summary has no record".into()));
+    };
+    let boundary = boundary_above(&t, first);
+    let mut removed: HashSet<usize> = summary.iter().copied().collect();
+    removed.extend(boundary);
+    let removed_uuids: HashSet<&str> = removed
+        .iter()
+        .filter_map(|&i| t.recs[i].uuid.as_deref())
+        .collect();
+    let empty = Map::new();
+    let parents = boundary
+        .and_then(|b| t.recs[b].v.pointer(&format!("/ctxctl/{PARENTS_KEY}")))
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+
+    // The compaction's rewrite marker goes with it.
+    let id = session.messages[plan.at]
+        .compact
+        .as_ref()
+        .and_then(|c| c.id.as_deref());
+    let markers = (0..t.recs.len()).filter(|&i| {
+        let v = &t.recs[i].v;
+        is_rewrite_marker(v)
+            && id.is_some()
+            && v.pointer("/ctxctl/compact_id").and_then(Value::as_str) == id
+    });
+    removed.extend(markers.collect::<Vec<_>>());
+
+    let mut out = LinePlan::new(doc);
+    for &i in &removed {
+        out.set(t.recs[i].line, LineOut::Drop);
+    }
+    // The archived records: still in the file (as a compaction leaves them), or put back
+    // before the next one that is (else where the summary was), so file order is kept.
+    let in_file: Vec<Option<usize>> = plan
+        .records
+        .iter()
+        .map(|v| {
+            let uuid = v.get("uuid").and_then(Value::as_str)?;
+            t.by_uuid
+                .get(uuid)
+                .copied()
+                .filter(|i| !removed.contains(i))
+        })
+        .collect();
+    let mut replaced = HashSet::new();
+    let mut restored_uuids = HashSet::new();
+    let mut last_restored = None;
+    for (k, v) in plan.records.iter().enumerate() {
+        let uuid = v.get("uuid").and_then(Value::as_str);
+        match in_file[k] {
+            Some(i) => {
+                if t.recs[i].v != **v {
+                    out.set(t.recs[i].line, LineOut::Rewrite(serde_json::to_string(v)?));
+                    replaced.insert(i);
+                }
+            }
+            None => {
+                let next = in_file[k + 1..].iter().flatten().next().unwrap_or(&first);
+                out.insert_before(t.recs[*next].line, serde_json::to_string(v)?);
+            }
+        }
+        if let Some(u) = uuid {
+            restored_uuids.insert(u);
+            last_restored = Some(u);
+        }
+    }
+    // What followed the summary continues from where the summarized history ended.
+    let logical = boundary
+        .and_then(|b| t.recs[b].v.get("logicalParentUuid"))
+        .and_then(Value::as_str)
+        .filter(|u| {
+            restored_uuids.contains(u) || t.by_uuid.get(*u).is_some_and(|i| !removed.contains(i))
+        });
+    let reconnect = logical.or(last_restored).map(str::to_string);
+    let uuid_value = |u: Option<String>| u.map_or(Value::Null, Value::String);
+
+    for (i, r) in t.recs.iter().enumerate() {
+        if removed.contains(&i) || replaced.contains(&i) {
+            continue;
+        }
+        let mut fields: Vec<(&str, Value)> = Vec::new();
+        if let Some(u) = &r.uuid {
+            let want = match (parents.get(u), r.parent.as_deref()) {
+                (Some(orig), _) => orig.as_str().map(str::to_string),
+                (None, Some(p)) if removed_uuids.contains(p) => {
+                    // Without a note (or for records added since): the summary's children
+                    // follow the restored history; the boundary's become roots again.
+                    if summary
+                        .iter()
+                        .any(|&s| t.recs[s].uuid.as_deref() == Some(p))
+                    {
+                        reconnect.clone()
+                    } else {
+                        None
+                    }
+                }
+                (None, _) => r.parent.clone(),
+            };
+            if want != r.parent {
+                fields.push(("parentUuid", uuid_value(want)));
+            }
+        }
+        let leaf = r.v.get("leafUuid").and_then(Value::as_str);
+        if leaf.is_some_and(|l| removed_uuids.contains(l)) {
+            fields.push(("leafUuid", uuid_value(reconnect.clone())));
+        }
+        if !fields.is_empty() {
+            out.set(
+                r.line,
+                LineOut::Rewrite(set_fields(doc.line(r.line), &fields)?),
+            );
+        }
+    }
+    // Usage the agent reported since describes the compacted history: mark the rewrite.
+    if session.reported_usage.is_some() {
+        let leaf = t.leaf.and_then(|l| match &t.recs[l].uuid {
+            Some(u) if !removed_uuids.contains(u.as_str()) => Some(u.clone()),
+            _ => reconnect.clone(),
+        });
+        if let Some(leaf) = leaf {
+            let mut meta = Map::new();
+            meta.insert("rewrite".into(), Value::Bool(true));
+            if let Some(id) = id {
+                meta.insert("restored".into(), Value::String(id.to_string()));
+            }
+            let prompt = latest_prompt(&t)
+                .cloned()
+                .unwrap_or_else(|| Value::String(String::new()));
+            let marker = rewrite_marker(&leaf, prompt, session_id(&t), meta);
+            out.append(serde_json::to_string(&marker)?);
+        }
+    }
+    Ok(out.render())
+}
+
+/// The `compact_boundary` the compaction put above record `i`: the first one up its chain.
+fn boundary_above(t: &Transcript, i: usize) -> Option<usize> {
+    let mut cur = Some(i);
+    for _ in 0..=t.recs.len() {
+        let j = cur?;
+        if t.recs[j].is_boundary() {
+            return Some(j);
+        }
+        cur = t.parent(j);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::session::{read, write, Item, NewMessage, Role};
+
+    fn rec(uuid: &str, parent: Option<&str>, ty: &str, text: &str) -> String {
+        json!({"parentUuid": parent, "isSidechain": false, "sessionId": "s", "type": ty,
+            "message": {"role": ty, "content": text}, "uuid": uuid, "timestamp": uuid})
+        .to_string()
+    }
+
+    /// u1 → a1 → u2 → a2 → u3.
+    fn transcript() -> String {
+        let lines = [
+            rec("u1", None, "user", "one"),
+            rec("a1", Some("u1"), "assistant", "two"),
+            rec("u2", Some("a1"), "user", "three"),
+            rec("a2", Some("u2"), "assistant", "four"),
+            rec("u3", Some("a2"), "user", "five"),
+        ];
+        lines.join("\n") + "\n"
+    }
+
+    fn summary() -> Item {
+        let mut meta = Map::new();
+        meta.insert("compact_boundary".into(), json!(true));
+        meta.insert("compact_id".into(), json!("c1"));
+        Item::Insert(NewMessage {
+            role: Role::User,
+            text: "gist".into(),
+            meta,
+        })
+    }
+
+    fn texts(bytes: &[u8]) -> Vec<String> {
+        let s = read(bytes, None).unwrap();
+        s.messages.iter().map(|m| m.text()).collect()
+    }
+
+    /// The restore plan for the compacted `out` of `orig`, whose messages `range` it
+    /// summarized.
+    fn restore_items(orig: &str, range: std::ops::Range<usize>, out: &[u8]) -> Vec<Item> {
+        let s = read(orig.as_bytes(), None).unwrap();
+        let c = read(out, None).unwrap();
+        let at = c.messages.iter().position(|m| m.compact.is_some()).unwrap();
+        let mut items: Vec<Item> = (0..at).map(Item::Keep).collect();
+        for i in range {
+            let line = s.messages[i].origin.records()[0];
+            let Document::Lines(doc) = &s.doc else {
+                unreachable!()
+            };
+            items.push(Item::InsertRecord(
+                serde_json::from_str(doc.line(line)).unwrap(),
+            ));
+        }
+        items.extend((at + 1..c.messages.len()).map(Item::Keep));
+        items
+    }
+
+    use crate::session::Document;
+
+    #[test]
+    fn a_compaction_with_a_kept_head_is_undone_byte_for_byte() {
+        let orig = transcript();
+        let s = read(orig.as_bytes(), None).unwrap();
+        let items = [Item::Keep(0), summary(), Item::Keep(3), Item::Keep(4)];
+        let out = write(&s, &items).unwrap();
+        assert_eq!(texts(&out), ["one", "gist", "four", "five"]);
+        let c = read(&out, None).unwrap();
+        let back = write(&c, &restore_items(&orig, 1..3, &out)).unwrap();
+        assert_eq!(String::from_utf8(back).unwrap(), orig);
+    }
+
+    #[test]
+    fn records_added_after_the_summary_follow_the_restored_history() {
+        let orig = transcript();
+        let s = read(orig.as_bytes(), None).unwrap();
+        // Everything summarized; the agent then answered the summary.
+        let out = write(&s, &[summary()]).unwrap();
+        let c = read(&out, None).unwrap();
+        let sid = c.messages[0].id.clone().unwrap();
+        let mut text = String::from_utf8(out).unwrap();
+        text += &(rec("a9", Some(&sid), "assistant", "six") + "\n");
+        let c = read(text.as_bytes(), None).unwrap();
+        let items = restore_items(&orig, 0..5, text.as_bytes());
+        let back = String::from_utf8(write(&c, &items).unwrap()).unwrap();
+        assert_eq!(
+            texts(back.as_bytes()),
+            ["one", "two", "three", "four", "five", "six"]
+        );
+        assert_eq!(
+            back,
+            orig + &rec("a9", Some("u3"), "assistant", "six") + "\n"
+        );
+    }
+
+    #[test]
+    fn a_boundary_without_notes_is_undone_from_its_links() {
+        let orig = transcript();
+        let s = read(orig.as_bytes(), None).unwrap();
+        let out = write(
+            &s,
+            &[Item::Keep(0), summary(), Item::Keep(3), Item::Keep(4)],
+        )
+        .unwrap();
+        // As an older ctxctl wrote it: no `ctxctl` notes on the boundary.
+        let text: String = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                if v["subtype"] == "compact_boundary" {
+                    v.as_object_mut().unwrap().remove("ctxctl");
+                }
+                let line = if v["subtype"] == "compact_boundary" {
+                    v.to_string()
+                } else {
+                    l.to_string()
+                };
+                line + "\n"
+            })
+            .collect();
+        let c = read(text.as_bytes(), None).unwrap();
+        let items = restore_items(&orig, 1..3, text.as_bytes());
+        let back = String::from_utf8(write(&c, &items).unwrap()).unwrap();
+        assert_eq!(back, orig);
+    }
+
+    #[test]
+    fn archived_records_missing_from_the_file_are_put_back() {
+        let orig = transcript();
+        let s = read(orig.as_bytes(), None).unwrap();
+        let out = write(&s, &[summary(), Item::Keep(3), Item::Keep(4)]).unwrap();
+        // Someone deleted the summarized history.
+        let text: String = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.contains("\"uuid\":\"u1\"") && !l.contains("\"uuid\":\"a1\""))
+            .map(|l| l.to_string() + "\n")
+            .collect();
+        let c = read(text.as_bytes(), None).unwrap();
+        let items = restore_items(&orig, 0..3, text.as_bytes());
+        let back = write(&c, &items).unwrap();
+        assert_eq!(texts(&back), ["one", "two", "three", "four", "five"]);
+    }
+
+    #[test]
+    fn other_plans_with_archived_records_are_refused() {
+        let s = read(transcript().as_bytes(), None).unwrap();
+        let items = [Item::Keep(1), Item::InsertRecord(json!({"type": "user"}))];
+        let err = write(&s, &items).unwrap_err();
+        assert!(
+            matches!(err, WriteError::InsertRecordUnsupported(_)),
+            "{err}"
+        );
+    }
+}

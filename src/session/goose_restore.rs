@@ -1,0 +1,172 @@
+//! Undoing a ctxctl compaction of a goose session (`archive restore`).
+//!
+//! A compaction deletes nothing: it sets `metadata.agentVisible: false` on the summarized
+//! messages and adds a summary message before the kept tail. Restoring removes the summary
+//! and gives each hidden message back its archived `metadata` (or none, if it had none),
+//! so its line is again the original bytes. An archived message no longer in the file is
+//! put back verbatim where the summary was.
+
+use serde_json::Value;
+
+use super::goose::GooseFile;
+use super::lines_out::{LineOut, LinePlan};
+use super::raw::{remove_field, set_fields};
+use super::write::{RestorePlan, WriteError};
+use super::{LinesDoc, Session};
+
+pub fn restore(
+    session: &Session,
+    doc: &LinesDoc,
+    plan: &RestorePlan,
+) -> Result<Vec<u8>, WriteError> {
+    let g = GooseFile::parse(doc).map_err(|e| WriteError::Document(e.to_string()))?;
+    if g.visible.len() != session.messages.len() {
+        return Err(WriteError::Document(format!(
+            "{} messages read again, {} in the session",
+            g.visible.len(),
+            session.messages.len()
+        )));
+    }
+    let summary_line = g.visible[plan.at].0;
+    let mut out = LinePlan::new(doc);
+    out.set(summary_line, LineOut::Drop);
+    // The compaction hid the archived messages right before the summary: match them from
+    // there backwards, so older copies (goose's own compactions re-append prompts) stay hidden.
+    let mut candidates: Vec<usize> = g
+        .hidden
+        .iter()
+        .copied()
+        .filter(|&l| l < summary_line)
+        .collect();
+    let mut found: Vec<Option<usize>> = vec![None; plan.records.len()];
+    for (k, v) in plan.records.iter().enumerate().rev() {
+        let hit = candidates.iter().rposition(|&l| {
+            serde_json::from_str::<Value>(doc.line(l)).is_ok_and(|h| same_message(&h, v))
+        });
+        if let Some(p) = hit {
+            found[k] = Some(candidates[p]);
+            candidates.truncate(p);
+        }
+    }
+    for (v, line) in plan.records.iter().zip(found) {
+        match line {
+            Some(l) => out.set(l, LineOut::Rewrite(revealed(doc.line(l), v)?)),
+            None => out.insert_before(summary_line, serde_json::to_string(v)?),
+        }
+    }
+    Ok(out.render())
+}
+
+/// The same message apart from its `metadata`.
+fn same_message(a: &Value, b: &Value) -> bool {
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return false;
+    };
+    let rest = |o: &serde_json::Map<String, Value>| {
+        o.iter()
+            .filter(|(k, _)| *k != "metadata")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<serde_json::Map<String, Value>>()
+    };
+    rest(a) == rest(b)
+}
+
+/// The hidden line `line` with the archived message's metadata back: only that field
+/// changes, so the line is the original again; the archived record verbatim otherwise.
+fn revealed(line: &str, archived: &Value) -> Result<String, WriteError> {
+    let text = match archived.get("metadata") {
+        Some(m) => set_fields(line, &[("metadata", m.clone())])?,
+        None => remove_field(line, "metadata")?,
+    };
+    let same = serde_json::from_str::<Value>(&text).is_ok_and(|v| v == *archived);
+    Ok(if same {
+        text
+    } else {
+        serde_json::to_string(archived)?
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Map};
+
+    use super::*;
+    use crate::session::{read, write, Item, NewMessage, Role};
+
+    fn line(text: &str, created: i64, meta: Option<Value>) -> String {
+        let mut v = json!({"id": null, "role": "user", "created": created,
+            "content": [{"type": "text", "text": text}]});
+        if let Some(m) = meta {
+            v["metadata"] = m;
+        }
+        v.to_string()
+    }
+
+    fn summary() -> Item {
+        let mut meta = Map::new();
+        meta.insert("compact_boundary".into(), json!(true));
+        meta.insert("compact_id".into(), json!("c1"));
+        Item::Insert(NewMessage {
+            role: Role::User,
+            text: "gist".into(),
+            meta,
+        })
+    }
+
+    fn restore_items(orig: &str, range: std::ops::Range<usize>, out: &[u8]) -> Vec<Item> {
+        let s = read(orig.as_bytes(), None).unwrap();
+        let c = read(out, None).unwrap();
+        let at = c.messages.iter().position(|m| m.compact.is_some()).unwrap();
+        let crate::session::Document::Lines(doc) = &s.doc else {
+            unreachable!()
+        };
+        let mut items: Vec<Item> = (0..at).map(Item::Keep).collect();
+        for i in range {
+            let l = s.messages[i].origin.records()[0];
+            items.push(Item::InsertRecord(
+                serde_json::from_str(doc.line(l)).unwrap(),
+            ));
+        }
+        items.extend((at + 1..c.messages.len()).map(Item::Keep));
+        items
+    }
+
+    #[test]
+    fn hidden_messages_get_their_own_bytes_back() {
+        let visible = json!({"userVisible": true, "agentVisible": true});
+        let orig = [
+            r#"{"working_dir":"/w","description":"d","message_count":4}"#.to_string(),
+            // Hidden by an earlier goose compaction, and re-appended later: stays hidden.
+            line(
+                "same",
+                1,
+                Some(json!({"userVisible": true, "agentVisible": false})),
+            ),
+            line("same", 1, None),
+            line("b", 2, Some(visible.clone())),
+            line("c", 3, Some(visible)),
+        ]
+        .join("\n")
+            + "\n";
+        let s = read(orig.as_bytes(), None).unwrap();
+        assert_eq!(s.messages.len(), 3);
+        let out = write(&s, &[summary(), Item::Keep(2)]).unwrap();
+        let c = read(&out, None).unwrap();
+        assert_eq!(c.messages.len(), 2);
+        let back = write(&c, &restore_items(&orig, 0..2, &out)).unwrap();
+        assert_eq!(String::from_utf8(back).unwrap(), orig);
+    }
+
+    #[test]
+    fn messages_no_longer_in_the_file_are_put_back() {
+        let orig = [line("a", 1, None), line("b", 2, None), line("c", 3, None)].join("\n") + "\n";
+        let s = read(orig.as_bytes(), None).unwrap();
+        let out = String::from_utf8(write(&s, &[summary(), Item::Keep(2)]).unwrap()).unwrap();
+        let items = restore_items(&orig, 0..2, out.as_bytes());
+        // The hidden lines were deleted since.
+        let text: String = out.lines().skip(2).map(|l| l.to_string() + "\n").collect();
+        let c = read(text.as_bytes(), None).unwrap();
+        let back = write(&c, &items).unwrap();
+        assert_eq!(String::from_utf8(back).unwrap(), orig);
+    }
+}

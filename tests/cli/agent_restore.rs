@@ -1,0 +1,253 @@
+//! `archive restore` undoes a compaction of a Claude Code, Codex or goose session: byte for
+//! byte when nothing was appended since, and keeping what the agent appended otherwise.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use ctxctl::session::{self, Part, Role};
+use serde_json::{json, Value};
+
+use crate::support::{fixture, s, TestEnv};
+
+/// A session's messages as the model sees them.
+fn messages(bytes: &[u8]) -> Vec<(Role, Vec<Part>)> {
+    session::read(bytes, None)
+        .unwrap()
+        .messages
+        .into_iter()
+        .map(|m| (m.role, m.parts))
+        .collect()
+}
+
+/// Compacts `file` in place, keeping `tail` tokens; returns the archive id.
+fn compact(env: &TestEnv, file: &Path, tail: &str) -> String {
+    let run = env.run(&[
+        "compact",
+        s(file),
+        "--in-place",
+        "--tail-tokens",
+        tail,
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let v = run.json();
+    assert_eq!(v["compacted"], true, "{}: {v}", file.display());
+    v["archive_id"].as_str().unwrap().to_string()
+}
+
+fn restore(env: &TestEnv, id: &str) {
+    let run = env.run(&["archive", "restore", id, "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["restored"], true);
+}
+
+/// A copy of `src` under a plain name in the test directory.
+fn copy(env: &TestEnv, name: &str, bytes: &[u8]) -> PathBuf {
+    env.write(name, bytes)
+}
+
+/// The goose messages of the scenario recording under a metadata line (no real goose
+/// session file exists under a usable license).
+fn goose_session() -> Vec<u8> {
+    let rec: Value = serde_json::from_slice(
+        &fs::read(fixture(
+            "goose/goose_scenario_recording_basic_greeting.json",
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let entry = rec
+        .as_object()
+        .unwrap()
+        .values()
+        .max_by_key(|e| e["input"]["messages"].as_array().map_or(0, Vec::len))
+        .unwrap();
+    let mut messages = entry["input"]["messages"].as_array().unwrap().clone();
+    messages.push(entry["output"]["message"].clone());
+    let meta = json!({"working_dir": "/tmp/goose", "description": "basic greeting",
+        "message_count": messages.len()});
+    let mut out = meta.to_string() + "\n";
+    for m in messages {
+        out += &(m.to_string() + "\n");
+    }
+    out.into_bytes()
+}
+
+fn cases() -> Vec<(&'static str, Vec<u8>, &'static str)> {
+    let f = |rel: &str| fs::read(fixture(rel)).unwrap();
+    vec![
+        ("cc-tools", f("claude-code/spotter_tool_heavy.jsonl"), "300"),
+        (
+            "cc-short",
+            f("claude-code/spotter_short_v2.1.38.jsonl"),
+            "50",
+        ),
+        (
+            "cc-task",
+            f("claude-code/spotter_task_parent_with_agent_progress.jsonl"),
+            "2000",
+        ),
+        (
+            "cc-boundary",
+            f("claude-code/spotter_compact_boundary_excerpt_L1222-1300.jsonl"),
+            "100",
+        ),
+        (
+            "cc-sidechain",
+            f("claude-code/spotter_subagent_sidechain_agent-aac57f5.jsonl"),
+            "500",
+        ),
+        (
+            "codex-cli",
+            f("codex/acidicsoil_rollout_v0.58.0_cli.jsonl"),
+            "2000",
+        ),
+        (
+            "codex-compacted",
+            f("codex/localpush_rollout_v0.104_compaction_excerpt_L1+L1750-1830.jsonl"),
+            "100",
+        ),
+        (
+            "codex-desktop",
+            f("codex/localpush_rollout_v0.104_desktop_redacted.jsonl"),
+            "100",
+        ),
+        ("goose-recording", goose_session(), "20"),
+    ]
+}
+
+#[test]
+fn restore_undoes_agent_compactions_byte_for_byte() {
+    let env = TestEnv::new();
+    for (name, orig, tail) in cases() {
+        let file = copy(&env, &format!("{name}.jsonl"), &orig);
+        let id = compact(&env, &file, tail);
+        let compacted = fs::read(&file).unwrap();
+        assert_ne!(compacted, orig, "{name}: the compaction changed nothing");
+        assert_ne!(messages(&compacted), messages(&orig), "{name}");
+        restore(&env, &id);
+        let restored = fs::read(&file).unwrap();
+        assert_eq!(messages(&restored), messages(&orig), "{name}: messages");
+        assert!(
+            restored == orig,
+            "{name}: the bytes differ from the original"
+        );
+    }
+}
+
+/// A message as each agent would append it after resuming the compacted session.
+fn appended(name: &str, compacted: &[u8]) -> String {
+    let text = std::str::from_utf8(compacted).unwrap();
+    let records: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    if name.starts_with("cc-") {
+        // Claude Code links the new prompt to the live leaf (the last conversation record).
+        let leaf = records
+            .iter()
+            .rev()
+            .find(|v| matches!(v["type"].as_str(), Some("user" | "assistant")))
+            .unwrap();
+        json!({"parentUuid": leaf["uuid"], "isSidechain": leaf["isSidechain"],
+            "userType": "external", "sessionId": leaf["sessionId"], "type": "user",
+            "message": {"role": "user", "content": "one more thing"},
+            "uuid": "0b7cc5a4-5d0e-4c38-9d54-b2d1f43c1a77", "timestamp": "2026-03-01T00:00:00.000Z"})
+        .to_string()
+    } else if name.starts_with("codex-") {
+        json!({"timestamp": "2026-03-01T00:00:00.000Z", "type": "response_item",
+            "payload": {"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": "one more thing"}]}})
+        .to_string()
+    } else {
+        json!({"id": null, "role": "user", "created": 1_800_000_000,
+            "content": [{"type": "text", "text": "one more thing"}],
+            "metadata": {"userVisible": true, "agentVisible": true}})
+        .to_string()
+    }
+}
+
+#[test]
+fn restore_keeps_what_the_agent_appended_after_the_compaction() {
+    let env = TestEnv::new();
+    for (name, orig, tail) in cases() {
+        let file = copy(&env, &format!("{name}.jsonl"), &orig);
+        let id = compact(&env, &file, tail);
+        let mut text = fs::read_to_string(&file).unwrap();
+        let extra = appended(name, text.as_bytes());
+        text.push_str(&extra);
+        text.push('\n');
+        fs::write(&file, &text).unwrap();
+        restore(&env, &id);
+        let restored = fs::read(&file).unwrap();
+        // What the file would be had the compaction never happened.
+        let mut never = orig.clone();
+        never.extend(format!("{extra}\n").bytes());
+        assert_eq!(messages(&restored), messages(&never), "{name}: messages");
+        assert_eq!(
+            messages(&restored).last().unwrap().1,
+            [Part::Text("one more thing".into())],
+            "{name}"
+        );
+        assert!(restored == never, "{name}: the bytes differ");
+    }
+}
+
+#[test]
+fn codex_restore_after_fresh_usage_appends_the_restored_history() {
+    // Usage Codex reported after the compaction describes the compacted history: removing
+    // the `compacted` record would make it look current, so the restored history is
+    // appended as a new `compacted` record instead.
+    let env = TestEnv::new();
+    let orig = fs::read(fixture("codex/acidicsoil_rollout_v0.58.0_cli.jsonl")).unwrap();
+    let file = copy(&env, "codex-usage.jsonl", &orig);
+    let id = compact(&env, &file, "2000");
+    let mut text = fs::read_to_string(&file).unwrap();
+    let extra = appended("codex-", text.as_bytes());
+    let usage = json!({"timestamp": "2026-03-01T00:00:01.000Z", "type": "event_msg",
+        "payload": {"type": "token_count", "info": {"last_token_usage":
+            {"input_tokens": 1234, "output_tokens": 5}}}});
+    text += &format!("{extra}\n{usage}\n");
+    fs::write(&file, &text).unwrap();
+    restore(&env, &id);
+    let restored = fs::read_to_string(&file).unwrap();
+    assert!(
+        restored.starts_with(&text),
+        "nothing already written changes"
+    );
+    let mut want = messages(&orig);
+    want.extend(messages(format!("{extra}\n").as_bytes()));
+    assert_eq!(messages(restored.as_bytes()), want);
+    let s = session::read(restored.as_bytes(), None).unwrap();
+    assert_eq!(
+        s.reported_usage, None,
+        "the usage before the rewrite is stale"
+    );
+}
+
+#[test]
+fn twice_compacted_agent_sessions_are_restored_newest_first() {
+    let env = TestEnv::new();
+    let f = |rel: &str| fs::read(fixture(rel)).unwrap();
+    let cases = [
+        ("cc", f("claude-code/spotter_tool_heavy.jsonl")),
+        ("codex", f("codex/acidicsoil_rollout_v0.58.0_cli.jsonl")),
+    ];
+    for (name, orig) in cases {
+        let file = copy(&env, &format!("{name}.jsonl"), &orig);
+        let first = compact(&env, &file, "2000");
+        let once = fs::read(&file).unwrap();
+        let second = compact(&env, &file, "300");
+        let run = env.run(&["archive", "restore", &first]);
+        assert_eq!(run.code, 2, "{run:?}");
+        assert!(
+            run.stderr
+                .contains(&format!("run `ctxctl archive restore {second}` first")),
+            "{name}: {run:?}"
+        );
+        restore(&env, &second);
+        assert!(fs::read(&file).unwrap() == once, "{name}: second undone");
+        restore(&env, &first);
+        assert!(fs::read(&file).unwrap() == orig, "{name}: first undone");
+    }
+}

@@ -1,0 +1,152 @@
+//! Provider-reported usage in agent transcripts is stale once ctxctl rewrites the history
+//! (a trim or a compaction), and current again once the agent resumes and reports anew.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::support::{fixture, s, TestEnv};
+
+/// `check --json`'s token figure.
+fn checked(env: &TestEnv, f: &Path) -> u64 {
+    let run = env.run(&["check", s(f), "--json"]);
+    assert!(run.code == 0 || run.code == 1, "{run:?}");
+    run.json()["tokens"].as_u64().unwrap()
+}
+
+/// ctxctl's own estimate (`count --json`).
+fn counted(env: &TestEnv, f: &Path) -> u64 {
+    let run = env.run(&["count", s(f), "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    run.json()["total_tokens"].as_u64().unwrap()
+}
+
+fn append(f: &Path, record: &Value) {
+    let mut text = fs::read_to_string(f).unwrap();
+    text.push_str(&format!("{record}\n"));
+    fs::write(f, text).unwrap();
+}
+
+/// An assistant record as Claude Code appends it on resuming: the leaf's envelope, linked
+/// to the leaf, with fresh usage.
+fn claude_answer(f: &Path, input: u64, output: u64) -> Value {
+    let text = fs::read_to_string(f).unwrap();
+    let leaf: Value = text
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| matches!(v["type"].as_str(), Some("user" | "assistant")))
+        .unwrap();
+    let mut v = leaf.clone();
+    v["parentUuid"] = leaf["uuid"].clone();
+    v["type"] = json!("assistant");
+    v["uuid"] = json!("5f0a3f8e-2b1c-4c53-9d0e-7a1b2c3d4e5f");
+    v["message"] = json!({"model": "claude-opus-4-6", "id": "msg_fresh", "type": "message",
+        "role": "assistant", "content": [{"type": "text", "text": "resumed"}],
+        "usage": {"input_tokens": input, "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": 0, "output_tokens": output}});
+    v
+}
+
+#[test]
+fn claude_code_usage_is_stale_after_a_trim_until_the_agent_reports_again() {
+    let env = TestEnv::new();
+    let orig = fs::read(fixture("claude-code/spotter_tool_heavy.jsonl")).unwrap();
+    let trims: [&[&str]; 2] = [
+        &["--strategy", "fifo", "--max-tokens", "1500"],
+        &["--strategy", "sliding-window", "--window", "4"],
+    ];
+    for (k, trim) in trims.iter().enumerate() {
+        let f = env.write(&format!("cc{k}.jsonl"), &orig);
+        let reported = checked(&env, &f);
+        assert!(
+            reported > counted(&env, &f),
+            "the fixture reports its usage"
+        );
+        let mut args = vec!["trim", s(&f), "--in-place"];
+        args.extend_from_slice(trim);
+        let run = env.run(&args);
+        assert_eq!(run.code, 0, "{run:?}");
+        let estimate = counted(&env, &f);
+        assert!(
+            estimate < reported,
+            "{trim:?}: the trim went below the usage"
+        );
+        assert_eq!(checked(&env, &f), estimate, "{trim:?}: stale usage ignored");
+        // Claude Code resumes and reports the trimmed history's size.
+        append(&f, &claude_answer(&f, 4321, 12));
+        assert_eq!(checked(&env, &f), 4321 + 12, "{trim:?}: fresh usage used");
+    }
+}
+
+#[test]
+fn claude_code_usage_reported_after_a_compaction_counts() {
+    let env = TestEnv::new();
+    let f = env.write(
+        "cc.jsonl",
+        fs::read(fixture("claude-code/spotter_tool_heavy.jsonl")).unwrap(),
+    );
+    let run = env.run(&["compact", s(&f), "--tail-tokens", "500", "--in-place"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(checked(&env, &f), counted(&env, &f));
+    append(&f, &claude_answer(&f, 2345, 6));
+    assert_eq!(checked(&env, &f), 2345 + 6);
+}
+
+#[test]
+fn codex_usage_is_stale_after_a_trim_until_codex_reports_again() {
+    let env = TestEnv::new();
+    let f = env.write(
+        "codex.jsonl",
+        fs::read(fixture("codex/acidicsoil_rollout_v0.58.0_cli.jsonl")).unwrap(),
+    );
+    let reported = checked(&env, &f);
+    assert_ne!(reported, counted(&env, &f), "the fixture reports its usage");
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--in-place",
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "3000",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let estimate = counted(&env, &f);
+    assert!(estimate < reported);
+    assert_eq!(checked(&env, &f), estimate, "stale usage ignored");
+    append(
+        &f,
+        &json!({"timestamp": "2026-03-01T00:00:00.000Z", "type": "event_msg",
+            "payload": {"type": "token_count", "info": {"last_token_usage":
+                {"input_tokens": 3456, "output_tokens": 7}}}}),
+    );
+    assert_eq!(checked(&env, &f), 3456 + 7, "fresh usage used");
+}
+
+#[test]
+fn restoring_after_the_agent_reported_again_marks_the_usage_stale() {
+    // The usage reported after a compaction describes the compacted history; once the
+    // originals are back it is stale.
+    let env = TestEnv::new();
+    let f = env.write(
+        "cc.jsonl",
+        fs::read(fixture("claude-code/spotter_tool_heavy.jsonl")).unwrap(),
+    );
+    let run = env.run(&[
+        "compact",
+        s(&f),
+        "--tail-tokens",
+        "500",
+        "--in-place",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let id = run.json()["archive_id"].as_str().unwrap().to_string();
+    append(&f, &claude_answer(&f, 1111, 2));
+    assert_eq!(checked(&env, &f), 1111 + 2);
+    let run = env.run(&["archive", "restore", &id]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(checked(&env, &f), counted(&env, &f));
+}
