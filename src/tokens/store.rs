@@ -6,7 +6,6 @@
 //! generation, all little-endian. The generation of an entry is the run that last used it;
 //! when the file would exceed `MAX_ENTRIES`, the least recently used entries are dropped.
 
-use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -16,10 +15,20 @@ const ENTRY: usize = 24;
 /// At most this many counts are kept (24 MB on disk).
 pub const MAX_ENTRIES: usize = 1_000_000;
 
+/// One cached count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    key: u128,
+    count: u32,
+    generation: u32,
+}
+
 #[derive(Debug, Default)]
 pub struct CountStore {
     path: Option<PathBuf>,
-    map: HashMap<u128, (u32, u32)>,
+    /// The file's entries, sorted by key (the file keeps them sorted, so loading is a copy
+    /// and a lookup a binary search: no hash map to build on every run).
+    entries: Vec<Entry>,
     /// The generation of this run (one more than any in the file).
     generation: u32,
     /// Keys looked up or added in this run.
@@ -39,16 +48,16 @@ impl CountStore {
 
     /// Loads the cache file at `path`; an absent or unreadable file gives an empty store.
     pub fn open(path: PathBuf) -> CountStore {
-        let map = fs::read(&path).map(|b| decode(&b)).unwrap_or_default();
-        let generation = map
-            .values()
-            .map(|&(_, g)| g)
+        let entries = fs::read(&path).map(|b| decode(&b)).unwrap_or_default();
+        let generation = entries
+            .iter()
+            .map(|e| e.generation)
             .max()
             .unwrap_or(0)
             .wrapping_add(1);
         CountStore {
             path: Some(path),
-            map,
+            entries,
             generation,
             touched: Vec::new(),
             dirty: false,
@@ -60,23 +69,23 @@ impl CountStore {
     }
 
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.entries.is_empty()
     }
 
     /// The remembered count for `key`.
     pub fn get(&self, key: u128) -> Option<u32> {
-        self.map.get(&key).map(|&(n, _)| n)
+        self.find(key).map(|e| e.count)
     }
 
     /// Records that this run used `key` with `count` (new or already known).
     pub fn record(&mut self, key: u128, count: u32) {
-        let stale = match self.map.get(&key) {
+        let stale = match self.find(key) {
             None => true,
-            Some(&(_, g)) => self.generation.wrapping_sub(g) > REFRESH_AFTER,
+            Some(e) => self.generation.wrapping_sub(e.generation) > REFRESH_AFTER,
         };
         self.dirty |= stale;
         self.touched.push((key, count));
@@ -116,19 +125,28 @@ impl CountStore {
         if lock.try_lock().is_err() {
             return Ok(false);
         }
-        let mut merged = fs::read(&path).map(|b| decode(&b)).unwrap_or_default();
-        for (key, count) in self.touched.drain(..) {
-            merged.insert(key, (count, self.generation));
-        }
+        // Merge with the file as it is now: other runs may have saved since this one read it.
+        let on_disk = fs::read(&path).map(|b| decode(&b)).unwrap_or_default();
+        let mut touched: Vec<Entry> = self
+            .touched
+            .drain(..)
+            .map(|(key, count)| Entry {
+                key,
+                count,
+                generation: self.generation,
+            })
+            .collect();
+        touched.sort_by_key(|e| e.key);
+        let mut merged = merge(on_disk, touched);
         if merged.len() > MAX_ENTRIES {
-            let mut gens: Vec<u32> = merged.values().map(|&(_, g)| g).collect();
+            let mut gens: Vec<u32> = merged.iter().map(|e| e.generation).collect();
             gens.sort_unstable_by(|a, b| b.cmp(a));
             let cutoff = gens[MAX_ENTRIES - 1];
-            merged.retain(|_, &mut (_, g)| g >= cutoff);
+            merged.retain(|e| e.generation >= cutoff);
         }
         let bytes = encode(&merged);
         crate::fsutil::write_atomic(&path, &bytes, true)?;
-        self.map = merged;
+        self.entries = merged;
         self.dirty = false;
         Ok(true)
     }
@@ -143,32 +161,70 @@ impl CountStore {
     }
 }
 
-fn decode(bytes: &[u8]) -> HashMap<u128, (u32, u32)> {
-    let Some(body) = bytes.strip_prefix(MAGIC.as_slice()) else {
-        return HashMap::new();
-    };
-    if body.len() % ENTRY != 0 {
-        return HashMap::new();
+impl CountStore {
+    fn find(&self, key: u128) -> Option<&Entry> {
+        self.entries
+            .binary_search_by_key(&key, |e| e.key)
+            .ok()
+            .map(|i| &self.entries[i])
     }
-    let mut map = HashMap::with_capacity(body.len() / ENTRY);
-    for e in body.chunks_exact(ENTRY) {
-        let key = u128::from_le_bytes(e[..16].try_into().unwrap_or_default());
-        let count = u32::from_le_bytes(e[16..20].try_into().unwrap_or_default());
-        let generation = u32::from_le_bytes(e[20..24].try_into().unwrap_or_default());
-        map.insert(key, (count, generation));
-    }
-    map
 }
 
-fn encode(map: &HashMap<u128, (u32, u32)>) -> Vec<u8> {
-    let mut entries: Vec<_> = map.iter().collect();
-    entries.sort_unstable_by_key(|(k, _)| **k);
+/// The entries of a cache file, sorted by key (a file from elsewhere that is not sorted is
+/// sorted here); a file that is not a cache gives none.
+fn decode(bytes: &[u8]) -> Vec<Entry> {
+    let Some(body) = bytes.strip_prefix(MAGIC.as_slice()) else {
+        return Vec::new();
+    };
+    if body.len() % ENTRY != 0 {
+        return Vec::new();
+    }
+    let mut entries: Vec<Entry> = body
+        .chunks_exact(ENTRY)
+        .map(|e| Entry {
+            key: u128::from_le_bytes(e[..16].try_into().unwrap_or_default()),
+            count: u32::from_le_bytes(e[16..20].try_into().unwrap_or_default()),
+            generation: u32::from_le_bytes(e[20..24].try_into().unwrap_or_default()),
+        })
+        .collect();
+    if !entries.windows(2).all(|w| w[0].key < w[1].key) {
+        entries.sort_by_key(|e| e.key);
+        entries.dedup_by_key(|e| e.key);
+    }
+    entries
+}
+
+/// `old` and `new` (both sorted by key) as one sorted list; `new` wins on equal keys, and
+/// the last of equal keys in `new` wins.
+fn merge(old: Vec<Entry>, new: Vec<Entry>) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::with_capacity(old.len() + new.len());
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        let e = if j == new.len() || (i < old.len() && old[i].key < new[j].key) {
+            i += 1;
+            old[i - 1]
+        } else {
+            if i < old.len() && old[i].key == new[j].key {
+                i += 1;
+            }
+            j += 1;
+            new[j - 1]
+        };
+        match out.last_mut() {
+            Some(last) if last.key == e.key => *last = e,
+            _ => out.push(e),
+        }
+    }
+    out
+}
+
+fn encode(entries: &[Entry]) -> Vec<u8> {
     let mut out = Vec::with_capacity(MAGIC.len() + entries.len() * ENTRY);
     out.extend_from_slice(MAGIC);
-    for (key, (count, generation)) in entries {
-        let _ = out.write_all(&key.to_le_bytes());
-        let _ = out.write_all(&count.to_le_bytes());
-        let _ = out.write_all(&generation.to_le_bytes());
+    for e in entries {
+        let _ = out.write_all(&e.key.to_le_bytes());
+        let _ = out.write_all(&e.count.to_le_bytes());
+        let _ = out.write_all(&e.generation.to_le_bytes());
     }
     out
 }
@@ -219,5 +275,34 @@ mod tests {
         s.record(1, 1);
         assert!(!s.save().unwrap());
         assert!(!s.is_enabled());
+    }
+
+    #[test]
+    fn merging_keeps_keys_sorted_and_unique_with_the_newest_count() {
+        let e = |key, count| Entry {
+            key,
+            count,
+            generation: 0,
+        };
+        let merged = merge(
+            vec![e(1, 1), e(3, 3), e(5, 5)],
+            vec![e(0, 0), e(3, 30), e(3, 31), e(6, 6)],
+        );
+        let got: Vec<(u128, u32)> = merged.iter().map(|e| (e.key, e.count)).collect();
+        assert_eq!(got, vec![(0, 0), (1, 1), (3, 31), (5, 5), (6, 6)]);
+    }
+
+    #[test]
+    fn an_unsorted_file_is_still_read() {
+        let mut bytes = MAGIC.to_vec();
+        for (key, count) in [(9u128, 90u32), (2, 20), (9, 91)] {
+            bytes.extend_from_slice(&key.to_le_bytes());
+            bytes.extend_from_slice(&count.to_le_bytes());
+            bytes.extend_from_slice(&1u32.to_le_bytes());
+        }
+        let entries = decode(&bytes);
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].key, 2);
+        assert_eq!(entries[1].key, 9);
     }
 }
