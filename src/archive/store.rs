@@ -69,6 +69,27 @@ pub struct ArchiveFile {
     pub records: Vec<Value>,
 }
 
+/// An [`ArchiveFile`] as written: the same fields in the same order, borrowed from the
+/// [`ArchiveRecord`] (a test checks that it reads back as an `ArchiveFile`).
+#[derive(Serialize)]
+struct ArchiveOut<'a> {
+    ctxctl_version: &'a str,
+    session: &'a str,
+    seq: u64,
+    compact_id: &'a str,
+    created: String,
+    source: Option<&'a str>,
+    output: Option<&'a str>,
+    format: &'a str,
+    model: Option<&'a str>,
+    summarizer: &'a str,
+    tokens: &'a Tokens,
+    first_message: usize,
+    messages: usize,
+    summary: &'a str,
+    records: &'a [Value],
+}
+
 /// The fields `list` reads (the records are skipped).
 #[derive(Deserialize)]
 struct Header {
@@ -167,22 +188,23 @@ impl ArchiveStore {
         };
         loop {
             let path = self.path_for(session, seq, record.created)?;
-            let file = ArchiveFile {
-                ctxctl_version: env!("CARGO_PKG_VERSION").to_string(),
-                session: session.to_string(),
+            // Borrowed, not cloned: the records can be as large as the session.
+            let file = ArchiveOut {
+                ctxctl_version: env!("CARGO_PKG_VERSION"),
+                session,
                 seq,
-                compact_id: record.compact_id.clone(),
+                compact_id: &record.compact_id,
                 created: record.created.rfc3339(),
-                source: record.source.clone(),
-                output: record.output.clone(),
-                format: record.format.clone(),
-                model: record.model.clone(),
-                summarizer: record.summarizer.clone(),
-                tokens: record.tokens,
+                source: record.source.as_deref(),
+                output: record.output.as_deref(),
+                format: &record.format,
+                model: record.model.as_deref(),
+                summarizer: &record.summarizer,
+                tokens: &record.tokens,
                 first_message: record.first_message,
                 messages: record.messages,
-                summary: record.summary.clone(),
-                records: record.records.clone(),
+                summary: &record.summary,
+                records: &record.records,
             };
             match write_new(&dir, &path, &file) {
                 Err(ArchiveError::Exists(_)) if record.seq.is_none() => seq += 1,
@@ -309,7 +331,7 @@ pub fn create_private_dir(dir: &Path) -> Result<(), ArchiveError> {
 /// Writes `value` as pretty JSON to a new file at `path`: temp file (0600) in `dir`,
 /// synced, then linked into place without replacing anything, then the directory synced.
 /// Temp files an interrupted run left in `dir` are removed first.
-fn write_new(dir: &Path, path: &Path, value: &ArchiveFile) -> Result<(), ArchiveError> {
+fn write_new(dir: &Path, path: &Path, value: &ArchiveOut) -> Result<(), ArchiveError> {
     fsutil::clean_stale_temps(dir);
     let tmp = tempfile::Builder::new()
         .prefix(fsutil::TEMP_PREFIX)
