@@ -40,6 +40,7 @@ pub fn original_records(
                     .lines
                     .get(r)
                     .and_then(|_| serde_json::from_str(doc.line(r)).ok()),
+                Document::Released => None,
             };
             out.push(v.ok_or(ArchiveError::Record(r))?);
         }

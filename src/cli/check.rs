@@ -37,7 +37,7 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let mut status = ExitStatus::Success;
     let mut results = Vec::new();
     let work = |path: &std::path::Path| -> anyhow::Result<CheckFile> {
-        let l = input::load(ctx, path)?;
+        let l = input::load_for_reading(ctx, path)?;
         let file = check_file(ctx, args, &l, threshold)?;
         if file.usage > WARN_USAGE {
             ctx.printer.warn(&format!(

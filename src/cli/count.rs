@@ -34,7 +34,7 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
         total_tokens: 0,
     };
     let work = |path: &std::path::Path| -> anyhow::Result<CountFile> {
-        let loaded = input::load(ctx, path)?;
+        let loaded = input::load_for_reading(ctx, path)?;
         let file = count_file(&loaded, args.per_message);
         if !ctx.printer.json {
             print_human(ctx, &loaded, &file, args)?;

@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::context::{Context, ResolvedModel};
-use crate::session::{self, Format, Session};
+use crate::session::{self, Format, Keep, Session};
 use crate::tokens::Counter;
 
 #[derive(Debug, Clone, Args)]
@@ -141,12 +141,22 @@ pub fn display(path: &Path) -> String {
     }
 }
 
-/// Reads, parses and counts one input.
+/// Reads, parses and counts one input, keeping its document for a rewrite.
 pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
+    load_keeping(ctx, path, Keep::Document)
+}
+
+/// Reads, parses and counts one input for a read-only command: the document's text is
+/// released as it is read (peak memory near the file's size), so it cannot be rewritten.
+pub fn load_for_reading(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
+    load_keeping(ctx, path, Keep::Messages)
+}
+
+fn load_keeping(ctx: &Context, path: &Path, keep: Keep) -> anyhow::Result<Loaded> {
     let shown = display(path);
     let bytes = crate::fsutil::read_input(path).with_context(|| shown.clone())?;
     let fingerprint = Fingerprint::of(&bytes);
-    let session = session::read_owned(bytes, ctx.format).with_context(|| shown.clone())?;
+    let session = session::read_keeping(bytes, ctx.format, keep).with_context(|| shown.clone())?;
     for w in &session.warnings {
         ctx.printer.warn(&format!("{shown}: {w}"));
     }

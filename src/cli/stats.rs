@@ -81,7 +81,7 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
     let mut status = ExitStatus::Success;
     let mut out = Vec::new();
     let work = |path: &std::path::Path| -> anyhow::Result<StatsFile> {
-        let s = input::load(ctx, path).and_then(|l| stats(ctx, args, &l))?;
+        let s = input::load_for_reading(ctx, path).and_then(|l| stats(ctx, args, &l))?;
         if !ctx.printer.json {
             print_human(ctx, &s)?;
         }

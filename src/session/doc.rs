@@ -11,6 +11,9 @@ pub enum Document {
     Json(JsonDoc),
     /// A JSON Lines file; each record is one line, kept byte for byte.
     Lines(LinesDoc),
+    /// The text was released while the records were read (read-only commands, see
+    /// [`super::Keep::Messages`]): the session can be counted but not written back.
+    Released,
 }
 
 /// Where the message list sits in a JSON document.

@@ -16,20 +16,25 @@ use serde_json::Value;
 
 use super::message::{self, Notes};
 use super::{
-    Document, Format, JsonDoc, JsonStyle, ListKey, Message, Origin, ReadError, Role, Session,
+    Document, Format, JsonDoc, JsonStyle, Keep, ListKey, Message, Origin, ReadError, Role, Session,
 };
 
+#[cfg(test)]
 pub fn read(text: impl Into<String>, format: Format) -> Result<Session, ReadError> {
-    let text: String = text.into();
+    read_keeping(text.into(), format, Keep::Document)
+}
+
+/// Reads the document `text` as `format`, keeping what `keep` says of it.
+pub fn read_keeping(text: String, format: Format, keep: Keep) -> Result<Session, ReadError> {
     let layout = layout(&text, bom(&text))?;
-    read_layout(text, format, layout)
+    read_layout(text, format, layout, keep)
 }
 
 /// Reads `text` as a JSON document if it is one whose format the layout tells (OpenAI or
 /// Anthropic), scanning the document once instead of once to detect it and once to read
 /// it. Gives the text back when it is something else (JSONL, an agent transcript, not a
 /// session, broken JSON): full detection then decides, and words the error.
-pub fn read_detected(text: String) -> Result<Result<Session, ReadError>, String> {
+pub fn read_detected(text: String, keep: Keep) -> Result<Result<Session, ReadError>, String> {
     let body = text[bom(&text)..].trim_start();
     let one_line = body.trim_end().lines().nth(1).is_none();
     let document = match body.as_bytes().first() {
@@ -63,7 +68,7 @@ pub fn read_detected(text: String) -> Result<Result<Session, ReadError>, String>
         one_line,
     };
     match super::detect::detect_layout(&facts) {
-        Some(format) => Ok(read_layout(text, format, layout)),
+        Some(format) => Ok(read_layout(text, format, layout, keep)),
         None => Err(text),
     }
 }
@@ -76,7 +81,15 @@ fn bom(text: &str) -> usize {
     }
 }
 
-fn read_layout(text: String, format: Format, layout: Layout) -> Result<Session, ReadError> {
+/// Text released at a time while reading with [`Keep::Messages`].
+const RELEASE_BYTES: usize = 16 << 20;
+
+fn read_layout(
+    mut text: String,
+    format: Format,
+    layout: Layout,
+    keep: Keep,
+) -> Result<Session, ReadError> {
     let key = match &layout.list {
         ListKey::Root => String::new(),
         ListKey::Key(k) => k.clone(),
@@ -91,32 +104,49 @@ fn read_layout(text: String, format: Format, layout: Layout) -> Result<Session, 
             }
         }
     }
-    let records = &layout.records;
-    let (parsed, record_notes) = super::par::parse_records(
-        records.len(),
-        |i| records[i].len(),
-        |i, notes| {
-            let origin = Origin::Record(i);
-            if let Some(m) = super::fast::simple_message(&text[records[i].clone()], &origin) {
-                return Ok(Some(m));
-            }
-            let place = if key.is_empty() {
-                format!("[{i}]")
-            } else {
-                format!("{key}[{i}]")
-            };
-            let v: Value = parse_span(&text, &records[i])?;
-            message::parse(v, &place, origin, notes).map(Some)
-        },
-    )?;
-    messages.extend(parsed);
-    notes.merge(record_notes);
     let model = match &layout.model {
         Some(span) => parse_span::<Value>(&text, span)?
             .as_str()
             .map(str::to_string),
         None => None,
     };
+    let records = &layout.records;
+    let parse_one = |text: &str, i: usize, notes: &mut Notes| {
+        let origin = Origin::Record(i);
+        if let Some(m) = super::fast::simple_message(&text[records[i].clone()], &origin) {
+            return Ok(Some(m));
+        }
+        let place = if key.is_empty() {
+            format!("[{i}]")
+        } else {
+            format!("{key}[{i}]")
+        };
+        let v: Value = parse_span(text, &records[i])?;
+        message::parse(v, &place, origin, notes).map(Some)
+    };
+    if keep == Keep::Messages {
+        let (parsed, record_notes) =
+            super::par::parse_releasing(&mut text, records, RELEASE_BYTES, |text, i, notes| {
+                parse_one(text, i, notes)
+            })?;
+        messages.extend(parsed);
+        notes.merge(record_notes);
+        return Ok(Session {
+            format,
+            doc: Document::Released,
+            messages,
+            model,
+            warnings: notes.into_warnings(),
+            reported_usage: None,
+        });
+    }
+    let (parsed, record_notes) = super::par::parse_records(
+        records.len(),
+        |i| records[i].len(),
+        |i, notes| parse_one(&text, i, notes),
+    )?;
+    messages.extend(parsed);
+    notes.merge(record_notes);
     let style = JsonStyle::of(&text);
     Ok(Session {
         format,

@@ -3,10 +3,18 @@
 use serde_json::Value;
 
 use super::message;
-use super::{Document, Format, LinesDoc, Origin, ReadError, Session};
+use super::{Document, Format, Keep, LinesDoc, Origin, ReadError, Session};
+
+/// Text released at a time while reading with [`Keep::Messages`].
+const RELEASE_BYTES: usize = 16 << 20;
 
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
-    let mut doc = LinesDoc::new(text.into());
+    read_keeping(text.into(), Keep::Document)
+}
+
+/// Reads plain JSONL `text`, keeping what `keep` says of it.
+pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
+    let mut doc = LinesDoc::new(text);
     let mut warnings = Vec::new();
     let mut truncated = None;
     // Only the last line may be a truncated record (an agent still writing): it is checked
@@ -18,6 +26,33 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
             truncated = Some(n - 1);
             n -= 1;
         }
+    }
+    if keep == Keep::Messages {
+        let spans: Vec<_> = doc.lines[..n].iter().map(|l| l.start..l.end).collect();
+        let (parsed, notes) =
+            super::par::parse_releasing(&mut doc.text, &spans, RELEASE_BYTES, |text, i, notes| {
+                let line = &text[spans[i].clone()];
+                if line.trim().is_empty() {
+                    return Ok(None);
+                }
+                if let Some(m) = super::fast::simple_message(line, &Origin::Record(i)) {
+                    return Ok(Some((m, None)));
+                }
+                let v: Value = serde_json::from_str(line).map_err(|e| ReadError::json(&e, i))?;
+                let model = v.get("model").and_then(Value::as_str).map(str::to_string);
+                let m = message::parse(v, &format!("line {}", i + 1), Origin::Record(i), notes)?;
+                Ok(Some((m, model)))
+            })?;
+        let model = parsed.iter().find_map(|(_, model)| model.clone());
+        warnings.extend(notes.into_warnings());
+        return Ok(Session {
+            format: Format::Jsonl,
+            doc: Document::Released,
+            messages: parsed.into_iter().map(|(m, _)| m).collect(),
+            model,
+            warnings,
+            reported_usage: None,
+        });
     }
     let lines = &doc;
     let (parsed, notes) = super::par::parse_records(

@@ -360,6 +360,19 @@ fn is_result(p: &Part) -> bool {
     matches!(p, Part::ToolResult { .. })
 }
 
+/// What reading keeps of the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// The document text, so that the session can be written back byte for byte.
+    Document,
+    /// Only the messages: OpenAI / Anthropic documents and plain JSONL release their text
+    /// as their records are read, so that peak memory stays near the file's size (the
+    /// messages take about as much as the text they came from). For read-only commands;
+    /// such a session cannot be written ([`Document::Released`]). Agent transcripts are
+    /// read whole either way.
+    Messages,
+}
+
 /// Reads a session from `bytes`, detecting its format unless `format` is given.
 pub fn read(bytes: &[u8], format: Option<Format>) -> Result<Session, ReadError> {
     read_owned(bytes.to_vec(), format)
@@ -368,6 +381,15 @@ pub fn read(bytes: &[u8], format: Option<Format>) -> Result<Session, ReadError> 
 /// Like [`read`], taking ownership of the bytes so that line-oriented formats keep them as
 /// their document without a copy (peak memory stays near the file's size).
 pub fn read_owned(bytes: Vec<u8>, format: Option<Format>) -> Result<Session, ReadError> {
+    read_keeping(bytes, format, Keep::Document)
+}
+
+/// Like [`read_owned`], keeping what `keep` says of the document.
+pub fn read_keeping(
+    bytes: Vec<u8>,
+    format: Option<Format>,
+    keep: Keep,
+) -> Result<Session, ReadError> {
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -384,22 +406,22 @@ pub fn read_owned(bytes: Vec<u8>, format: Option<Format>) -> Result<Session, Rea
         Some(f) => f,
         None => {
             let body_len = body.len();
-            let text = match json::read_detected(text) {
+            let text = match json::read_detected(text, keep) {
                 Ok(read) => return read,
                 Err(text) => text,
             };
             let body = &text[text.len() - body_len..];
             let format = detect(body)?;
-            return read_format(text, format);
+            return read_format(text, format, keep);
         }
     };
-    read_format(text, format)
+    read_format(text, format, keep)
 }
 
-fn read_format(text: String, format: Format) -> Result<Session, ReadError> {
+fn read_format(text: String, format: Format, keep: Keep) -> Result<Session, ReadError> {
     match format {
-        Format::OpenAi | Format::Anthropic => json::read(text, format),
-        Format::Jsonl => jsonl::read(text),
+        Format::OpenAi | Format::Anthropic => json::read_keeping(text, format, keep),
+        Format::Jsonl => jsonl::read_keeping(text, keep),
         Format::ClaudeCode => claude_code::read(text),
         Format::Codex => codex::read(text),
         Format::Goose => goose::read(text),
@@ -423,5 +445,53 @@ mod tests {
         assert_eq!(Role::parse("function"), Some(Role::Tool));
         assert_eq!(Role::parse("wizard"), None);
         assert!(Role::Developer.is_system());
+    }
+
+    /// A session of `n` messages of every common shape (and some that are not).
+    fn big_session(n: usize) -> Vec<String> {
+        (0..n)
+            .map(|i| match i % 5 {
+                0 => format!(r#"{{"role":"user","content":"question {i} \u00e9 {}"}}"#, "x".repeat(i % 300)),
+                1 => format!(r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"c{i}","type":"function","function":{{"name":"ls","arguments":"{{}}"}}}}]}}"#),
+                2 => format!(r#"{{"role":"tool","tool_call_id":"c{}","content":"out {i}"}}"#, i - 1),
+                3 => format!(r#"{{"role":"assistant","content":[{{"type":"text","text":"part {i}"}}],"_preserve":true}}"#),
+                _ => format!(r#"{{"role":"wizard","content":"odd {i}","model":"gpt-4o"}}"#),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reading_for_counting_gives_the_same_messages_and_releases_the_text() {
+        let records = big_session(20_000);
+        let json = format!(r#"{{"model":"gpt-4o","messages":[{}]}}"#, records.join(","));
+        let jsonl = records.join("\n") + "\n";
+        assert!(
+            json.len() > 1 << 20,
+            "large enough to be read on several threads"
+        );
+        for text in [json, jsonl] {
+            let kept = read_keeping(text.clone().into_bytes(), None, Keep::Document).unwrap();
+            let read = read_keeping(text.into_bytes(), None, Keep::Messages).unwrap();
+            assert_eq!(read.messages, kept.messages);
+            assert_eq!(read.model, kept.model);
+            assert_eq!(read.warnings, kept.warnings);
+            assert!(matches!(read.doc, Document::Released));
+            assert!(matches!(
+                write(&read, &read.keep_all()),
+                Err(WriteError::Released)
+            ));
+        }
+    }
+
+    #[test]
+    fn reading_for_counting_reports_the_first_broken_record() {
+        let mut records = big_session(20_000);
+        records[100] = r#"{"role":7}"#.to_string();
+        records[19_000] = r#"{"content":"no role"}"#.to_string();
+        let jsonl = records.join("\n") + "\n";
+        let kept = read_keeping(jsonl.clone().into_bytes(), None, Keep::Document).unwrap_err();
+        let read = read_keeping(jsonl.into_bytes(), None, Keep::Messages).unwrap_err();
+        assert_eq!(read.to_string(), kept.to_string());
+        assert!(read.to_string().contains("101"), "{read}");
     }
 }

@@ -57,6 +57,58 @@ pub fn parse_records<T: Send, E: Send>(
     Ok((out, notes))
 }
 
+/// Like [`parse_records`] for records at `spans` of `text`, but parsing from the last
+/// record to the first, `release` bytes at a time, and cutting `text` short after each run
+/// so that its memory goes back as the messages take their own: the text is gone at the end.
+/// The error of the first failing record (in record order) is still the one returned.
+pub fn parse_releasing<T: Send, E: Send>(
+    text: &mut String,
+    spans: &[Range<usize>],
+    release: usize,
+    parse: impl Fn(&str, usize, &mut Notes) -> Result<Option<T>, E> + Sync,
+) -> Result<(Vec<T>, Notes), E> {
+    let mut runs: Vec<Vec<T>> = Vec::new();
+    let mut notes = Notes::default();
+    let mut first_error = None;
+    let mut end = spans.len();
+    while end > 0 {
+        let mut start = end;
+        let mut bytes = 0;
+        while start > 0 && bytes < release {
+            start -= 1;
+            bytes += spans[start].len();
+        }
+        let run = {
+            let text: &str = text;
+            parse_records(
+                end - start,
+                |i| spans[start + i].len(),
+                |i, notes| parse(text, start + i, notes),
+            )
+        };
+        match run {
+            Ok((v, n)) => {
+                runs.push(v);
+                notes.merge(n);
+            }
+            // An earlier run's error replaces this one: record order decides.
+            Err(e) => first_error = Some(e),
+        }
+        text.truncate(spans[start].start);
+        text.shrink_to_fit();
+        end = start;
+    }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    *text = String::new();
+    let mut out = Vec::with_capacity(runs.iter().map(Vec::len).sum());
+    for run in runs.into_iter().rev() {
+        out.extend(run);
+    }
+    Ok((out, notes))
+}
+
 /// `0..n` cut into `parts` contiguous ranges of about equal bytes.
 fn split(
     n: usize,
@@ -150,5 +202,37 @@ mod tests {
                 assert_eq!(w[0].end, w[1].start);
             }
         }
+    }
+
+    #[test]
+    fn releasing_reads_every_record_in_order_and_frees_the_text() {
+        let records: Vec<String> = (0..1000).map(|i| format!("[{i}]")).collect();
+        let mut text = String::new();
+        let mut spans = Vec::new();
+        for r in &records {
+            spans.push(text.len()..text.len() + r.len());
+            text.push_str(r);
+            text.push(',');
+        }
+        let (v, _) = parse_releasing(&mut text, &spans, 100, |t, i, _| {
+            Ok::<_, ()>(Some(t[spans[i].clone()].to_string()))
+        })
+        .unwrap();
+        assert_eq!(v, records);
+        assert!(text.is_empty());
+    }
+
+    #[test]
+    fn releasing_returns_the_first_error_in_record_order() {
+        let spans: Vec<Range<usize>> = (0..1000).map(|i| i..i + 1).collect();
+        let mut text = "x".repeat(1001);
+        let r = parse_releasing(&mut text, &spans, 10, |_, i, _| {
+            if i == 5 || i == 900 {
+                Err(i)
+            } else {
+                Ok(Some(i))
+            }
+        });
+        assert_eq!(r.unwrap_err(), 5);
     }
 }

@@ -62,6 +62,10 @@ pub enum WriteError {
     #[error("cannot rewrite the session from its document: {0}")]
     Document(String),
     #[error(
+        "the session was read for counting only (its text was released); it cannot be written"
+    )]
+    Released,
+    #[error(
         "archived records go back into {0} sessions only in place of one compaction summary, \
          every other message kept in order"
     )]
@@ -86,6 +90,7 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
                 claude_code_restore::restore(session, doc, &plan)
             }
             (Document::Lines(doc), _) => goose_restore::restore(session, doc, &plan),
+            (Document::Released, _) => Err(WriteError::Released),
             (_, f) => Err(WriteError::Unsupported(f)),
         };
     }
@@ -97,6 +102,7 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
         (Document::Lines(doc), Format::ClaudeCode) => claude_code_write::write(session, doc, items),
         (Document::Lines(doc), Format::Codex) => codex_write::write(session, doc, items),
         (Document::Lines(doc), Format::Goose) => goose_write::write(session, doc, items),
+        (Document::Released, _) => Err(WriteError::Released),
         (_, f) => Err(WriteError::Unsupported(f)),
     }
 }
