@@ -255,6 +255,26 @@ impl Context {
         counts
     }
 
+    /// Tokens of each of `parts` (unscaled), reusing and remembering counts across runs like
+    /// [`Context::count`]: a warm `stats` does not tokenize its tool calls and results again.
+    pub fn count_parts(&self, counter: &Counter, parts: &[&crate::session::Part]) -> Vec<usize> {
+        let threads = self.counting_threads();
+        let cached = !self.no_cache && self.with_store(|s| s.is_enabled());
+        if !cached {
+            return counter.fill_parts(parts, vec![None; parts.len()], threads);
+        }
+        let keys: Vec<u128> = parts
+            .iter()
+            .map(|p| crate::tokens::key::part_key(p, counter.encoding()))
+            .collect();
+        let known = self.with_store(|s| s.lookup(&keys));
+        let counts = counter.fill_parts(parts, known, threads);
+        if counter.keeps_counts() {
+            self.with_store(|s| s.record_all(&keys, &counts));
+        }
+        counts
+    }
+
     /// Runs `f` on the persistent cache (opened on first use), under its lock.
     fn with_store<T>(&self, f: impl FnOnce(&mut CountStore) -> T) -> T {
         let mut guard = self.store.lock().unwrap_or_else(|e| e.into_inner());

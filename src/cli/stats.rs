@@ -107,19 +107,19 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
     let msgs = &l.session.messages;
     let limits = args.limits.limits(ctx, l)?;
     let effective = limits.effective_limit();
-    let mut largest: Vec<Largest> = msgs
-        .iter()
-        .zip(&l.counts)
-        .enumerate()
-        .map(|(index, (m, &tokens))| Largest {
+    // The largest first; previews only for those shown.
+    let mut order: Vec<usize> = (0..msgs.len()).collect();
+    order.sort_by(|&a, &b| l.counts[b].cmp(&l.counts[a]).then(a.cmp(&b)));
+    order.truncate(LARGEST);
+    let largest: Vec<Largest> = order
+        .into_iter()
+        .map(|index| Largest {
             index,
-            role: m.role.name(),
-            tokens,
-            preview: preview(&m.text(), 60),
+            role: msgs[index].role.name(),
+            tokens: l.counts[index],
+            preview: preview(&msgs[index].text(), 60),
         })
         .collect();
-    largest.sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.index.cmp(&b.index)));
-    largest.truncate(LARGEST);
     let compactions = msgs
         .iter()
         .enumerate()
@@ -142,7 +142,7 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
         tokens: l.total,
         messages_by_role: ByRole::tally(msgs, std::iter::repeat(1)),
         tokens_by_role: ByRole::tally(msgs, l.counts.iter().copied()),
-        tools: tool_stats(l),
+        tools: tool_stats(ctx, l),
         largest,
         compactions,
         reported: reported(l),
@@ -157,31 +157,38 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
 }
 
 /// Calls, tokens and failures per tool name (results are matched to calls by id).
-fn tool_stats(l: &Loaded) -> Vec<ToolStats> {
+fn tool_stats(ctx: &Context, l: &Loaded) -> Vec<ToolStats> {
+    let tool_parts: Vec<&Part> = l
+        .session
+        .messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter(|p| matches!(p, Part::ToolCall { .. } | Part::ToolResult { .. }))
+        .collect();
+    // Through the persistent cache: a warm run tokenizes none of them again.
+    let counts = ctx.count_parts(&l.counter, &tool_parts);
     let mut by_name: BTreeMap<String, ToolStats> = BTreeMap::new();
     let mut name_of: BTreeMap<&str, &str> = BTreeMap::new();
-    for m in &l.session.messages {
-        for p in &m.parts {
-            match p {
-                Part::ToolCall { id, name, .. } => {
-                    name_of.insert(id, name);
-                    let e = entry(&mut by_name, name);
-                    e.calls += 1;
-                    e.call_tokens += l.scaled(l.counter.part(p));
-                }
-                Part::ToolResult {
-                    call_id, is_error, ..
-                } => {
-                    let name = name_of
-                        .get(call_id.as_str())
-                        .copied()
-                        .unwrap_or("(unknown)");
-                    let e = entry(&mut by_name, name);
-                    e.result_tokens += l.scaled(l.counter.part(p));
-                    e.errors += usize::from(*is_error);
-                }
-                _ => {}
+    for (p, &n) in tool_parts.iter().zip(&counts) {
+        match p {
+            Part::ToolCall { id, name, .. } => {
+                name_of.insert(id, name);
+                let e = entry(&mut by_name, name);
+                e.calls += 1;
+                e.call_tokens += l.scaled(n);
             }
+            Part::ToolResult {
+                call_id, is_error, ..
+            } => {
+                let name = name_of
+                    .get(call_id.as_str())
+                    .copied()
+                    .unwrap_or("(unknown)");
+                let e = entry(&mut by_name, name);
+                e.result_tokens += l.scaled(n);
+                e.errors += usize::from(*is_error);
+            }
+            _ => {}
         }
     }
     let mut v: Vec<ToolStats> = by_name.into_values().collect();

@@ -1,7 +1,6 @@
 //! Remembers the token count of texts already seen in this run.
 
 use std::collections::HashMap;
-use std::hash::BuildHasher;
 use std::sync::Mutex;
 
 /// Texts shorter than this are cheaper to count than to hash and look up.
@@ -13,7 +12,6 @@ const MAX_ENTRIES: usize = 1 << 16;
 #[derive(Default)]
 pub struct TextCache {
     map: Mutex<HashMap<(u64, usize), usize>>,
-    hasher: std::collections::hash_map::RandomState,
 }
 
 impl TextCache {
@@ -21,7 +19,8 @@ impl TextCache {
         if text.len() < MIN_CACHED_LEN {
             return count();
         }
-        let key = (self.hasher.hash_one(text), text.len());
+        // xxh3 rather than the map's SipHash: every text of a cold run goes through here.
+        let key = (xxhash_rust::xxh3::xxh3_64(text.as_bytes()), text.len());
         if let Some(&n) = self.lock().get(&key) {
             return n;
         }

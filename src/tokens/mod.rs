@@ -167,6 +167,28 @@ impl Counter {
         counts
     }
 
+    /// Completes `known` (one entry per part) by counting the parts that have none, on up
+    /// to `threads` threads.
+    pub fn fill_parts(
+        &self,
+        parts: &[&Part],
+        known: Vec<Option<usize>>,
+        threads: usize,
+    ) -> Vec<usize> {
+        let missing: Vec<usize> = (0..known.len()).filter(|&i| known[i].is_none()).collect();
+        let mut counts: Vec<usize> = known.into_iter().map(Option::unwrap_or_default).collect();
+        if !missing.is_empty() {
+            let todo: Vec<&Part> = missing.iter().map(|&i| parts[i]).collect();
+            for (&i, n) in missing
+                .iter()
+                .zip(parallel::count_parts(&todo, threads, |p| self.part(p)))
+            {
+                counts[i] = n;
+            }
+        }
+        counts
+    }
+
     /// Whether counts made so far may be remembered across runs: counts from a fallback
     /// tokenizer are not what their keys promise.
     pub fn keeps_counts(&self) -> bool {

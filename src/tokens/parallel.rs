@@ -23,11 +23,32 @@ pub fn count(
     threads: usize,
     count: impl Fn(&Message) -> usize + Sync,
 ) -> Vec<usize> {
-    let bytes: usize = msgs.iter().map(|m| approx_bytes(m)).sum();
+    count_by(msgs, threads, |m| approx_bytes(m), |m| count(m))
+}
+
+/// `count` of every part, in order, spread over threads like [`count`].
+pub fn count_parts(
+    parts: &[&Part],
+    threads: usize,
+    count: impl Fn(&Part) -> usize + Sync,
+) -> Vec<usize> {
+    count_by(parts, threads, |p| part_bytes(p), |p| count(p))
+}
+
+/// `count` of every item, in order, on up to `threads` threads when the items (`weight`
+/// bytes of text each) are worth it: chunks of about `CHUNK_BYTES` are handed to the
+/// threads as they finish the previous one.
+fn count_by<T: Sync>(
+    items: &[T],
+    threads: usize,
+    weight: impl Fn(&T) -> usize + Sync,
+    count: impl Fn(&T) -> usize + Sync,
+) -> Vec<usize> {
+    let bytes: usize = items.iter().map(&weight).sum();
     if threads < 2 || bytes < PARALLEL_BYTES {
-        return msgs.iter().map(|m| count(m)).collect();
+        return items.iter().map(&count).collect();
     }
-    let bounds = chunks(msgs);
+    let bounds = chunks(items, &weight);
     let next = AtomicUsize::new(0);
     let mut done: Vec<(usize, Vec<usize>)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads.min(bounds.len() - 1))
@@ -39,8 +60,8 @@ pub fn count(
                         if c + 1 >= bounds.len() {
                             break out;
                         }
-                        let chunk = &msgs[bounds[c]..bounds[c + 1]];
-                        out.push((c, chunk.iter().map(|m| count(m)).collect()));
+                        let chunk = &items[bounds[c]..bounds[c + 1]];
+                        out.push((c, chunk.iter().map(&count).collect()));
                     }
                 })
             })
@@ -54,33 +75,34 @@ pub fn count(
     done.into_iter().flat_map(|(_, v)| v).collect()
 }
 
-/// Chunk boundaries: `[0, …, msgs.len()]`, each chunk about `CHUNK_BYTES` of text.
-fn chunks(msgs: &[&Message]) -> Vec<usize> {
+/// Chunk boundaries: `[0, …, items.len()]`, each chunk about `CHUNK_BYTES` of text.
+fn chunks<T>(items: &[T], weight: impl Fn(&T) -> usize) -> Vec<usize> {
     let mut bounds = vec![0];
     let mut acc = 0;
-    for (i, m) in msgs.iter().enumerate() {
-        acc += approx_bytes(m);
+    for (i, m) in items.iter().enumerate() {
+        acc += weight(m);
         if acc >= CHUNK_BYTES {
             bounds.push(i + 1);
             acc = 0;
         }
     }
-    if *bounds.last().unwrap_or(&0) != msgs.len() {
-        bounds.push(msgs.len());
+    if *bounds.last().unwrap_or(&0) != items.len() {
+        bounds.push(items.len());
     }
     bounds
 }
 
-fn approx_bytes(m: &Message) -> usize {
-    fn part(p: &Part) -> usize {
-        match p {
-            Part::Text(t) | Part::Thinking(t) => t.len(),
-            Part::ToolCall { arguments, .. } => arguments.len() + 16,
-            Part::ToolResult { content, .. } => content.iter().map(part).sum(),
-            _ => 16,
-        }
+fn part_bytes(p: &Part) -> usize {
+    match p {
+        Part::Text(t) | Part::Thinking(t) => t.len(),
+        Part::ToolCall { arguments, .. } => arguments.len() + 16,
+        Part::ToolResult { content, .. } => content.iter().map(part_bytes).sum(),
+        _ => 16,
     }
-    16 + m.parts.iter().map(part).sum::<usize>()
+}
+
+fn approx_bytes(m: &Message) -> usize {
+    16 + m.parts.iter().map(part_bytes).sum::<usize>()
 }
 
 #[cfg(test)]

@@ -207,3 +207,25 @@ fn cached_counts_equal_fresh_counts_and_skip_the_tokenizer() {
     assert_eq!(clear.code, 0);
     assert!(!std::path::Path::new(&cache).exists());
 }
+
+#[test]
+fn warm_stats_take_tool_counts_from_the_cache_and_equal_fresh_stats() {
+    let env = TestEnv::new();
+    // A session with tool calls and results (several tools, one error).
+    let f = fixture("openai-chat/swe-agent_marshmallow-1867_function_calling.traj.json");
+    let fresh = env.run(&["stats", s(&f), "--json", "--no-cache"]);
+    assert_eq!(fresh.code, 0, "{fresh:?}");
+    assert!(
+        !fresh.json()["tools"].as_array().unwrap().is_empty(),
+        "{fresh:?}"
+    );
+    let cold = env.run(&["stats", s(&f), "--json", "-v"]);
+    assert!(cold.stderr.contains("tokenizer built"), "{cold:?}");
+    let warm = env.run(&["stats", s(&f), "--json", "-v"]);
+    assert!(
+        warm.stderr.contains("tokenizer not needed"),
+        "a warm stats tokenized again: {warm:?}"
+    );
+    assert_eq!(cold.stdout, fresh.stdout);
+    assert_eq!(warm.stdout, fresh.stdout);
+}
