@@ -14,7 +14,7 @@ mod time;
 
 pub use lock::{acquire as acquire_lock, LockGuard};
 pub use name::{parse_id, validate_name};
-pub use records::original_records;
+pub use records::{original_records, records_of};
 pub use restore::{restore, RestoreError};
 pub use store::{
     parse_file_name, ArchiveEntry, ArchiveFile, ArchiveRecord, ArchiveStore, Stored, Tokens,

@@ -2,23 +2,31 @@
 
 use std::ops::Range;
 
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::ArchiveError;
 use crate::session::{codex_embedded_items, Document, Format, Session};
 
-/// The records messages `range` of `session` were read from, in order: the JSON values
-/// of a JSON document's message list, or the parsed lines of a JSONL file (lines that are
-/// not messages stay in the file and are not archived); for a Codex message that came from
-/// a `compacted` record's `replacement_history`, its item alone.
+/// The records messages `range` of `session` were read from, in order (see [`records_of`]).
 pub fn original_records(
     session: &Session,
     range: Range<usize>,
-) -> Result<Vec<Value>, ArchiveError> {
-    let messages = session
-        .messages
-        .get(range.clone())
-        .ok_or_else(|| ArchiveError::NoSuchMessages(range.clone()))?;
+) -> Result<Vec<Box<RawValue>>, ArchiveError> {
+    records_of(session, &range.collect::<Vec<_>>())
+}
+
+/// The records messages `indices` (in order) of `session` were read from, each as its
+/// original text: the JSON values of a JSON document's message list, or the lines of a
+/// JSONL file (lines that are not messages stay in the file and are not archived); for a
+/// Codex message that came from a `compacted` record's `replacement_history`, its item
+/// alone. Kept as text, not as JSON trees: an archive can be as large as the session.
+pub fn records_of(
+    session: &Session,
+    indices: &[usize],
+) -> Result<Vec<Box<RawValue>>, ArchiveError> {
+    if let Some(&bad) = indices.iter().find(|&&i| i >= session.messages.len()) {
+        return Err(ArchiveError::NoSuchMessages(bad..bad + 1));
+    }
     // A Codex message read from a `compacted` record's history is archived as its item,
     // not as the whole record its origin names.
     let embedded = match (&session.doc, session.format) {
@@ -28,21 +36,19 @@ pub fn original_records(
         _ => None,
     };
     let mut out = Vec::new();
-    for (k, m) in messages.iter().enumerate() {
-        if let Some(item) = embedded.as_ref().and_then(|e| e[range.start + k].clone()) {
-            out.push(item);
+    for &i in indices {
+        if let Some(item) = embedded.as_ref().and_then(|e| e[i].as_ref()) {
+            out.push(serde_json::value::to_raw_value(item).map_err(|_| ArchiveError::Record(i))?);
             continue;
         }
-        for &r in m.origin.records() {
-            let v = match &session.doc {
-                Document::Json(doc) => doc.records.get(r).and_then(|_| doc.record(r).ok()),
-                Document::Lines(doc) => doc
-                    .lines
-                    .get(r)
-                    .and_then(|_| serde_json::from_str(doc.line(r)).ok()),
+        for &r in session.messages[i].origin.records() {
+            let text = match &session.doc {
+                Document::Json(doc) => doc.records.get(r).map(|_| doc.raw(r)),
+                Document::Lines(doc) => doc.lines.get(r).map(|_| doc.line(r)),
                 Document::Released => None,
             };
-            out.push(v.ok_or(ArchiveError::Record(r))?);
+            let raw = text.and_then(|t| RawValue::from_string(t.to_string()).ok());
+            out.push(raw.ok_or(ArchiveError::Record(r))?);
         }
     }
     Ok(out)

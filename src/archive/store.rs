@@ -5,6 +5,7 @@ use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::name::{parse_id, validate_name};
@@ -12,7 +13,7 @@ use super::{ArchiveError, Timestamp};
 use crate::fsutil::{self, FailAt};
 
 /// What a compaction archives: the removed records and the facts around them.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ArchiveRecord {
     /// The sequence number to use; `None` takes the next free one.
     pub seq: Option<u64>,
@@ -32,8 +33,8 @@ pub struct ArchiveRecord {
     /// Number of archived messages.
     pub messages: usize,
     pub summary: String,
-    /// The removed records verbatim, in order.
-    pub records: Vec<Value>,
+    /// The removed records verbatim (their original text), in order.
+    pub records: Vec<Box<RawValue>>,
 }
 
 /// Token counts recorded with an archive.
@@ -87,7 +88,7 @@ struct ArchiveOut<'a> {
     first_message: usize,
     messages: usize,
     summary: &'a str,
-    records: &'a [Value],
+    records: &'a [Box<RawValue>],
 }
 
 /// The fields `list` reads (the records are skipped).

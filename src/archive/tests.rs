@@ -21,7 +21,10 @@ fn record(created: i64, records: Vec<serde_json::Value>) -> ArchiveRecord {
         first_message: 1,
         messages: records.len(),
         summary: "S".into(),
-        records,
+        records: records
+            .iter()
+            .map(|v| serde_json::value::to_raw_value(v).unwrap())
+            .collect(),
     }
 }
 

@@ -236,10 +236,7 @@ fn archive_removed(
 ) -> anyhow::Result<std::path::PathBuf> {
     let mut touched: Vec<usize> = plan.removed.iter().chain(&plan.edited).copied().collect();
     touched.sort_unstable();
-    let mut records = Vec::new();
-    for &i in &touched {
-        records.extend(archive::original_records(&l.session, i..i + 1)?);
-    }
+    let records = archive::records_of(&l.session, &touched)?;
     let record = ArchiveRecord {
         seq: None,
         compact_id: CompactInfo::new_id(),
