@@ -2,7 +2,7 @@
 //! registry and the token counters shared by every file of the run.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -336,16 +336,22 @@ impl Context {
     }
 
     /// Starts building the tokenizer the run will most likely need on another thread, so
-    /// that it is ready when the input has been read and parsed. Not when counts are likely
-    /// to come from a filled persistent cache: a warm run builds no tokenizer at all (and
-    /// does not spend the other core or ~70 MB of tables on one).
-    pub fn prewarm(&self) {
-        let warm = !self.no_cache
-            && self
-                .cache_file()
-                .and_then(|p| std::fs::metadata(p).ok())
-                .is_some_and(|m| m.len() > 0);
-        if warm {
+    /// that it is ready when `session` has been read and parsed. Not when its counts are
+    /// likely to come from the persistent cache — the cache was written after the session
+    /// last changed: a warm run builds no tokenizer at all (and spends neither the other
+    /// core nor ~70 MB of tables on one). A session changed since (an agent appended to it)
+    /// or a new one gets the tokenizer built while it is parsed.
+    pub fn prewarm(&self, session: &Path) {
+        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        let cache = (!self.no_cache)
+            .then(|| self.cache_file())
+            .flatten()
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
+        let seen = match (cache.as_deref().and_then(modified), modified(session)) {
+            (Some(cache), Some(session)) => session <= cache,
+            _ => false,
+        };
+        if seen {
             return;
         }
         let encoding = match self.tokenizer.value {

@@ -30,7 +30,7 @@ pub fn run<T: Send>(
     if let [one] = files {
         // Build the tokenizer while the file is read and parsed. Not in batch runs: the
         // workers need it almost at once anyway, and warm-cache runs need none at all.
-        ctx.prewarm();
+        ctx.prewarm(one);
         return emit(one, work(one));
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -109,7 +109,7 @@ struct TrimReport {
 }
 
 pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
-    ctx.prewarm();
+    ctx.prewarm(&args.file);
     testhook::install(ctx)?;
     replace::retrying(ctx, &input::display(&args.file), || attempt(ctx, args))
 }

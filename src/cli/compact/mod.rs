@@ -105,7 +105,7 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
         ([one], true) => (one.clone(), false),
         _ => return many::run(ctx, args, &*summarizer(ctx, args)?),
     };
-    ctx.prewarm();
+    ctx.prewarm(&path);
     let summarizer = summarizer(ctx, args)?;
     // One file: when it changes while ctxctl works on it, read it again once.
     let done = replace::retrying(ctx, &input::display(&path), || {
