@@ -1,5 +1,6 @@
 //! The original records behind a range of messages, as JSON values for the archive.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use serde_json::value::RawValue;
@@ -11,7 +12,7 @@ use crate::session::{codex_embedded_items, Document, Format, Session};
 pub fn original_records(
     session: &Session,
     range: Range<usize>,
-) -> Result<Vec<Box<RawValue>>, ArchiveError> {
+) -> Result<Vec<Cow<'_, RawValue>>, ArchiveError> {
     records_of(session, &range.collect::<Vec<_>>())
 }
 
@@ -19,11 +20,12 @@ pub fn original_records(
 /// original text: the JSON values of a JSON document's message list, or the lines of a
 /// JSONL file (lines that are not messages stay in the file and are not archived); for a
 /// Codex message that came from a `compacted` record's `replacement_history`, its item
-/// alone. Kept as text, not as JSON trees: an archive can be as large as the session.
-pub fn records_of(
-    session: &Session,
+/// alone. Borrowed from the session's text, not parsed into JSON trees nor copied: an
+/// archive can be as large as the session.
+pub fn records_of<'a>(
+    session: &'a Session,
     indices: &[usize],
-) -> Result<Vec<Box<RawValue>>, ArchiveError> {
+) -> Result<Vec<Cow<'a, RawValue>>, ArchiveError> {
     if let Some(&bad) = indices.iter().find(|&&i| i >= session.messages.len()) {
         return Err(ArchiveError::NoSuchMessages(bad..bad + 1));
     }
@@ -38,7 +40,8 @@ pub fn records_of(
     let mut out = Vec::new();
     for &i in indices {
         if let Some(item) = embedded.as_ref().and_then(|e| e[i].as_ref()) {
-            out.push(serde_json::value::to_raw_value(item).map_err(|_| ArchiveError::Record(i))?);
+            let raw = serde_json::value::to_raw_value(item).map_err(|_| ArchiveError::Record(i))?;
+            out.push(Cow::Owned(raw));
             continue;
         }
         for &r in session.messages[i].origin.records() {
@@ -47,8 +50,8 @@ pub fn records_of(
                 Document::Lines(doc) => doc.lines.get(r).map(|_| doc.line(r)),
                 Document::Released => None,
             };
-            let raw = text.and_then(|t| RawValue::from_string(t.to_string()).ok());
-            out.push(raw.ok_or(ArchiveError::Record(r))?);
+            let raw = text.and_then(|t| serde_json::from_str::<&RawValue>(t).ok());
+            out.push(Cow::Borrowed(raw.ok_or(ArchiveError::Record(r))?));
         }
     }
     Ok(out)

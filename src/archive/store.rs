@@ -1,5 +1,6 @@
 //! Archive files on disk: `archives/<session>/compact-<YYYYMMDDTHHMMSSZ>-<seq>.json`.
 
+use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ use crate::fsutil::{self, FailAt};
 
 /// What a compaction archives: the removed records and the facts around them.
 #[derive(Debug, Clone)]
-pub struct ArchiveRecord {
+pub struct ArchiveRecord<'a> {
     /// The sequence number to use; `None` takes the next free one.
     pub seq: Option<u64>,
     pub compact_id: String,
@@ -33,8 +34,9 @@ pub struct ArchiveRecord {
     /// Number of archived messages.
     pub messages: usize,
     pub summary: String,
-    /// The removed records verbatim (their original text), in order.
-    pub records: Vec<Box<RawValue>>,
+    /// The removed records verbatim (their original text, usually borrowed from the
+    /// session), in order.
+    pub records: Vec<Cow<'a, RawValue>>,
 }
 
 /// Token counts recorded with an archive.
@@ -88,7 +90,7 @@ struct ArchiveOut<'a> {
     first_message: usize,
     messages: usize,
     summary: &'a str,
-    records: &'a [Box<RawValue>],
+    records: &'a [Cow<'a, RawValue>],
 }
 
 /// The fields `list` reads (the records are skipped).
@@ -180,7 +182,7 @@ impl ArchiveStore {
     /// file in the same directory, synced, then linked into place) and never overwriting:
     /// an existing file with the chosen name is an error when `record.seq` was given, and
     /// makes the store try the next number otherwise.
-    pub fn put(&self, session: &str, record: &ArchiveRecord) -> Result<Stored, ArchiveError> {
+    pub fn put(&self, session: &str, record: &ArchiveRecord<'_>) -> Result<Stored, ArchiveError> {
         let dir = self.dir(session)?;
         create_private_dir(&dir)?;
         let mut seq = match record.seq {

@@ -3,7 +3,7 @@ use crate::compact::{assemble, partition, CompactInfo};
 use crate::session::{read, write, Format, Session};
 use crate::tokens::{Counter, Encoding, Tokenizer};
 
-fn record(created: i64, records: Vec<serde_json::Value>) -> ArchiveRecord {
+fn record(created: i64, records: Vec<serde_json::Value>) -> ArchiveRecord<'static> {
     ArchiveRecord {
         seq: None,
         compact_id: "id-1".into(),
@@ -23,7 +23,7 @@ fn record(created: i64, records: Vec<serde_json::Value>) -> ArchiveRecord {
         summary: "S".into(),
         records: records
             .iter()
-            .map(|v| serde_json::value::to_raw_value(v).unwrap())
+            .map(|v| std::borrow::Cow::Owned(serde_json::value::to_raw_value(v).unwrap()))
             .collect(),
     }
 }
