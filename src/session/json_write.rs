@@ -53,7 +53,10 @@ pub fn write(session: &Session, doc: &JsonDoc, items: &[Item]) -> Result<Vec<u8>
         }
     }
     cuts.sort_by_key(|(r, _)| r.start);
-    let mut out = String::with_capacity(doc.text.len());
+    // Exactly the output's size: a trimmed session is smaller than the original.
+    let size = doc.text.len() + cuts.iter().map(|(_, t)| t.len()).sum::<usize>()
+        - cuts.iter().map(|(r, _)| r.len()).sum::<usize>();
+    let mut out = String::with_capacity(size);
     let mut at = 0;
     for (range, replacement) in cuts {
         out.push_str(&doc.text[at..range.start]);

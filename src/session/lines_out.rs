@@ -60,7 +60,19 @@ impl<'a> LinePlan<'a> {
         // Stable: records inserted at the same line keep their order.
         self.inserts.sort_by_key(|(at, _)| *at);
         let eol = doc.eol();
-        let mut out = String::with_capacity(doc.text.len() + 1024);
+        // About the output's size (a trimmed session is smaller than the original).
+        let kept: usize = doc
+            .lines
+            .iter()
+            .zip(&self.actions)
+            .map(|(span, action)| match action {
+                LineOut::Keep => span.end_with_eol - span.start,
+                LineOut::Drop => 0,
+                LineOut::Rewrite(text) => text.len() + 2,
+            })
+            .sum();
+        let added: usize = self.inserts.iter().map(|(_, t)| t.len() + 2).sum();
+        let mut out = String::with_capacity(kept + added + 16);
         let first_start = doc.lines.first().map_or(doc.text.len(), |s| s.start);
         out.push_str(&doc.text[..first_start]);
         let mut inserts = self.inserts.iter().peekable();
