@@ -237,40 +237,52 @@ impl Context {
     /// look up known counts and to record new ones, never while tokenizing.
     pub fn count(&self, counter: &Counter, session: &crate::session::Session) -> Vec<usize> {
         let threads = self.counting_threads();
-        let cached = !self.no_cache && self.with_store(|s| s.is_enabled());
-        let counts = if cached {
-            let keys = counter.keys(session);
-            let known = self.with_store(|s| s.lookup(&keys));
-            let counts = counter.fill(session, known, threads);
-            if counter.keeps_counts() {
-                self.with_store(|s| s.record_all(&keys, &counts));
-            }
-            counts
-        } else {
-            counter.fill(session, vec![None; session.messages.len()], threads)
-        };
-        if let Some(e) = counter.fallback() {
-            self.warn_once(format!("{e}; falling back to approx"));
-        }
-        counts
+        self.cached(
+            counter,
+            session.messages.len(),
+            || counter.keys(session),
+            |known| counter.fill(session, known, threads),
+        )
     }
 
     /// Tokens of each of `parts` (unscaled), reusing and remembering counts across runs like
     /// [`Context::count`]: a warm `stats` does not tokenize its tool calls and results again.
     pub fn count_parts(&self, counter: &Counter, parts: &[&crate::session::Part]) -> Vec<usize> {
         let threads = self.counting_threads();
+        let keys = || {
+            parts
+                .iter()
+                .map(|p| crate::tokens::key::part_key(p, counter.encoding()))
+                .collect()
+        };
+        self.cached(counter, parts.len(), keys, |known| {
+            counter.fill_parts(parts, known, threads)
+        })
+    }
+
+    /// `len` counts: looked up by `keys` in the persistent cache (unless `--no-cache`),
+    /// the rest counted by `fill` and remembered.
+    fn cached(
+        &self,
+        counter: &Counter,
+        len: usize,
+        keys: impl FnOnce() -> Vec<u128>,
+        fill: impl FnOnce(Vec<Option<usize>>) -> Vec<usize>,
+    ) -> Vec<usize> {
         let cached = !self.no_cache && self.with_store(|s| s.is_enabled());
-        if !cached {
-            return counter.fill_parts(parts, vec![None; parts.len()], threads);
-        }
-        let keys: Vec<u128> = parts
-            .iter()
-            .map(|p| crate::tokens::key::part_key(p, counter.encoding()))
-            .collect();
-        let known = self.with_store(|s| s.lookup(&keys));
-        let counts = counter.fill_parts(parts, known, threads);
-        if counter.keeps_counts() {
-            self.with_store(|s| s.record_all(&keys, &counts));
+        let counts = if cached {
+            let keys = keys();
+            let known = self.with_store(|s| s.lookup(&keys));
+            let counts = fill(known);
+            if counter.keeps_counts() {
+                self.with_store(|s| s.record_all(&keys, &counts));
+            }
+            counts
+        } else {
+            fill(vec![None; len])
+        };
+        if let Some(e) = counter.fallback() {
+            self.warn_once(format!("{e}; falling back to approx"));
         }
         counts
     }

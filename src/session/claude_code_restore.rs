@@ -199,7 +199,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::session::{read, write, Item, NewMessage, Role};
+    use crate::session::restore_testkit::{restore_items, summary};
+    use crate::session::{read, write, Item};
 
     fn rec(uuid: &str, parent: Option<&str>, ty: &str, text: &str) -> String {
         json!({"parentUuid": parent, "isSidechain": false, "sessionId": "s", "type": ty,
@@ -219,43 +220,10 @@ mod tests {
         lines.join("\n") + "\n"
     }
 
-    fn summary() -> Item {
-        let mut meta = Map::new();
-        meta.insert("compact_boundary".into(), json!(true));
-        meta.insert("compact_id".into(), json!("c1"));
-        Item::Insert(NewMessage {
-            role: Role::User,
-            text: "gist".into(),
-            meta,
-        })
-    }
-
     fn texts(bytes: &[u8]) -> Vec<String> {
         let s = read(bytes, None).unwrap();
         s.messages.iter().map(|m| m.text()).collect()
     }
-
-    /// The restore plan for the compacted `out` of `orig`, whose messages `range` it
-    /// summarized.
-    fn restore_items(orig: &str, range: std::ops::Range<usize>, out: &[u8]) -> Vec<Item> {
-        let s = read(orig.as_bytes(), None).unwrap();
-        let c = read(out, None).unwrap();
-        let at = c.messages.iter().position(|m| m.compact.is_some()).unwrap();
-        let mut items: Vec<Item> = (0..at).map(Item::Keep).collect();
-        for i in range {
-            let line = s.messages[i].origin.records()[0];
-            let Document::Lines(doc) = &s.doc else {
-                unreachable!()
-            };
-            items.push(Item::InsertRecord(
-                serde_json::from_str(doc.line(line)).unwrap(),
-            ));
-        }
-        items.extend((at + 1..c.messages.len()).map(Item::Keep));
-        items
-    }
-
-    use crate::session::Document;
 
     #[test]
     fn a_compaction_with_a_kept_head_is_undone_byte_for_byte() {

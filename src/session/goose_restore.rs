@@ -88,10 +88,11 @@ fn revealed(line: &str, archived: &Value) -> Result<String, WriteError> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::{json, Map};
+    use serde_json::json;
 
     use super::*;
-    use crate::session::{read, write, Item, NewMessage, Role};
+    use crate::session::restore_testkit::{restore_items, summary};
+    use crate::session::{read, write, Item};
 
     fn line(text: &str, created: i64, meta: Option<Value>) -> String {
         let mut v = json!({"id": null, "role": "user", "created": created,
@@ -100,35 +101,6 @@ mod tests {
             v["metadata"] = m;
         }
         v.to_string()
-    }
-
-    fn summary() -> Item {
-        let mut meta = Map::new();
-        meta.insert("compact_boundary".into(), json!(true));
-        meta.insert("compact_id".into(), json!("c1"));
-        Item::Insert(NewMessage {
-            role: Role::User,
-            text: "gist".into(),
-            meta,
-        })
-    }
-
-    fn restore_items(orig: &str, range: std::ops::Range<usize>, out: &[u8]) -> Vec<Item> {
-        let s = read(orig.as_bytes(), None).unwrap();
-        let c = read(out, None).unwrap();
-        let at = c.messages.iter().position(|m| m.compact.is_some()).unwrap();
-        let crate::session::Document::Lines(doc) = &s.doc else {
-            unreachable!()
-        };
-        let mut items: Vec<Item> = (0..at).map(Item::Keep).collect();
-        for i in range {
-            let l = s.messages[i].origin.records()[0];
-            items.push(Item::InsertRecord(
-                serde_json::from_str(doc.line(l)).unwrap(),
-            ));
-        }
-        items.extend((at + 1..c.messages.len()).map(Item::Keep));
-        items
     }
 
     #[test]

@@ -81,9 +81,6 @@ fn bom(text: &str) -> usize {
     }
 }
 
-/// Text released at a time while reading with [`Keep::Messages`].
-const RELEASE_BYTES: usize = 16 << 20;
-
 fn read_layout(
     mut text: String,
     format: Format,
@@ -111,53 +108,38 @@ fn read_layout(
         None => None,
     };
     let records = &layout.records;
-    let parse_one = |text: &str, i: usize, notes: &mut Notes| {
-        let origin = Origin::Record(i);
-        if let Some(m) = super::fast::simple_message(&text[records[i].clone()], &origin) {
-            return Ok(Some(m));
-        }
-        let place = if key.is_empty() {
-            format!("[{i}]")
-        } else {
-            format!("{key}[{i}]")
-        };
-        let v: Value = parse_span(text, &records[i])?;
-        message::parse(v, &place, origin, notes).map(Some)
-    };
-    if keep == Keep::Messages {
-        let (parsed, record_notes) =
-            super::par::parse_releasing(&mut text, records, RELEASE_BYTES, |text, i, notes| {
-                parse_one(text, i, notes)
-            })?;
-        messages.extend(parsed);
-        notes.merge(record_notes);
-        return Ok(Session {
-            format,
-            doc: Document::Released,
-            messages,
-            model,
-            warnings: notes.into_warnings(),
-            reported_usage: None,
-        });
-    }
-    let (parsed, record_notes) = super::par::parse_records(
-        records.len(),
-        |i| records[i].len(),
-        |i, notes| parse_one(&text, i, notes),
-    )?;
+    let release = keep == Keep::Messages;
+    let (parsed, record_notes) =
+        super::par::parse_spans(&mut text, records, release, |text, i, notes| {
+            let origin = Origin::Record(i);
+            if let Some(m) = super::fast::simple_message(&text[records[i].clone()], &origin) {
+                return Ok(Some(m));
+            }
+            let place = if key.is_empty() {
+                format!("[{i}]")
+            } else {
+                format!("{key}[{i}]")
+            };
+            let v: Value = parse_span(text, &records[i])?;
+            message::parse(v, &place, origin, notes).map(Some)
+        })?;
     messages.extend(parsed);
     notes.merge(record_notes);
-    let style = JsonStyle::of(&text);
-    Ok(Session {
-        format,
-        doc: Document::Json(JsonDoc {
+    let doc = if release {
+        Document::Released
+    } else {
+        Document::Json(JsonDoc {
             list: layout.list,
             list_span: layout.list_span,
+            style: JsonStyle::of(&text),
             records: layout.records,
             system_span: layout.system,
-            style,
             text,
-        }),
+        })
+    };
+    Ok(Session {
+        format,
+        doc,
         messages,
         model,
         warnings: notes.into_warnings(),

@@ -5,9 +5,6 @@ use serde_json::Value;
 use super::message;
 use super::{Document, Format, Keep, LinesDoc, Origin, ReadError, Session};
 
-/// Text released at a time while reading with [`Keep::Messages`].
-const RELEASE_BYTES: usize = 16 << 20;
-
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     read_keeping(text.into(), Keep::Document)
 }
@@ -16,84 +13,46 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
 pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
     let mut doc = LinesDoc::new(text);
     let mut warnings = Vec::new();
-    let mut truncated = None;
     // Only the last line may be a truncated record (an agent still writing): it is checked
     // first, so that every other line can be parsed on its own, on any thread.
     let mut n = doc.lines.len();
     if n > 0 && !doc.line(n - 1).trim().is_empty() {
         if let Err(Tolerated(w)) = parse_line(&doc, n - 1) {
             warnings.push(w);
-            truncated = Some(n - 1);
+            doc.truncated_tail = Some(n - 1);
             n -= 1;
         }
     }
-    if keep == Keep::Messages {
-        let spans: Vec<_> = doc.lines[..n].iter().map(|l| l.start..l.end).collect();
-        let (parsed, notes) =
-            super::par::parse_releasing(&mut doc.text, &spans, RELEASE_BYTES, |text, i, notes| {
-                let line = &text[spans[i].clone()];
-                if line.trim().is_empty() {
-                    return Ok(None);
-                }
-                if let Some(m) = super::fast::simple_message(line, &Origin::Record(i)) {
-                    return Ok(Some((m, None)));
-                }
-                let v: Value = serde_json::from_str(line).map_err(|e| ReadError::json(&e, i))?;
-                let model = v.get("model").and_then(Value::as_str).map(str::to_string);
-                let m = message::parse(v, &format!("line {}", i + 1), Origin::Record(i), notes)?;
-                Ok(Some((m, model)))
-            })?;
-        let model = parsed.iter().find_map(|(_, model)| model.clone());
-        warnings.extend(notes.into_warnings());
-        return Ok(Session {
-            format: Format::Jsonl,
-            doc: Document::Released,
-            messages: parsed.into_iter().map(|(m, _)| m).collect(),
-            model,
-            warnings,
-            reported_usage: None,
-        });
-    }
-    let lines = &doc;
-    let (parsed, notes) = super::par::parse_records(
-        n,
-        |i| lines.lines[i].end - lines.lines[i].start,
-        |i, notes| {
-            let line = lines.line(i);
+    let spans: Vec<_> = doc.lines[..n].iter().map(|l| l.start..l.end).collect();
+    let release = keep == Keep::Messages;
+    let (parsed, notes) =
+        super::par::parse_spans(&mut doc.text, &spans, release, |text, i, notes| {
+            let line = &text[spans[i].clone()];
             if line.trim().is_empty() {
                 return Ok(None);
             }
             if let Some(m) = super::fast::simple_message(line, &Origin::Record(i)) {
                 return Ok(Some((m, None)));
             }
-            let v = parse_line(lines, i).map_err(|e| match e {
-                Fatal(e) => e,
-                Tolerated(_) => unreachable_truncation(i),
-            })?;
+            let v: Value = serde_json::from_str(line).map_err(|e| ReadError::json(&e, i))?;
             let model = v.get("model").and_then(Value::as_str).map(str::to_string);
-            let place = format!("line {}", i + 1);
-            let m = message::parse(v, &place, Origin::Record(i), notes)?;
+            let m = message::parse(v, &format!("line {}", i + 1), Origin::Record(i), notes)?;
             Ok(Some((m, model)))
-        },
-    )?;
+        })?;
     let model = parsed.iter().find_map(|(_, model)| model.clone());
-    let messages = parsed.into_iter().map(|(m, _)| m).collect();
-    doc.truncated_tail = truncated;
     warnings.extend(notes.into_warnings());
     Ok(Session {
         format: Format::Jsonl,
-        doc: Document::Lines(doc),
-        messages,
+        doc: if release {
+            Document::Released
+        } else {
+            Document::Lines(doc)
+        },
+        messages: parsed.into_iter().map(|(m, _)| m).collect(),
         model,
         warnings,
         reported_usage: None,
     })
-}
-
-/// Only the last line can be tolerated as truncated, and it was handled before: any other
-/// line that fails to parse is a plain JSON error.
-fn unreachable_truncation(i: usize) -> ReadError {
-    ReadError::Detect(format!("line {}: unexpected truncated record", i + 1))
 }
 
 /// A record line of a JSONL document.

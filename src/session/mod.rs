@@ -32,6 +32,8 @@ pub mod message;
 pub mod pairs;
 mod par;
 mod raw;
+#[cfg(test)]
+mod restore_testkit;
 mod sniff;
 mod write;
 

@@ -57,6 +57,28 @@ pub fn parse_records<T: Send, E: Send>(
     Ok((out, notes))
 }
 
+/// Text released at a time by [`parse_spans`] when asked to release it.
+const RELEASE_BYTES: usize = 16 << 20;
+
+/// Parses the records at `spans` of `text` with [`parse_records`]; with `release`, with
+/// [`parse_releasing`] instead, so that `text` is gone at the end (read-only loads).
+pub fn parse_spans<T: Send, E: Send>(
+    text: &mut String,
+    spans: &[Range<usize>],
+    release: bool,
+    parse: impl Fn(&str, usize, &mut Notes) -> Result<Option<T>, E> + Sync,
+) -> Result<(Vec<T>, Notes), E> {
+    if release {
+        return parse_releasing(text, spans, RELEASE_BYTES, parse);
+    }
+    let text: &str = text;
+    parse_records(
+        spans.len(),
+        |i| spans[i].len(),
+        |i, notes| parse(text, i, notes),
+    )
+}
+
 /// Like [`parse_records`] for records at `spans` of `text`, but parsing from the last
 /// record to the first, `release` bytes at a time, and cutting `text` short after each run
 /// so that its memory goes back as the messages take their own: the text is gone at the end.

@@ -114,57 +114,35 @@ impl Counter {
         }
     }
 
-    /// Per-message counts of a session, counted on every core for large sessions.
+    /// Per-message counts of a session, counted on every core for large sessions. (The
+    /// persistent cache is [`crate::context::Context::count`]'s business.)
     pub fn messages(&self, session: &Session) -> Vec<usize> {
-        self.messages_cached(session, &mut CountStore::disabled())
-    }
-
-    /// Per-message counts, taking known counts from `store` and recording new ones in it:
-    /// only messages the store has not seen are tokenized. Callers sharing a store between
-    /// threads use [`Counter::keys`], [`CountStore::lookup`], [`Counter::fill`] and
-    /// [`CountStore::record_all`] instead, so that the store is not held while counting.
-    pub fn messages_cached(&self, session: &Session, store: &mut CountStore) -> Vec<usize> {
-        let threads = parallel::available();
-        if !store.is_enabled() {
-            return self.fill(session, vec![None; session.messages.len()], threads);
-        }
-        let keys = self.keys(session);
-        let counts = self.fill(session, store.lookup(&keys), threads);
-        if self.keeps_counts() {
-            store.record_all(&keys, &counts);
-        }
-        counts
+        self.fill(
+            session,
+            vec![None; session.messages.len()],
+            parallel::available(),
+        )
     }
 
     /// The persistent-cache key of every message of `session` (see [`key::message_key`]).
     pub fn keys(&self, session: &Session) -> Vec<u128> {
-        let msgs = &session.messages;
-        let key = |m: &Message| key::message_key(m, self.encoding);
-        if msgs.len() < 4096 || parallel::available() < 2 {
-            return msgs.iter().map(key).collect();
-        }
-        // Hashing is memory-bound: half the messages on another core.
-        let (head, tail) = msgs.split_at(msgs.len() / 2);
-        std::thread::scope(|s| {
-            let tail = s.spawn(|| tail.iter().map(key).collect::<Vec<_>>());
-            let mut keys: Vec<u128> = head.iter().map(key).collect();
-            keys.extend(tail.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
-            keys
-        })
+        // Hashing is memory-bound: large sessions are hashed on every core.
+        let msgs: Vec<&Message> = session.messages.iter().collect();
+        parallel::map_by(
+            &msgs,
+            parallel::available(),
+            |m| parallel::approx_bytes(m),
+            |m| key::message_key(m, self.encoding),
+        )
     }
 
     /// Completes `known` (one entry per message of `session`) by counting the messages
     /// that have none, on up to `threads` threads.
     pub fn fill(&self, session: &Session, known: Vec<Option<usize>>, threads: usize) -> Vec<usize> {
-        let missing: Vec<usize> = (0..known.len()).filter(|&i| known[i].is_none()).collect();
-        let mut counts: Vec<usize> = known.into_iter().map(Option::unwrap_or_default).collect();
-        if !missing.is_empty() {
+        complete(known, |missing| {
             let todo: Vec<&Message> = missing.iter().map(|&i| &session.messages[i]).collect();
-            for (&i, n) in missing.iter().zip(self.count_messages(&todo, threads)) {
-                counts[i] = n;
-            }
-        }
-        counts
+            self.count_messages(&todo, threads)
+        })
     }
 
     /// Completes `known` (one entry per part) by counting the parts that have none, on up
@@ -175,18 +153,10 @@ impl Counter {
         known: Vec<Option<usize>>,
         threads: usize,
     ) -> Vec<usize> {
-        let missing: Vec<usize> = (0..known.len()).filter(|&i| known[i].is_none()).collect();
-        let mut counts: Vec<usize> = known.into_iter().map(Option::unwrap_or_default).collect();
-        if !missing.is_empty() {
+        complete(known, |missing| {
             let todo: Vec<&Part> = missing.iter().map(|&i| parts[i]).collect();
-            for (&i, n) in missing
-                .iter()
-                .zip(parallel::count_parts(&todo, threads, |p| self.part(p)))
-            {
-                counts[i] = n;
-            }
-        }
-        counts
+            parallel::count_parts(&todo, threads, |p| self.part(p))
+        })
     }
 
     /// Whether counts made so far may be remembered across runs: counts from a fallback
@@ -208,6 +178,22 @@ impl Counter {
             per_message.iter().sum::<usize>() + REPLY_PRIMING
         }
     }
+}
+
+/// `known` with its gaps filled: `count_missing` gets the indices of the gaps and returns
+/// their counts in the same order.
+fn complete(
+    known: Vec<Option<usize>>,
+    count_missing: impl FnOnce(&[usize]) -> Vec<usize>,
+) -> Vec<usize> {
+    let missing: Vec<usize> = (0..known.len()).filter(|&i| known[i].is_none()).collect();
+    let mut counts: Vec<usize> = known.into_iter().map(Option::unwrap_or_default).collect();
+    if !missing.is_empty() {
+        for (&i, n) in missing.iter().zip(count_missing(&missing)) {
+            counts[i] = n;
+        }
+    }
+    counts
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ pub fn count(
     threads: usize,
     count: impl Fn(&Message) -> usize + Sync,
 ) -> Vec<usize> {
-    count_by(msgs, threads, |m| approx_bytes(m), |m| count(m))
+    map_by(msgs, threads, |m| approx_bytes(m), |m| count(m))
 }
 
 /// `count` of every part, in order, spread over threads like [`count`].
@@ -32,25 +32,25 @@ pub fn count_parts(
     threads: usize,
     count: impl Fn(&Part) -> usize + Sync,
 ) -> Vec<usize> {
-    count_by(parts, threads, |p| part_bytes(p), |p| count(p))
+    map_by(parts, threads, |p| part_bytes(p), |p| count(p))
 }
 
-/// `count` of every item, in order, on up to `threads` threads when the items (`weight`
-/// bytes of text each) are worth it: chunks of about `CHUNK_BYTES` are handed to the
-/// threads as they finish the previous one.
-fn count_by<T: Sync>(
+/// `count` (or any other per-item work) of every item, in order, on up to `threads`
+/// threads when the items (`weight` bytes of text each) are worth it: chunks of about
+/// `CHUNK_BYTES` are handed to the threads as they finish the previous one.
+pub fn map_by<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
     weight: impl Fn(&T) -> usize + Sync,
-    count: impl Fn(&T) -> usize + Sync,
-) -> Vec<usize> {
+    count: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     let bytes: usize = items.iter().map(&weight).sum();
     if threads < 2 || bytes < PARALLEL_BYTES {
         return items.iter().map(&count).collect();
     }
     let bounds = chunks(items, &weight);
     let next = AtomicUsize::new(0);
-    let mut done: Vec<(usize, Vec<usize>)> = std::thread::scope(|s| {
+    let mut done: Vec<(usize, Vec<R>)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads.min(bounds.len() - 1))
             .map(|_| {
                 s.spawn(|| {
@@ -101,7 +101,8 @@ fn part_bytes(p: &Part) -> usize {
     }
 }
 
-fn approx_bytes(m: &Message) -> usize {
+/// About how many bytes of text `m` holds.
+pub fn approx_bytes(m: &Message) -> usize {
     16 + m.parts.iter().map(part_bytes).sum::<usize>()
 }
 
