@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::context::{Context, ResolvedModel};
-use crate::session::{self, Format, Keep, Session};
+use crate::session::{self, Keep, Session};
 use crate::tokens::Counter;
 
 #[derive(Debug, Clone, Args)]
@@ -81,21 +81,13 @@ impl Loaded {
         display(&self.path)
     }
 
-    /// The provider-reported usage, unless ctxctl has since rewritten the history it
-    /// describes: then it is stale. Claude Code and Codex files say where ctxctl last
-    /// rewrote them (a `last-prompt` marker, a `compacted` record) and their readers keep
-    /// only usage reported after that, so it counts again once the agent has resumed. Other
-    /// files have no such place: any ctxctl summary or omission marker makes usage stale.
+    /// The provider-reported usage that still describes this session. Each reader keeps
+    /// only usage ctxctl has not made stale: Claude Code and Codex files say where ctxctl
+    /// last rewrote them (a `last-prompt` marker, a `compacted` record) and usage reported
+    /// after that counts again; goose's metadata line has no such place, so any ctxctl
+    /// summary or omission marker makes it stale.
     pub fn live_usage(&self) -> Option<&crate::session::ReportedUsage> {
-        let usage = self.session.reported_usage.as_ref()?;
-        if matches!(self.session.format, Format::ClaudeCode | Format::Codex) {
-            return Some(usage);
-        }
-        let rewritten = self.session.messages.iter().any(|m| {
-            m.compact.as_ref().is_some_and(|c| c.by == "ctxctl")
-                || crate::strategy::is_omission_marker(m).is_some()
-        });
-        (!rewritten).then_some(usage)
+        self.session.reported_usage.as_ref()
     }
 
     /// `n` counted tokens as this session's model would see them (estimates are scaled).

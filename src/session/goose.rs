@@ -264,8 +264,10 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     // The metadata's token counts are the provider's last report.
     let meta = g.metadata.as_ref().map(|(_, v)| v);
     let n = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_u64);
+    // The metadata line has no place in the history: once ctxctl has rewritten the
+    // history, the report describes what is gone, until goose writes a new one.
     let reported_usage = n("input_tokens")
-        .filter(|&i| i > 0)
+        .filter(|&i| i > 0 && !message::rewritten_by_ctxctl(&messages))
         .map(|input_tokens| ReportedUsage {
             input_tokens,
             output_tokens: n("output_tokens").unwrap_or(0),
@@ -321,6 +323,14 @@ mod tests {
         let u = s.reported_usage.unwrap();
         assert_eq!((u.input_tokens, u.after_message), (120, Some(0)));
         assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    }
+
+    #[test]
+    fn usage_goes_stale_once_ctxctl_rewrote_the_history() {
+        let marker = r#"{"id":null,"role":"user","created":5,"content":[{"type":"text","text":"[3 messages omitted]"}]}"#;
+        let s = read(format!("{SESSION}{marker}\n")).unwrap();
+        assert!(s.reported_usage.is_none(), "{:?}", s.reported_usage);
+        assert!(read(SESSION).unwrap().reported_usage.is_some());
     }
 
     #[test]

@@ -51,6 +51,46 @@ impl Notes {
     }
 }
 
+/// The marker's text for `k` omitted messages: `[93 messages omitted]`, `[1 message omitted]`.
+pub fn omission_marker(k: usize) -> String {
+    if k == 1 {
+        "[1 message omitted]".to_string()
+    } else {
+        format!("[{k} messages omitted]")
+    }
+}
+
+/// If `m` is an omission marker (what `trim --strategy smart` puts where it dropped
+/// messages: a user message whose only content is the marker text), the number of
+/// messages it stands for.
+pub fn is_omission_marker(m: &Message) -> Option<usize> {
+    let [Part::Text(t)] = m.parts.as_slice() else {
+        return None;
+    };
+    if m.role != Role::User {
+        return None;
+    }
+    let rest = t.strip_prefix('[')?;
+    let (n, rest) = rest.split_once(' ')?;
+    let k: usize = n.parse().ok()?;
+    (rest
+        == if k == 1 {
+            "message omitted]"
+        } else {
+            "messages omitted]"
+        })
+    .then_some(k)
+}
+
+/// Whether ctxctl rewrote the history these messages came from: one of them is a ctxctl
+/// compaction summary or an omission marker. Provider usage recorded in files that cannot
+/// say where the rewrite happened is stale then.
+pub fn rewritten_by_ctxctl(messages: &[Message]) -> bool {
+    messages.iter().any(|m| {
+        m.compact.as_ref().is_some_and(|c| c.by == "ctxctl") || is_omission_marker(m).is_some()
+    })
+}
+
 /// Parses `v`, the record at `place` (e.g. `messages[3]` or `line 4`).
 pub fn parse(
     mut v: Value,

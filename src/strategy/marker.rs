@@ -1,36 +1,7 @@
 //! The omission marker `smart` puts where it dropped messages.
 
+pub use crate::session::message::{is_omission_marker, omission_marker};
 use crate::session::{Message, Origin, Part, Role};
-
-/// The marker's text for `k` omitted messages: `[93 messages omitted]`, `[1 message omitted]`.
-pub fn omission_marker(k: usize) -> String {
-    if k == 1 {
-        "[1 message omitted]".to_string()
-    } else {
-        format!("[{k} messages omitted]")
-    }
-}
-
-/// If `m` is an omission marker (a user message whose only content is the marker text),
-/// the number of messages it stands for.
-pub fn is_omission_marker(m: &Message) -> Option<usize> {
-    let [Part::Text(t)] = m.parts.as_slice() else {
-        return None;
-    };
-    if m.role != Role::User {
-        return None;
-    }
-    let rest = t.strip_prefix('[')?;
-    let (n, rest) = rest.split_once(' ')?;
-    let k: usize = n.parse().ok()?;
-    (rest
-        == if k == 1 {
-            "message omitted]"
-        } else {
-            "messages omitted]"
-        })
-    .then_some(k)
-}
 
 /// The marker as a message, to count its tokens and to carry it through later steps.
 pub(crate) fn marker_message(k: usize) -> Message {
