@@ -205,12 +205,20 @@ fn layout(text: &str, start: usize) -> Result<Layout, ReadError> {
         ListKey::Root => "top level".to_string(),
         ListKey::Key(k) => k.clone(),
     };
-    let items: Vec<&RawValue> = serde_json::from_str(list_raw.get())
-        .map_err(|_| ReadError::shape(place, "a list of messages"))?;
+    if !list_raw.get().starts_with('[') {
+        return Err(ReadError::shape(place, "a list of messages"));
+    }
+    // The list was validated by the pass above: its elements are found by a byte scan,
+    // not a second serde pass over the whole list.
+    let list_span = span_of(text, list_raw.get());
+    let records = super::split::array_items(list_raw.get())
+        .into_iter()
+        .map(|r| list_span.start + r.start..list_span.start + r.end)
+        .collect();
     Ok(Layout {
         list,
-        list_span: span_of(text, list_raw.get()),
-        records: items.iter().map(|r| span_of(text, r.get())).collect(),
+        list_span,
+        records,
         system,
         model,
         members,

@@ -35,6 +35,7 @@ mod raw;
 #[cfg(test)]
 mod restore_testkit;
 mod sniff;
+mod split;
 mod write;
 
 pub use codex::embedded_items as codex_embedded_items;
