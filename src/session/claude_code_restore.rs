@@ -21,7 +21,7 @@ use super::claude_code_marker::{is_rewrite_marker, latest_prompt, rewrite_marker
 use super::lines_out::{LineOut, LinePlan};
 use super::message::Notes;
 use super::raw::set_fields;
-use super::write::{RestorePlan, WriteError};
+use super::write::{same_messages, RestorePlan, WriteError};
 use super::{LinesDoc, Session};
 
 /// Key of the boundary's `ctxctl` metadata mapping the uuid of each record the compaction
@@ -33,16 +33,9 @@ pub fn restore(
     doc: &LinesDoc,
     plan: &RestorePlan,
 ) -> Result<Vec<u8>, WriteError> {
-    let t = Transcript::parse(doc).map_err(|e| WriteError::Document(e.to_string()))?;
-    let msgs =
-        messages(&t, &mut Notes::default()).map_err(|e| WriteError::Document(e.to_string()))?;
-    if msgs.len() != session.messages.len() {
-        return Err(WriteError::Document(format!(
-            "{} messages read again, {} in the session",
-            msgs.len(),
-            session.messages.len()
-        )));
-    }
+    let t = Transcript::parse(doc)?;
+    let msgs = messages(&t, &mut Notes::default())?;
+    same_messages(msgs.len(), session)?;
     let summary = &msgs[plan.at].1;
     let Some(&first) = summary.iter().min() else {
         return Err(WriteError::Document("the summary has no record".into()));

@@ -29,23 +29,16 @@ use super::claude_code_restore::PARENTS_KEY;
 use super::lines_out::{LineOut, LinePlan};
 use super::message::Notes;
 use super::raw::set_fields;
-use super::write::{set_result_text, Item, PartEdit, WriteError};
+use super::write::{same_messages, set_result_text, Item, PartEdit, WriteError};
 use super::{LinesDoc, Session};
 
 pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     if items == session.keep_all().as_slice() {
         return Ok(doc.text.as_bytes().to_vec());
     }
-    let t = Transcript::parse(doc).map_err(|e| WriteError::Document(e.to_string()))?;
-    let msgs =
-        messages(&t, &mut Notes::default()).map_err(|e| WriteError::Document(e.to_string()))?;
-    if msgs.len() != session.messages.len() {
-        return Err(WriteError::Document(format!(
-            "{} messages read again, {} in the session",
-            msgs.len(),
-            session.messages.len()
-        )));
-    }
+    let t = Transcript::parse(doc)?;
+    let msgs = messages(&t, &mut Notes::default())?;
+    same_messages(msgs.len(), session)?;
     let msg_recs: Vec<&[usize]> = msgs.iter().map(|(_, r)| r.as_slice()).collect();
 
     let entries = entries(items);

@@ -13,22 +13,16 @@ use serde_json::{json, Value};
 use super::codex::{ActiveItem, Rollout};
 use super::codex_restore::{self, archived_item};
 use super::lines_out::{LineOut, LinePlan};
-use super::write::{restore_plan, Item, NewMessage, PartEdit, WriteError};
+use super::write::{restore_plan, same_messages, Item, NewMessage, PartEdit, WriteError};
 use super::{LinesDoc, Role, Session};
 
 pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     if items == session.keep_all().as_slice() {
         return Ok(doc.text.as_bytes().to_vec());
     }
-    let r = Rollout::parse(doc).map_err(|e| WriteError::Document(e.to_string()))?;
+    let r = Rollout::parse(doc)?;
     let offset = usize::from(r.system.is_some());
-    if r.items.len() + offset != session.messages.len() {
-        return Err(WriteError::Document(format!(
-            "{} messages read again, {} in the session",
-            r.items.len() + offset,
-            session.messages.len()
-        )));
-    }
+    same_messages(r.items.len() + offset, session)?;
     if r.legacy {
         return legacy(doc, items, &r.items, offset);
     }

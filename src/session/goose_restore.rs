@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::goose::GooseFile;
 use super::lines_out::{LineOut, LinePlan};
 use super::raw::{remove_field, set_fields};
-use super::write::{RestorePlan, WriteError};
+use super::write::{same_messages, RestorePlan, WriteError};
 use super::{LinesDoc, Session};
 
 pub fn restore(
@@ -19,14 +19,8 @@ pub fn restore(
     doc: &LinesDoc,
     plan: &RestorePlan,
 ) -> Result<Vec<u8>, WriteError> {
-    let g = GooseFile::parse(doc).map_err(|e| WriteError::Document(e.to_string()))?;
-    if g.visible.len() != session.messages.len() {
-        return Err(WriteError::Document(format!(
-            "{} messages read again, {} in the session",
-            g.visible.len(),
-            session.messages.len()
-        )));
-    }
+    let g = GooseFile::parse(doc)?;
+    same_messages(g.visible.len(), session)?;
     let summary_line = g.visible[plan.at].0;
     let mut out = LinePlan::new(doc);
     out.set(summary_line, LineOut::Drop);

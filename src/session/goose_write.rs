@@ -9,21 +9,15 @@ use serde_json::{json, Map, Value};
 use super::goose::GooseFile;
 use super::lines_out::{LineOut, LinePlan};
 use super::raw::set_fields;
-use super::write::{Item, NewMessage, PartEdit, WriteError};
+use super::write::{same_messages, Item, NewMessage, PartEdit, WriteError};
 use super::{LinesDoc, Role, Session};
 
 pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     if items == session.keep_all().as_slice() {
         return Ok(doc.text.as_bytes().to_vec());
     }
-    let g = GooseFile::parse(doc).map_err(|e| WriteError::Document(e.to_string()))?;
-    if g.visible.len() != session.messages.len() {
-        return Err(WriteError::Document(format!(
-            "{} messages read again, {} in the session",
-            g.visible.len(),
-            session.messages.len()
-        )));
-    }
+    let g = GooseFile::parse(doc)?;
+    same_messages(g.visible.len(), session)?;
     let mut plan = LinePlan::new(doc);
     let mut kept = vec![false; g.visible.len()];
     let mut pending: Vec<&NewMessage> = Vec::new();

@@ -72,6 +72,26 @@ pub enum WriteError {
     InsertRecordUnsupported(Format),
 }
 
+/// A document that no longer reads as it did: the session cannot be written from it.
+impl From<super::ReadError> for WriteError {
+    fn from(e: super::ReadError) -> WriteError {
+        WriteError::Document(e.to_string())
+    }
+}
+
+/// Checks that reading the document again found the session's `found` messages (an agent
+/// writer re-reads its transcript to place records; a different count means the session
+/// did not come from this document).
+pub(super) fn same_messages(found: usize, session: &Session) -> Result<(), WriteError> {
+    if found == session.messages.len() {
+        return Ok(());
+    }
+    Err(WriteError::Document(format!(
+        "{found} messages read again, {} in the session",
+        session.messages.len()
+    )))
+}
+
 /// Renders `session` rewritten by `items` in its own format.
 pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     if let Some(bad) = items

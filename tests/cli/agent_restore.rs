@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use ctxctl::session::{self, Part, Role};
 use serde_json::{json, Value};
 
+use crate::shared::goose_session_from_recording;
 use crate::support::{fixture, s, TestEnv};
 
 /// A session's messages as the model sees them.
@@ -44,33 +45,6 @@ fn restore(env: &TestEnv, id: &str) {
 /// A copy of `src` under a plain name in the test directory.
 fn copy(env: &TestEnv, name: &str, bytes: &[u8]) -> PathBuf {
     env.write(name, bytes)
-}
-
-/// The goose messages of the scenario recording under a metadata line (no real goose
-/// session file exists under a usable license).
-fn goose_session() -> Vec<u8> {
-    let rec: Value = serde_json::from_slice(
-        &fs::read(fixture(
-            "goose/goose_scenario_recording_basic_greeting.json",
-        ))
-        .unwrap(),
-    )
-    .unwrap();
-    let entry = rec
-        .as_object()
-        .unwrap()
-        .values()
-        .max_by_key(|e| e["input"]["messages"].as_array().map_or(0, Vec::len))
-        .unwrap();
-    let mut messages = entry["input"]["messages"].as_array().unwrap().clone();
-    messages.push(entry["output"]["message"].clone());
-    let meta = json!({"working_dir": "/tmp/goose", "description": "basic greeting",
-        "message_count": messages.len()});
-    let mut out = meta.to_string() + "\n";
-    for m in messages {
-        out += &(m.to_string() + "\n");
-    }
-    out.into_bytes()
 }
 
 fn cases() -> Vec<(&'static str, Vec<u8>, &'static str)> {
@@ -112,7 +86,11 @@ fn cases() -> Vec<(&'static str, Vec<u8>, &'static str)> {
             f("codex/localpush_rollout_v0.104_desktop_redacted.jsonl"),
             "100",
         ),
-        ("goose-recording", goose_session(), "20"),
+        (
+            "goose-recording",
+            goose_session_from_recording().into_bytes(),
+            "20",
+        ),
     ]
 }
 

@@ -1,5 +1,8 @@
 //! Integration tests: the real binary in a clean environment.
 
+/// Helpers shared with the other test binaries (tests/support/).
+#[path = "../support/mod.rs"]
+mod shared;
 mod support;
 
 mod agent_restore;
