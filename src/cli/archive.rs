@@ -196,7 +196,11 @@ fn restore(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
     let bytes = session::write(&loaded.session, &items)?;
     let restored = session::read(&bytes, Some(loaded.session.format))
         .context("reading the restored session back")?;
-    let restored_tokens = crate::tokens::Counter::total(&loaded.counter.messages(&restored));
+    // Scaled like the session's own count (Claude estimates are ×1.2), so the two compare.
+    let restored_counts: Vec<usize> = (loaded.counter.messages(&restored).into_iter())
+        .map(|n| loaded.scaled(n))
+        .collect();
+    let restored_tokens = crate::tokens::Counter::total(&restored_counts);
     let mut report = RestoreReport {
         restored: !args.dry_run,
         id: entry.id.clone(),

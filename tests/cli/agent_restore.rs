@@ -229,3 +229,22 @@ fn twice_compacted_agent_sessions_are_restored_newest_first() {
         assert!(fs::read(&file).unwrap() == orig, "{name}: first undone");
     }
 }
+
+#[test]
+fn the_restore_report_counts_tokens_as_count_does() {
+    // A Claude session: its estimates are scaled (×1.2), and the report must be too.
+    let env = TestEnv::new();
+    let f = copy(
+        &env,
+        "claude.jsonl",
+        &fs::read(fixture("claude-code/spotter_tool_heavy.jsonl")).unwrap(),
+    );
+    let before = env.run(&["count", s(&f), "--json"]).json()["total_tokens"].clone();
+    let id = compact(&env, &f, "300");
+    let compacted = env.run(&["count", s(&f), "--json"]).json()["total_tokens"].clone();
+    let run = env.run(&["archive", "restore", &id, "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let v = run.json();
+    assert_eq!(v["original_tokens"], compacted, "{v}");
+    assert_eq!(v["restored_tokens"], before, "{v}");
+}
