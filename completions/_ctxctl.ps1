@@ -401,7 +401,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the cache file''s location')
-            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Delete the cache (counts are recomputed on the next run)')
+            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Delete the cache: remembered counts and session digests (recomputed on the next run)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -447,7 +447,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
         }
         'ctxctl;cache;help' {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the cache file''s location')
-            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Delete the cache (counts are recomputed on the next run)')
+            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Delete the cache: remembered counts and session digests (recomputed on the next run)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -536,7 +536,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
         }
         'ctxctl;help;cache' {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the cache file''s location')
-            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Delete the cache (counts are recomputed on the next run)')
+            [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Delete the cache: remembered counts and session digests (recomputed on the next run)')
             break
         }
         'ctxctl;help;cache;path' {

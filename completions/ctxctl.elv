@@ -377,7 +377,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand path 'Print the cache file''s location'
-            cand clear 'Delete the cache (counts are recomputed on the next run)'
+            cand clear 'Delete the cache: remembered counts and session digests (recomputed on the next run)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ctxctl;cache;path'= {
@@ -420,7 +420,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         }
         &'ctxctl;cache;help'= {
             cand path 'Print the cache file''s location'
-            cand clear 'Delete the cache (counts are recomputed on the next run)'
+            cand clear 'Delete the cache: remembered counts and session digests (recomputed on the next run)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ctxctl;cache;help;path'= {
@@ -491,7 +491,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         }
         &'ctxctl;help;cache'= {
             cand path 'Print the cache file''s location'
-            cand clear 'Delete the cache (counts are recomputed on the next run)'
+            cand clear 'Delete the cache: remembered counts and session digests (recomputed on the next run)'
         }
         &'ctxctl;help;cache;path'= {
         }

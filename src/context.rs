@@ -3,8 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use anyhow::Context as _;
 
@@ -13,6 +13,7 @@ use crate::config::{self, env, Env, FileConfig, Source, Sourced};
 use crate::models::{self, ModelSpec, Registry};
 use crate::render::Printer;
 use crate::session::Format;
+use crate::tokens::digest::DigestStore;
 use crate::tokens::{CountStore, Counter, Encoding, Tokenizer};
 
 /// Everything a command needs besides its own arguments.
@@ -29,6 +30,9 @@ pub struct Context {
     pub no_cache: bool,
     counters: Mutex<HashMap<Encoding, Arc<Counter>>>,
     store: Mutex<Option<CountStore>>,
+    digests: OnceLock<Option<DigestStore>>,
+    /// Whether this run stored a digest (the store is then trimmed once, at the end).
+    digests_added: AtomicBool,
     /// Files being worked on right now (batch runs).
     in_flight: AtomicUsize,
     /// Cores available to the process.
@@ -145,6 +149,8 @@ impl Context {
             no_cache: g.no_cache,
             counters: Mutex::new(HashMap::new()),
             store: Mutex::new(None),
+            digests: OnceLock::new(),
+            digests_added: AtomicBool::new(false),
             in_flight: AtomicUsize::new(0),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             warned: Mutex::new(HashSet::new()),
@@ -170,6 +176,15 @@ impl Context {
     /// Resolves the model for a session: `--model` > `CTXCTL_MODEL` > the session's own >
     /// `default_model` > built-in default, warning when a default or fallback is used.
     pub fn resolve_model(&self, session_model: Option<&str>) -> ResolvedModel {
+        self.resolve(session_model, &|w| self.warn_once(w))
+    }
+
+    /// [`Context::resolve_model`] without its warnings (for a look before reading on).
+    pub fn resolve_model_quietly(&self, session_model: Option<&str>) -> ResolvedModel {
+        self.resolve(session_model, &|_| {})
+    }
+
+    fn resolve(&self, session_model: Option<&str>, warn: &dyn Fn(String)) -> ResolvedModel {
         let (name, source) = if let Some(m) = &self.model {
             (m.value.clone(), m.source)
         } else if let Some(m) = session_model {
@@ -177,7 +192,7 @@ impl Context {
         } else if let Some(m) = &self.file.default_model {
             (m.clone(), Source::File)
         } else {
-            self.warn_once(format!(
+            warn(format!(
                 "no model given (--model, CTXCTL_MODEL or default_model); assuming {}",
                 models::DEFAULT_MODEL
             ));
@@ -193,7 +208,7 @@ impl Context {
             } else {
                 format!("; did you mean {}?", close.join(", "))
             };
-            self.warn_once(format!(
+            warn(format!(
                 "unknown model {name:?}: using default limits ({} window, {} output){hint}",
                 spec.context_window,
                 spec.max_output_tokens
@@ -317,8 +332,41 @@ impl Context {
         crate::paths::cache_dir(&self.env).map(|d| d.join("token-counts.bin"))
     }
 
+    /// The session digests (see [`crate::tokens::digest`]), unless `--no-cache` or there is
+    /// no cache directory.
+    pub fn digests(&self) -> Option<&DigestStore> {
+        self.digests
+            .get_or_init(|| {
+                let dir = self.digests_dir()?;
+                (!self.no_cache).then(|| DigestStore::new(dir))
+            })
+            .as_ref()
+    }
+
+    /// Where session digests are kept.
+    pub fn digests_dir(&self) -> Option<PathBuf> {
+        crate::paths::cache_dir(&self.env).map(|d| d.join("digests"))
+    }
+
+    /// Stores the digest of a session (failures are logged, never fatal).
+    pub fn remember_digest(&self, key: u128, digest: &crate::tokens::digest::Digest) {
+        let Some(store) = self.digests() else { return };
+        match store.put(key, digest) {
+            Ok(()) => self.digests_added.store(true, Ordering::Relaxed),
+            Err(e) => self
+                .printer
+                .debug(&format!("session digest not saved: {e}")),
+        }
+    }
+
     /// Saves what this run learned (cache failures are logged, never fatal).
     pub fn finish(&self) {
+        if self.digests_added.load(Ordering::Relaxed) {
+            if let Some(Err(e)) = self.digests().map(DigestStore::evict) {
+                self.printer
+                    .debug(&format!("session digests not trimmed: {e}"));
+            }
+        }
         for (encoding, c) in self
             .counters
             .lock()

@@ -4,6 +4,7 @@ use clap::{Args, Subcommand};
 
 use crate::context::Context;
 use crate::exit::ExitStatus;
+use crate::tokens::digest::DigestStore;
 use crate::tokens::CountStore;
 
 /// Manage the token-count cache (counts remembered across runs).
@@ -21,7 +22,7 @@ pub enum CacheAction {
         after_help = "Examples:\n  ctxctl cache path\n  CTXCTL_CACHE_DIR=/tmp/ctxctl ctxctl cache path"
     )]
     Path,
-    /// Delete the cache (counts are recomputed on the next run)
+    /// Delete the cache: remembered counts and session digests (recomputed on the next run)
     #[command(after_help = "Examples:\n  ctxctl cache clear\n  ctxctl cache clear --quiet")]
     Clear,
 }
@@ -33,8 +34,13 @@ pub fn run(ctx: &Context, args: &CacheArgs) -> anyhow::Result<ExitStatus> {
     match args.action {
         CacheAction::Path => ctx.printer.line(&path.display().to_string())?,
         CacheAction::Clear => {
-            let removed = CountStore::clear(&path)
+            let mut removed = CountStore::clear(&path)
                 .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", path.display()))?;
+            if let Some(digests) = ctx.digests_dir().map(DigestStore::new) {
+                removed |= digests.clear().map_err(|e| {
+                    anyhow::anyhow!("cannot remove {}: {e}", digests.dir().display())
+                })?;
+            }
             ctx.printer.note(&if removed {
                 format!("removed {}", path.display())
             } else {

@@ -145,9 +145,26 @@ pub fn load_for_reading(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
 }
 
 fn load_keeping(ctx: &Context, path: &Path, keep: Keep) -> anyhow::Result<Loaded> {
-    let shown = display(path);
-    let bytes = crate::fsutil::read_input(path).with_context(|| shown.clone())?;
+    let (bytes, fingerprint) = read(path)?;
+    load_bytes(ctx, path, bytes, fingerprint, keep)
+}
+
+/// The bytes of one input and their fingerprint.
+pub fn read(path: &Path) -> anyhow::Result<(Vec<u8>, Fingerprint)> {
+    let bytes = crate::fsutil::read_input(path).with_context(|| display(path))?;
     let fingerprint = Fingerprint::of(&bytes);
+    Ok((bytes, fingerprint))
+}
+
+/// Parses and counts the `bytes` read from `path`.
+pub fn load_bytes(
+    ctx: &Context,
+    path: &Path,
+    bytes: Vec<u8>,
+    fingerprint: Fingerprint,
+    keep: Keep,
+) -> anyhow::Result<Loaded> {
+    let shown = display(path);
     let session = session::read_keeping(bytes, ctx.format, keep).with_context(|| shown.clone())?;
     for w in &session.warnings {
         ctx.printer.warn(&format!("{shown}: {w}"));

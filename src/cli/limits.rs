@@ -3,9 +3,8 @@
 
 use clap::Args;
 
-use super::input::Loaded;
 use crate::config::{self, env, Sourced};
-use crate::context::Context;
+use crate::context::{Context, ResolvedModel};
 use crate::models::Limits;
 
 #[derive(Debug, Clone, Default, Args)]
@@ -33,14 +32,20 @@ pub const DEFAULT_THRESHOLD: f64 = 0.8;
 
 impl LimitArgs {
     /// The limits for a loaded session.
-    pub fn limits(&self, ctx: &Context, l: &Loaded) -> anyhow::Result<Limits> {
-        self.reserve.limits(ctx, l, self.max_tokens)
+    pub fn limits(&self, ctx: &Context, model: &ResolvedModel) -> anyhow::Result<Limits> {
+        self.reserve.limits(ctx, model, self.max_tokens)
     }
 }
 
 impl ReserveArgs {
-    /// The limits for a loaded session, with `window` replacing the model's if given.
-    pub fn limits(&self, ctx: &Context, l: &Loaded, window: Option<u64>) -> anyhow::Result<Limits> {
+    /// The limits for a session measured against `model`, with `window` replacing the
+    /// model's if given.
+    pub fn limits(
+        &self,
+        ctx: &Context,
+        model: &ResolvedModel,
+        window: Option<u64>,
+    ) -> anyhow::Result<Limits> {
         let reserve_output = config::layer(
             self.reserve_output,
             &ctx.env,
@@ -59,10 +64,10 @@ impl ReserveArgs {
             "a number of tokens",
         )?
         .map_or(0, |s| s.value);
-        let window = window.unwrap_or_else(|| l.model.context_window());
+        let window = window.unwrap_or_else(|| model.context_window());
         Ok(Limits::new(
             window,
-            l.model.max_output_tokens(),
+            model.max_output_tokens(),
             reserve_output,
             reserved,
         ))

@@ -105,7 +105,7 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
 
 fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFile> {
     let msgs = &l.session.messages;
-    let limits = args.limits.limits(ctx, l)?;
+    let limits = args.limits.limits(ctx, &l.model)?;
     let effective = limits.effective_limit();
     // The largest first; previews only for those shown.
     let mut order: Vec<usize> = (0..msgs.len()).collect();
@@ -131,7 +131,7 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
             })
         })
         .collect();
-    let tokens = super::check::context_tokens(l);
+    let tokens = super::check::context_tokens(l.live_usage(), &l.counts);
     Ok(StatsFile {
         path: l.display(),
         format: l.session.format.name(),

@@ -119,7 +119,10 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     let loaded = input::load(ctx, &args.file)?;
     let budget = match args.max_tokens {
         Some(n) => n as usize,
-        None => args.reserve.limits(ctx, &loaded, None)?.effective_limit() as usize,
+        None => args
+            .reserve
+            .limits(ctx, &loaded.model, None)?
+            .effective_limit() as usize,
     };
     let opts = options(args)?;
     let plan = strategy::plan(

@@ -2,6 +2,7 @@
 //! formula from OpenAI's cookbook ("How to count tokens with tiktoken").
 
 mod cache;
+pub mod digest;
 mod encoding;
 pub mod key;
 mod parallel;

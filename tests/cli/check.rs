@@ -200,3 +200,95 @@ fn reported_usage_is_used_until_ctxctl_rewrites_the_history() {
     );
     assert!(recount["files"][0].get("reported").is_none());
 }
+
+/// Runs `check` on `f` with `args` and `-v`, returning (code, stdout, stderr without the
+/// debug lines).
+fn check_v(env: &TestEnv, f: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["check", s(f), "-v"];
+    all.extend_from_slice(args);
+    let run = env.run(&all);
+    let shown: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| !l.contains("[debug]"))
+        .collect();
+    (run.code, run.stdout.clone(), shown.join("\n"))
+}
+
+#[test]
+fn a_session_checked_again_unchanged_is_answered_from_its_digest() {
+    let env = TestEnv::new();
+    let digests = env.home().join(".cache/ctxctl/digests");
+    // A problem (an orphan tool result) and a reading warning (a truncated last line).
+    let broken = env.write(
+        "broken.jsonl",
+        "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"tool\",\"tool_call_id\":\"call_9\",\"content\":\"orphan\"}\n{\"role\":\"user\",\"cont",
+    );
+    let files = [
+        sample("openai-chat.json"),
+        sample("claude-code.jsonl"),
+        sample("codex.jsonl"),
+        broken,
+    ];
+    for f in &files {
+        let cold = env.run(&["check", s(f), "-vv"]);
+        assert!(!cold.stderr.contains("from its digest"), "{cold:?}");
+        for args in [&["--json"][..], &[][..]] {
+            let fresh = check_v(&env, f, &[args, &["--no-cache"]].concat());
+            let warm = env.run(&[&["check", s(f), "-vv"], args].concat());
+            assert!(
+                warm.stderr.contains("counts from its digest")
+                    && !warm.stderr.contains("tokenizer built"),
+                "{f:?}: {warm:?}"
+            );
+            let warm = check_v(&env, f, args);
+            assert_eq!(fresh, warm, "{f:?} {args:?}");
+        }
+    }
+    let (code, out, err) = check_v(&env, &files[3], &[]);
+    assert_eq!(code, 1);
+    assert!(out.contains("call_9"), "{out}");
+    assert!(
+        err.contains("warning"),
+        "the reading warning is given again: {err}"
+    );
+
+    // Another model (another tokenizer or scale) does not take the digest's counts.
+    for model in ["gpt-4", "claude-sonnet-4"] {
+        let fresh = check_v(&env, &files[0], &["--json", "--no-cache", "--model", model]);
+        let run = env.run(&["check", s(&files[0]), "-vv", "--model", model]);
+        assert!(!run.stderr.contains("from its digest"), "{run:?}");
+        assert_eq!(
+            check_v(&env, &files[0], &["--json", "--model", model]),
+            fresh
+        );
+    }
+
+    // A changed file is read again; a broken digest is ignored.
+    let grown = env.write(
+        "grown.jsonl",
+        std::fs::read_to_string(sample("plain.jsonl")).unwrap(),
+    );
+    check_v(&env, &grown, &[]);
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&grown)
+        .and_then(|mut f| {
+            use std::io::Write;
+            f.write_all(b"{\"role\":\"user\",\"content\":\"and one more thing to say\"}\n")
+        })
+        .unwrap();
+    let fresh = check_v(&env, &grown, &["--json", "--no-cache"]);
+    assert_eq!(check_v(&env, &grown, &["--json"]), fresh);
+    for entry in std::fs::read_dir(&digests).unwrap() {
+        std::fs::write(entry.unwrap().path(), b"{broken").unwrap();
+    }
+    assert_eq!(check_v(&env, &grown, &["--json"]), fresh);
+    assert_eq!(check_v(&env, &grown, &["--json"]), fresh);
+
+    // `cache clear` removes the digests too; `--no-cache` writes none.
+    assert_eq!(env.run(&["cache", "clear"]).code, 0);
+    assert!(!digests.exists());
+    check_v(&env, &files[0], &["--no-cache"]);
+    assert!(!digests.exists());
+}

@@ -27,7 +27,7 @@ pub fn compact_file(
 ) -> anyhow::Result<Done> {
     let loaded = input::load(ctx, path)?;
     let shown = loaded.display();
-    let limit = args.limits.limits(ctx, &loaded)?.effective_limit() as usize;
+    let limit = args.limits.limits(ctx, &loaded.model)?.effective_limit() as usize;
 
     if args.if_needed {
         let t = limits::threshold(ctx, args.threshold)?.value;
