@@ -11,6 +11,7 @@ pub mod config;
 pub mod context;
 pub mod exit;
 pub mod fsutil;
+pub mod mem;
 pub mod models;
 pub mod paths;
 pub mod render;

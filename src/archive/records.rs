@@ -48,7 +48,7 @@ pub fn records_of<'a>(
             let text = match &session.doc {
                 Document::Json(doc) => doc.records.get(r).map(|_| doc.raw(r)),
                 Document::Lines(doc) => doc.lines.get(r).map(|_| doc.line(r)),
-                Document::Released => None,
+                Document::Released | Document::Detached(_) => None,
             };
             let raw = text.and_then(|t| serde_json::from_str::<&RawValue>(t).ok());
             out.push(Cow::Borrowed(raw.ok_or(ArchiveError::Record(r))?));

@@ -90,6 +90,27 @@ impl Loaded {
         self.session.reported_usage.as_ref()
     }
 
+    /// Makes a session loaded with [`load_for_rewrite`] writable: drops its messages' text
+    /// (the plan is made) and reads the file's text again. A file that changed since it
+    /// was read is an [`output::Changed`](super::output::Changed) error.
+    pub fn reattach(&mut self) -> anyhow::Result<()> {
+        self.session.release_text();
+        if !self.session.doc.is_detached() {
+            return Ok(());
+        }
+        let (bytes, now) = read(&self.path)?;
+        if now != self.fingerprint {
+            return Err(super::output::Changed {
+                path: self.path.clone(),
+            }
+            .into());
+        }
+        self.session
+            .reattach(bytes)
+            .with_context(|| self.display())?;
+        Ok(())
+    }
+
     /// `n` counted tokens as this session's model would see them (estimates are scaled).
     pub fn scaled(&self, n: usize) -> usize {
         scale(n, self.model.factor)
@@ -136,6 +157,19 @@ pub fn display(path: &Path) -> String {
 /// Reads, parses and counts one input, keeping its document for a rewrite.
 pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
     load_keeping(ctx, path, Keep::Document)
+}
+
+/// Reads, parses and counts one input for a rewrite that plans before it writes: a file's
+/// text is released as it is read and read again for writing ([`Loaded::reattach`]), so
+/// that its text and its parsed messages are never held at once. Standard input, which
+/// cannot be read twice, is kept whole.
+pub fn load_for_rewrite(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
+    let keep = if path == Path::new("-") {
+        Keep::Document
+    } else {
+        Keep::Layout
+    };
+    load_keeping(ctx, path, keep)
 }
 
 /// Reads, parses and counts one input for a read-only command: the document's text is

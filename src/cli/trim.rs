@@ -116,7 +116,7 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
 
 /// One read-plan-write pass (the input may change under the first; see `replace`).
 fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
-    let loaded = input::load(ctx, &args.file)?;
+    let mut loaded = input::load_for_rewrite(ctx, &args.file)?;
     let budget = match args.max_tokens {
         Some(n) => n as usize,
         None => args
@@ -168,6 +168,8 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         });
     }
     let dest = output::destination(ctx, &args.output, args.name.as_deref(), &loaded)?;
+    // Planned: the messages' text goes, the document's comes back for archiving and writing.
+    loaded.reattach()?;
     let bytes = session::write(&loaded.session, &plan.items)?;
     if dest.replaces_input() && !changed {
         ctx.printer.note(&format!(

@@ -14,6 +14,30 @@ pub enum Document {
     /// The text was released while the records were read (read-only commands, see
     /// [`super::Keep::Messages`]): the session can be counted but not written back.
     Released,
+    /// The text was released while the records were read, the layout kept (see
+    /// [`super::Keep::Layout`]): the session is written once the same text is back
+    /// ([`Document::reattach`]).
+    Detached(Box<Document>),
+}
+
+impl Document {
+    /// Puts back the text a [`Document::Detached`] document was read from (the caller
+    /// makes sure it is the same text); any other document is left as it is.
+    pub fn reattach(&mut self, text: String) {
+        if let Document::Detached(inner) = self {
+            let mut doc = std::mem::replace(&mut **inner, Document::Released);
+            match &mut doc {
+                Document::Json(d) => d.text = text,
+                Document::Lines(d) => d.text = text,
+                Document::Released | Document::Detached(_) => {}
+            }
+            *self = doc;
+        }
+    }
+
+    pub fn is_detached(&self) -> bool {
+        matches!(self, Document::Detached(_))
+    }
 }
 
 /// Where the message list sits in a JSON document.

@@ -108,7 +108,9 @@ fn read_layout(
         None => None,
     };
     let records = &layout.records;
-    let release = keep == Keep::Messages;
+    let release = keep != Keep::Document;
+    // Read before the text goes (released from the end, so the start stays till last).
+    let style = JsonStyle::of(&text);
     let (parsed, record_notes) =
         super::par::parse_spans(&mut text, records, release, |text, i, notes| {
             let origin = Origin::Record(i);
@@ -125,17 +127,20 @@ fn read_layout(
         })?;
     messages.extend(parsed);
     notes.merge(record_notes);
-    let doc = if release {
-        Document::Released
-    } else {
+    let json = || {
         Document::Json(JsonDoc {
             list: layout.list,
             list_span: layout.list_span,
-            style: JsonStyle::of(&text),
+            style,
             records: layout.records,
             system_span: layout.system,
             text,
         })
+    };
+    let doc = match keep {
+        Keep::Document => json(),
+        Keep::Layout => Document::Detached(Box::new(json())),
+        Keep::Messages => Document::Released,
     };
     Ok(Session {
         format,

@@ -45,66 +45,96 @@ pub fn write(session: &Session, doc: &JsonDoc, items: &[Item]) -> Result<Vec<u8>
             Item::InsertRecord(v) => pieces.push(Cow::Owned(render(v)?)),
         }
     }
-    let mut cuts: Vec<(Range<usize>, String)> =
-        vec![(doc.list_span.clone(), list_text(doc, &indent, &pieces))];
+    // The list is written straight into the output (not built apart and copied in): a
+    // trim of a large session keeps most of it.
+    let list = List::new(doc, &indent, &pieces);
+    let mut cuts: Vec<(Range<usize>, Option<String>)> = vec![(doc.list_span.clone(), None)];
     if session.format == Format::Anthropic && !keep_system {
         if let Some(span) = &doc.system_span {
-            cuts.push((member_range(&doc.text, span.clone()), String::new()));
+            cuts.push((member_range(&doc.text, span.clone()), Some(String::new())));
         }
     }
     cuts.sort_by_key(|(r, _)| r.start);
     // Exactly the output's size: a trimmed session is smaller than the original.
-    let size = doc.text.len() + cuts.iter().map(|(_, t)| t.len()).sum::<usize>()
-        - cuts.iter().map(|(r, _)| r.len()).sum::<usize>();
+    let added: usize = cuts
+        .iter()
+        .map(|(_, t)| t.as_ref().map_or_else(|| list.len(), String::len))
+        .sum();
+    let size = doc.text.len() + added - cuts.iter().map(|(r, _)| r.len()).sum::<usize>();
     let mut out = String::with_capacity(size);
     let mut at = 0;
     for (range, replacement) in cuts {
         out.push_str(&doc.text[at..range.start]);
-        out.push_str(&replacement);
+        match replacement {
+            Some(text) => out.push_str(&text),
+            None => list.write(&mut out),
+        }
         at = range.end;
     }
     out.push_str(&doc.text[at..]);
+    debug_assert_eq!(out.len(), size);
     Ok(out.into_bytes())
 }
 
 /// The new message array, punctuated like the original one.
-fn list_text(doc: &JsonDoc, indent: &str, pieces: &[Cow<str>]) -> String {
-    if pieces.is_empty() {
-        return "[]".to_string();
+struct List<'a> {
+    open: String,
+    sep: String,
+    close: String,
+    pieces: &'a [Cow<'a, str>],
+}
+
+impl<'a> List<'a> {
+    fn new(doc: &JsonDoc, indent: &str, pieces: &'a [Cow<'a, str>]) -> List<'a> {
+        let text = &doc.text;
+        let recs = &doc.records;
+        let pretty = doc.style.indent.is_some();
+        let (open, sep, close) = match (recs.first(), recs.last()) {
+            _ if pieces.is_empty() => ("[".to_string(), String::new(), "]".to_string()),
+            (Some(first), Some(last)) => {
+                let open = text[doc.list_span.start..first.start].to_string();
+                let close = text[last.end..doc.list_span.end].to_string();
+                let sep = match recs.get(1) {
+                    Some(second) => text[first.end..second.start].to_string(),
+                    None if open.contains('\n') => format!(",\n{indent}"),
+                    None => ",".to_string(),
+                };
+                (open, sep, close)
+            }
+            _ if pretty => {
+                let base = line_indent(text, doc.list_span.start);
+                (
+                    format!("[\n{indent}"),
+                    format!(",\n{indent}"),
+                    format!("\n{base}]"),
+                )
+            }
+            _ => ("[".to_string(), ",".to_string(), "]".to_string()),
+        };
+        List {
+            open,
+            sep,
+            close,
+            pieces,
+        }
     }
-    let text = &doc.text;
-    let recs = &doc.records;
-    let pretty = doc.style.indent.is_some();
-    let (open, sep, close) = match (recs.first(), recs.last()) {
-        (Some(first), Some(last)) => {
-            let open = text[doc.list_span.start..first.start].to_string();
-            let close = text[last.end..doc.list_span.end].to_string();
-            let sep = match recs.get(1) {
-                Some(second) => text[first.end..second.start].to_string(),
-                None if open.contains('\n') => format!(",\n{indent}"),
-                None => ",".to_string(),
-            };
-            (open, sep, close)
-        }
-        _ if pretty => {
-            let base = line_indent(text, doc.list_span.start);
-            (
-                format!("[\n{indent}"),
-                format!(",\n{indent}"),
-                format!("\n{base}]"),
-            )
-        }
-        _ => ("[".to_string(), ",".to_string(), "]".to_string()),
-    };
-    let mut out = open;
-    for (i, p) in pieces.iter().enumerate() {
-        if i > 0 {
-            out.push_str(&sep);
-        }
-        out.push_str(p);
+
+    fn len(&self) -> usize {
+        let seps = self.pieces.len().saturating_sub(1) * self.sep.len();
+        let pieces: usize = self.pieces.iter().map(|p| p.len()).sum();
+        self.open.len() + pieces + seps + self.close.len()
     }
-    out.push_str(&close);
-    out
+
+    fn write(&self, out: &mut String) {
+        out.push_str(&self.open);
+        for (i, p) in self.pieces.iter().enumerate() {
+            if i > 0 {
+                out.push_str(&self.sep);
+            }
+            out.push_str(p);
+        }
+        out.push_str(&self.close);
+    }
 }
 
 /// The indentation of the list's elements.

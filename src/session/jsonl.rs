@@ -24,7 +24,7 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
         }
     }
     let spans: Vec<_> = doc.lines[..n].iter().map(|l| l.start..l.end).collect();
-    let release = keep == Keep::Messages;
+    let release = keep != Keep::Document;
     let (parsed, notes) =
         super::par::parse_spans(&mut doc.text, &spans, release, |text, i, notes| {
             let line = &text[spans[i].clone()];
@@ -43,10 +43,10 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
     warnings.extend(notes.into_warnings());
     Ok(Session {
         format: Format::Jsonl,
-        doc: if release {
-            Document::Released
-        } else {
-            Document::Lines(doc)
+        doc: match keep {
+            Keep::Document => Document::Lines(doc),
+            Keep::Layout => Document::Detached(Box::new(Document::Lines(doc))),
+            Keep::Messages => Document::Released,
         },
         messages: parsed.into_iter().map(|(m, _)| m).collect(),
         model,

@@ -346,6 +346,69 @@ impl Session {
         self.messages.is_empty()
     }
 
+    /// Drops the text of every message (texts, thinking, tool arguments and results),
+    /// keeping roles, ids, tool-call structure and origins: for a rewrite whose plan is
+    /// made, since writing copies records from the document and needs only the origins.
+    /// The text of a large session weighs about as much as its document; the memory goes
+    /// back to the system ([`crate::mem::give_back`]) before the document is read again
+    /// and the output built.
+    pub fn release_text(&mut self) {
+        fn slim(parts: &[Part]) -> Vec<Part> {
+            parts
+                .iter()
+                .map(|p| match p {
+                    Part::Text(_) => Part::Text(String::new()),
+                    Part::Thinking(_) => Part::Thinking(String::new()),
+                    Part::ToolCall { id, name, .. } => Part::ToolCall {
+                        id: id.clone(),
+                        name: name.clone(),
+                        arguments: String::new(),
+                    },
+                    Part::ToolResult {
+                        call_id,
+                        content,
+                        is_error,
+                    } => Part::ToolResult {
+                        call_id: call_id.clone(),
+                        content: slim(content),
+                        is_error: *is_error,
+                    },
+                    other => other.clone(),
+                })
+                .collect()
+        }
+        // Copied small and the originals dropped whole, rather than the texts cleared in
+        // place: the allocator can give back only pages left entirely free, and a text
+        // cleared in place leaves its message's other allocations scattered over them.
+        let slimmed: Vec<Message> = self
+            .messages
+            .iter()
+            .map(|m| Message {
+                role: m.role,
+                name: m.name.clone(),
+                parts: slim(&m.parts),
+                id: m.id.clone(),
+                pinned: m.pinned,
+                compact: m.compact.clone(),
+                origin: m.origin.clone(),
+            })
+            .collect();
+        self.messages = slimmed;
+        crate::mem::give_back();
+    }
+
+    /// Puts back the text of a document read with [`Keep::Layout`], from `bytes` the caller
+    /// has checked are the bytes it was read from.
+    pub fn reattach(&mut self, bytes: Vec<u8>) -> Result<(), ReadError> {
+        let text = String::from_utf8(bytes).map_err(|e| {
+            error::check_utf8(e.as_bytes())
+                .err()
+                .unwrap_or(ReadError::Empty)
+        })?;
+        self.doc.reattach(text);
+        Ok(())
+    }
+
     /// Index of the most recent user message that is not only tool results.
     pub fn last_user_index(&self) -> Option<usize> {
         self.messages
@@ -374,6 +437,10 @@ pub enum Keep {
     /// such a session cannot be written ([`Document::Released`]). Agent transcripts are
     /// read whole either way.
     Messages,
+    /// Like `Messages`, keeping the document's layout (where each record is) so that the
+    /// text can be read again and put back for writing ([`Document::Detached`]): a rewrite
+    /// of a large session never holds its text and its messages at once.
+    Layout,
 }
 
 /// Reads a session from `bytes`, detecting its format unless `format` is given.
@@ -483,6 +550,50 @@ mod tests {
                 write(&read, &read.keep_all()),
                 Err(WriteError::Released)
             ));
+        }
+    }
+
+    #[test]
+    fn a_layout_read_writes_like_a_whole_read_once_its_text_is_back() {
+        let records = big_session(20_000);
+        let json = format!(
+            "{{\n  \"model\": \"gpt-4o\",\n  \"messages\": [\n    {}\n  ]\n}}\n",
+            records.join(",\n    ")
+        );
+        let jsonl = records.join("\n") + "\n";
+        let anthropic = r#"{"system":"be brief","messages":[{"role":"user","content":"hi"}]}"#;
+        for text in [json, jsonl, anthropic.to_string()] {
+            let kept = read_keeping(text.clone().into_bytes(), None, Keep::Document).unwrap();
+            let mut read = read_keeping(text.clone().into_bytes(), None, Keep::Layout).unwrap();
+            assert_eq!(read.messages, kept.messages);
+            assert!(read.doc.is_detached());
+            assert!(matches!(
+                write(&read, &read.keep_all()),
+                Err(WriteError::Released)
+            ));
+            read.release_text();
+            let texts = read.messages.iter().flat_map(|m| &m.parts).filter(|p| {
+                matches!(p, Part::Text(t) | Part::Thinking(t) if !t.is_empty())
+                    || matches!(p, Part::ToolCall { arguments, .. } if !arguments.is_empty())
+            });
+            assert_eq!(texts.count(), 0);
+            read.reattach(text.clone().into_bytes()).unwrap();
+            assert!(!read.doc.is_detached());
+            // A plan that drops every third message and inserts one writes the same bytes.
+            let mut items: Vec<Item> = (0..kept.messages.len())
+                .filter(|i| i % 3 != 1)
+                .map(Item::Keep)
+                .collect();
+            items.insert(
+                1,
+                Item::Insert(NewMessage {
+                    role: Role::User,
+                    text: "[omitted]".into(),
+                    meta: Default::default(),
+                }),
+            );
+            assert_eq!(write(&read, &items).unwrap(), write(&kept, &items).unwrap());
+            assert_eq!(write(&read, &read.keep_all()).unwrap(), text.as_bytes());
         }
     }
 

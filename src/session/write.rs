@@ -110,7 +110,7 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
                 claude_code_restore::restore(session, doc, &plan)
             }
             (Document::Lines(doc), _) => goose_restore::restore(session, doc, &plan),
-            (Document::Released, _) => Err(WriteError::Released),
+            (Document::Released | Document::Detached(_), _) => Err(WriteError::Released),
             (_, f) => Err(WriteError::Unsupported(f)),
         };
     }
@@ -122,7 +122,7 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
         (Document::Lines(doc), Format::ClaudeCode) => claude_code_write::write(session, doc, items),
         (Document::Lines(doc), Format::Codex) => codex_write::write(session, doc, items),
         (Document::Lines(doc), Format::Goose) => goose_write::write(session, doc, items),
-        (Document::Released, _) => Err(WriteError::Released),
+        (Document::Released | Document::Detached(_), _) => Err(WriteError::Released),
         (_, f) => Err(WriteError::Unsupported(f)),
     }
 }

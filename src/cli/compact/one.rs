@@ -25,7 +25,7 @@ pub fn compact_file(
     path: &Path,
     from_store: bool,
 ) -> anyhow::Result<Done> {
-    let loaded = input::load(ctx, path)?;
+    let mut loaded = input::load_for_rewrite(ctx, path)?;
     let shown = loaded.display();
     let limit = args.limits.limits(ctx, &loaded.model)?.effective_limit() as usize;
 
@@ -102,6 +102,9 @@ pub fn compact_file(
         );
         return dry_run(ctx, &loaded, &part, &summary, &info, summarizer.name());
     }
+    // Summarized: the messages' text goes, the document's comes back for archiving and
+    // writing.
+    loaded.reattach()?;
 
     let dest = if from_store && args.output.output.is_none() {
         Destination::InPlace(path.to_path_buf())

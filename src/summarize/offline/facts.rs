@@ -84,7 +84,9 @@ pub struct Facts {
 /// carries their text forward).
 pub fn collect(messages: &[Message]) -> Facts {
     let mut f = Facts::default();
-    let mut results: HashMap<&str, (bool, String)> = HashMap::new();
+    // Borrowed: a result's text is joined only when its call is looked at, so the middle
+    // of a large session is not copied whole.
+    let mut results: HashMap<&str, (bool, &[Part])> = HashMap::new();
     for m in messages {
         for p in &m.parts {
             if let Part::ToolResult {
@@ -93,7 +95,7 @@ pub fn collect(messages: &[Message]) -> Facts {
                 is_error,
             } = p
             {
-                results.insert(call_id, (*is_error, join_text(content)));
+                results.insert(call_id, (*is_error, content));
             }
         }
     }
@@ -101,11 +103,18 @@ pub fn collect(messages: &[Message]) -> Facts {
     // (tool, target, succeeded) of every call in order, and errors as indices into it.
     let mut calls: Vec<Call> = Vec::new();
     let mut errors: Vec<(usize, String)> = Vec::new();
-    let mut user_turns = Vec::new();
+    // The first user turn is the goal, the last the latest request; only those are kept.
+    let mut user_turns = 0;
     for m in messages.iter().filter(|m| m.compact.is_none()) {
         *f.roles.entry(m.role).or_default() += 1;
         if is_user_turn(m) {
-            user_turns.push(text_of(m));
+            let text = text_of(m);
+            if user_turns == 0 {
+                f.goal = Some(text);
+            } else {
+                f.latest = Some(text);
+            }
+            user_turns += 1;
         }
         if m.role == Role::Assistant {
             let text = text_of(m);
@@ -126,7 +135,8 @@ pub fn collect(messages: &[Message]) -> Facts {
             let facts = tools::facts(name, arguments);
             let outcome = match results.get(id.as_str()) {
                 None => Outcome::NoResult,
-                Some((is_error, text)) => {
+                Some((is_error, content)) => {
+                    let text = &join_text(content);
                     let (head, tail) = ends(text, 2000);
                     let code = tools::exit_code(head).or_else(|| tools::exit_code(tail));
                     // A shell tool that reports no exit code: trust its output.
@@ -164,9 +174,6 @@ pub fn collect(messages: &[Message]) -> Facts {
     }
     f.files = files.fates();
     f.errors = fold_errors(&calls, errors);
-    let mut turns = user_turns.into_iter();
-    f.goal = turns.next();
-    f.latest = turns.last();
     dedup_keep_last(&mut f.decisions);
     f
 }
