@@ -198,11 +198,33 @@ pub fn load_bytes(
     fingerprint: Fingerprint,
     keep: Keep,
 ) -> anyhow::Result<Loaded> {
+    let session = read_session(ctx, path, bytes, keep)?;
+    count_session(ctx, path, session, fingerprint)
+}
+
+/// Parses the `bytes` read from `path`, giving the warnings reading gave.
+pub fn read_session(
+    ctx: &Context,
+    path: &Path,
+    bytes: Vec<u8>,
+    keep: Keep,
+) -> anyhow::Result<Session> {
     let shown = display(path);
     let session = session::read_keeping(bytes, ctx.format, keep).with_context(|| shown.clone())?;
     for w in &session.warnings {
         ctx.printer.warn(&format!("{shown}: {w}"));
     }
+    Ok(session)
+}
+
+/// Resolves the model of a `session` read from `path` and counts it.
+pub fn count_session(
+    ctx: &Context,
+    path: &Path,
+    session: Session,
+    fingerprint: Fingerprint,
+) -> anyhow::Result<Loaded> {
+    let shown = display(path);
     let model = ctx.resolve_model(session.model.as_deref());
     ctx.printer.debug(&format!(
         "{shown}: {} bytes, {} format, {} messages; model {} (from {}), {} tokenizer",

@@ -167,6 +167,8 @@ mod tests {
             model: None,
             warnings: Vec::new(),
             reported_usage: None,
+            resume: None,
+            skipped: false,
         }
     }
     fn split(s: &Session, counts: &[usize], budget: usize) -> (Range<usize>, Range<usize>) {

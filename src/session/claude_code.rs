@@ -104,6 +104,8 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         model,
         warnings,
         reported_usage,
+        resume: None,
+        skipped: false,
     })
 }
 

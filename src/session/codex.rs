@@ -255,6 +255,8 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         model: r.model,
         warnings,
         reported_usage,
+        resume: None,
+        skipped: false,
     })
 }
 

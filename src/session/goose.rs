@@ -282,6 +282,8 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         model: None,
         warnings,
         reported_usage,
+        resume: None,
+        skipped: false,
     })
 }
 

@@ -16,7 +16,8 @@ use serde_json::Value;
 
 use super::message::{self, Notes};
 use super::{
-    Document, Format, JsonDoc, JsonStyle, Keep, ListKey, Message, Origin, ReadError, Role, Session,
+    Document, Format, JsonDoc, JsonStyle, Keep, ListKey, Message, Origin, ReadError, Resume, Role,
+    Session,
 };
 
 #[cfg(test)]
@@ -92,8 +93,9 @@ fn read_layout(
         ListKey::Key(k) => k.clone(),
     };
     let mut notes = Notes::default();
-    let mut messages = Vec::with_capacity(layout.records.len() + 1);
-    if format == Format::Anthropic {
+    let skip = skippable(&layout, keep);
+    let mut messages = Vec::with_capacity(layout.records.len() + 1 - skip.unwrap_or(0));
+    if format == Format::Anthropic && skip.is_none() {
         if let Some(span) = &layout.system {
             let v: Value = parse_span(&text, span)?;
             if let Some(sys) = system_message(&v, &mut notes)? {
@@ -107,14 +109,20 @@ fn read_layout(
             .map(str::to_string),
         None => None,
     };
-    let records = &layout.records;
+    let resume = matches!(keep, Keep::After(_))
+        .then(|| resume_point(&layout))
+        .flatten()
+        .map(|(len, records)| Resume::of(&text, len, records));
+    let first = skip.unwrap_or(0);
+    let records = &layout.records[first..];
     let release = keep != Keep::Document;
     // Read before the text goes (released from the end, so the start stays till last).
     let style = JsonStyle::of(&text);
     let (parsed, record_notes) =
         super::par::parse_spans(&mut text, records, release, |text, i, notes| {
+            let (span, i) = (&records[i], first + i);
             let origin = Origin::Record(i);
-            if let Some(m) = super::fast::simple_message(&text[records[i].clone()], &origin) {
+            if let Some(m) = super::fast::simple_message(&text[span.clone()], &origin) {
                 return Ok(Some(m));
             }
             let place = if key.is_empty() {
@@ -122,7 +130,7 @@ fn read_layout(
             } else {
                 format!("{key}[{i}]")
             };
-            let v: Value = parse_span(text, &records[i])?;
+            let v: Value = parse_span(text, span)?;
             message::parse(v, &place, origin, notes).map(Some)
         })?;
     messages.extend(parsed);
@@ -140,7 +148,7 @@ fn read_layout(
     let doc = match keep {
         Keep::Document => json(),
         Keep::Layout => Document::Detached(Box::new(json())),
-        Keep::Messages => Document::Released,
+        Keep::Messages | Keep::After(_) => Document::Released,
     };
     Ok(Session {
         format,
@@ -149,7 +157,40 @@ fn read_layout(
         model,
         warnings: notes.into_warnings(),
         reported_usage: None,
+        resume,
+        skipped: skip.is_some(),
     })
+}
+
+/// Where the records of `layout` end: after the last one (or the list's `[`), unless
+/// Anthropic's system prompt comes after them (an appended version could not be read from
+/// there without reading it).
+fn resume_point(layout: &Layout) -> Option<(usize, usize)> {
+    let len = layout
+        .records
+        .last()
+        .map_or(layout.list_span.start + 1, |r| r.end);
+    if layout.system.as_ref().is_some_and(|s| s.end > len) {
+        return None;
+    }
+    Some((len, layout.records.len()))
+}
+
+/// How many records reading may skip for [`Keep::After`]: all those the point names, when
+/// they still end within its bytes and nothing after them starts there (so they are the
+/// records read before, in the same list, with the system prompt before them).
+fn skippable(layout: &Layout, keep: Keep) -> Option<usize> {
+    let Keep::After(Some(point)) = keep else {
+        return None;
+    };
+    let n = point.records;
+    let records = &layout.records;
+    let fits = layout.list_span.start < point.len
+        && records.len() >= n
+        && records[..n].last().is_none_or(|r| r.end <= point.len)
+        && records.get(n).is_none_or(|r| r.start >= point.len)
+        && layout.system.as_ref().is_none_or(|s| s.end <= point.len);
+    fits.then_some(n)
 }
 
 /// Where things are in the document text.

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::message;
-use super::{Document, Format, Keep, LinesDoc, Origin, ReadError, Session};
+use super::{Document, Format, Keep, LineSpan, LinesDoc, Origin, ReadError, Resume, Session};
 
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     read_keeping(text.into(), Keep::Document)
@@ -23,11 +23,17 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
             n -= 1;
         }
     }
-    let spans: Vec<_> = doc.lines[..n].iter().map(|l| l.start..l.end).collect();
+    let skip = skippable(&doc.lines[..n], keep);
+    let first = skip.unwrap_or(0);
+    let resume = (matches!(keep, Keep::After(_)) && doc.truncated_tail.is_none()).then(|| {
+        let len = doc.lines.last().map_or(0, |l| l.end);
+        Resume::of(&doc.text, len, doc.lines.len())
+    });
+    let spans: Vec<_> = doc.lines[first..n].iter().map(|l| l.start..l.end).collect();
     let release = keep != Keep::Document;
     let (parsed, notes) =
         super::par::parse_spans(&mut doc.text, &spans, release, |text, i, notes| {
-            let line = &text[spans[i].clone()];
+            let (line, i) = (&text[spans[i].clone()], first + i);
             if line.trim().is_empty() {
                 return Ok(None);
             }
@@ -46,13 +52,28 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
         doc: match keep {
             Keep::Document => Document::Lines(doc),
             Keep::Layout => Document::Detached(Box::new(Document::Lines(doc))),
-            Keep::Messages => Document::Released,
+            Keep::Messages | Keep::After(_) => Document::Released,
         },
         messages: parsed.into_iter().map(|(m, _)| m).collect(),
         model,
         warnings,
         reported_usage: None,
+        resume,
+        skipped: skip.is_some(),
     })
+}
+
+/// How many lines reading may skip for [`Keep::After`]: all those the point names, when
+/// they still end within its bytes and the next one starts after them.
+fn skippable(lines: &[LineSpan], keep: Keep) -> Option<usize> {
+    let Keep::After(Some(point)) = keep else {
+        return None;
+    };
+    let n = point.records;
+    let fits = lines.len() >= n
+        && lines[..n].last().is_none_or(|l| l.end <= point.len)
+        && lines.get(n).is_none_or(|l| l.start >= point.len);
+    fits.then_some(n)
 }
 
 /// A record line of a JSONL document.

@@ -339,6 +339,33 @@ pub struct Session {
     pub warnings: Vec<String>,
     /// The latest provider-reported usage, when the format records it.
     pub reported_usage: Option<ReportedUsage>,
+    /// Where this file's records end, for reading a longer version of it from there on;
+    /// only when read with [`Keep::After`], and only for documents and plain JSONL.
+    pub resume: Option<Resume>,
+    /// Whether reading skipped the records before the [`Keep::After`] point: `messages`
+    /// then holds only the ones after it.
+    pub skipped: bool,
+}
+
+/// A point in a session file: the first `len` bytes (hashing to `hash`, xxh3-128) hold
+/// its first `records` records (JSON array elements, or JSONL lines), and nothing of what
+/// follows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resume {
+    pub len: usize,
+    pub records: usize,
+    pub hash: u128,
+}
+
+impl Resume {
+    /// The point after `records` records ending at `len` in `text`.
+    pub(crate) fn of(text: &str, len: usize, records: usize) -> Resume {
+        Resume {
+            len,
+            records,
+            hash: xxhash_rust::xxh3::xxh3_128(&text.as_bytes()[..len]),
+        }
+    }
 }
 
 impl Session {
@@ -441,6 +468,11 @@ pub enum Keep {
     /// text can be read again and put back for writing ([`Document::Detached`]): a rewrite
     /// of a large session never holds its text and its messages at once.
     Layout,
+    /// Like `Messages`, also noting where the records end ([`Session::resume`]). Given
+    /// such a point of a file read before, whose bytes the caller checked this file starts
+    /// with: when this file's first records end within those bytes, as they did, they are
+    /// not parsed again ([`Session::skipped`]).
+    After(Option<Resume>),
 }
 
 /// Reads a session from `bytes`, detecting its format unless `format` is given.

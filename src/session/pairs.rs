@@ -68,9 +68,62 @@ impl fmt::Display for Problem {
     }
 }
 
+/// What pairing looks at in a message.
+pub trait Turn {
+    /// A user message that is not only tool results: calls still open before it are faults.
+    fn is_user_turn(&self) -> bool;
+    /// Ids of the tool calls the message answers.
+    fn results(&self) -> impl Iterator<Item = &str>;
+    /// Ids of the tool calls it makes.
+    fn calls(&self) -> impl Iterator<Item = &str>;
+}
+
+impl Turn for Message {
+    fn is_user_turn(&self) -> bool {
+        self.role == Role::User && !self.has_tool_results() && !self.parts.is_empty()
+    }
+    fn results(&self) -> impl Iterator<Item = &str> {
+        self.result_ids()
+    }
+    fn calls(&self) -> impl Iterator<Item = &str> {
+        self.call_ids()
+    }
+}
+
+/// A message reduced to what pairing looks at, kept between runs (see
+/// [`crate::tokens::digest`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Shape {
+    pub user_turn: bool,
+    pub results: Vec<String>,
+    pub calls: Vec<String>,
+}
+
+impl Shape {
+    pub fn of(m: &Message) -> Shape {
+        Shape {
+            user_turn: m.is_user_turn(),
+            results: m.result_ids().map(str::to_string).collect(),
+            calls: m.call_ids().map(str::to_string).collect(),
+        }
+    }
+}
+
+impl Turn for Shape {
+    fn is_user_turn(&self) -> bool {
+        self.user_turn
+    }
+    fn results(&self) -> impl Iterator<Item = &str> {
+        self.results.iter().map(String::as_str)
+    }
+    fn calls(&self) -> impl Iterator<Item = &str> {
+        self.calls.iter().map(String::as_str)
+    }
+}
+
 /// Lists orphan results and unanswered calls. A call still waiting for its result at the
 /// very end of the session (no user turn after it) is not a fault.
-pub fn problems(messages: &[Message]) -> Vec<Problem> {
+pub fn problems<T: Turn>(messages: &[T]) -> Vec<Problem> {
     let mut out = Vec::new();
     // Calls seen so far and not yet answered, in call order: (id, index of the calling
     // message); an answered call leaves a hole. `slots` finds an id's open calls, oldest
@@ -79,8 +132,7 @@ pub fn problems(messages: &[Message]) -> Vec<Problem> {
     let mut slots: HashMap<&str, VecDeque<usize>> = HashMap::new();
     let mut seen: HashSet<&str> = HashSet::new();
     for (i, m) in messages.iter().enumerate() {
-        let is_user_turn = m.role == Role::User && !m.has_tool_results() && !m.parts.is_empty();
-        if is_user_turn {
+        if m.is_user_turn() {
             for (call_id, index) in open.drain(..).flatten() {
                 out.push(Problem::MissingResult {
                     index,
@@ -89,7 +141,7 @@ pub fn problems(messages: &[Message]) -> Vec<Problem> {
             }
             slots.clear();
         }
-        for id in m.result_ids() {
+        for id in m.results() {
             if let Some(slot) = slots.get_mut(id).and_then(VecDeque::pop_front) {
                 open[slot] = None;
             } else if !seen.contains(id) {
@@ -99,7 +151,7 @@ pub fn problems(messages: &[Message]) -> Vec<Problem> {
                 });
             }
         }
-        for id in m.call_ids() {
+        for id in m.calls() {
             seen.insert(id);
             slots.entry(id).or_default().push_back(open.len());
             open.push(Some((id, i)));

@@ -1,8 +1,10 @@
 //! Session digests: what `check` needs to know of a session file (its model, reading
 //! warnings, provider-reported usage, structural problems and per-message counts), kept in
-//! the cache directory under a hash of the file's exact bytes. An unchanged session is then
-//! checked by reading and hashing it: no record parsed, no message key computed, no
-//! tokenizer built.
+//! the cache directory, one per file, with the length and hash of the bytes it describes.
+//! An unchanged session is then checked by reading and hashing it: no record parsed, no
+//! message key computed, no tokenizer built. A session that only grew (an agent appended
+//! messages to a JSON document or a JSONL file) is read from where its digest's records
+//! end, once the bytes before are found unchanged: only the new records are parsed.
 //!
 //! Like the count cache it is an optimisation only: a missing, unreadable or foreign digest
 //! is a miss, and a digest that cannot be written is skipped. Each digest is a small JSON
@@ -18,10 +20,11 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::Encoding;
-use crate::session::{Format, ReportedUsage};
+use crate::session::pairs::Shape;
+use crate::session::{Format, ReportedUsage, Resume};
 
 /// Bumped whenever a digest's meaning or layout changes.
-pub const DIGEST_VERSION: u32 = 1;
+pub const DIGEST_VERSION: u32 = 2;
 /// At most this many digests are kept.
 pub const MAX_DIGESTS: usize = 20_000;
 /// At most this many bytes of digests are kept.
@@ -33,6 +36,9 @@ const REFRESH_AFTER: Duration = Duration::from_secs(3600);
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Digest {
     pub version: u32,
+    /// Length and xxh3-128 hash of the bytes described.
+    pub len: usize,
+    pub hash: u128,
     pub format: String,
     /// The model the file names, if any.
     pub model: Option<String>,
@@ -49,6 +55,80 @@ pub struct Digest {
     pub factor: f64,
     /// Tokens of each message.
     pub counts: Vec<u32>,
+    /// Where the records end, for reading a longer version of the file from there.
+    pub resume: Option<Resumable>,
+}
+
+/// What reading a grown file from where its digest ends needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Resumable {
+    /// The records (array elements or lines) within the first `len` bytes.
+    pub records: usize,
+    pub len: usize,
+    /// xxh3-128 hash of those bytes.
+    pub hash: u128,
+    /// Each message's shape for pairing (structural problems span old and new messages):
+    /// the indices of user turns, and the tool calls made and answered by index.
+    pub user_turns: Vec<u32>,
+    pub calls: Vec<(u32, String)>,
+    pub results: Vec<(u32, String)>,
+}
+
+impl Resumable {
+    /// `point`, and the `shapes` of the messages before it.
+    pub fn new(point: Resume, shapes: &[Shape]) -> Option<Resumable> {
+        let mut r = Resumable {
+            records: point.records,
+            len: point.len,
+            hash: point.hash,
+            user_turns: Vec::new(),
+            calls: Vec::new(),
+            results: Vec::new(),
+        };
+        for (i, s) in shapes.iter().enumerate() {
+            let i = u32::try_from(i).ok()?;
+            if s.user_turn {
+                r.user_turns.push(i);
+            }
+            r.calls.extend(s.calls.iter().map(|c| (i, c.clone())));
+            r.results.extend(s.results.iter().map(|c| (i, c.clone())));
+        }
+        Some(r)
+    }
+
+    /// Whether `bytes` start with the bytes this point was taken from (and go on).
+    pub fn continues(&self, bytes: &[u8]) -> bool {
+        bytes.len() > self.len && xxhash_rust::xxh3::xxh3_128(&bytes[..self.len]) == self.hash
+    }
+
+    pub fn point(&self) -> Resume {
+        Resume {
+            len: self.len,
+            records: self.records,
+            hash: self.hash,
+        }
+    }
+
+    /// The shapes of the `n` messages before the point.
+    pub fn shapes(&self, n: usize) -> Vec<Shape> {
+        let mut out = vec![Shape::default(); n];
+        for &i in &self.user_turns {
+            if let Some(s) = out.get_mut(i as usize) {
+                s.user_turn = true;
+            }
+        }
+        for (i, id) in &self.calls {
+            if let Some(s) = out.get_mut(*i as usize) {
+                s.calls.push(id.clone());
+            }
+        }
+        for (i, id) in &self.results {
+            if let Some(s) = out.get_mut(*i as usize) {
+                s.results.push(id.clone());
+            }
+        }
+        out
+    }
 }
 
 /// [`ReportedUsage`] as stored.
@@ -80,6 +160,11 @@ impl From<&Usage> for ReportedUsage {
 }
 
 impl Digest {
+    /// Whether it describes exactly `len` bytes hashing to `hash`.
+    pub fn describes(&self, len: usize, hash: u128) -> bool {
+        self.len == len && self.hash == hash
+    }
+
     /// The counts, if they were made with `encoding` and scaled by `factor`.
     pub fn counts_for(&self, encoding: Encoding, factor: f64) -> Option<Vec<usize>> {
         (self.encoding == encoding.name() && self.factor == factor)
@@ -87,18 +172,17 @@ impl Digest {
     }
 }
 
-/// The key of a session file's digest: its exact bytes (length and 128-bit hash), the
-/// format it was read as (`None`: detected), and the program reading it — a different
-/// build may read or count differently, so it never reuses another build's digests.
-fn key(len: usize, hash: u128, format: Option<Format>, build: &str) -> u128 {
+/// The key of a session file's digest: the file (its absolute path), the format it is
+/// read as (`None`: detected), and the program reading it — a different build may read or
+/// count differently, so it never reuses another build's digests.
+fn key(file: &Path, format: Option<Format>, build: &str) -> u128 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(&DIGEST_VERSION.to_le_bytes());
-    h.update(&(build.len() as u64).to_le_bytes());
-    h.update(build.as_bytes());
-    h.update(format.map_or("auto", Format::name).as_bytes());
-    h.update(&[0]);
-    h.update(&(len as u64).to_le_bytes());
-    h.update(&hash.to_le_bytes());
+    for part in [build, format.map_or("auto", Format::name)] {
+        h.update(&(part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    h.update(file.as_os_str().as_encoded_bytes());
     h.digest128()
 }
 
@@ -136,9 +220,14 @@ impl DigestStore {
         DigestStore { dir, build }
     }
 
-    /// The key of the digest of a file of `len` bytes hashing to `hash`, read as `format`.
-    pub fn key(&self, len: usize, hash: u128, format: Option<Format>) -> u128 {
-        key(len, hash, format, &self.build)
+    /// The key of the digest of `file` read as `format`; `None` for standard input or a
+    /// file that cannot be resolved.
+    pub fn key(&self, file: &Path, format: Option<Format>) -> Option<u128> {
+        if file == Path::new("-") {
+            return None;
+        }
+        let file = fs::canonicalize(file).ok()?;
+        Some(key(&file, format, &self.build))
     }
 
     fn file(&self, key: u128) -> PathBuf {
@@ -230,6 +319,8 @@ mod tests {
     fn digest(counts: Vec<u32>) -> Digest {
         Digest {
             version: DIGEST_VERSION,
+            len: 10,
+            hash: 42,
             format: "openai".into(),
             model: Some("gpt-4o".into()),
             messages: counts.len(),
@@ -243,6 +334,7 @@ mod tests {
             encoding: "o200k_base".into(),
             factor: 1.0,
             counts,
+            resume: None,
         }
     }
 
@@ -278,13 +370,46 @@ mod tests {
     }
 
     #[test]
-    fn keys_depend_on_bytes_format_and_build() {
-        let base = key(10, 42, None, "b1");
-        assert_ne!(base, key(11, 42, None, "b1"));
-        assert_ne!(base, key(10, 43, None, "b1"));
-        assert_ne!(base, key(10, 42, Some(Format::Jsonl), "b1"));
-        assert_ne!(base, key(10, 42, None, "b2"));
-        assert_eq!(base, key(10, 42, None, "b1"));
+    fn keys_depend_on_file_format_and_build() {
+        let (a, b) = (Path::new("/s/a.json"), Path::new("/s/b.json"));
+        let base = key(a, None, "b1");
+        assert_ne!(base, key(b, None, "b1"));
+        assert_ne!(base, key(a, Some(Format::Jsonl), "b1"));
+        assert_ne!(base, key(a, None, "b2"));
+        assert_eq!(base, key(a, None, "b1"));
+        let store = DigestStore::for_build(PathBuf::from("/d"), "b1".into());
+        assert_eq!(store.key(Path::new("-"), None), None);
+    }
+
+    #[test]
+    fn a_resume_point_keeps_the_shapes_and_knows_its_bytes() {
+        let shapes = vec![
+            Shape {
+                user_turn: true,
+                ..Shape::default()
+            },
+            Shape {
+                calls: vec!["c1".into(), "c2".into()],
+                ..Shape::default()
+            },
+            Shape {
+                results: vec!["c1".into()],
+                ..Shape::default()
+            },
+        ];
+        let bytes = b"[{...},{...},{...}] and more";
+        // The records end before the `]`.
+        let point = Resume {
+            len: 18,
+            records: 3,
+            hash: xxhash_rust::xxh3::xxh3_128(&bytes[..18]),
+        };
+        let r = Resumable::new(point, &shapes).unwrap();
+        assert_eq!(r.shapes(3), shapes);
+        assert_eq!(r.point(), point);
+        assert!(r.continues(b"[{...},{...},{...},{...}]"));
+        assert!(!r.continues(b"[{...},{...},{..!},{...}]"));
+        assert!(!r.continues(&bytes[..18]), "nothing new");
     }
 
     #[test]

@@ -292,3 +292,145 @@ fn a_session_checked_again_unchanged_is_answered_from_its_digest() {
     check_v(&env, &files[0], &["--no-cache"]);
     assert!(!digests.exists());
 }
+
+/// `check` of `f` with the cache, as (exit code, stdout, stderr without debug lines), and
+/// whether it read the file from where its digest ended.
+fn check_cached(
+    env: &TestEnv,
+    f: &std::path::Path,
+    args: &[&str],
+) -> ((i32, String, String), bool) {
+    let mut all = vec!["check", s(f), "-vv", "--json"];
+    all.extend_from_slice(args);
+    let run = env.run(&all);
+    let resumed = run.stderr.contains("grown since its last check");
+    let shown: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| !l.contains("[debug]"))
+        .collect();
+    ((run.code, run.stdout.clone(), shown.join("\n")), resumed)
+}
+
+#[test]
+fn a_grown_session_is_read_from_where_its_last_check_ended() {
+    let env = TestEnv::new();
+    let user = |i: usize| serde_json::json!({"role": "user", "content": format!("question {i}: {}", "why ".repeat(i % 7))});
+    let call = |id: &str| serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"id": id, "type": "function", "function": {"name": "ls", "arguments": "{\"path\": \".\"}"}}]});
+    let result = |id: &str| serde_json::json!({"role": "tool", "tool_call_id": id, "content": "a.txt\nb.txt"});
+    let wizard = serde_json::json!({"role": "wizard", "content": "odd"});
+    // Each step: the records so far, and whether the check should read from the last end.
+    let steps: Vec<(Vec<serde_json::Value>, bool)> = vec![
+        (vec![user(0), call("c1")], false),
+        // The call made before is answered now: no problem left.
+        (vec![user(0), call("c1"), result("c1"), user(1)], true),
+        // An orphan result and an unknown role among the new records.
+        (
+            vec![
+                user(0),
+                call("c1"),
+                result("c1"),
+                user(1),
+                result("zz"),
+                wizard.clone(),
+            ],
+            true,
+        ),
+        // Read with warnings: the next check reads it whole.
+        (
+            vec![
+                user(0),
+                call("c1"),
+                result("c1"),
+                user(1),
+                result("zz"),
+                wizard.clone(),
+                user(2),
+            ],
+            false,
+        ),
+        // An earlier record changed: read whole.
+        (
+            vec![
+                user(9),
+                call("c1"),
+                result("c1"),
+                user(1),
+                result("zz"),
+                wizard,
+                user(2),
+            ],
+            false,
+        ),
+    ];
+    type Render = fn(&[serde_json::Value]) -> String;
+    let docs: [(&str, Render); 4] = [
+        ("pretty.json", |r| {
+            serde_json::to_string_pretty(&serde_json::json!({"model": "gpt-4o", "messages": r}))
+                .unwrap()
+                + "\n"
+        }),
+        ("compact.json", |r| serde_json::to_string(r).unwrap()),
+        ("model-after.json", |r| {
+            serde_json::to_string(&serde_json::json!({"messages": r, "model": "gpt-4"})).unwrap()
+        }),
+        ("plain.jsonl", |r| {
+            let mut out = String::new();
+            for (i, v) in r.iter().enumerate() {
+                let mut v = v.clone();
+                if i == 1 {
+                    v["model"] = "gpt-4".into();
+                }
+                out += &format!("{v}\n");
+            }
+            out
+        }),
+    ];
+    for (name, render) in docs {
+        for (k, (records, resumes)) in steps.iter().enumerate() {
+            let f = env.write(name, render(records));
+            let fresh = check_v(&env, &f, &["--json", "--no-cache"]);
+            let (cached, resumed) = check_cached(&env, &f, &[]);
+            assert_eq!(cached, fresh, "{name} step {k}");
+            assert_eq!(resumed, *resumes, "{name} step {k}: {cached:?}");
+        }
+    }
+    // Counted for another model before: not reused.
+    let f = env.write(
+        "m.jsonl",
+        "{\"role\":\"user\",\"content\":\"hello there\"}\n",
+    );
+    check_cached(&env, &f, &["--model", "gpt-4"]);
+    std::fs::write(&f, "{\"role\":\"user\",\"content\":\"hello there\"}\n{\"role\":\"assistant\",\"content\":\"hi\"}\n").unwrap();
+    let fresh = check_v(&env, &f, &["--json", "--no-cache", "--model", "gpt-4o"]);
+    let (cached, resumed) = check_cached(&env, &f, &["--model", "gpt-4o"]);
+    assert_eq!(cached, fresh);
+    assert!(!resumed);
+    // Anthropic: a system prompt before the messages is part of what was read before; one
+    // after them is not, so such a file is read whole.
+    for (name, before) in [("sys-first.json", true), ("sys-last.json", false)] {
+        let doc = |n: usize| {
+            let msgs: Vec<_> = (0..n)
+                .map(|i| serde_json::json!({"role": if i % 2 == 0 {"user"} else {"assistant"}, "content": [{"type": "text", "text": format!("turn {i}")}]}))
+                .collect();
+            if before {
+                format!(
+                    r#"{{"system":"be brief","messages":{}}}"#,
+                    serde_json::to_string(&msgs).unwrap()
+                )
+            } else {
+                format!(
+                    r#"{{"messages":{},"system":"be brief"}}"#,
+                    serde_json::to_string(&msgs).unwrap()
+                )
+            }
+        };
+        let f = env.write(name, doc(2));
+        check_cached(&env, &f, &[]);
+        let f = env.write(name, doc(5));
+        let fresh = check_v(&env, &f, &["--json", "--no-cache"]);
+        let (cached, resumed) = check_cached(&env, &f, &[]);
+        assert_eq!(cached, fresh, "{name}");
+        assert_eq!(resumed, before, "{name}");
+    }
+}

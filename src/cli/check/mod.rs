@@ -3,16 +3,19 @@
 
 use clap::Args;
 
+mod load;
+
+pub use load::{load, Checked};
+
 use super::batch;
 use super::input::{self, InputArgs};
 use super::limits::{self, LimitArgs};
-use crate::context::{Context, ResolvedModel};
+use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::render::json::CheckFile;
 use crate::render::table::thousands;
 use crate::render::Style;
-use crate::session::{pairs, Keep, ReportedUsage};
-use crate::tokens::digest::{Digest, DIGEST_VERSION};
+use crate::session::ReportedUsage;
 use crate::tokens::Counter;
 
 /// Usage above which a warning is printed on stderr, whatever the threshold.
@@ -70,85 +73,6 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     Ok(status)
-}
-
-/// What a check needs of one session.
-pub struct Checked {
-    pub path: std::path::PathBuf,
-    pub model: ResolvedModel,
-    /// Tokens of each message (scaled like the session's count).
-    pub counts: Vec<usize>,
-    /// The provider-reported usage that still describes the session.
-    pub usage: Option<ReportedUsage>,
-    /// Structural problems, as printed.
-    pub problems: Vec<String>,
-}
-
-/// Reads one session for a check. A session checked before, byte for byte the same, is
-/// answered from its digest (see [`crate::tokens::digest`]) after reading and hashing it;
-/// any other is parsed and counted, and its digest stored for the next run.
-pub fn load(ctx: &Context, path: &std::path::Path) -> anyhow::Result<Checked> {
-    let (bytes, fingerprint) = input::read(path)?;
-    let key = ctx
-        .digests()
-        .map(|d| (d, d.key(fingerprint.len, fingerprint.hash, ctx.format)));
-    if let Some(checked) = key.and_then(|(store, key)| from_digest(ctx, path, store.get(key)?)) {
-        return Ok(checked);
-    }
-    let l = input::load_bytes(ctx, path, bytes, fingerprint, Keep::Messages)?;
-    let problems: Vec<String> = pairs::problems(&l.session.messages)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    if let (Some((_, key)), true) = (key, l.counter.keeps_counts()) {
-        let digest = Digest {
-            version: DIGEST_VERSION,
-            format: l.session.format.name().to_string(),
-            model: l.session.model.clone(),
-            messages: l.session.messages.len(),
-            warnings: l.session.warnings.clone(),
-            usage: l.live_usage().map(Into::into),
-            problems: problems.clone(),
-            encoding: l.model.encoding.name().to_string(),
-            factor: l.model.factor,
-            counts: l
-                .counts
-                .iter()
-                .map(|&n| u32::try_from(n).unwrap_or(u32::MAX))
-                .collect(),
-        };
-        ctx.remember_digest(key, &digest);
-    }
-    Ok(Checked {
-        path: path.to_path_buf(),
-        usage: l.live_usage().cloned(),
-        model: l.model.clone(),
-        counts: l.counts.clone(),
-        problems,
-    })
-}
-
-/// The check of `path` from its digest, if the digest's counts fit the model resolved now.
-fn from_digest(ctx: &Context, path: &std::path::Path, d: Digest) -> Option<Checked> {
-    let shown = input::display(path);
-    let model = ctx.resolve_model_quietly(d.model.as_deref());
-    let counts = d.counts_for(model.encoding, model.factor)?;
-    // In the order a fresh read gives them: the file's warnings, then the model's.
-    for w in &d.warnings {
-        ctx.printer.warn(&format!("{shown}: {w}"));
-    }
-    let model = ctx.resolve_model(d.model.as_deref());
-    ctx.printer.debug(&format!(
-        "{shown}: the same bytes as a session checked before ({} format, {} messages); model {} (from {}), {} counts from its digest",
-        d.format, d.messages, model.name, model.source, model.encoding
-    ));
-    Some(Checked {
-        path: path.to_path_buf(),
-        model,
-        counts,
-        usage: d.usage.as_ref().map(Into::into),
-        problems: d.problems,
-    })
 }
 
 /// The tokens the model will see: the latest provider-reported usage plus ctxctl's count

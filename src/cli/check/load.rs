@@ -1,0 +1,176 @@
+//! Reading one session for a check, with its digest (see [`crate::tokens::digest`]): an
+//! unchanged session is answered from the digest, a grown one read from where the digest
+//! ends, any other read whole; the digest is then brought up to date.
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::input;
+use crate::context::{Context, ResolvedModel};
+use crate::session::pairs::{self, Shape};
+use crate::session::{Format, Keep, ReportedUsage};
+use crate::tokens::digest::{Digest, Resumable, DIGEST_VERSION};
+
+/// What a check needs of one session.
+pub struct Checked {
+    pub path: PathBuf,
+    pub model: ResolvedModel,
+    /// Tokens of each message (scaled like the session's count).
+    pub counts: Vec<usize>,
+    /// The provider-reported usage that still describes the session.
+    pub usage: Option<ReportedUsage>,
+    /// Structural problems, as printed.
+    pub problems: Vec<String>,
+}
+
+/// Reads one session for a check.
+pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
+    let (bytes, fingerprint) = input::read(path)?;
+    let digests = ctx.digests();
+    let key = digests.and_then(|d| d.key(path, ctx.format));
+    let previous = digests.zip(key).and_then(|(d, key)| d.get(key));
+    let mut before = None;
+    if let Some(d) = previous {
+        if d.describes(fingerprint.len, fingerprint.hash) {
+            if let Some(checked) = from_digest(ctx, path, &d) {
+                return Ok(checked);
+            }
+        } else if resumable(&d, &bytes) {
+            before = Some(d);
+        }
+    }
+    let point = before
+        .as_ref()
+        .and_then(|d| d.resume.as_ref())
+        .map(Resumable::point);
+    let mut session = input::read_session(ctx, path, bytes, Keep::After(point))?;
+    // The messages before the point, when reading started there.
+    let before = before.filter(|_| session.skipped);
+    if let Some(d) = &before {
+        // A JSONL file names its model in its first record that names one.
+        if session.format == Format::Jsonl && d.model.is_some() {
+            session.model.clone_from(&d.model);
+        }
+    }
+    let l = input::count_session(ctx, path, session, fingerprint)?;
+    let before = match before {
+        Some(d) if d.counts_for(l.model.encoding, l.model.factor).is_some() => {
+            ctx.printer.debug(&format!(
+                "{}: grown since its last check; read from record {} on ({} new messages)",
+                input::display(path),
+                d.resume.as_ref().map_or(0, |r| r.records),
+                l.session.messages.len()
+            ));
+            Some(d)
+        }
+        // Counted with another tokenizer or scale before: read it all again.
+        Some(_) => return full(ctx, path, key),
+        None => None,
+    };
+    finish(ctx, path, key, l, before)
+}
+
+/// Reads `path` whole, without its digest's help, and brings the digest up to date.
+fn full(ctx: &Context, path: &Path, key: Option<u128>) -> anyhow::Result<Checked> {
+    let (bytes, fingerprint) = input::read(path)?;
+    let l = input::load_bytes(ctx, path, bytes, fingerprint, Keep::After(None))?;
+    finish(ctx, path, key, l, None)
+}
+
+/// The check of a read session `l`, whose first messages are those of the digest
+/// `before` when reading resumed after them; stores the new digest under `key`.
+fn finish(
+    ctx: &Context,
+    path: &Path,
+    key: Option<u128>,
+    l: input::Loaded,
+    before: Option<Digest>,
+) -> anyhow::Result<Checked> {
+    let fingerprint = l.fingerprint;
+    let mut counts: Vec<usize> = before
+        .as_ref()
+        .map(|d| d.counts.iter().map(|&n| n as usize).collect())
+        .unwrap_or_default();
+    counts.extend_from_slice(&l.counts);
+    let mut shapes = match &before {
+        Some(d) => d
+            .resume
+            .as_ref()
+            .map_or_else(Vec::new, |r| r.shapes(d.messages)),
+        None => Vec::new(),
+    };
+    shapes.extend(l.session.messages.iter().map(Shape::of));
+    let problems: Vec<String> = pairs::problems(&shapes)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let model = l.session.model.clone();
+    if let (Some(key), true) = (key, l.counter.keeps_counts()) {
+        let usage = l.live_usage().map(Into::into);
+        let warnings = l.session.warnings.clone();
+        // Resuming needs the whole file to have been read cleanly: notes about unknown
+        // parts or roles are totals, which a later read of the new records alone cannot
+        // add to.
+        let resume = l
+            .session
+            .resume
+            .filter(|_| warnings.is_empty() && usage.is_none())
+            .and_then(|point| Resumable::new(point, &shapes));
+        let digest = Digest {
+            version: DIGEST_VERSION,
+            len: fingerprint.len,
+            hash: fingerprint.hash,
+            format: l.session.format.name().to_string(),
+            model,
+            messages: counts.len(),
+            warnings,
+            usage,
+            problems: problems.clone(),
+            encoding: l.model.encoding.name().to_string(),
+            factor: l.model.factor,
+            counts: counts
+                .iter()
+                .map(|&n| u32::try_from(n).unwrap_or(u32::MAX))
+                .collect(),
+            resume,
+        };
+        ctx.remember_digest(key, &digest);
+    }
+    Ok(Checked {
+        path: path.to_path_buf(),
+        usage: l.live_usage().cloned(),
+        model: l.model.clone(),
+        counts,
+        problems,
+    })
+}
+
+/// Whether `bytes` can be read from where `d`'s records end: `d` was read cleanly, and
+/// `bytes` start with the bytes it describes up to there.
+fn resumable(d: &Digest, bytes: &[u8]) -> bool {
+    d.warnings.is_empty()
+        && d.usage.is_none()
+        && d.resume.as_ref().is_some_and(|r| r.continues(bytes))
+}
+
+/// The check of `path` from its digest, if the digest's counts fit the model resolved now.
+fn from_digest(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
+    let shown = input::display(path);
+    let model = ctx.resolve_model_quietly(d.model.as_deref());
+    let counts = d.counts_for(model.encoding, model.factor)?;
+    // In the order a fresh read gives them: the file's warnings, then the model's.
+    for w in &d.warnings {
+        ctx.printer.warn(&format!("{shown}: {w}"));
+    }
+    let model = ctx.resolve_model(d.model.as_deref());
+    ctx.printer.debug(&format!(
+        "{shown}: unchanged since its last check ({} format, {} messages); model {} (from {}), {} counts from its digest",
+        d.format, d.messages, model.name, model.source, model.encoding
+    ));
+    Some(Checked {
+        path: path.to_path_buf(),
+        model,
+        counts,
+        usage: d.usage.as_ref().map(Into::into),
+        problems: d.problems.clone(),
+    })
+}
