@@ -44,13 +44,14 @@ def measure(cmd, runs, env):
 
 
 def appended(path, salt):
-    """A copy of the session at `path` with 10 new messages at the end."""
+    """A copy of the session at `path` with 10 new messages at the end, never seen before
+    (the process id is part of their text, so no earlier run's cache knows them)."""
     import json
     with open(path) as f:
         doc = json.load(f)
     for k in range(10):
         role = "user" if k % 2 == 0 else "assistant"
-        doc["messages"].append({"role": role, "content": f"appended message {salt}-{k}: " + "more words here " * 20})
+        doc["messages"].append({"role": role, "content": f"appended message {os.getpid()}-{salt}-{k}: " + "more words here " * 20})
     out = path + f".appended-{salt}.json"
     with open(out, "w") as f:
         json.dump(doc, f)

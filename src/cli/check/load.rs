@@ -35,7 +35,9 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
                 return Ok(checked);
             }
         } else if resumable(&d, &bytes) {
-            before = Some(d);
+            // Its counts serve only the model the session is measured against now.
+            let model = ctx.resolve_model_quietly(d.model.as_deref());
+            before = d.counts_for(model.encoding, model.factor).map(|_| d);
         }
     }
     let point = before
@@ -62,7 +64,8 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
             ));
             Some(d)
         }
-        // Counted with another tokenizer or scale before: read it all again.
+        // The file now names another model than before (its tokenizer or scale differ):
+        // read it all again.
         Some(_) => return full(ctx, path, key),
         None => None,
     };
