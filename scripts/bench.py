@@ -104,7 +104,7 @@ def main():
                 for i in range(args.runs):
                     shutil.copyfile(path, grown_path)
                     run([BIN, "check", grown_path, "--model", "gpt-4o"], env)
-                    grown = appended(path, i)
+                    grown = appended(path, f"{size}-{i}")
                     os.replace(grown, grown_path)
                     t, r, _ = run([BIN, "check", grown_path, "--model", "gpt-4o"], env)
                     times.append(t)
