@@ -295,7 +295,49 @@ impl Fingerprint {
 
 #[cfg(test)]
 mod tests {
-    use super::Fingerprint;
+    use clap::Parser;
+
+    use super::{load_for_rewrite, Fingerprint};
+    use crate::config::Env;
+    use crate::context::Context;
+    use crate::render::Printer;
+
+    fn context(cache: &std::path::Path) -> Context {
+        let cli = crate::cli::Cli::parse_from([
+            "ctxctl",
+            "--no-config",
+            "--model",
+            "gpt-4o",
+            "count",
+            "x",
+        ]);
+        let env = Env::from_pairs([("CTXCTL_CACHE_DIR", cache.to_str().unwrap())]);
+        Context::new(&cli.global, env, Printer::plain()).unwrap()
+    }
+
+    #[test]
+    fn a_rewrite_load_gets_its_text_back_unless_the_file_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        let path = dir.path().join("s.jsonl");
+        let text = "{\"role\":\"user\",\"content\":\"hello\"}\n{\"role\":\"assistant\",\"content\":\"hi\"}\n";
+        std::fs::write(&path, text).unwrap();
+        let mut l = load_for_rewrite(&ctx, &path).unwrap();
+        assert!(l.session.doc.is_detached());
+        l.reattach().unwrap();
+        let out = crate::session::write(&l.session, &l.session.keep_all()).unwrap();
+        assert_eq!(out, text.as_bytes());
+
+        let mut l = load_for_rewrite(&ctx, &path).unwrap();
+        std::fs::write(
+            &path,
+            format!("{text}{{\"role\":\"user\",\"content\":\"more\"}}\n"),
+        )
+        .unwrap();
+        let err = l.reattach().unwrap_err();
+        assert!(crate::cli::output::is_changed(&err), "{err:#}");
+        assert!(l.session.doc.is_detached(), "nothing was put back");
+    }
 
     #[test]
     fn a_file_fingerprint_equals_the_fingerprint_of_its_bytes() {
