@@ -35,6 +35,31 @@ pub struct CountStore {
     touched: Vec<(u128, u32)>,
     /// Whether saving would change the file (new keys, or known keys not used for a while).
     dirty: bool,
+    /// The file as it was when loaded, to tell at saving time whether another run has
+    /// replaced it since (and its entries must be read again to be merged).
+    loaded: Option<FileId>,
+}
+
+/// What tells one version of the cache file from another: it is only ever replaced whole
+/// (a new file renamed over it), never written in place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileId {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    inode: u64,
+}
+
+impl FileId {
+    fn of(path: &Path) -> Option<FileId> {
+        let m = fs::metadata(path).ok()?;
+        Some(FileId {
+            len: m.len(),
+            modified: m.modified().ok(),
+            #[cfg(unix)]
+            inode: std::os::unix::fs::MetadataExt::ino(&m),
+        })
+    }
 }
 
 /// A known key is re-stamped with the current generation once it is this many runs old.
@@ -48,6 +73,8 @@ impl CountStore {
 
     /// Loads the cache file at `path`; an absent or unreadable file gives an empty store.
     pub fn open(path: PathBuf) -> CountStore {
+        // Noted before reading: a file replaced in between is then read again at saving.
+        let loaded = FileId::of(&path);
         let entries = fs::read(&path).map(|b| decode(&b)).unwrap_or_default();
         let generation = entries
             .iter()
@@ -61,6 +88,7 @@ impl CountStore {
             generation,
             touched: Vec::new(),
             dirty: false,
+            loaded,
         }
     }
 
@@ -125,8 +153,12 @@ impl CountStore {
         if lock.try_lock().is_err() {
             return Ok(false);
         }
-        // Merge with the file as it is now: other runs may have saved since this one read it.
-        let on_disk = fs::read(&path).map(|b| decode(&b)).unwrap_or_default();
+        // Merge with the file as it is now: other runs may have saved since this one read it
+        // (when none has, the entries loaded are the file's).
+        let on_disk = match FileId::of(&path) {
+            Some(now) if self.loaded.as_ref() == Some(&now) => std::mem::take(&mut self.entries),
+            _ => fs::read(&path).map(|b| decode(&b)).unwrap_or_default(),
+        };
         let mut touched: Vec<Entry> = self
             .touched
             .drain(..)
@@ -148,6 +180,7 @@ impl CountStore {
         crate::fsutil::write_atomic(&path, &bytes, true)?;
         self.entries = merged;
         self.dirty = false;
+        self.loaded = FileId::of(&path);
         Ok(true)
     }
 
@@ -270,10 +303,18 @@ mod tests {
         b.save().unwrap();
         c.record(3, 30);
         c.save().unwrap();
+        // b saving again after c replaced the file reads it again too.
+        b.record(4, 40);
+        b.save().unwrap();
+        // A file nobody replaced since it was loaded is not read again: what this run
+        // loaded is merged (here, the entries of the file just saved, plus 5).
+        let mut e = CountStore::open(path.clone());
+        e.record(5, 50);
+        e.save().unwrap();
         let d = CountStore::open(path);
         assert_eq!(
-            (d.get(1), d.get(2), d.get(3)),
-            (Some(10), Some(20), Some(30))
+            (d.get(1), d.get(2), d.get(3), d.get(4), d.get(5)),
+            (Some(10), Some(20), Some(30), Some(40), Some(50))
         );
     }
 
