@@ -400,7 +400,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the cache file''s location')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the cache directory (counts and session digests)')
             [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Delete the cache: remembered counts and session digests (recomputed on the next run)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -446,7 +446,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;cache;help' {
-            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the cache file''s location')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the cache directory (counts and session digests)')
             [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Delete the cache: remembered counts and session digests (recomputed on the next run)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -535,7 +535,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;help;cache' {
-            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the cache file''s location')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the cache directory (counts and session digests)')
             [CompletionResult]::new('clear', 'clear', [CompletionResultType]::ParameterValue, 'Delete the cache: remembered counts and session digests (recomputed on the next run)')
             break
         }

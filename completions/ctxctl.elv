@@ -376,7 +376,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand path 'Print the cache file''s location'
+            cand path 'Print the cache directory (counts and session digests)'
             cand clear 'Delete the cache: remembered counts and session digests (recomputed on the next run)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -419,7 +419,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --version 'Print version'
         }
         &'ctxctl;cache;help'= {
-            cand path 'Print the cache file''s location'
+            cand path 'Print the cache directory (counts and session digests)'
             cand clear 'Delete the cache: remembered counts and session digests (recomputed on the next run)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -490,7 +490,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         &'ctxctl;help;config;path'= {
         }
         &'ctxctl;help;cache'= {
-            cand path 'Print the cache file''s location'
+            cand path 'Print the cache directory (counts and session digests)'
             cand clear 'Delete the cache: remembered counts and session digests (recomputed on the next run)'
         }
         &'ctxctl;help;cache;path'= {

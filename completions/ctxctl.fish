@@ -376,7 +376,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l no-cache -d 'Do not read or write the token-count cache'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -f -a "path" -d 'Print the cache file\'s location'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -f -a "path" -d 'Print the cache directory (counts and session digests)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -f -a "clear" -d 'Delete the cache: remembered counts and session digests (recomputed on the next run)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
@@ -419,7 +419,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_sub
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l no-cache -d 'Do not read or write the token-count cache'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the cache file\'s location'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the cache directory (counts and session digests)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "clear" -d 'Delete the cache: remembered counts and session digests (recomputed on the next run)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
@@ -457,5 +457,5 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subc
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file\'s location'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "path" -d 'Print the cache file\'s location'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "path" -d 'Print the cache directory (counts and session digests)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "clear" -d 'Delete the cache: remembered counts and session digests (recomputed on the next run)'

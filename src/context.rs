@@ -402,12 +402,18 @@ impl Context {
     /// core nor ~70 MB of tables on one). A session changed since (an agent appended to it)
     /// or a new one gets the tokenizer built while it is parsed.
     pub fn prewarm(&self, session: &Path) {
-        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        let modified = |p: &Path| {
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.len() > 0)
+                .and_then(|m| m.modified().ok())
+        };
+        // The cache last learned something when its sorted file or its log last changed.
         let cache = (!self.no_cache)
             .then(|| self.cache_file())
             .flatten()
-            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
-        let seen = match (cache.as_deref().and_then(modified), modified(session)) {
+            .and_then(|p| modified(&p).max(modified(&p.with_extension("log"))));
+        let seen = match (cache, modified(session)) {
             (Some(cache), Some(session)) => session <= cache,
             _ => false,
         };

@@ -17,7 +17,7 @@ pub struct CacheArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum CacheAction {
-    /// Print the cache file's location
+    /// Print the cache directory (counts and session digests)
     #[command(
         after_help = "Examples:\n  ctxctl cache path\n  CTXCTL_CACHE_DIR=/tmp/ctxctl ctxctl cache path"
     )]
@@ -32,7 +32,10 @@ pub fn run(ctx: &Context, args: &CacheArgs) -> anyhow::Result<ExitStatus> {
         anyhow::bail!("cannot find a cache directory; set CTXCTL_CACHE_DIR");
     };
     match args.action {
-        CacheAction::Path => ctx.printer.line(&path.display().to_string())?,
+        CacheAction::Path => {
+            let dir = path.parent().unwrap_or(&path);
+            ctx.printer.line(&dir.display().to_string())?;
+        }
         CacheAction::Clear => {
             let mut removed = CountStore::clear(&path)
                 .map_err(|e| anyhow::anyhow!("cannot remove {}: {e}", path.display()))?;
@@ -42,7 +45,8 @@ pub fn run(ctx: &Context, args: &CacheArgs) -> anyhow::Result<ExitStatus> {
                 })?;
             }
             ctx.printer.note(&if removed {
-                format!("removed {}", path.display())
+                let dir = path.parent().unwrap_or(&path);
+                format!("removed the cache in {}", dir.display())
             } else {
                 "the cache was already empty".to_string()
             });

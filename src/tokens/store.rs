@@ -1,19 +1,32 @@
-//! The persistent token-count cache: message key → token count, kept in one small binary
-//! file under the cache directory. It is an optimisation only: a missing, broken or locked
-//! cache is ignored, never an error.
+//! The persistent token-count cache: message key → token count, kept under the cache
+//! directory. It is an optimisation only: a missing, broken or locked cache is ignored,
+//! never an error.
 //!
-//! File layout: `MAGIC` (8 bytes), then entries of 16-byte key, 4-byte count, 4-byte
-//! generation, all little-endian. The generation of an entry is the run that last used it;
-//! when the file would exceed `MAX_ENTRIES`, the least recently used entries are dropped.
+//! Two files. `token-counts.bin` holds the entries sorted by key after a 16-byte header
+//! (`MAGIC`, then the highest generation in the file); an entry is a 16-byte key, a 4-byte
+//! count and a 4-byte generation, all little-endian. `token-counts.log` holds entries added
+//! since, unsorted, appended by each run that learned something. The generation of an entry
+//! is the run that last used it.
+//!
+//! A run that needs only a few counts (a grown session checked again: its new messages)
+//! searches the sorted file where it lies, a few reads per key, and adds what it learned to
+//! the log: its cost follows what it looks up, not how large the cache has grown. A run that
+//! needs many loads the file once. When the log is full the two are merged into a new sorted
+//! file, keeping the `MAX_ENTRIES` most recently used entries.
 
-use std::fs;
+use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-const MAGIC: &[u8; 8] = b"ctxtok01";
+const MAGIC: &[u8; 8] = b"ctxtok02";
+const HEADER: usize = 16;
 const ENTRY: usize = 24;
 /// At most this many counts are kept (24 MB on disk).
 pub const MAX_ENTRIES: usize = 1_000_000;
+/// Entries the log holds before it is merged into the sorted file (1.5 MB).
+const LOG_MAX: usize = if cfg!(test) { 64 } else { 1 << 16 };
+/// Above this many keys looked up at once, the sorted file is loaded instead of searched.
+const SEARCH_MAX: usize = 256;
 
 /// One cached count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,21 +39,27 @@ struct Entry {
 #[derive(Debug, Default)]
 pub struct CountStore {
     path: Option<PathBuf>,
-    /// The file's entries, sorted by key (the file keeps them sorted, so loading is a copy
-    /// and a lookup a binary search: no hash map to build on every run).
+    /// The sorted file, open for searching while it is not loaded.
+    file: Option<File>,
+    /// Entries in the sorted file.
+    file_entries: usize,
+    /// The sorted file's entries, once loaded (`loaded_all`).
     entries: Vec<Entry>,
-    /// The generation of this run (one more than any in the file).
+    loaded_all: bool,
+    /// The log's entries, sorted by key, the newest of equal keys kept.
+    log: Vec<Entry>,
+    /// The generation of this run (one more than any in the files).
     generation: u32,
     /// Keys looked up or added in this run.
     touched: Vec<(u128, u32)>,
-    /// Whether saving would change the file (new keys, or known keys not used for a while).
+    /// Whether saving would change the cache (new keys, or known keys not used for a while).
     dirty: bool,
-    /// The file as it was when loaded, to tell at saving time whether another run has
-    /// replaced it since (and its entries must be read again to be merged).
-    loaded: Option<FileId>,
+    /// The sorted file as it was when opened, to tell at merging time whether another run
+    /// has replaced it since (and it must be read again).
+    opened: Option<FileId>,
 }
 
-/// What tells one version of the cache file from another: it is only ever replaced whole
+/// What tells one version of the sorted file from another: it is only ever replaced whole
 /// (a new file renamed over it), never written in place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct FileId {
@@ -51,8 +70,8 @@ struct FileId {
 }
 
 impl FileId {
-    fn of(path: &Path) -> Option<FileId> {
-        let m = fs::metadata(path).ok()?;
+    fn of(file: &File) -> Option<FileId> {
+        let m = file.metadata().ok()?;
         Some(FileId {
             len: m.len(),
             modified: m.modified().ok(),
@@ -71,24 +90,32 @@ impl CountStore {
         CountStore::default()
     }
 
-    /// Loads the cache file at `path`; an absent or unreadable file gives an empty store.
+    /// Opens the cache at `path` (the sorted file; the log sits beside it): reads the log
+    /// and the sorted file's header, not its entries. A missing or broken cache gives an
+    /// empty store.
     pub fn open(path: PathBuf) -> CountStore {
-        // Noted before reading: a file replaced in between is then read again at saving.
-        let loaded = FileId::of(&path);
-        let entries = fs::read(&path).map(|b| decode(&b)).unwrap_or_default();
-        let generation = entries
+        let (file, file_entries, file_generation) = match open_sorted(&path) {
+            Some((f, n, g)) => (Some(f), n, g),
+            None => (None, 0, 0),
+        };
+        let opened = file.as_ref().and_then(FileId::of);
+        let log = read_log(&log_path(&path));
+        let generation = log
             .iter()
             .map(|e| e.generation)
-            .max()
-            .unwrap_or(0)
+            .fold(file_generation, u32::max)
             .wrapping_add(1);
         CountStore {
             path: Some(path),
-            entries,
+            file,
+            file_entries,
+            entries: Vec::new(),
+            loaded_all: false,
+            log: newest_by_key(log),
             generation,
             touched: Vec::new(),
             dirty: false,
-            loaded,
+            opened,
         }
     }
 
@@ -96,16 +123,17 @@ impl CountStore {
         self.path.is_some()
     }
 
+    /// About how many counts are kept (a key in both files is counted twice).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.file_entries + self.log.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
     /// The remembered count for `key`.
-    pub fn get(&self, key: u128) -> Option<u32> {
+    pub fn get(&mut self, key: u128) -> Option<u32> {
         self.find(key).map(|e| e.count)
     }
 
@@ -120,7 +148,10 @@ impl CountStore {
     }
 
     /// The remembered count of each key, in order.
-    pub fn lookup(&self, keys: &[u128]) -> Vec<Option<usize>> {
+    pub fn lookup(&mut self, keys: &[u128]) -> Vec<Option<usize>> {
+        if keys.len() > SEARCH_MAX {
+            self.load_all();
+        }
         keys.iter()
             .map(|k| self.get(*k).map(|n| n as usize))
             .collect()
@@ -128,14 +159,18 @@ impl CountStore {
 
     /// Records that this run used every key with its count (`keys[i]` with `counts[i]`).
     pub fn record_all(&mut self, keys: &[u128], counts: &[usize]) {
+        if keys.len() > SEARCH_MAX {
+            self.load_all();
+        }
         for (&k, &n) in keys.iter().zip(counts) {
             self.record(k, u32::try_from(n).unwrap_or(u32::MAX));
         }
     }
 
-    /// Writes the store back if this run used it: the file is re-read and merged (another
-    /// run may have saved meanwhile), trimmed to `MAX_ENTRIES`, and replaced atomically. A
-    /// held lock means another run is saving: this run's additions are skipped.
+    /// Saves what this run learned, if anything: appended to the log, or, when the log is
+    /// full, merged with it and the sorted file into a new sorted file (replaced
+    /// atomically, trimmed to `MAX_ENTRIES`). A held lock means another run is saving:
+    /// this run's additions are skipped.
     pub fn save(&mut self) -> io::Result<bool> {
         let Some(path) = self.path.clone() else {
             return Ok(false);
@@ -153,13 +188,7 @@ impl CountStore {
         if lock.try_lock().is_err() {
             return Ok(false);
         }
-        // Merge with the file as it is now: other runs may have saved since this one read it
-        // (when none has, the entries loaded are the file's).
-        let on_disk = match FileId::of(&path) {
-            Some(now) if self.loaded.as_ref() == Some(&now) => std::mem::take(&mut self.entries),
-            _ => fs::read(&path).map(|b| decode(&b)).unwrap_or_default(),
-        };
-        let mut touched: Vec<Entry> = self
+        let touched: Vec<Entry> = self
             .touched
             .drain(..)
             .map(|(key, count)| Entry {
@@ -168,79 +197,226 @@ impl CountStore {
                 generation: self.generation,
             })
             .collect();
-        touched.sort_by_key(|e| e.key);
-        let mut merged = merge(on_disk, touched);
+        let log = log_path(&path);
+        let logged = fs::metadata(&log).map_or(0, |m| m.len() as usize / ENTRY);
+        if logged + touched.len() <= LOG_MAX {
+            append_log(&log, &touched)?;
+        } else {
+            self.merge_files(&path, touched)?;
+        }
+        self.dirty = false;
+        Ok(true)
+    }
+
+    /// Writes a new sorted file from the sorted file and the log as they are now, plus
+    /// `touched`, and empties the log.
+    fn merge_files(&mut self, path: &Path, touched: Vec<Entry>) -> io::Result<()> {
+        let current = File::open(path).ok();
+        let unchanged = self.loaded_all
+            && current.as_ref().and_then(FileId::of).is_some()
+            && current.as_ref().and_then(FileId::of) == self.opened;
+        let sorted = if unchanged {
+            std::mem::take(&mut self.entries)
+        } else {
+            fs::read(path).map(|b| decode(&b)).unwrap_or_default()
+        };
+        let log = log_path(path);
+        let mut added = read_log(&log);
+        added.extend(touched);
+        let mut merged = merge(sorted, newest_by_key(added));
         if merged.len() > MAX_ENTRIES {
             let mut gens: Vec<u32> = merged.iter().map(|e| e.generation).collect();
             gens.sort_unstable_by(|a, b| b.cmp(a));
             let cutoff = gens[MAX_ENTRIES - 1];
             merged.retain(|e| e.generation >= cutoff);
         }
-        let bytes = encode(&merged);
-        crate::fsutil::write_atomic(&path, &bytes, true)?;
+        crate::fsutil::write_atomic(path, &encode(&merged), true)?;
+        // The log's entries are in the new file: a run that reads both meanwhile sees
+        // them twice, which changes nothing.
+        match fs::remove_file(&log) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        self.file_entries = merged.len();
         self.entries = merged;
-        self.dirty = false;
-        self.loaded = FileId::of(&path);
-        Ok(true)
+        self.loaded_all = true;
+        self.log.clear();
+        self.file = File::open(path).ok();
+        self.opened = self.file.as_ref().and_then(FileId::of);
+        Ok(())
     }
 
-    /// Deletes the cache file at `path`; a missing file is fine.
+    /// Deletes the cache at `path` (the sorted file and its log); a missing cache is fine.
     pub fn clear(path: &Path) -> io::Result<bool> {
-        match fs::remove_file(path) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(e),
+        let mut removed = false;
+        for p in [path.to_path_buf(), log_path(path)] {
+            match fs::remove_file(&p) {
+                Ok(()) => removed = true,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
         }
+        Ok(removed)
+    }
+
+    /// Reads the whole sorted file (for a run that looks up many keys).
+    fn load_all(&mut self) {
+        if self.loaded_all {
+            return;
+        }
+        if let Some(path) = &self.path {
+            self.entries = fs::read(path).map(|b| decode(&b)).unwrap_or_default();
+            self.file_entries = self.entries.len();
+        }
+        self.loaded_all = true;
+    }
+
+    /// The entry of `key`: in the log, else in the sorted file (in memory once loaded,
+    /// else searched on disk).
+    fn find(&mut self, key: u128) -> Option<Entry> {
+        if let Ok(i) = self.log.binary_search_by_key(&key, |e| e.key) {
+            return Some(self.log[i]);
+        }
+        if self.loaded_all {
+            return find_sorted(&self.entries, key).copied();
+        }
+        let file = self.file.as_ref()?;
+        search_file(file, self.file_entries, key)
     }
 }
 
-impl CountStore {
-    /// The entry of `key`. Keys are uniform hashes, so a key's place in the sorted list is
-    /// close to `key / 2^128 * len`: the search starts there and widens until it brackets
-    /// the key, touching a few neighbouring cache lines instead of ~20 scattered ones (a
-    /// million-entry cache and a million-message session made plain binary search the
-    /// slowest step of a warm check).
-    fn find(&self, key: u128) -> Option<&Entry> {
-        let e = &self.entries;
-        if e.is_empty() {
-            return None;
-        }
-        let guess = (((key >> 64) * e.len() as u128) >> 64) as usize;
-        let (mut lo, mut hi) = (guess, guess + 1);
-        let mut step = 1;
-        while lo > 0 && e[lo].key > key {
-            lo = lo.saturating_sub(step);
-            step *= 2;
-        }
-        step = 1;
-        while hi < e.len() && e[hi - 1].key < key {
-            hi = (hi + step).min(e.len());
-            step *= 2;
-        }
-        e[lo..hi]
-            .binary_search_by_key(&key, |x| x.key)
-            .ok()
-            .map(|i| &e[lo + i])
+/// The log beside the sorted file at `path`.
+fn log_path(path: &Path) -> PathBuf {
+    path.with_extension("log")
+}
+
+/// The sorted file at `path`, its number of entries and its generation, if it is one.
+fn open_sorted(path: &Path) -> Option<(File, usize, u32)> {
+    use std::io::Read;
+    let mut file = File::open(path).ok()?;
+    let len = file.metadata().ok()?.len() as usize;
+    let mut header = [0u8; HEADER];
+    file.read_exact(&mut header).ok()?;
+    if &header[..8] != MAGIC || !(len - HEADER).is_multiple_of(ENTRY) {
+        return None;
     }
+    let generation = u32::from_le_bytes(header[8..12].try_into().ok()?);
+    Some((file, (len - HEADER) / ENTRY, generation))
+}
+
+/// Binary search of the sorted file for `key`, one small read per step.
+fn search_file(file: &File, n: usize, key: u128) -> Option<Entry> {
+    let (mut lo, mut hi) = (0, n);
+    let mut buf = [0u8; ENTRY];
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        read_at(file, &mut buf, (HEADER + mid * ENTRY) as u64).ok()?;
+        let e = entry(&buf);
+        match e.key.cmp(&key) {
+            std::cmp::Ordering::Equal => return Some(e),
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+        }
+    }
+    None
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = file;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)
+}
+
+/// The log's entries in file order; a torn last entry (a run killed while appending) is
+/// left out.
+fn read_log(path: &Path) -> Vec<Entry> {
+    let bytes = fs::read(path).unwrap_or_default();
+    bytes.chunks_exact(ENTRY).map(entry).collect()
+}
+
+/// Appends `entries` to the log at `path` (created private).
+fn append_log(path: &Path, entries: &[Entry]) -> io::Result<()> {
+    let mut options = fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut bytes = Vec::with_capacity(entries.len() * ENTRY);
+    for e in entries {
+        put(&mut bytes, e);
+    }
+    options.open(path)?.write_all(&bytes)
+}
+
+/// `entries` sorted by key, keeping the last of equal keys (the newest).
+fn newest_by_key(mut entries: Vec<Entry>) -> Vec<Entry> {
+    // A stable sort keeps equal keys in file order; keep the last of each run.
+    entries.sort_by_key(|e| e.key);
+    let mut out: Vec<Entry> = Vec::with_capacity(entries.len());
+    for e in entries {
+        match out.last_mut() {
+            Some(last) if last.key == e.key => *last = e,
+            _ => out.push(e),
+        }
+    }
+    out
+}
+
+fn entry(b: &[u8]) -> Entry {
+    Entry {
+        key: u128::from_le_bytes(b[..16].try_into().unwrap_or_default()),
+        count: u32::from_le_bytes(b[16..20].try_into().unwrap_or_default()),
+        generation: u32::from_le_bytes(b[20..24].try_into().unwrap_or_default()),
+    }
+}
+
+fn put(out: &mut Vec<u8>, e: &Entry) {
+    out.extend_from_slice(&e.key.to_le_bytes());
+    out.extend_from_slice(&e.count.to_le_bytes());
+    out.extend_from_slice(&e.generation.to_le_bytes());
+}
+
+/// The entry of `key` in `e` (sorted). Keys are uniform hashes, so a key's place in the
+/// sorted list is close to `key / 2^128 * len`: the search starts there and widens until it
+/// brackets the key, touching a few neighbouring cache lines instead of ~20 scattered ones
+/// (a million-entry cache and a million-message session made plain binary search the
+/// slowest step of a warm check).
+fn find_sorted(e: &[Entry], key: u128) -> Option<&Entry> {
+    if e.is_empty() {
+        return None;
+    }
+    let guess = (((key >> 64) * e.len() as u128) >> 64) as usize;
+    let (mut lo, mut hi) = (guess, guess + 1);
+    let mut step = 1;
+    while lo > 0 && e[lo].key > key {
+        lo = lo.saturating_sub(step);
+        step *= 2;
+    }
+    step = 1;
+    while hi < e.len() && e[hi - 1].key < key {
+        hi = (hi + step).min(e.len());
+        step *= 2;
+    }
+    e[lo..hi]
+        .binary_search_by_key(&key, |x| x.key)
+        .ok()
+        .map(|i| &e[lo + i])
 }
 
 /// The entries of a cache file, sorted by key (a file from elsewhere that is not sorted is
 /// sorted here); a file that is not a cache gives none.
 fn decode(bytes: &[u8]) -> Vec<Entry> {
-    let Some(body) = bytes.strip_prefix(MAGIC.as_slice()) else {
-        return Vec::new();
-    };
-    if body.len() % ENTRY != 0 {
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC || !(bytes.len() - HEADER).is_multiple_of(ENTRY)
+    {
         return Vec::new();
     }
-    let mut entries: Vec<Entry> = body
-        .chunks_exact(ENTRY)
-        .map(|e| Entry {
-            key: u128::from_le_bytes(e[..16].try_into().unwrap_or_default()),
-            count: u32::from_le_bytes(e[16..20].try_into().unwrap_or_default()),
-            generation: u32::from_le_bytes(e[20..24].try_into().unwrap_or_default()),
-        })
-        .collect();
+    let mut entries: Vec<Entry> = bytes[HEADER..].chunks_exact(ENTRY).map(entry).collect();
     if !entries.windows(2).all(|w| w[0].key < w[1].key) {
         entries.sort_by_key(|e| e.key);
         entries.dedup_by_key(|e| e.key);
@@ -273,12 +449,13 @@ fn merge(old: Vec<Entry>, new: Vec<Entry>) -> Vec<Entry> {
 }
 
 fn encode(entries: &[Entry]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(MAGIC.len() + entries.len() * ENTRY);
+    let mut out = Vec::with_capacity(HEADER + entries.len() * ENTRY);
     out.extend_from_slice(MAGIC);
+    let generation = entries.iter().map(|e| e.generation).max().unwrap_or(0);
+    out.extend_from_slice(&generation.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
     for e in entries {
-        let _ = out.write_all(&e.key.to_le_bytes());
-        let _ = out.write_all(&e.count.to_le_bytes());
-        let _ = out.write_all(&e.generation.to_le_bytes());
+        put(&mut out, e);
     }
     out
 }
@@ -311,11 +488,62 @@ mod tests {
         let mut e = CountStore::open(path.clone());
         e.record(5, 50);
         e.save().unwrap();
-        let d = CountStore::open(path);
+        let mut d = CountStore::open(path);
         assert_eq!(
             (d.get(1), d.get(2), d.get(3), d.get(4), d.get(5)),
             (Some(10), Some(20), Some(30), Some(40), Some(50))
         );
+    }
+
+    #[test]
+    fn few_keys_are_searched_on_disk_and_new_ones_logged_until_the_log_is_merged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("counts.bin");
+        let key = |i: u128| xxhash_rust::xxh3::xxh3_128(&i.to_le_bytes());
+        // Many keys at once: the sorted file is written (the log would overflow).
+        let keys: Vec<u128> = (0..1000).map(key).collect();
+        let counts: Vec<usize> = (0..1000).collect();
+        let mut a = CountStore::open(path.clone());
+        a.record_all(&keys, &counts);
+        assert!(a.save().unwrap());
+        assert!(!log_path(&path).exists());
+        // A few keys: searched in the file, not loaded.
+        let mut b = CountStore::open(path.clone());
+        let few = [keys[0], keys[500], keys[999], key(5000)];
+        assert_eq!(b.lookup(&few), [Some(0), Some(500), Some(999), None]);
+        assert!(!b.loaded_all);
+        b.record_all(&few[3..], &[77]);
+        assert!(b.save().unwrap());
+        assert!(
+            !b.loaded_all,
+            "a few new counts are logged, the file left alone"
+        );
+        let logged = fs::metadata(log_path(&path)).unwrap().len();
+        assert_eq!(logged, ENTRY as u64);
+        // A torn entry at the end of the log (a killed run) is ignored.
+        let mut f = fs::OpenOptions::new()
+            .append(true)
+            .open(log_path(&path))
+            .unwrap();
+        f.write_all(&[1, 2, 3]).unwrap();
+        let mut c = CountStore::open(path.clone());
+        assert_eq!(c.get(key(5000)), Some(77));
+        assert_eq!(c.len(), 1001);
+        // A log past LOG_MAX is merged into the file and emptied.
+        let more: Vec<u128> = (6000..6000 + LOG_MAX as u128).map(key).collect();
+        for (i, k) in more.iter().enumerate() {
+            c.record(*k, i as u32);
+        }
+        assert!(c.save().unwrap());
+        assert!(!log_path(&path).exists());
+        let mut d = CountStore::open(path.clone());
+        assert_eq!(d.len(), 1001 + LOG_MAX);
+        assert_eq!(d.get(key(5000)), Some(77));
+        assert_eq!(d.get(more[LOG_MAX - 1]), Some(LOG_MAX as u32 - 1));
+        assert_eq!(d.get(keys[123]), Some(123));
+        assert!(d.generation > c.generation, "generations carry over");
+        assert!(CountStore::clear(&path).unwrap());
+        assert!(CountStore::open(path).is_empty());
     }
 
     #[test]
@@ -357,6 +585,7 @@ mod tests {
     #[test]
     fn an_unsorted_file_is_still_read() {
         let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&[0; 8]);
         for (key, count) in [(9u128, 90u32), (2, 20), (9, 91)] {
             bytes.extend_from_slice(&key.to_le_bytes());
             bytes.extend_from_slice(&count.to_le_bytes());
@@ -378,7 +607,8 @@ mod tests {
         keys.extend([u128::MAX, u128::MAX - 1, 1 << 127]);
         keys.sort_unstable();
         keys.dedup();
-        let store = CountStore {
+        let mut store = CountStore {
+            loaded_all: true,
             entries: keys
                 .iter()
                 .map(|&key| Entry {

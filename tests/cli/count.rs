@@ -169,17 +169,15 @@ fn cached_counts_equal_fresh_counts_and_skip_the_tokenizer() {
     let env = TestEnv::new();
     let f = sample("openai-chat.json");
     let fresh = env.run(&["count", s(&f), "--per-message", "--json", "--no-cache"]);
-    let cache = env.run(&["cache", "path"]).stdout.trim().to_string();
-    assert!(
-        !std::path::Path::new(&cache).exists(),
-        "--no-cache wrote the cache"
-    );
+    let dir = std::path::PathBuf::from(env.run(&["cache", "path"]).stdout.trim());
+    let (counts, log) = (dir.join("token-counts.bin"), dir.join("token-counts.log"));
+    assert!(!dir.exists(), "--no-cache wrote the cache");
     let cold = env.run(&["count", s(&f), "--per-message", "--json", "-v"]);
     assert!(
         cold.stderr.contains("o200k_base tokenizer built"),
         "{cold:?}"
     );
-    assert!(std::path::Path::new(&cache).exists());
+    assert!(log.exists(), "a few counts are logged");
     let warm = env.run(&["count", s(&f), "--per-message", "--json", "-v"]);
     assert!(
         warm.stderr.contains("o200k_base tokenizer not needed"),
@@ -198,14 +196,15 @@ fn cached_counts_equal_fresh_counts_and_skip_the_tokenizer() {
         .run(&["count", s(&grown), "--json", "--no-cache"])
         .json();
     assert_eq!(a["total_tokens"], b["total_tokens"]);
-    // A broken cache file is ignored and replaced.
-    std::fs::write(&cache, b"garbage").unwrap();
+    // Broken cache files are ignored and replaced.
+    std::fs::write(&counts, b"garbage").unwrap();
+    std::fs::write(&log, b"garbage garbage garbage garbage").unwrap();
     let again = env.run(&["count", s(&f), "--per-message", "--json"]);
     assert_eq!(again.code, 0, "{again:?}");
     assert_eq!(again.stdout, fresh.stdout);
     let clear = env.run(&["cache", "clear"]);
     assert_eq!(clear.code, 0);
-    assert!(!std::path::Path::new(&cache).exists());
+    assert!(!counts.exists() && !log.exists());
 }
 
 #[test]
