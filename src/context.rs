@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use anyhow::Context as _;
@@ -31,8 +31,8 @@ pub struct Context {
     counters: Mutex<HashMap<Encoding, Arc<Counter>>>,
     store: Mutex<Option<CountStore>>,
     digests: OnceLock<Option<DigestStore>>,
-    /// Whether this run stored a digest (the store is then trimmed once, at the end).
-    digests_added: AtomicBool,
+    /// Digests this run stored (the store is then trimmed, at the end).
+    digests_added: AtomicUsize,
     /// Files being worked on right now (batch runs).
     in_flight: AtomicUsize,
     /// Cores available to the process.
@@ -150,7 +150,7 @@ impl Context {
             counters: Mutex::new(HashMap::new()),
             store: Mutex::new(None),
             digests: OnceLock::new(),
-            digests_added: AtomicBool::new(false),
+            digests_added: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             warned: Mutex::new(HashSet::new()),
@@ -352,7 +352,9 @@ impl Context {
     pub fn remember_digest(&self, key: u128, digest: &crate::tokens::digest::Digest) {
         let Some(store) = self.digests() else { return };
         match store.put(key, digest) {
-            Ok(()) => self.digests_added.store(true, Ordering::Relaxed),
+            Ok(()) => {
+                self.digests_added.fetch_add(1, Ordering::Relaxed);
+            }
             Err(e) => self
                 .printer
                 .debug(&format!("session digest not saved: {e}")),
@@ -361,8 +363,9 @@ impl Context {
 
     /// Saves what this run learned (cache failures are logged, never fatal).
     pub fn finish(&self) {
-        if self.digests_added.load(Ordering::Relaxed) {
-            if let Some(Err(e)) = self.digests().map(DigestStore::evict) {
+        let added = self.digests_added.load(Ordering::Relaxed);
+        if added > 0 {
+            if let Some(Err(e)) = self.digests().map(|d| d.evict(added)) {
                 self.printer
                     .debug(&format!("session digests not trimmed: {e}"));
             }

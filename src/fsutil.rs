@@ -87,6 +87,24 @@ fn write_atomic_with(
     Ok(())
 }
 
+/// Writes `bytes` to `path` through a temp file renamed over it, so readers see the old
+/// file or the new one, never a part: for cache files, which are only an optimisation. No
+/// sync (a crash may leave an empty or old file, which a cache reader ignores) and no scan
+/// for stale temp files (the cache's owner removes them now and then).
+pub fn write_replace_cache(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // Temp files are created private (0600 on Unix) and keep that mode when renamed.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// Test hook (`CTXCTL_TEST_FAIL_AT`): a step of a rewrite at which a failure is injected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailAt {

@@ -159,15 +159,21 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
     load_keeping(ctx, path, Keep::Document)
 }
 
-/// Reads, parses and counts one input for a rewrite that plans before it writes: a file's
-/// text is released as it is read and read again for writing ([`Loaded::reattach`]), so
-/// that its text and its parsed messages are never held at once. Standard input, which
-/// cannot be read twice, is kept whole.
+/// Files from this size on are read twice by a rewrite (see [`load_for_rewrite`]).
+const REREAD_BYTES: u64 = 64 << 20;
+
+/// Reads, parses and counts one input for a rewrite that plans before it writes. A large
+/// regular file's text is released as it is read and read again for writing
+/// ([`Loaded::reattach`]), so that its text and its parsed messages are never held at once;
+/// should it change in between, the rewrite starts again. Smaller files, standard input and
+/// pipes (which cannot be read twice) are kept whole, as read.
 pub fn load_for_rewrite(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
-    let keep = if path == Path::new("-") {
-        Keep::Document
-    } else {
+    let large_file = path != Path::new("-")
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= REREAD_BYTES);
+    let keep = if large_file {
         Keep::Layout
+    } else {
+        Keep::Document
     };
     load_keeping(ctx, path, keep)
 }
@@ -209,12 +215,27 @@ pub fn read_session(
     bytes: Vec<u8>,
     keep: Keep,
 ) -> anyhow::Result<Session> {
+    let session = parse_session(ctx, path, bytes, keep)?;
+    warn_session(ctx, path, &session);
+    Ok(session)
+}
+
+/// Parses the `bytes` read from `path`, keeping its warnings for [`warn_session`].
+pub fn parse_session(
+    ctx: &Context,
+    path: &Path,
+    bytes: Vec<u8>,
+    keep: Keep,
+) -> anyhow::Result<Session> {
+    session::read_keeping(bytes, ctx.format, keep).with_context(|| display(path))
+}
+
+/// Gives the warnings reading `session` gave.
+pub fn warn_session(ctx: &Context, path: &Path, session: &Session) {
     let shown = display(path);
-    let session = session::read_keeping(bytes, ctx.format, keep).with_context(|| shown.clone())?;
     for w in &session.warnings {
         ctx.printer.warn(&format!("{shown}: {w}"));
     }
-    Ok(session)
 }
 
 /// Resolves the model of a `session` read from `path` and counts it.
@@ -297,10 +318,11 @@ impl Fingerprint {
 mod tests {
     use clap::Parser;
 
-    use super::{load_for_rewrite, Fingerprint};
+    use super::{load_keeping, Fingerprint};
     use crate::config::Env;
     use crate::context::Context;
     use crate::render::Printer;
+    use crate::session::Keep;
 
     fn context(cache: &std::path::Path) -> Context {
         let cli = crate::cli::Cli::parse_from([
@@ -322,13 +344,13 @@ mod tests {
         let path = dir.path().join("s.jsonl");
         let text = "{\"role\":\"user\",\"content\":\"hello\"}\n{\"role\":\"assistant\",\"content\":\"hi\"}\n";
         std::fs::write(&path, text).unwrap();
-        let mut l = load_for_rewrite(&ctx, &path).unwrap();
+        let mut l = load_keeping(&ctx, &path, Keep::Layout).unwrap();
         assert!(l.session.doc.is_detached());
         l.reattach().unwrap();
         let out = crate::session::write(&l.session, &l.session.keep_all()).unwrap();
         assert_eq!(out, text.as_bytes());
 
-        let mut l = load_for_rewrite(&ctx, &path).unwrap();
+        let mut l = load_keeping(&ctx, &path, Keep::Layout).unwrap();
         std::fs::write(
             &path,
             format!("{text}{{\"role\":\"user\",\"content\":\"more\"}}\n"),

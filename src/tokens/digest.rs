@@ -250,13 +250,26 @@ impl DigestStore {
     pub fn put(&self, key: u128, digest: &Digest) -> io::Result<()> {
         crate::fsutil::create_private_dir(&self.dir)?;
         let bytes = serde_json::to_vec(digest).map_err(io::Error::other)?;
-        crate::fsutil::write_atomic(&self.file(key), &bytes, true)
+        crate::fsutil::write_replace_cache(&self.file(key), &bytes)
     }
 
-    /// Removes the least recently used digests beyond [`MAX_DIGESTS`] files or
-    /// [`MAX_BYTES`]; returns how many were removed.
-    pub fn evict(&self) -> io::Result<usize> {
-        self.evict_to(MAX_DIGESTS, MAX_BYTES)
+    /// After a run that stored `added` digests: removes the least recently used beyond
+    /// [`MAX_DIGESTS`] files or [`MAX_BYTES`], and temp files interrupted runs left. The
+    /// directory is listed at most once an hour (a run storing many digests lists it
+    /// anyway): a cron job checking thousands of files does not list it on every run.
+    /// Returns how many digests were removed.
+    pub fn evict(&self, added: usize) -> io::Result<usize> {
+        let marker = self.dir.join(".trimmed");
+        let recent = fs::metadata(&marker)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age < REFRESH_AFTER));
+        if recent && added < 1000 {
+            return Ok(0);
+        }
+        crate::fsutil::clean_stale_temps(&self.dir);
+        let removed = self.evict_to(MAX_DIGESTS, MAX_BYTES)?;
+        fs::write(&marker, b"")?;
+        Ok(removed)
     }
 
     fn evict_to(&self, max_files: usize, max_bytes: u64) -> io::Result<usize> {

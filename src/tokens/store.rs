@@ -137,14 +137,19 @@ impl CountStore {
         self.find(key).map(|e| e.count)
     }
 
-    /// Records that this run used `key` with `count` (new or already known).
+    /// Records that this run used `key` with `count`: kept when it is new, or known but
+    /// not used for a while (re-stamped, so that it is not evicted as unused).
     pub fn record(&mut self, key: u128, count: u32) {
         let stale = match self.find(key) {
             None => true,
-            Some(e) => self.generation.wrapping_sub(e.generation) > REFRESH_AFTER,
+            Some(e) => {
+                e.count != count || self.generation.wrapping_sub(e.generation) > REFRESH_AFTER
+            }
         };
-        self.dirty |= stale;
-        self.touched.push((key, count));
+        if stale {
+            self.dirty = true;
+            self.touched.push((key, count));
+        }
     }
 
     /// The remembered count of each key, in order.
@@ -341,17 +346,24 @@ fn read_log(path: &Path) -> Vec<Entry> {
     bytes.chunks_exact(ENTRY).map(entry).collect()
 }
 
-/// Appends `entries` to the log at `path` (created private).
+/// Appends `entries` to the log at `path` (created private), after cutting off a torn
+/// last entry a killed run left, so that every entry stays at a multiple of its size.
 fn append_log(path: &Path, entries: &[Entry]) -> io::Result<()> {
     let mut options = fs::OpenOptions::new();
     options.create(true).append(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path)?;
+    let len = file.metadata()?.len();
+    let torn = len % ENTRY as u64;
+    if torn != 0 {
+        file.set_len(len - torn)?;
+    }
     let mut bytes = Vec::with_capacity(entries.len() * ENTRY);
     for e in entries {
         put(&mut bytes, e);
     }
-    options.open(path)?.write_all(&bytes)
+    file.write_all(&bytes)
 }
 
 /// `entries` sorted by key, keeping the last of equal keys (the newest).
@@ -520,7 +532,8 @@ mod tests {
         );
         let logged = fs::metadata(log_path(&path)).unwrap().len();
         assert_eq!(logged, ENTRY as u64);
-        // A torn entry at the end of the log (a killed run) is ignored.
+        // A torn entry at the end of the log (a killed run) is ignored, and cut off before
+        // the next run appends.
         let mut f = fs::OpenOptions::new()
             .append(true)
             .open(log_path(&path))
@@ -529,6 +542,14 @@ mod tests {
         let mut c = CountStore::open(path.clone());
         assert_eq!(c.get(key(5000)), Some(77));
         assert_eq!(c.len(), 1001);
+        c.record(key(5001), 78);
+        assert!(c.save().unwrap());
+        let mut c = CountStore::open(path.clone());
+        assert_eq!((c.get(key(5000)), c.get(key(5001))), (Some(77), Some(78)));
+        assert_eq!(c.len(), 1002);
+        // Known keys used again are not logged again.
+        c.record(key(5000), 77);
+        assert!(!c.save().unwrap());
         // A log past LOG_MAX is merged into the file and emptied.
         let more: Vec<u128> = (6000..6000 + LOG_MAX as u128).map(key).collect();
         for (i, k) in more.iter().enumerate() {
@@ -537,7 +558,7 @@ mod tests {
         assert!(c.save().unwrap());
         assert!(!log_path(&path).exists());
         let mut d = CountStore::open(path.clone());
-        assert_eq!(d.len(), 1001 + LOG_MAX);
+        assert_eq!(d.len(), 1002 + LOG_MAX);
         assert_eq!(d.get(key(5000)), Some(77));
         assert_eq!(d.get(more[LOG_MAX - 1]), Some(LOG_MAX as u32 - 1));
         assert_eq!(d.get(keys[123]), Some(123));

@@ -406,6 +406,34 @@ fn a_grown_session_is_read_from_where_its_last_check_ended() {
     let (cached, resumed) = check_cached(&env, &f, &["--model", "gpt-4o"]);
     assert_eq!(cached, fresh);
     assert!(!resumed);
+    // Growth that changes how the whole file reads: the model named after the messages
+    // (another tokenizer, with warnings from the new records), or the format detected
+    // (Anthropic's `max_tokens` appended): read whole, as a fresh run reads it.
+    let u = r#"{"role":"user","content":"hello"}"#;
+    let a = r#"{"role":"assistant","content":"hi"}"#;
+    let cases = [
+        (
+            "model.json",
+            format!(r#"{{"messages":[{u},{a}],"model":"gpt-4o"}}"#),
+            format!(
+                r#"{{"messages":[{u},{a},{{"role":"wizard","content":"x"}}],"model":"claude-sonnet-4-5"}}"#
+            ),
+        ),
+        (
+            "flip.json",
+            format!(r#"{{"system":{{"note":"x"}},"messages":[{u}]}}"#),
+            format!(r#"{{"system":{{"note":"x"}},"messages":[{u},{a}],"max_tokens":100}}"#),
+        ),
+    ];
+    for (name, before, after) in cases {
+        let f = env.write(name, before);
+        check_cached(&env, &f, &[]);
+        let f = env.write(name, after);
+        let fresh = check_v(&env, &f, &["--json", "--no-cache"]);
+        let (cached, resumed) = check_cached(&env, &f, &[]);
+        assert_eq!(cached, fresh, "{name}");
+        assert!(!resumed, "{name}");
+    }
     // Anthropic: a system prompt before the messages is part of what was read before; one
     // after them is not, so such a file is read whole.
     for (name, before) in [("sys-first.json", true), ("sys-last.json", false)] {

@@ -44,31 +44,32 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
         .as_ref()
         .and_then(|d| d.resume.as_ref())
         .map(Resumable::point);
-    let mut session = input::read_session(ctx, path, bytes, Keep::After(point))?;
-    // The messages before the point, when reading started there.
-    let before = before.filter(|_| session.skipped);
+    let mut session = input::parse_session(ctx, path, bytes, Keep::After(point))?;
+    // The messages before the point, when reading started there as the same format.
+    let before = before.filter(|d| session.skipped && d.format == session.format.name());
+    if session.skipped && before.is_none() {
+        // Read as another format than before (detection saw the new part): read it all.
+        return full(ctx, path, key);
+    }
     if let Some(d) = &before {
         // A JSONL file names its model in its first record that names one.
         if session.format == Format::Jsonl && d.model.is_some() {
             session.model.clone_from(&d.model);
         }
-    }
-    let l = input::count_session(ctx, path, session, fingerprint)?;
-    let before = match before {
-        Some(d) if d.counts_for(l.model.encoding, l.model.factor).is_some() => {
-            ctx.printer.debug(&format!(
-                "{}: grown since its last check; read from record {} on ({} new messages)",
-                input::display(path),
-                d.resume.as_ref().map_or(0, |r| r.records),
-                l.session.messages.len()
-            ));
-            Some(d)
+        // The file may now name another model (another tokenizer or scale): read it all.
+        let model = ctx.resolve_model_quietly(session.model.as_deref());
+        if d.counts_for(model.encoding, model.factor).is_none() {
+            return full(ctx, path, key);
         }
-        // The file now names another model than before (its tokenizer or scale differ):
-        // read it all again.
-        Some(_) => return full(ctx, path, key),
-        None => None,
-    };
+        ctx.printer.debug(&format!(
+            "{}: grown since its last check; read from record {} on ({} new messages)",
+            input::display(path),
+            d.resume.as_ref().map_or(0, |r| r.records),
+            session.messages.len()
+        ));
+    }
+    input::warn_session(ctx, path, &session);
+    let l = input::count_session(ctx, path, session, fingerprint)?;
     finish(ctx, path, key, l, before)
 }
 
