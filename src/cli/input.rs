@@ -90,14 +90,15 @@ impl Loaded {
         self.session.reported_usage.as_ref()
     }
 
-    /// Makes a session loaded with [`load_for_rewrite`] writable: drops its messages' text
-    /// (the plan is made) and reads the file's text again. A file that changed since it
+    /// Makes a session loaded with [`load_for_rewrite`] writable: when its text was released
+    /// (a large file), drops its messages' text (the plan is made) and reads the file's
+    /// text again. A file that changed since it
     /// was read is an [`output::Changed`](super::output::Changed) error.
     pub fn reattach(&mut self) -> anyhow::Result<()> {
-        self.session.release_text();
         if !self.session.doc.is_detached() {
             return Ok(());
         }
+        self.session.release_text();
         let (bytes, now) = read(&self.path)?;
         if now != self.fingerprint {
             return Err(super::output::Changed {
@@ -204,20 +205,9 @@ pub fn load_bytes(
     fingerprint: Fingerprint,
     keep: Keep,
 ) -> anyhow::Result<Loaded> {
-    let session = read_session(ctx, path, bytes, keep)?;
-    count_session(ctx, path, session, fingerprint)
-}
-
-/// Parses the `bytes` read from `path`, giving the warnings reading gave.
-pub fn read_session(
-    ctx: &Context,
-    path: &Path,
-    bytes: Vec<u8>,
-    keep: Keep,
-) -> anyhow::Result<Session> {
     let session = parse_session(ctx, path, bytes, keep)?;
     warn_session(ctx, path, &session);
-    Ok(session)
+    count_session(ctx, path, session, fingerprint)
 }
 
 /// Parses the `bytes` read from `path`, keeping its warnings for [`warn_session`].

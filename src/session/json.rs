@@ -183,14 +183,11 @@ fn skippable(layout: &Layout, keep: Keep) -> Option<usize> {
     let Keep::After(Some(point)) = keep else {
         return None;
     };
-    let n = point.records;
     let records = &layout.records;
-    let fits = layout.list_span.start < point.len
-        && records.len() >= n
-        && records[..n].last().is_none_or(|r| r.end <= point.len)
-        && records.get(n).is_none_or(|r| r.start >= point.len)
+    let around = layout.list_span.start < point.len
         && layout.system.as_ref().is_none_or(|s| s.end <= point.len);
-    fits.then_some(n)
+    keep.skippable(records.len(), |i| (records[i].start, records[i].end))
+        .filter(|_| around)
 }
 
 /// Where things are in the document text.

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::message;
-use super::{Document, Format, Keep, LineSpan, LinesDoc, Origin, ReadError, Resume, Session};
+use super::{Document, Format, Keep, LinesDoc, Origin, ReadError, Resume, Session};
 
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     read_keeping(text.into(), Keep::Document)
@@ -23,7 +23,8 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
             n -= 1;
         }
     }
-    let skip = skippable(&doc.lines[..n], keep);
+    let lines = &doc.lines[..n];
+    let skip = keep.skippable(lines.len(), |i| (lines[i].start, lines[i].end));
     let first = skip.unwrap_or(0);
     let resume = (matches!(keep, Keep::After(_)) && doc.truncated_tail.is_none()).then(|| {
         let len = doc.lines.last().map_or(0, |l| l.end);
@@ -61,19 +62,6 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
         resume,
         skipped: skip.is_some(),
     })
-}
-
-/// How many lines reading may skip for [`Keep::After`]: all those the point names, when
-/// they still end within its bytes and the next one starts after them.
-fn skippable(lines: &[LineSpan], keep: Keep) -> Option<usize> {
-    let Keep::After(Some(point)) = keep else {
-        return None;
-    };
-    let n = point.records;
-    let fits = lines.len() >= n
-        && lines[..n].last().is_none_or(|l| l.end <= point.len)
-        && lines.get(n).is_none_or(|l| l.start >= point.len);
-    fits.then_some(n)
 }
 
 /// A record line of a JSONL document.

@@ -201,6 +201,34 @@ pub enum Part {
 }
 
 impl Part {
+    /// A copy of this part with every text it holds (text, thinking, tool arguments, tool
+    /// results) replaced by `f` of it; ids, names and everything else kept.
+    pub fn map_text(&self, f: &dyn Fn(&str) -> String) -> Part {
+        match self {
+            Part::Text(t) => Part::Text(f(t)),
+            Part::Thinking(t) => Part::Thinking(f(t)),
+            Part::ToolCall {
+                id,
+                name,
+                arguments,
+            } => Part::ToolCall {
+                id: id.clone(),
+                name: name.clone(),
+                arguments: f(arguments),
+            },
+            Part::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => Part::ToolResult {
+                call_id: call_id.clone(),
+                content: content.iter().map(|p| p.map_text(f)).collect(),
+                is_error: *is_error,
+            },
+            other => other.clone(),
+        }
+    }
+
     /// The plain text of this part (tool results flatten their content), for summaries and
     /// searching. Images and opaque parts have none.
     pub fn text(&self) -> String {
@@ -350,7 +378,7 @@ pub struct Session {
 /// A point in a session file: the first `len` bytes (hashing to `hash`, xxh3-128) hold
 /// its first `records` records (JSON array elements, or JSONL lines), and nothing of what
 /// follows them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Resume {
     pub len: usize,
     pub records: usize,
@@ -380,30 +408,6 @@ impl Session {
     /// back to the system ([`crate::mem::give_back`]) before the document is read again
     /// and the output built.
     pub fn release_text(&mut self) {
-        fn slim(parts: &[Part]) -> Vec<Part> {
-            parts
-                .iter()
-                .map(|p| match p {
-                    Part::Text(_) => Part::Text(String::new()),
-                    Part::Thinking(_) => Part::Thinking(String::new()),
-                    Part::ToolCall { id, name, .. } => Part::ToolCall {
-                        id: id.clone(),
-                        name: name.clone(),
-                        arguments: String::new(),
-                    },
-                    Part::ToolResult {
-                        call_id,
-                        content,
-                        is_error,
-                    } => Part::ToolResult {
-                        call_id: call_id.clone(),
-                        content: slim(content),
-                        is_error: *is_error,
-                    },
-                    other => other.clone(),
-                })
-                .collect()
-        }
         // Copied small and the originals dropped whole, rather than the texts cleared in
         // place: the allocator can give back only pages left entirely free, and a text
         // cleared in place leaves its message's other allocations scattered over them.
@@ -413,7 +417,11 @@ impl Session {
             .map(|m| Message {
                 role: m.role,
                 name: m.name.clone(),
-                parts: slim(&m.parts),
+                parts: m
+                    .parts
+                    .iter()
+                    .map(|p| p.map_text(&|_| String::new()))
+                    .collect(),
                 id: m.id.clone(),
                 pinned: m.pinned,
                 compact: m.compact.clone(),
@@ -427,12 +435,7 @@ impl Session {
     /// Puts back the text of a document read with [`Keep::Layout`], from `bytes` the caller
     /// has checked are the bytes it was read from.
     pub fn reattach(&mut self, bytes: Vec<u8>) -> Result<(), ReadError> {
-        let text = String::from_utf8(bytes).map_err(|e| {
-            error::check_utf8(e.as_bytes())
-                .err()
-                .unwrap_or(ReadError::Empty)
-        })?;
-        self.doc.reattach(text);
+        self.doc.reattach(into_text(bytes)?);
         Ok(())
     }
 
@@ -475,6 +478,31 @@ pub enum Keep {
     After(Option<Resume>),
 }
 
+/// `bytes` as text, or where they stop being UTF-8.
+fn into_text(bytes: Vec<u8>) -> Result<String, ReadError> {
+    String::from_utf8(bytes).map_err(|e| {
+        error::check_utf8(e.as_bytes())
+            .err()
+            .unwrap_or(ReadError::Empty)
+    })
+}
+
+impl Keep {
+    /// How many of `count` records (`span(i)`: where record `i` starts and ends) reading
+    /// may skip: all those the [`Keep::After`] point names, when they still end within its
+    /// bytes and the record after them starts past those — the records read before.
+    fn skippable(self, count: usize, span: impl Fn(usize) -> (usize, usize)) -> Option<usize> {
+        let Keep::After(Some(point)) = self else {
+            return None;
+        };
+        let n = point.records;
+        let fits = count >= n
+            && (n == 0 || span(n - 1).1 <= point.len)
+            && (n == count || span(n).0 >= point.len);
+        fits.then_some(n)
+    }
+}
+
 /// Reads a session from `bytes`, detecting its format unless `format` is given.
 pub fn read(bytes: &[u8], format: Option<Format>) -> Result<Session, ReadError> {
     read_owned(bytes.to_vec(), format)
@@ -492,14 +520,7 @@ pub fn read_keeping(
     format: Option<Format>,
     keep: Keep,
 ) -> Result<Session, ReadError> {
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            return Err(error::check_utf8(e.as_bytes())
-                .err()
-                .unwrap_or(ReadError::Empty))
-        }
-    };
+    let text = into_text(bytes)?;
     let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if body.trim().is_empty() {
         return Err(ReadError::Empty);

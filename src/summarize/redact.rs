@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
 
-use crate::session::{Message, Part};
+use crate::session::Message;
 
 /// Text with its secrets replaced, and how many were.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,34 +128,8 @@ pub fn redact_string(text: &str) -> String {
 /// secrets replaced.
 pub fn message(m: &Message) -> Message {
     let mut out = m.clone();
-    out.parts = m.parts.iter().map(part).collect();
+    out.parts = m.parts.iter().map(|p| p.map_text(&redact_string)).collect();
     out
-}
-
-fn part(p: &Part) -> Part {
-    match p {
-        Part::Text(t) => Part::Text(redact_string(t)),
-        Part::Thinking(t) => Part::Thinking(redact_string(t)),
-        Part::ToolCall {
-            id,
-            name,
-            arguments,
-        } => Part::ToolCall {
-            id: id.clone(),
-            name: name.clone(),
-            arguments: redact_string(arguments),
-        },
-        Part::ToolResult {
-            call_id,
-            content,
-            is_error,
-        } => Part::ToolResult {
-            call_id: call_id.clone(),
-            content: content.iter().map(part).collect(),
-            is_error: *is_error,
-        },
-        other => other.clone(),
-    }
 }
 
 /// A bearer token, not a word: long, or with a digit, and not already redacted.

@@ -24,7 +24,7 @@ use crate::session::pairs::Shape;
 use crate::session::{Format, ReportedUsage, Resume};
 
 /// Bumped whenever a digest's meaning or layout changes.
-pub const DIGEST_VERSION: u32 = 2;
+pub const DIGEST_VERSION: u32 = 3;
 /// At most this many digests are kept.
 pub const MAX_DIGESTS: usize = 20_000;
 /// At most this many bytes of digests are kept.
@@ -62,11 +62,8 @@ pub struct Digest {
 /// What reading a grown file from where its digest ends needs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Resumable {
-    /// The records (array elements or lines) within the first `len` bytes.
-    pub records: usize,
-    pub len: usize,
-    /// xxh3-128 hash of those bytes.
-    pub hash: u128,
+    /// Where the records end, and the hash of the bytes before.
+    pub point: Resume,
     /// Each message's shape for pairing (structural problems span old and new messages):
     /// the indices of user turns, and the tool calls made and answered by index.
     pub user_turns: Vec<u32>,
@@ -78,9 +75,7 @@ impl Resumable {
     /// `point`, and the `shapes` of the messages before it.
     pub fn new(point: Resume, shapes: &[Shape]) -> Option<Resumable> {
         let mut r = Resumable {
-            records: point.records,
-            len: point.len,
-            hash: point.hash,
+            point,
             user_turns: Vec::new(),
             calls: Vec::new(),
             results: Vec::new(),
@@ -98,15 +93,8 @@ impl Resumable {
 
     /// Whether `bytes` start with the bytes this point was taken from (and go on).
     pub fn continues(&self, bytes: &[u8]) -> bool {
-        bytes.len() > self.len && xxhash_rust::xxh3::xxh3_128(&bytes[..self.len]) == self.hash
-    }
-
-    pub fn point(&self) -> Resume {
-        Resume {
-            len: self.len,
-            records: self.records,
-            hash: self.hash,
-        }
+        let Resume { len, hash, .. } = self.point;
+        bytes.len() > len && xxhash_rust::xxh3::xxh3_128(&bytes[..len]) == hash
     }
 
     /// The shapes of the `n` messages before the point.
@@ -419,7 +407,7 @@ mod tests {
         };
         let r = Resumable::new(point, &shapes).unwrap();
         assert_eq!(r.shapes(3), shapes);
-        assert_eq!(r.point(), point);
+        assert_eq!(r.point, point);
         assert!(r.continues(b"[{...},{...},{...},{...}]"));
         assert!(!r.continues(b"[{...},{...},{..!},{...}]"));
         assert!(!r.continues(&bytes[..18]), "nothing new");

@@ -216,10 +216,8 @@ impl CountStore {
     /// Writes a new sorted file from the sorted file and the log as they are now, plus
     /// `touched`, and empties the log.
     fn merge_files(&mut self, path: &Path, touched: Vec<Entry>) -> io::Result<()> {
-        let current = File::open(path).ok();
-        let unchanged = self.loaded_all
-            && current.as_ref().and_then(FileId::of).is_some()
-            && current.as_ref().and_then(FileId::of) == self.opened;
+        let current = File::open(path).ok().as_ref().and_then(FileId::of);
+        let unchanged = self.loaded_all && current.is_some() && current == self.opened;
         let sorted = if unchanged {
             std::mem::take(&mut self.entries)
         } else {

@@ -320,48 +320,29 @@ fn a_grown_session_is_read_from_where_its_last_check_ended() {
     let result = |id: &str| serde_json::json!({"role": "tool", "tool_call_id": id, "content": "a.txt\nb.txt"});
     let wizard = serde_json::json!({"role": "wizard", "content": "odd"});
     // Each step: the records so far, and whether the check should read from the last end.
+    // The session grows record by record; each step checks a prefix of it, and says whether
+    // the check should read from where the last one ended.
+    let all = [
+        user(0),
+        call("c1"),
+        result("c1"),
+        user(1),
+        result("zz"),
+        wizard,
+        user(2),
+    ];
+    let mut edited = all.to_vec();
+    edited[0] = user(9);
     let steps: Vec<(Vec<serde_json::Value>, bool)> = vec![
-        (vec![user(0), call("c1")], false),
+        (all[..2].to_vec(), false),
         // The call made before is answered now: no problem left.
-        (vec![user(0), call("c1"), result("c1"), user(1)], true),
+        (all[..4].to_vec(), true),
         // An orphan result and an unknown role among the new records.
-        (
-            vec![
-                user(0),
-                call("c1"),
-                result("c1"),
-                user(1),
-                result("zz"),
-                wizard.clone(),
-            ],
-            true,
-        ),
+        (all[..6].to_vec(), true),
         // Read with warnings: the next check reads it whole.
-        (
-            vec![
-                user(0),
-                call("c1"),
-                result("c1"),
-                user(1),
-                result("zz"),
-                wizard.clone(),
-                user(2),
-            ],
-            false,
-        ),
+        (all.to_vec(), false),
         // An earlier record changed: read whole.
-        (
-            vec![
-                user(9),
-                call("c1"),
-                result("c1"),
-                user(1),
-                result("zz"),
-                wizard,
-                user(2),
-            ],
-            false,
-        ),
+        (edited, false),
     ];
     type Render = fn(&[serde_json::Value]) -> String;
     let docs: [(&str, Render); 4] = [

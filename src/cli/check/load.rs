@@ -34,16 +34,14 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
             if let Some(checked) = from_digest(ctx, path, &d) {
                 return Ok(checked);
             }
-        } else if resumable(&d, &bytes) {
-            // Its counts serve only the model the session is measured against now.
-            let model = ctx.resolve_model_quietly(d.model.as_deref());
-            before = d.counts_for(model.encoding, model.factor).map(|_| d);
+        } else if d.resume.as_ref().is_some_and(|r| r.continues(&bytes)) {
+            before = Some(d);
         }
     }
     let point = before
         .as_ref()
         .and_then(|d| d.resume.as_ref())
-        .map(Resumable::point);
+        .map(|r| r.point);
     let mut session = input::parse_session(ctx, path, bytes, Keep::After(point))?;
     // The messages before the point, when reading started there as the same format.
     let before = before.filter(|d| session.skipped && d.format == session.format.name());
@@ -64,7 +62,7 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
         ctx.printer.debug(&format!(
             "{}: grown since its last check; read from record {} on ({} new messages)",
             input::display(path),
-            d.resume.as_ref().map_or(0, |r| r.records),
+            d.resume.as_ref().map_or(0, |r| r.point.records),
             session.messages.len()
         ));
     }
@@ -146,14 +144,6 @@ fn finish(
         counts,
         problems,
     })
-}
-
-/// Whether `bytes` can be read from where `d`'s records end: `d` was read cleanly, and
-/// `bytes` start with the bytes it describes up to there.
-fn resumable(d: &Digest, bytes: &[u8]) -> bool {
-    d.warnings.is_empty()
-        && d.usage.is_none()
-        && d.resume.as_ref().is_some_and(|r| r.continues(bytes))
 }
 
 /// The check of `path` from its digest, if the digest's counts fit the model resolved now.
