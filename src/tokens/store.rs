@@ -206,6 +206,9 @@ impl CountStore {
         let logged = fs::metadata(&log).map_or(0, |m| m.len() as usize / ENTRY);
         if logged + touched.len() <= LOG_MAX {
             append_log(&log, &touched)?;
+            // What this run knows now (and what `len` reports).
+            self.log.extend(touched);
+            self.log = newest_by_key(std::mem::take(&mut self.log));
         } else {
             self.merge_files(&path, touched)?;
         }
@@ -542,6 +545,11 @@ mod tests {
         assert_eq!(c.len(), 1001);
         c.record(key(5001), 78);
         assert!(c.save().unwrap());
+        assert_eq!(
+            c.len(),
+            1002,
+            "the logged count is known to the run that logged it"
+        );
         let mut c = CountStore::open(path.clone());
         assert_eq!((c.get(key(5000)), c.get(key(5001))), (Some(77), Some(78)));
         assert_eq!(c.len(), 1002);
