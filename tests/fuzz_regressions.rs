@@ -8,6 +8,7 @@
 #[path = "../fuzz/src/checks.rs"]
 #[allow(dead_code)]
 mod checks;
+mod support;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -40,11 +41,7 @@ fn seeds() -> Vec<PathBuf> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
     files_in(&repo.join("sample-sessions"), &mut out);
-    let shared = repo
-        .ancestors()
-        .map(|a| a.join("shared/fixtures"))
-        .find(|p| p.is_dir());
-    if let Some(dir) = shared {
+    if let Some(dir) = support::try_fixtures_dir() {
         files_in(&dir, &mut out);
     }
     out.retain(|p| {

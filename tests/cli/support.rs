@@ -47,15 +47,11 @@ pub fn sample(name: &str) -> PathBuf {
     repo().join("sample-sessions").join(name)
 }
 
-/// A fixture from ../shared/fixtures (the shared folder sits beside the repository, in
-/// CI too); a missing one fails the test loudly rather than skipping it.
+/// A fixture from shared/fixtures (see `shared::fixtures_dir`); a missing one fails the
+/// test loudly rather than skipping it.
 pub fn fixture(rel: &str) -> PathBuf {
-    let p = repo().join("../shared/fixtures").join(rel);
-    assert!(
-        p.exists(),
-        "fixture {} is missing: ../shared/fixtures must sit beside the repository",
-        p.display()
-    );
+    let p = crate::shared::fixtures_dir().join(rel);
+    assert!(p.exists(), "fixture {} is missing", p.display());
     p
 }
 

@@ -1,17 +1,44 @@
-//! Locating the shared fixtures (`shared/fixtures/` beside the checkout or its parent).
+//! Locating the shared fixtures (`shared/fixtures/` beside the checkout or its parent, or
+//! beside the checkout a local clone was made from).
 
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
-/// The fixtures directory: the first `shared/fixtures` found walking up from the crate.
+/// The fixtures directory: the first `shared/fixtures` found walking up from the crate,
+/// or else from the checkout it was cloned from (a clone made elsewhere, such as
+/// `git clone . $(mktemp -d)`, still finds the fixtures beside its origin).
 pub fn fixtures_dir() -> PathBuf {
+    try_fixtures_dir().unwrap_or_else(|| {
+        panic!(
+            "no shared/fixtures above {} or its origin",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    })
+}
+
+/// [`fixtures_dir`], if there is one.
+pub fn try_fixtures_dir() -> Option<PathBuf> {
     let start = Path::new(env!("CARGO_MANIFEST_DIR"));
-    start
-        .ancestors()
-        .map(|a| a.join("shared/fixtures"))
-        .find(|p| p.is_dir())
-        .unwrap_or_else(|| panic!("no shared/fixtures above {}", start.display()))
+    let above = |dir: &Path| {
+        dir.ancestors()
+            .map(|a| a.join("shared/fixtures"))
+            .find(|p| p.is_dir())
+    };
+    above(start).or_else(|| above(&cloned_from(start)?))
+}
+
+/// The local checkout `repo` was cloned from, if its `origin` is a directory.
+fn cloned_from(repo: &Path) -> Option<PathBuf> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["remote", "get-url", "origin"])
+        .output()
+        .ok()?;
+    let url = String::from_utf8(out.stdout).ok()?;
+    let dir = PathBuf::from(url.trim().trim_start_matches("file://"));
+    (out.status.success() && dir.is_dir()).then(|| dir.canonicalize().unwrap_or(dir))
 }
 
 /// The bytes of `fixtures/<rel>`.
