@@ -8,7 +8,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use ctxctl::session::{self, Format, Session};
+use ctxctl::formats;
+use ctxctl::session::{Format, Session};
 use ctxctl::strategy::{plan, Options, StrategyKind};
 use ctxctl::tokens::{Counter, Encoding, Tokenizer};
 use serde_json::{json, Value};
@@ -49,7 +50,7 @@ fn session() -> Session {
         msgs.pop();
     }
     let bytes = serde_json::to_vec(&json!({"messages": msgs})).unwrap();
-    session::read(&bytes, Some(Format::OpenAi)).unwrap()
+    formats::read(&bytes, Some(Format::OpenAi)).unwrap()
 }
 
 fn bench(c: &mut Criterion) {

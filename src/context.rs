@@ -143,7 +143,7 @@ impl Context {
             config_path,
             config_loaded,
             registry,
-            format: g.format.map(Format::from),
+            format: g.format,
             model,
             tokenizer,
             no_cache: g.no_cache,
@@ -479,7 +479,7 @@ pub fn hints(err: &anyhow::Error) -> Vec<String> {
     let text = format!("{err:#}");
     let mut out = Vec::new();
     if text.contains("cannot tell the format") {
-        out.push("pass --format openai|anthropic|jsonl|claude-code|codex|goose".to_string());
+        out.push(format!("pass --format {}", crate::formats::names("|")));
     }
     if text.contains("invalid config file") {
         out.push(

@@ -10,6 +10,7 @@ pub mod compact;
 pub mod config;
 pub mod context;
 pub mod exit;
+pub mod formats;
 pub mod fsutil;
 pub mod mem;
 pub mod models;

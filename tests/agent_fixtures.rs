@@ -4,6 +4,7 @@
 
 mod support;
 
+use ctxctl::formats;
 use ctxctl::session::{self, Format};
 use support::{fixture, fixtures_in};
 
@@ -21,10 +22,10 @@ fn every_fixture_reads_and_writes_back_unchanged() {
     for (dir, format) in DIRS {
         for path in fixtures_in(dir) {
             let bytes = std::fs::read(&path).unwrap();
-            let s = session::read(&bytes, None).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+            let s = formats::read(&bytes, None).unwrap_or_else(|e| panic!("{path:?}: {e}"));
             assert_eq!(s.format, format, "{path:?} detected as {}", s.format);
             assert!(!s.messages.is_empty(), "{path:?}: no messages");
-            let out = session::write(&s, &s.keep_all()).unwrap();
+            let out = formats::write(&s, &s.keep_all()).unwrap();
             assert!(out == bytes, "{path:?}: keep-all rewrite differs");
             seen += 1;
         }
@@ -37,11 +38,11 @@ fn recordings_and_event_streams_are_clear_errors() {
     for dir in ["goose", "openhands"] {
         for path in fixtures_in(dir) {
             let bytes = std::fs::read(&path).unwrap();
-            let e = session::read(&bytes, None).unwrap_err().to_string();
+            let e = formats::read(&bytes, None).unwrap_err().to_string();
             assert!(e.contains("not a conversation session"), "{path:?}: {e}");
         }
     }
-    let e = session::read(
+    let e = formats::read(
         &fixture("goose/goose_scenario_recording_basic_greeting.json"),
         None,
     )
@@ -94,7 +95,7 @@ fn claude_usage_against_cl100k() {
     let (mut all_reported, mut all_counted) = (0u64, 0u64);
     println!("file | calls | last prompt reported / cl100k | first-call overhead | growth reported / cl100k = ratio");
     for path in fixtures_in("claude-code") {
-        let s = session::read(&std::fs::read(&path).unwrap(), None).unwrap();
+        let s = formats::read(&std::fs::read(&path).unwrap(), None).unwrap();
         let per = counter.messages(&s);
         let usages = claude_usages(&s);
         let last = s
@@ -163,8 +164,8 @@ fn detection_from_the_layout_agrees_with_full_detection() {
         let bytes = std::fs::read(&path).unwrap();
         let text = String::from_utf8_lossy(&bytes);
         let body = text.trim_start_matches('\u{feff}');
-        let full = session::detect(body).map_err(|e| e.to_string());
-        let read = session::read(&bytes, None).map(|s| s.format);
+        let full = formats::detect(body).map_err(|e| e.to_string());
+        let read = formats::read(&bytes, None).map(|s| s.format);
         match (&full, &read) {
             (Ok(f), Ok(r)) => assert_eq!(f, r, "{path:?}"),
             (Err(_), Err(_)) => {}

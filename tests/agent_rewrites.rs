@@ -6,6 +6,7 @@ mod support;
 
 use std::collections::{HashMap, HashSet};
 
+use ctxctl::formats;
 use ctxctl::session::{
     self, pairs, Format, Item, Message, NewMessage, Part, PartEdit, Role, Session,
 };
@@ -93,7 +94,7 @@ fn edited_text(m: &Message) -> String {
 
 /// Reads `out` again and checks the thread, the pairs and the compaction metadata.
 fn reread(name: &str, s: &Session, items: &[Item], out: &[u8]) -> Session {
-    let s2 = session::read(out, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let s2 = formats::read(out, None).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(s2.format, s.format, "{name}");
     let got: Vec<String> = s2.messages.iter().map(Message::text).collect();
     let want = texts(s, items);
@@ -219,7 +220,7 @@ fn claude_code_trims_compactions_and_edits() {
     for path in fixtures_in("claude-code") {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let orig = std::fs::read(&path).unwrap();
-        let s = session::read(&orig, None).unwrap();
+        let s = formats::read(&orig, None).unwrap();
         let mut plans = vec![
             ("trim", plan(&s, None)),
             ("marker", plan(&s, Some(marker()))),
@@ -230,7 +231,7 @@ fn claude_code_trims_compactions_and_edits() {
         }
         for (what, items) in plans {
             let name = format!("{name} {what}");
-            let out = session::write(&s, &items).unwrap();
+            let out = formats::write(&s, &items).unwrap();
             reread(&name, &s, &items, &out);
             check_claude(&name, &orig, &out);
             if what == "trim" {
@@ -254,7 +255,7 @@ fn codex_appends_a_compacted_record() {
     for path in fixtures_in("codex") {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let orig = std::fs::read(&path).unwrap();
-        let s = session::read(&orig, None).unwrap();
+        let s = formats::read(&orig, None).unwrap();
         let mut plans = vec![
             ("trim", plan(&s, None)),
             ("compact", plan(&s, Some(summary()))),
@@ -262,7 +263,7 @@ fn codex_appends_a_compacted_record() {
         plans.extend(with_edit(&s, plan(&s, None)).map(|p| ("edit", p)));
         for (what, items) in plans {
             let name = format!("{name} {what}");
-            let out = session::write(&s, &items).unwrap();
+            let out = formats::write(&s, &items).unwrap();
             assert!(out.starts_with(&orig), "{name}: original lines changed");
             let added = lines(&out[orig.len()..]);
             assert_eq!(added.len(), 2, "{name}");
@@ -336,9 +337,9 @@ fn goose_hides_instead_of_deleting() {
     let recorded = support::goose_session_from_recording();
     for (name, text) in [("recording", recorded.as_str()), ("tools", GOOSE_TOOLS)] {
         let orig = text.as_bytes();
-        let s = session::read(orig, None).unwrap();
+        let s = formats::read(orig, None).unwrap();
         assert_eq!(s.format, Format::Goose, "{name}");
-        assert_eq!(session::write(&s, &s.keep_all()).unwrap(), orig, "{name}");
+        assert_eq!(formats::write(&s, &s.keep_all()).unwrap(), orig, "{name}");
         let mut plans = vec![
             ("trim", plan(&s, None)),
             ("compact", plan(&s, Some(summary()))),
@@ -346,7 +347,7 @@ fn goose_hides_instead_of_deleting() {
         plans.extend(with_edit(&s, plan(&s, Some(summary()))).map(|p| ("edit", p)));
         for (what, items) in plans {
             let name = format!("{name} {what}");
-            let out = session::write(&s, &items).unwrap();
+            let out = formats::write(&s, &items).unwrap();
             reread(&name, &s, &items, &out);
             let inserted = items
                 .iter()

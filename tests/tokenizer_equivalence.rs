@@ -4,7 +4,8 @@
 
 mod support;
 
-use ctxctl::session::{self, Part};
+use ctxctl::formats;
+use ctxctl::session::Part;
 use ctxctl::tokens::{Encoding, Tokenizer};
 
 const EXACT: [Encoding; 2] = [Encoding::O200kBase, Encoding::Cl100kBase];
@@ -56,7 +57,7 @@ fn every_fixture_text_counts_as_tiktoken_counts_it() {
             if let Ok(text) = std::str::from_utf8(&bytes) {
                 all.push(text.to_string());
             }
-            if let Ok(s) = session::read(&bytes, None) {
+            if let Ok(s) = formats::read(&bytes, None) {
                 for m in &s.messages {
                     texts(&m.parts, &mut all);
                 }

@@ -4,8 +4,9 @@
 //! test `tests/fuzz_regressions.rs` (which includes this file with `#[path]`), so a crash
 //! input committed under `fuzz/regressions/` fails CI the same way it failed the fuzzer.
 
+use ctxctl::formats;
 use ctxctl::session::{
-    self, pairs, Format, Item, Message, NewMessage, Origin, Part, PartEdit, Role, Session,
+    pairs, Format, Item, Message, NewMessage, Origin, Part, PartEdit, Role, Session,
 };
 use ctxctl::strategy::{self, Options, Selector, StrategyKind};
 use ctxctl::tokens::{Counter, Encoding, Tokenizer};
@@ -43,7 +44,7 @@ pub fn seed_inputs(name: &str, session: &[u8]) -> Vec<Vec<u8>> {
 
 /// `None` (detect) and then every format forced, as `--format` would.
 fn formats() -> impl Iterator<Item = Option<Format>> {
-    std::iter::once(None).chain(Format::ALL.into_iter().map(Some))
+    std::iter::once(None).chain(Format::all().map(Some))
 }
 
 /// Format detection and every reader on `data`: errors are fine, panics are not. What a
@@ -52,11 +53,11 @@ pub fn read_all(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
         let body = text.trim_start_matches('\u{feff}');
         if !body.trim().is_empty() {
-            let _ = session::detect(body);
+            let _ = formats::detect(body);
         }
     }
     for format in formats() {
-        if let Ok(s) = session::read(data, format) {
+        if let Ok(s) = formats::read(data, format) {
             inspect(&s);
         }
     }
@@ -85,10 +86,10 @@ fn inspect(s: &Session) {
 /// same format with the same messages, and a JSONL rewrite must be byte-identical.
 pub fn round_trip(data: &[u8]) {
     for format in formats() {
-        let Ok(s) = session::read(data, format) else {
+        let Ok(s) = formats::read(data, format) else {
             continue;
         };
-        let out = match session::write(&s, &s.keep_all()) {
+        let out = match formats::write(&s, &s.keep_all()) {
             Ok(out) => out,
             Err(e) => panic!("{}: writing back every message failed: {e}", s.format),
         };
@@ -100,7 +101,7 @@ pub fn round_trip(data: &[u8]) {
             );
             continue;
         }
-        let again = match session::read(&out, Some(s.format)) {
+        let again = match formats::read(&out, Some(s.format)) {
             Ok(again) => again,
             Err(e) => panic!("{}: the rewrite cannot be read back: {e}", s.format),
         };
@@ -109,7 +110,7 @@ pub fn round_trip(data: &[u8]) {
             "{}: the rewrite holds different messages",
             s.format
         );
-        let out2 = session::write(&again, &again.keep_all())
+        let out2 = formats::write(&again, &again.keep_all())
             .unwrap_or_else(|e| panic!("{}: second rewrite failed: {e}", s.format));
         assert!(out2 == out, "{}: rewriting is not stable", s.format);
     }
@@ -168,13 +169,13 @@ pub fn rewrite(data: &[u8]) {
     let n = usize::from(n % 32).min(rest.len());
     let (ops, bytes) = rest.split_at(n);
     for format in formats() {
-        let Ok(s) = session::read(bytes, format) else {
+        let Ok(s) = formats::read(bytes, format) else {
             continue;
         };
-        let Ok(out) = session::write(&s, &plan(&s, ops)) else {
+        let Ok(out) = formats::write(&s, &plan(&s, ops)) else {
             continue;
         };
-        if let Err(e) = session::read(&out, Some(s.format)) {
+        if let Err(e) = formats::read(&out, Some(s.format)) {
             panic!(
                 "{}: a rewrite cannot be read back: {e}\n{}",
                 s.format,
@@ -229,7 +230,7 @@ pub fn trim(data: &[u8]) {
     let tokenizer = Tokenizer::new(Encoding::Approx).expect("the approx tokenizer always builds");
     let counter = Counter::new(tokenizer);
     for format in formats {
-        let Ok(s) = session::read(bytes, format) else {
+        let Ok(s) = formats::read(bytes, format) else {
             continue;
         };
         let counts = counter.messages(&s);
@@ -324,11 +325,11 @@ fn check_plan(s: &Session, plan: &strategy::Plan, kind: StrategyKind, budget: us
     if plan.items.is_empty() {
         return; // `trim` refuses to write a session with no message left
     }
-    let out = match session::write(s, &plan.items) {
+    let out = match formats::write(s, &plan.items) {
         Ok(out) => out,
         Err(e) => panic!("{what}: the plan cannot be written: {e}"),
     };
-    let back = match session::read(&out, Some(s.format)) {
+    let back = match formats::read(&out, Some(s.format)) {
         Ok(back) => back,
         Err(e) => panic!(
             "{what}: the trimmed session cannot be read back: {e}\n{}",

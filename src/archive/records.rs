@@ -6,7 +6,7 @@ use std::ops::Range;
 use serde_json::value::RawValue;
 
 use super::ArchiveError;
-use crate::session::{codex_embedded_items, Document, Format, Session};
+use crate::session::{Document, Session};
 
 /// The records messages `range` of `session` were read from, in order (see [`records_of`]).
 pub fn original_records(
@@ -29,14 +29,9 @@ pub fn records_of<'a>(
     if let Some(&bad) = indices.iter().find(|&&i| i >= session.messages.len()) {
         return Err(ArchiveError::NoSuchMessages(bad..bad + 1));
     }
-    // A Codex message read from a `compacted` record's history is archived as its item,
-    // not as the whole record its origin names.
-    let embedded = match (&session.doc, session.format) {
-        (Document::Lines(doc), Format::Codex) => codex_embedded_items(doc)
-            .ok()
-            .filter(|e| e.len() == session.messages.len()),
-        _ => None,
-    };
+    // A message read from inside a record (a Codex `compacted` record's history) is
+    // archived as its item, not as the whole record its origin names.
+    let embedded = session.format.codec().embedded_items(session);
     let mut out = Vec::new();
     for &i in indices {
         if let Some(item) = embedded.as_ref().and_then(|e| e[i].as_ref()) {

@@ -1,6 +1,7 @@
 use super::*;
 use crate::compact::{assemble, partition, CompactInfo};
-use crate::session::{read, write, Format, Session};
+use crate::formats::{read, write};
+use crate::session::{Format, Session};
 use crate::tokens::{Counter, Encoding, Tokenizer};
 
 fn record(created: i64, records: Vec<serde_json::Value>) -> ArchiveRecord<'static> {

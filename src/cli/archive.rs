@@ -12,8 +12,8 @@ use super::output::{self, Destination};
 use crate::archive::{self, ArchiveEntry, ArchiveFile, ArchiveStore};
 use crate::context::Context;
 use crate::exit::ExitStatus;
+use crate::formats;
 use crate::render::table::{table, thousands};
-use crate::session;
 
 #[derive(Debug, Subcommand)]
 #[command(
@@ -193,8 +193,8 @@ fn restore(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
         };
         err.context(format!("restoring {} into {}", entry.id, loaded.display()))
     })?;
-    let bytes = session::write(&loaded.session, &items)?;
-    let restored = session::read(&bytes, Some(loaded.session.format))
+    let bytes = formats::write(&loaded.session, &items)?;
+    let restored = formats::read(&bytes, Some(loaded.session.format))
         .context("reading the restored session back")?;
     // Scaled like the session's own count (Claude estimates are ×1.2), so the two compare.
     let restored_counts: Vec<usize> = (loaded.counter.messages(&restored).into_iter())

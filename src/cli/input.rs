@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::context::{Context, ResolvedModel};
+use crate::formats;
 use crate::session::{self, Keep, Session};
 use crate::tokens::Counter;
 
@@ -217,7 +218,7 @@ pub fn parse_session(
     bytes: Vec<u8>,
     keep: Keep,
 ) -> anyhow::Result<Session> {
-    session::read_keeping(bytes, ctx.format, keep).with_context(|| display(path))
+    formats::read_keeping(bytes, ctx.format, keep).with_context(|| display(path))
 }
 
 /// Gives the warnings reading `session` gave.
@@ -337,7 +338,7 @@ mod tests {
         let mut l = load_keeping(&ctx, &path, Keep::Layout).unwrap();
         assert!(l.session.doc.is_detached());
         l.reattach().unwrap();
-        let out = crate::session::write(&l.session, &l.session.keep_all()).unwrap();
+        let out = crate::formats::write(&l.session, &l.session.keep_all()).unwrap();
         assert_eq!(out, text.as_bytes());
 
         let mut l = load_keeping(&ctx, &path, Keep::Layout).unwrap();

@@ -72,7 +72,7 @@ pub struct GlobalArgs {
     pub tokenizer: Option<String>,
     /// Session format, instead of detecting it from the content
     #[arg(long, global = true, value_enum, help_heading = "Global options")]
-    pub format: Option<FormatArg>,
+    pub format: Option<Format>,
     /// Config file [env: CTXCTL_CONFIG]
     #[arg(
         long,
@@ -104,27 +104,15 @@ pub struct GlobalArgs {
     pub no_cache: bool,
 }
 
-/// `--format` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum FormatArg {
-    Openai,
-    Anthropic,
-    Jsonl,
-    ClaudeCode,
-    Codex,
-    Goose,
-}
+/// `--format` takes the names of the codecs' table, in its order.
+impl clap::ValueEnum for Format {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::OnceLock<Vec<Format>> = std::sync::OnceLock::new();
+        ALL.get_or_init(|| Format::all().collect())
+    }
 
-impl From<FormatArg> for Format {
-    fn from(f: FormatArg) -> Format {
-        match f {
-            FormatArg::Openai => Format::OpenAi,
-            FormatArg::Anthropic => Format::Anthropic,
-            FormatArg::Jsonl => Format::Jsonl,
-            FormatArg::ClaudeCode => Format::ClaudeCode,
-            FormatArg::Codex => Format::Codex,
-            FormatArg::Goose => Format::Goose,
-        }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
     }
 }
 

@@ -13,8 +13,9 @@ use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens};
 use crate::compact::CompactInfo;
 use crate::context::Context;
 use crate::exit::ExitStatus;
+use crate::formats;
 use crate::render::table::{table, thousands};
-use crate::session::{self, Role};
+use crate::session::Role;
 use crate::strategy::{self, Options, Plan, Selector, StrategyKind};
 
 const AFTER_HELP: &str = "\
@@ -170,7 +171,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     let dest = output::destination(ctx, &args.output, args.name.as_deref(), &loaded)?;
     // Planned: the messages' text goes, the document's comes back for archiving and writing.
     loaded.reattach()?;
-    let bytes = session::write(&loaded.session, &plan.items)?;
+    let bytes = formats::write(&loaded.session, &plan.items)?;
     if dest.replaces_input() && !changed {
         ctx.printer.note(&format!(
             "{}: nothing to trim; file left as it was",

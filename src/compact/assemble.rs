@@ -102,7 +102,8 @@ pub fn assemble(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::{read, write, Format};
+    use crate::formats::{read, write};
+    use crate::session::Format;
 
     fn info() -> CompactInfo {
         CompactInfo {

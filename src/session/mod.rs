@@ -2,51 +2,24 @@
 //! each remembering the record it came from so that rewrites leave untouched records exactly
 //! as they were.
 //!
-//! Reading is [`read`] (format detected from the content, or forced); writing is
-//! [`write`], which takes the session and a list of [`Item`]s saying which messages to keep,
-//! which to edit and what to insert.
+//! This module is the model only: messages and their parts, the document they came from,
+//! tool-call pairing, and the write plan (a list of [`Item`]s saying which messages to keep,
+//! which to edit and what to insert). Reading and writing files of each format is
+//! [`crate::formats`].
 
-mod claude_code;
-mod claude_code_marker;
-mod claude_code_new;
-mod claude_code_plan;
-mod claude_code_restore;
-mod claude_code_thread;
-mod claude_code_write;
-mod codex;
-mod codex_items;
-mod codex_restore;
-mod codex_write;
-mod detect;
 mod doc;
 mod error;
-mod fast;
-mod goose;
-mod goose_restore;
-mod goose_write;
-mod json;
-mod json_write;
-pub mod jsonl;
-mod lines_out;
-pub mod message;
 pub mod pairs;
-mod par;
-mod raw;
-#[cfg(test)]
-mod restore_testkit;
-mod sniff;
-mod split;
-mod write;
+mod plan;
 
-pub use codex::embedded_items as codex_embedded_items;
-pub use detect::detect;
 pub use doc::{Document, JsonDoc, JsonStyle, LineSpan, LinesDoc, ListKey};
 pub use error::ReadError;
-pub use write::{write, Item, NewMessage, PartEdit, WriteError};
+pub use plan::{restore_plan, Item, NewMessage, PartEdit, RestorePlan, WriteError};
 
 use std::fmt;
 
-/// The on-disk formats ctxctl reads and writes.
+/// The on-disk format a session was read from: which of the codecs in [`crate::formats`]
+/// reads and writes it (their table gives each one's name and behaviour).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
     /// OpenAI Chat Completions messages: a JSON array, or an object holding it under
@@ -62,55 +35,6 @@ pub enum Format {
     Codex,
     /// goose JSONL sessions (metadata line, then messages).
     Goose,
-}
-
-impl Format {
-    /// Every format, in the order `--format` lists them.
-    pub const ALL: [Format; 6] = [
-        Format::OpenAi,
-        Format::Anthropic,
-        Format::Jsonl,
-        Format::ClaudeCode,
-        Format::Codex,
-        Format::Goose,
-    ];
-
-    /// The name used by `--format` and in JSON output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::OpenAi => "openai",
-            Format::Anthropic => "anthropic",
-            Format::Jsonl => "jsonl",
-            Format::ClaudeCode => "claude-code",
-            Format::Codex => "codex",
-            Format::Goose => "goose",
-        }
-    }
-
-    /// Parses a `--format` name.
-    pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// Whether sessions of this format are line-oriented (JSONL) files.
-    pub fn is_lines(self) -> bool {
-        !matches!(self, Format::OpenAi | Format::Anthropic)
-    }
-
-    /// The file extension a rewritten session of this format gets in the store.
-    pub fn extension(self) -> &'static str {
-        if self.is_lines() {
-            "jsonl"
-        } else {
-            "json"
-        }
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 /// Who speaks a message.
@@ -479,7 +403,7 @@ pub enum Keep {
 }
 
 /// `bytes` as text, or where they stop being UTF-8.
-fn into_text(bytes: Vec<u8>) -> Result<String, ReadError> {
+pub(crate) fn into_text(bytes: Vec<u8>) -> Result<String, ReadError> {
     String::from_utf8(bytes).map_err(|e| {
         error::check_utf8(e.as_bytes())
             .err()
@@ -491,7 +415,11 @@ impl Keep {
     /// How many of `count` records (`span(i)`: where record `i` starts and ends) reading
     /// may skip: all those the [`Keep::After`] point names, when they still end within its
     /// bytes and the record after them starts past those — the records read before.
-    fn skippable(self, count: usize, span: impl Fn(usize) -> (usize, usize)) -> Option<usize> {
+    pub(crate) fn skippable(
+        self,
+        count: usize,
+        span: impl Fn(usize) -> (usize, usize),
+    ) -> Option<usize> {
         let Keep::After(Some(point)) = self else {
             return None;
         };
@@ -503,162 +431,14 @@ impl Keep {
     }
 }
 
-/// Reads a session from `bytes`, detecting its format unless `format` is given.
-pub fn read(bytes: &[u8], format: Option<Format>) -> Result<Session, ReadError> {
-    read_owned(bytes.to_vec(), format)
-}
-
-/// Like [`read`], taking ownership of the bytes so that line-oriented formats keep them as
-/// their document without a copy (peak memory stays near the file's size).
-pub fn read_owned(bytes: Vec<u8>, format: Option<Format>) -> Result<Session, ReadError> {
-    read_keeping(bytes, format, Keep::Document)
-}
-
-/// Like [`read_owned`], keeping what `keep` says of the document.
-pub fn read_keeping(
-    bytes: Vec<u8>,
-    format: Option<Format>,
-    keep: Keep,
-) -> Result<Session, ReadError> {
-    let text = into_text(bytes)?;
-    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    if body.trim().is_empty() {
-        return Err(ReadError::Empty);
-    }
-    let format = match format {
-        Some(f) => f,
-        None => {
-            let body_len = body.len();
-            let text = match json::read_detected(text, keep) {
-                Ok(read) => return read,
-                Err(text) => text,
-            };
-            let body = &text[text.len() - body_len..];
-            let format = detect(body)?;
-            return read_format(text, format, keep);
-        }
-    };
-    read_format(text, format, keep)
-}
-
-fn read_format(text: String, format: Format, keep: Keep) -> Result<Session, ReadError> {
-    match format {
-        Format::OpenAi | Format::Anthropic => json::read_keeping(text, format, keep),
-        Format::Jsonl => jsonl::read_keeping(text, keep),
-        Format::ClaudeCode => claude_code::read(text),
-        Format::Codex => codex::read(text),
-        Format::Goose => goose::read(text),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn format_names_round_trip() {
-        for f in Format::ALL {
-            assert_eq!(Format::from_name(f.name()), Some(f));
-        }
-        assert_eq!(Format::from_name("yaml"), None);
-    }
 
     #[test]
     fn roles_parse() {
         assert_eq!(Role::parse("function"), Some(Role::Tool));
         assert_eq!(Role::parse("wizard"), None);
         assert!(Role::Developer.is_system());
-    }
-
-    /// A session of `n` messages of every common shape (and some that are not).
-    fn big_session(n: usize) -> Vec<String> {
-        (0..n)
-            .map(|i| match i % 5 {
-                0 => format!(r#"{{"role":"user","content":"question {i} \u00e9 {}"}}"#, "x".repeat(i % 300)),
-                1 => format!(r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"c{i}","type":"function","function":{{"name":"ls","arguments":"{{}}"}}}}]}}"#),
-                2 => format!(r#"{{"role":"tool","tool_call_id":"c{}","content":"out {i}"}}"#, i - 1),
-                3 => format!(r#"{{"role":"assistant","content":[{{"type":"text","text":"part {i}"}}],"_preserve":true}}"#),
-                _ => format!(r#"{{"role":"wizard","content":"odd {i}","model":"gpt-4o"}}"#),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn reading_for_counting_gives_the_same_messages_and_releases_the_text() {
-        let records = big_session(20_000);
-        let json = format!(r#"{{"model":"gpt-4o","messages":[{}]}}"#, records.join(","));
-        let jsonl = records.join("\n") + "\n";
-        assert!(
-            json.len() > 1 << 20,
-            "large enough to be read on several threads"
-        );
-        for text in [json, jsonl] {
-            let kept = read_keeping(text.clone().into_bytes(), None, Keep::Document).unwrap();
-            let read = read_keeping(text.into_bytes(), None, Keep::Messages).unwrap();
-            assert_eq!(read.messages, kept.messages);
-            assert_eq!(read.model, kept.model);
-            assert_eq!(read.warnings, kept.warnings);
-            assert!(matches!(read.doc, Document::Released));
-            assert!(matches!(
-                write(&read, &read.keep_all()),
-                Err(WriteError::Released)
-            ));
-        }
-    }
-
-    #[test]
-    fn a_layout_read_writes_like_a_whole_read_once_its_text_is_back() {
-        let records = big_session(20_000);
-        let json = format!(
-            "{{\n  \"model\": \"gpt-4o\",\n  \"messages\": [\n    {}\n  ]\n}}\n",
-            records.join(",\n    ")
-        );
-        let jsonl = records.join("\n") + "\n";
-        let anthropic = r#"{"system":"be brief","messages":[{"role":"user","content":"hi"}]}"#;
-        for text in [json, jsonl, anthropic.to_string()] {
-            let kept = read_keeping(text.clone().into_bytes(), None, Keep::Document).unwrap();
-            let mut read = read_keeping(text.clone().into_bytes(), None, Keep::Layout).unwrap();
-            assert_eq!(read.messages, kept.messages);
-            assert!(read.doc.is_detached());
-            assert!(matches!(
-                write(&read, &read.keep_all()),
-                Err(WriteError::Released)
-            ));
-            read.release_text();
-            let texts = read.messages.iter().flat_map(|m| &m.parts).filter(|p| {
-                matches!(p, Part::Text(t) | Part::Thinking(t) if !t.is_empty())
-                    || matches!(p, Part::ToolCall { arguments, .. } if !arguments.is_empty())
-            });
-            assert_eq!(texts.count(), 0);
-            read.reattach(text.clone().into_bytes()).unwrap();
-            assert!(!read.doc.is_detached());
-            // A plan that drops every third message and inserts one writes the same bytes.
-            let mut items: Vec<Item> = (0..kept.messages.len())
-                .filter(|i| i % 3 != 1)
-                .map(Item::Keep)
-                .collect();
-            items.insert(
-                1,
-                Item::Insert(NewMessage {
-                    role: Role::User,
-                    text: "[omitted]".into(),
-                    meta: Default::default(),
-                }),
-            );
-            assert_eq!(write(&read, &items).unwrap(), write(&kept, &items).unwrap());
-            assert_eq!(write(&read, &read.keep_all()).unwrap(), text.as_bytes());
-        }
-    }
-
-    #[test]
-    fn reading_for_counting_reports_the_first_broken_record() {
-        let mut records = big_session(20_000);
-        records[100] = r#"{"role":7}"#.to_string();
-        records[19_000] = r#"{"content":"no role"}"#.to_string();
-        let jsonl = records.join("\n") + "\n";
-        let kept = read_keeping(jsonl.clone().into_bytes(), None, Keep::Document).unwrap_err();
-        let read = read_keeping(jsonl.into_bytes(), None, Keep::Messages).unwrap_err();
-        assert_eq!(read.to_string(), kept.to_string());
-        assert!(read.to_string().contains("101"), "{read}");
     }
 }

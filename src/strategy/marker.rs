@@ -1,6 +1,6 @@
 //! The omission marker `smart` puts where it dropped messages.
 
-pub use crate::session::message::{is_omission_marker, omission_marker};
+pub use crate::formats::message::{is_omission_marker, omission_marker};
 use crate::session::{Message, Origin, Part, Role};
 
 /// The marker as a message, to count its tokens and to carry it through later steps.

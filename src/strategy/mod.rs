@@ -153,7 +153,7 @@ pub fn plan(
         counter,
         opts,
         budget,
-        user_first: session.format == crate::session::Format::Anthropic,
+        user_first: session.format.codec().user_first(),
     };
     let view = run(kind, View::new(session, counts, &pinned), &ctx);
     Ok(finish(view, session, kind, &ctx, original_tokens, warnings))

@@ -4,7 +4,8 @@
 use serde_json::{json, Value};
 
 use super::{plan, Options, Plan, StrategyKind};
-use crate::session::{self, Format, Message, Role, Session};
+use crate::formats;
+use crate::session::{Format, Message, Role, Session};
 use crate::tokens::{Counter, Encoding, Tokenizer};
 
 /// One turn of a test conversation.
@@ -207,7 +208,7 @@ pub struct S {
 
 impl S {
     pub fn read(bytes: Vec<u8>, format: Format) -> S {
-        let session = session::read(&bytes, Some(format)).expect("test session reads");
+        let session = formats::read(&bytes, Some(format)).expect("test session reads");
         S::with(session, Encoding::Approx)
     }
 
@@ -258,11 +259,11 @@ pub fn run(s: &S, kind: StrategyKind, opts: &Options, budget: usize) -> R {
 
 /// Writes `plan` and reads the result back in the same format.
 pub fn reread(s: &S, plan: &Plan) -> Session {
-    let bytes = session::write(&s.session, &plan.items).expect("plan items write");
+    let bytes = formats::write(&s.session, &plan.items).expect("plan items write");
     if bytes.iter().all(u8::is_ascii_whitespace) {
         // An empty JSONL file: nothing to read, nothing kept.
         assert!(plan.items.is_empty());
-        return session::read(b"[]", Some(Format::OpenAi)).unwrap();
+        return formats::read(b"[]", Some(Format::OpenAi)).unwrap();
     }
-    session::read(&bytes, Some(s.session.format)).expect("written plan reads back")
+    formats::read(&bytes, Some(s.session.format)).expect("written plan reads back")
 }

@@ -4,7 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use ctxctl::session::{self, Part, Role};
+use ctxctl::formats;
+use ctxctl::session::{Part, Role};
 use serde_json::{json, Value};
 
 use crate::shared::goose_session_from_recording;
@@ -12,7 +13,7 @@ use crate::support::{fixture, s, TestEnv};
 
 /// A session's messages as the model sees them.
 fn messages(bytes: &[u8]) -> Vec<(Role, Vec<Part>)> {
-    session::read(bytes, None)
+    formats::read(bytes, None)
         .unwrap()
         .messages
         .into_iter()
@@ -196,7 +197,7 @@ fn codex_restore_after_fresh_usage_appends_the_restored_history() {
     let mut want = messages(&orig);
     want.extend(messages(format!("{extra}\n").as_bytes()));
     assert_eq!(messages(restored.as_bytes()), want);
-    let s = session::read(restored.as_bytes(), None).unwrap();
+    let s = formats::read(restored.as_bytes(), None).unwrap();
     assert_eq!(
         s.reported_usage, None,
         "the usage before the rewrite is stale"

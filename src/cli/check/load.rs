@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::cli::input;
 use crate::context::{Context, ResolvedModel};
 use crate::session::pairs::{self, Shape};
-use crate::session::{Format, Keep, ReportedUsage};
+use crate::session::{Keep, ReportedUsage};
 use crate::tokens::digest::{Digest, Resumable, DIGEST_VERSION};
 
 /// What a check needs of one session.
@@ -50,8 +50,8 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
         return full(ctx, path, key);
     }
     if let Some(d) = &before {
-        // A JSONL file names its model in its first record that names one.
-        if session.format == Format::Jsonl && d.model.is_some() {
+        // A file that names its model in its first records only keeps the earlier read's.
+        if session.format.codec().model_in_first_records() && d.model.is_some() {
             session.model.clone_from(&d.model);
         }
         // The file may now name another model (another tokenizer or scale): read it all.

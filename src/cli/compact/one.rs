@@ -12,8 +12,8 @@ use crate::cli::output::{self, Destination};
 use crate::compact::{self, CompactInfo};
 use crate::context::Context;
 use crate::exit::ExitStatus;
+use crate::formats;
 use crate::render::table::thousands;
-use crate::session;
 use crate::summarize::{Input, Summarizer};
 
 /// Compacts one session (`from_store`: the store's copy of `--name`, compacted in place).
@@ -162,7 +162,7 @@ pub fn compact_file(
     };
     let tokens = compacted(&loaded, &part, &summary, &info);
     let items = compact::assemble(&loaded.session, &part, &summary, &info);
-    let bytes = session::write(&loaded.session, &items)?;
+    let bytes = formats::write(&loaded.session, &items)?;
     let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
     output::write_archived(ctx, &dest, &loaded, &bytes, archive_path)?;
 

@@ -4,7 +4,8 @@ use std::time::Duration;
 
 use super::test_server::{Reply, TestServer};
 use super::*;
-use crate::session::{read, Format, Session};
+use crate::formats::read;
+use crate::session::{Format, Session};
 use crate::tokens::{Encoding, Tokenizer};
 
 const KEY: &str = "sk-test-SECRET-0123456789";

@@ -1,5 +1,6 @@
 use super::*;
-use crate::session::{read, Format};
+use crate::formats::read;
+use crate::session::Format;
 use crate::tokens::{Encoding, Tokenizer};
 
 fn counter(e: Encoding) -> Counter {

@@ -235,7 +235,7 @@ pub(crate) fn leaky_session() -> crate::session::Session {
         {"role": "assistant", "content": format!("Calling the API with `Authorization: Bearer {BEARER}` worked.")},
         {"role": "user", "content": "Thanks. Now write the README."}
     ]);
-    crate::session::read(
+    crate::formats::read(
         v.to_string().as_bytes(),
         Some(crate::session::Format::OpenAi),
     )

@@ -12,7 +12,7 @@
 //!   boundary's notes the original `parentUuid` of every re-threaded record, so that
 //!   `archive restore` can undo the compaction exactly.
 //! - Every rewrite ends with a marker record naming the new leaf (see
-//!   [`marker`](super::claude_code_marker)).
+//!   [`marker`](super::marker)).
 //! - Only `parentUuid` (and `message` for edited tool results, `leafUuid` of a
 //!   `last-prompt` whose leaf was removed) is ever changed in an existing record; every other
 //!   byte of its line is kept.
@@ -21,16 +21,17 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::claude_code::{messages, Transcript};
-use super::claude_code_marker as marker;
-use super::claude_code_new::{self as new, Place};
-use super::claude_code_plan::{entries, fates, Entry, Fate};
-use super::claude_code_restore::PARENTS_KEY;
-use super::lines_out::{LineOut, LinePlan};
-use super::message::Notes;
-use super::raw::set_fields;
-use super::write::{same_messages, set_result_text, Item, PartEdit, WriteError};
-use super::{LinesDoc, Session};
+use super::marker;
+use super::new::{self as new, Place};
+use super::plan::{entries, fates, Entry, Fate};
+use super::restore::PARENTS_KEY;
+use super::{messages, Transcript};
+use crate::formats::edit::{same_messages, set_result_text};
+use crate::formats::lines_out::{LineOut, LinePlan};
+use crate::formats::message::Notes;
+use crate::formats::raw::set_fields;
+use crate::session::{Item, PartEdit, WriteError};
+use crate::session::{LinesDoc, Session};
 
 pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     if items == session.keep_all().as_slice() {
@@ -397,5 +398,5 @@ impl Writer<'_> {
 }
 
 #[cfg(test)]
-#[path = "claude_code_write_tests.rs"]
+#[path = "write_tests.rs"]
 mod tests;

@@ -2,8 +2,13 @@
 
 use serde_json::Value;
 
-use super::message;
-use super::{Document, Format, Keep, LinesDoc, Origin, ReadError, Resume, Session};
+use crate::formats::edit::{apply_edits, new_record};
+use crate::formats::lines_out::{LineOut, LinePlan};
+use crate::formats::message;
+use crate::formats::raw::RawRecord;
+use crate::formats::{lines_doc, Codec};
+use crate::session::{Document, Format, Keep, LinesDoc, Origin, ReadError, Resume, Session};
+use crate::session::{Item, PartEdit, WriteError};
 
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     read_keeping(text.into(), Keep::Document)
@@ -33,12 +38,12 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
     let spans: Vec<_> = doc.lines[first..n].iter().map(|l| l.start..l.end).collect();
     let release = keep != Keep::Document;
     let (parsed, notes) =
-        super::par::parse_spans(&mut doc.text, &spans, release, |text, i, notes| {
+        crate::formats::par::parse_spans(&mut doc.text, &spans, release, |text, i, notes| {
             let (line, i) = (&text[spans[i].clone()], first + i);
             if line.trim().is_empty() {
                 return Ok(None);
             }
-            if let Some(m) = super::fast::simple_message(line, &Origin::Record(i)) {
+            if let Some(m) = crate::formats::chat::fast::simple_message(line, &Origin::Record(i)) {
                 return Ok(Some((m, None)));
             }
             let v: Value = serde_json::from_str(line).map_err(|e| ReadError::json(&e, i))?;
@@ -112,6 +117,81 @@ pub fn parse_line(doc: &LinesDoc, i: usize) -> Result<Value, LineError> {
     }
 }
 
+/// Plain JSONL: one OpenAI- or Anthropic-shaped message per line.
+pub struct Jsonl;
+
+impl Codec for Jsonl {
+    fn format(&self) -> Format {
+        Format::Jsonl
+    }
+
+    fn name(&self) -> &'static str {
+        "jsonl"
+    }
+
+    fn read(&self, text: String, keep: Keep) -> Result<Session, ReadError> {
+        read_keeping(text, keep)
+    }
+
+    fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+        write_lines(session, lines_doc(session)?, items)
+    }
+
+    fn model_in_first_records(&self) -> bool {
+        true
+    }
+}
+
+/// Plain JSONL: kept lines byte for byte, edited lines with only `content` re-serialized,
+/// new records before the next kept message, or appended before a truncated last line (an
+/// agent still writing), which stays last and untouched.
+fn write_lines(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+    let mut plan = LinePlan::new(doc);
+    for m in &session.messages {
+        for &r in m.origin.records() {
+            plan.set(r, LineOut::Drop);
+        }
+    }
+    let mut pending: Vec<String> = Vec::new();
+    for item in items {
+        match item {
+            Item::Insert(m) => pending.push(serde_json::to_string(&new_record(m))?),
+            Item::InsertRecord(v) => pending.push(serde_json::to_string(v)?),
+            Item::Keep(i) | Item::Edit { index: i, .. } => {
+                let records = session.messages[*i].origin.records();
+                if let Some(&first) = records.first() {
+                    for text in pending.drain(..) {
+                        plan.insert_before(first, text);
+                    }
+                }
+                for &r in records {
+                    let action = match item {
+                        Item::Edit { edits, .. } => {
+                            LineOut::Rewrite(edit_line(doc.line(r), *i, edits)?)
+                        }
+                        _ => LineOut::Keep,
+                    };
+                    plan.set(r, action);
+                }
+            }
+        }
+    }
+    for text in pending {
+        plan.append(text);
+    }
+    Ok(plan.render())
+}
+
+/// Applies `edits` to the JSONL record `line`. Edits only change `content`, so only that
+/// field is re-serialized: every other field keeps its bytes (numbers as written, escapes).
+fn edit_line(line: &str, index: usize, edits: &[PartEdit]) -> Result<String, WriteError> {
+    let mut v: Value = serde_json::from_str(line)?;
+    apply_edits(&mut v, index, edits)?;
+    let mut rec = RawRecord::parse(line)?;
+    rec.set("content", v.get("content").unwrap_or(&Value::Null))?;
+    Ok(rec.to_line()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,7 +219,8 @@ mod tests {
 
     #[test]
     fn numbers_beyond_f64_and_i64_survive_an_edited_line() {
-        use crate::session::{write, Item, PartEdit};
+        use crate::formats::write;
+        use crate::session::{Item, PartEdit};
         let text = "{\"role\":\"tool\",\"tool_call_id\":\"c\",\"content\":\"long\",\"n\":123456789012345678901234567890,\"f\":1e999999}\n";
         let s = read(text).unwrap();
         let edit = Item::Edit {
@@ -166,7 +247,8 @@ mod tests {
     fn records_appended_to_a_truncated_file_go_before_its_tail() {
         // Found by the `rewrite` fuzz target: a summary appended after the half-written
         // last line made that line a broken middle line, and the rewrite unreadable.
-        use crate::session::{write, Item, NewMessage, Role};
+        use crate::formats::write;
+        use crate::session::{Item, NewMessage, Role};
         let text = "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assis";
         let s = read(text).unwrap();
         let summary = Item::Insert(NewMessage {

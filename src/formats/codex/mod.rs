@@ -8,14 +8,20 @@
 //! Legacy rollouts (bare items after a `{id, timestamp, instructions}` line, with
 //! `record_type` lines) are read too.
 
+mod items;
+mod restore;
+mod write;
+
 use serde_json::{json, Value};
 
-use super::codex_items::{codex_compact, item_message};
-use super::jsonl::{records, Record};
-use super::message::Notes;
-use super::{
+use crate::formats::jsonl::{records, Record};
+use crate::formats::message::Notes;
+use crate::formats::{lines_doc, Codec};
+use crate::session::{
     Document, Format, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role, Session,
 };
+use crate::session::{Item, Keep, WriteError};
+use items::{codex_compact, item_message};
 
 /// Where an item of the active history comes from.
 #[derive(Debug, Clone, PartialEq)]
@@ -260,6 +266,57 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     })
 }
 
+/// Codex CLI rollouts (`~/.codex/sessions/**/rollout-*.jsonl`).
+pub struct Codex;
+
+/// Envelope types of a current rollout (`{"timestamp", "type", "payload"}`).
+const CODEX_TYPES: [&str; 6] = [
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+    "world_state",
+];
+
+impl Codec for Codex {
+    fn format(&self) -> Format {
+        Format::Codex
+    }
+
+    fn name(&self) -> &'static str {
+        "codex"
+    }
+
+    fn line_score(&self, index: usize, r: &Value) -> usize {
+        let ty = r.get("type").and_then(Value::as_str).unwrap_or("");
+        let envelope = r.get("payload").is_some() && CODEX_TYPES.contains(&ty);
+        // Legacy rollouts: bare items after an `{id, timestamp, instructions}` line.
+        let legacy =
+            r.get("record_type").is_some() || (index == 0 && r.get("instructions").is_some());
+        usize::from(envelope) + usize::from(legacy)
+    }
+
+    fn read(&self, text: String, _keep: Keep) -> Result<Session, ReadError> {
+        read(text)
+    }
+
+    fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+        write::write(session, lines_doc(session)?, items)
+    }
+
+    /// A message read from a `compacted` record's `replacement_history` is archived as its
+    /// item, not as the whole record its origin names.
+    fn embedded_items(&self, session: &Session) -> Option<Vec<Option<Value>>> {
+        let Document::Lines(doc) = &session.doc else {
+            return None;
+        };
+        embedded_items(doc)
+            .ok()
+            .filter(|e| e.len() == session.messages.len())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,7 +459,7 @@ mod tests {
         let texts: Vec<String> = s.messages.iter().map(Message::text).collect();
         assert_eq!(texts, ["first", "second", "third"]);
         // Dropping the messages of the `compacted` record must not revive what it replaced.
-        let out = crate::session::write(&s, &[Item::Keep(2)]).unwrap();
+        let out = crate::formats::write(&s, &[Item::Keep(2)]).unwrap();
         let again = read(String::from_utf8(out).unwrap()).unwrap();
         let texts: Vec<String> = again.messages.iter().map(Message::text).collect();
         assert_eq!(texts, ["third"]);

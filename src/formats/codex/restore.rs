@@ -11,10 +11,10 @@
 
 use serde_json::Value;
 
-use super::codex::{Rollout, Source};
-use super::lines_out::{LineOut, LinePlan};
-use super::write::WriteError;
-use super::LinesDoc;
+use super::{Rollout, Source};
+use crate::formats::lines_out::{LineOut, LinePlan};
+use crate::session::LinesDoc;
+use crate::session::WriteError;
 
 /// The Responses item an archived record holds: the payload of a `response_item` line, or
 /// the record itself when it is a bare item (from a `replacement_history`, or a legacy

@@ -10,8 +10,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::jsonl::{records, Record};
-use super::{LinesDoc, ReadError};
+use crate::formats::jsonl::{records, Record};
+use crate::session::{LinesDoc, ReadError};
 
 /// The `model` Claude Code writes on assistant records it makes up itself (errors,
 /// interruptions); they carry no real usage.

@@ -3,7 +3,8 @@
 
 use serde_json::{json, Map};
 
-use super::{read, Document, Item, NewMessage, Role};
+use crate::formats::read;
+use crate::session::{Document, Item, NewMessage, Role};
 
 /// The summary record a compaction inserts (`compact_id` `c1`).
 pub fn summary() -> Item {

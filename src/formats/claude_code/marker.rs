@@ -8,9 +8,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::claude_code::Transcript;
-use super::claude_code_plan::{Entry, Fate};
-use super::{Part, Role, Session};
+use super::plan::{Entry, Fate};
+use super::Transcript;
+use crate::session::{Part, Role, Session};
 
 /// The marker record.
 pub fn rewrite_marker(

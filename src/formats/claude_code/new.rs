@@ -4,9 +4,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::claude_code::SYNTHETIC_MODEL;
-use super::write::NewMessage;
-use super::Role;
+use super::SYNTHETIC_MODEL;
+use crate::session::NewMessage;
+use crate::session::Role;
 
 /// Envelope fields copied from a neighbouring record.
 const ENVELOPE: [&str; 9] = [

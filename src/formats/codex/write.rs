@@ -10,11 +10,12 @@
 
 use serde_json::{json, Value};
 
-use super::codex::{ActiveItem, Rollout};
-use super::codex_restore::{self, archived_item};
-use super::lines_out::{LineOut, LinePlan};
-use super::write::{restore_plan, same_messages, Item, NewMessage, PartEdit, WriteError};
-use super::{LinesDoc, Role, Session};
+use super::restore::{self, archived_item};
+use super::{ActiveItem, Rollout};
+use crate::formats::edit::same_messages;
+use crate::formats::lines_out::{LineOut, LinePlan};
+use crate::session::{restore_plan, Item, NewMessage, PartEdit, WriteError};
+use crate::session::{LinesDoc, Role, Session};
 
 pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     if items == session.keep_all().as_slice() {
@@ -49,7 +50,7 @@ pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8
     }
     if let Some(p) = restore_plan(session, items) {
         if let Some(at) = p.at.checked_sub(offset) {
-            if let Some(bytes) = codex_restore::undo(doc, &r, at, &history)? {
+            if let Some(bytes) = restore::undo(doc, &r, at, &history)? {
                 return Ok(bytes);
             }
         }
@@ -175,7 +176,7 @@ fn legacy(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::{read, write as session_write};
+    use crate::formats::{read, write as session_write};
 
     #[test]
     fn wrapped_shell_output_keeps_its_wrapper() {

@@ -16,13 +16,14 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::claude_code::{messages, Transcript};
-use super::claude_code_marker::{is_rewrite_marker, latest_prompt, rewrite_marker, session_id};
-use super::lines_out::{LineOut, LinePlan};
-use super::message::Notes;
-use super::raw::set_fields;
-use super::write::{same_messages, RestorePlan, WriteError};
-use super::{LinesDoc, Session};
+use super::marker::{is_rewrite_marker, latest_prompt, rewrite_marker, session_id};
+use super::{messages, Transcript};
+use crate::formats::edit::same_messages;
+use crate::formats::lines_out::{LineOut, LinePlan};
+use crate::formats::message::Notes;
+use crate::formats::raw::set_fields;
+use crate::session::{LinesDoc, Session};
+use crate::session::{RestorePlan, WriteError};
 
 /// Key of the boundary's `ctxctl` metadata mapping the uuid of each record the compaction
 /// re-threaded to its original `parentUuid`.
@@ -192,8 +193,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::session::restore_testkit::{restore_items, summary};
-    use crate::session::{read, write, Item};
+    use crate::formats::restore_testkit::{restore_items, summary};
+    use crate::formats::{read, write};
+    use crate::session::Item;
 
     fn rec(uuid: &str, parent: Option<&str>, ty: &str, text: &str) -> String {
         json!({"parentUuid": parent, "isSidechain": false, "sessionId": "s", "type": ty,

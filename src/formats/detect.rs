@@ -2,8 +2,9 @@
 
 use serde_json::Value;
 
-use super::sniff::skeleton;
-use super::{Format, ReadError};
+use crate::formats::sniff::skeleton;
+use crate::formats::CODECS;
+use crate::session::{Format, ReadError};
 
 /// How many leading JSONL records are looked at to tell the agent formats apart.
 const SNIFF_LINES: usize = 50;
@@ -181,70 +182,21 @@ fn looks_anthropic_blocks(messages: &Value) -> bool {
         && !text.contains("\"tool_calls\"")
 }
 
+/// The line format whose codec scores the records highest (see [`Codec::line_score`]);
+/// plain JSONL when none recognises any.
 fn detect_lines(records: &[Value]) -> Format {
-    const CODEX_TYPES: [&str; 6] = [
-        "session_meta",
-        "response_item",
-        "event_msg",
-        "turn_context",
-        "compacted",
-        "world_state",
-    ];
-    const CLAUDE_TYPES: [&str; 5] = [
-        "summary",
-        "file-history-snapshot",
-        "queue-operation",
-        "last-prompt",
-        "progress",
-    ];
-    let mut codex = 0;
-    let mut claude = 0;
-    let mut goose = 0;
-    for (i, r) in records.iter().enumerate() {
-        let ty = r.get("type").and_then(Value::as_str).unwrap_or("");
-        if r.get("payload").is_some() && CODEX_TYPES.contains(&ty) {
-            codex += 1;
-        }
-        if r.get("record_type").is_some() || (i == 0 && r.get("instructions").is_some()) {
-            codex += 1;
-        }
-        if r.get("sessionId").is_some()
-            && (r.get("uuid").is_some() || r.get("parentUuid").is_some())
-            || CLAUDE_TYPES.contains(&ty)
-        {
-            claude += 1;
-        }
-        if (i == 0 && r.get("working_dir").is_some() && r.get("message_count").is_some())
-            || is_goose_message(r)
-        {
-            goose += 1;
+    let mut best = (0, Format::Jsonl);
+    for codec in CODECS {
+        let score: usize = records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| codec.line_score(i, r))
+            .sum();
+        if score > best.0 {
+            best = (score, codec.format());
         }
     }
-    let best = codex.max(claude).max(goose);
-    if best == 0 {
-        Format::Jsonl
-    } else if best == codex {
-        Format::Codex
-    } else if best == claude {
-        Format::ClaudeCode
-    } else {
-        Format::Goose
-    }
-}
-
-fn is_goose_message(r: &Value) -> bool {
-    r.get("created").is_some_and(Value::is_i64)
-        && r.get("content").and_then(Value::as_array).is_some_and(|c| {
-            c.iter().any(|p| {
-                matches!(
-                    p.get("type").and_then(Value::as_str),
-                    Some("toolRequest" | "toolResponse")
-                )
-            }) || r
-                .get("metadata")
-                .is_some_and(|m| m.get("agentVisible").is_some())
-                || r.get("id").is_some_and(Value::is_null)
-        })
+    best.1
 }
 
 #[cfg(test)]

@@ -6,17 +6,26 @@
 //! `file-history-snapshot`, unknown types, dead branches, history before a compaction) is
 //! carried along untouched.
 
+mod marker;
+mod new;
+mod plan;
+mod restore;
+mod thread;
+mod write;
+
 use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::claude_code_marker::is_rewrite_marker;
-pub use super::claude_code_thread::{Rec, Transcript, SYNTHETIC_MODEL};
-use super::message::{self, Notes};
-use super::{
+use crate::formats::message::{self, Notes};
+use crate::formats::{lines_doc, Codec};
+use crate::session::{
     CompactMeta, Document, Format, LinesDoc, Message, Origin, ReadError, ReportedUsage, Role,
     Session,
 };
+use crate::session::{Item, Keep, RestorePlan, WriteError};
+use marker::is_rewrite_marker;
+pub use thread::{Rec, Transcript, SYNTHETIC_MODEL};
 
 /// The messages of a transcript's live thread, and per message the records it came from.
 pub fn messages(
@@ -165,6 +174,50 @@ fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage
         output_tokens,
         after_message: Some(idx),
     })
+}
+
+/// Claude Code transcripts (`~/.claude/projects/**.jsonl`).
+pub struct ClaudeCode;
+
+/// Record types only Claude Code writes.
+const CLAUDE_TYPES: [&str; 5] = [
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "last-prompt",
+    "progress",
+];
+
+impl Codec for ClaudeCode {
+    fn format(&self) -> Format {
+        Format::ClaudeCode
+    }
+
+    fn name(&self) -> &'static str {
+        "claude-code"
+    }
+
+    fn line_score(&self, _index: usize, r: &Value) -> usize {
+        let ty = r.get("type").and_then(Value::as_str).unwrap_or("");
+        let linked = r.get("uuid").is_some() || r.get("parentUuid").is_some();
+        usize::from(r.get("sessionId").is_some() && linked || CLAUDE_TYPES.contains(&ty))
+    }
+
+    fn read(&self, text: String, _keep: Keep) -> Result<Session, ReadError> {
+        read(text)
+    }
+
+    fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+        write::write(session, lines_doc(session)?, items)
+    }
+
+    fn restores_summaries(&self) -> bool {
+        true
+    }
+
+    fn restore(&self, session: &Session, plan: &RestorePlan) -> Result<Vec<u8>, WriteError> {
+        restore::restore(session, lines_doc(session)?, plan)
+    }
 }
 
 #[cfg(test)]

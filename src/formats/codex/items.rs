@@ -2,8 +2,8 @@
 
 use serde_json::{json, Value};
 
-use super::message::{self, args_text, Notes};
-use super::{CompactMeta, Message, Origin, Part, ReadError, Role};
+use crate::formats::message::{self, args_text, Notes};
+use crate::session::{CompactMeta, Message, Origin, Part, ReadError, Role};
 
 /// Codex's own compaction summaries.
 pub fn codex_compact() -> CompactMeta {

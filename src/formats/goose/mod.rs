@@ -4,14 +4,19 @@
 //! Messages marked `metadata.agentVisible: false` (summarized by a compaction, UI-only) are
 //! not part of what the model sees: they are carried along untouched, not read as messages.
 
+mod restore;
+mod write;
+
 use serde_json::Value;
 
-use super::jsonl::{records, Record};
-use super::message::{self, args_text, Notes};
-use super::{
+use crate::formats::jsonl::{records, Record};
+use crate::formats::message::{self, args_text, Notes};
+use crate::formats::{lines_doc, Codec};
+use crate::session::{
     CompactMeta, Document, Format, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role,
     Session,
 };
+use crate::session::{Item, Keep, RestorePlan, WriteError};
 
 /// Content types goose uses for the UI and control flow; not sent to the model.
 const UI_TYPES: [&str; 7] = [
@@ -285,6 +290,57 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         resume: None,
         skipped: false,
     })
+}
+
+/// goose JSONL sessions (metadata line, then messages).
+pub struct Goose;
+
+impl Codec for Goose {
+    fn format(&self) -> Format {
+        Format::Goose
+    }
+
+    fn name(&self) -> &'static str {
+        "goose"
+    }
+
+    fn line_score(&self, index: usize, r: &Value) -> usize {
+        let metadata_line =
+            index == 0 && r.get("working_dir").is_some() && r.get("message_count").is_some();
+        usize::from(metadata_line || is_goose_message(r))
+    }
+
+    fn read(&self, text: String, _keep: Keep) -> Result<Session, ReadError> {
+        read(text)
+    }
+
+    fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+        write::write(session, lines_doc(session)?, items)
+    }
+
+    fn restores_summaries(&self) -> bool {
+        true
+    }
+
+    fn restore(&self, session: &Session, plan: &RestorePlan) -> Result<Vec<u8>, WriteError> {
+        restore::restore(session, lines_doc(session)?, plan)
+    }
+}
+
+/// A goose `Message` line: a Unix `created` time and goose's own part types or metadata.
+fn is_goose_message(r: &Value) -> bool {
+    r.get("created").is_some_and(Value::is_i64)
+        && r.get("content").and_then(Value::as_array).is_some_and(|c| {
+            c.iter().any(|p| {
+                matches!(
+                    p.get("type").and_then(Value::as_str),
+                    Some("toolRequest" | "toolResponse")
+                )
+            }) || r
+                .get("metadata")
+                .is_some_and(|m| m.get("agentVisible").is_some())
+                || r.get("id").is_some_and(Value::is_null)
+        })
 }
 
 #[cfg(test)]

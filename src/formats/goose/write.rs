@@ -6,11 +6,12 @@
 
 use serde_json::{json, Map, Value};
 
-use super::goose::GooseFile;
-use super::lines_out::{LineOut, LinePlan};
-use super::raw::set_fields;
-use super::write::{same_messages, Item, NewMessage, PartEdit, WriteError};
-use super::{LinesDoc, Role, Session};
+use super::GooseFile;
+use crate::formats::edit::same_messages;
+use crate::formats::lines_out::{LineOut, LinePlan};
+use crate::formats::raw::set_fields;
+use crate::session::{Item, NewMessage, PartEdit, WriteError};
+use crate::session::{LinesDoc, Role, Session};
 
 pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     if items == session.keep_all().as_slice() {
@@ -122,7 +123,7 @@ fn edited_content(v: &Value, index: usize, edits: &[PartEdit]) -> Result<Value, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::{read, write as session_write};
+    use crate::formats::{read, write as session_write};
 
     const TEXT: &str = concat!(
         "{\"working_dir\":\"/w\",\"description\":\"d\",\"message_count\":2}\n",

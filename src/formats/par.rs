@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::message::Notes;
+use crate::formats::message::Notes;
 
 /// Below this many bytes of records, one thread parses them all.
 const PARALLEL_BYTES: usize = 1 << 20;

@@ -5,6 +5,10 @@
 //! rewrite copies untouched records (and everything around the list) byte for byte, and no
 //! JSON tree of the whole file is ever held in memory: each record is parsed on its own.
 
+pub(crate) mod fast;
+mod split;
+mod write;
+
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
@@ -14,11 +18,13 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::message::{self, Notes};
-use super::{
+use crate::formats::message::{self, Notes};
+use crate::formats::{json_doc, Codec};
+use crate::session::{
     Document, Format, JsonDoc, JsonStyle, Keep, ListKey, Message, Origin, ReadError, Resume, Role,
     Session,
 };
+use crate::session::{Item, WriteError};
 
 #[cfg(test)]
 pub fn read(text: impl Into<String>, format: Format) -> Result<Session, ReadError> {
@@ -54,7 +60,7 @@ pub fn read_detected(text: String, keep: Keep) -> Result<Result<Session, ReadErr
     let Ok(layout) = layout(&text, bom(&text)) else {
         return Err(text);
     };
-    let facts = super::detect::LayoutFacts {
+    let facts = crate::formats::detect::LayoutFacts {
         root_array: layout.list == ListKey::Root,
         members: layout
             .members
@@ -68,7 +74,7 @@ pub fn read_detected(text: String, keep: Keep) -> Result<Result<Session, ReadErr
         records: layout.records.iter().map(|r| &text[r.clone()]).collect(),
         one_line,
     };
-    match super::detect::detect_layout(&facts) {
+    match crate::formats::detect::detect_layout(&facts) {
         Some(format) => Ok(read_layout(text, format, layout, keep)),
         None => Err(text),
     }
@@ -119,10 +125,10 @@ fn read_layout(
     // Read before the text goes (released from the end, so the start stays till last).
     let style = JsonStyle::of(&text);
     let (parsed, record_notes) =
-        super::par::parse_spans(&mut text, records, release, |text, i, notes| {
+        crate::formats::par::parse_spans(&mut text, records, release, |text, i, notes| {
             let (span, i) = (&records[i], first + i);
             let origin = Origin::Record(i);
-            if let Some(m) = super::fast::simple_message(&text[span.clone()], &origin) {
+            if let Some(m) = fast::simple_message(&text[span.clone()], &origin) {
                 return Ok(Some(m));
             }
             let place = if key.is_empty() {
@@ -254,7 +260,7 @@ fn layout(text: &str, start: usize) -> Result<Layout, ReadError> {
     // The list was validated by the pass above: its elements are found by a byte scan,
     // not a second serde pass over the whole list.
     let list_span = span_of(text, list_raw.get());
-    let records = super::split::array_items(list_raw.get())
+    let records = split::array_items(list_raw.get())
         .into_iter()
         .map(|r| list_span.start + r.start..list_span.start + r.end)
         .collect();
@@ -318,6 +324,55 @@ fn system_message(v: &Value, notes: &mut Notes) -> Result<Option<Message>, ReadE
     }
 }
 
+/// A JSON document codec: OpenAI Chat Completions or Anthropic Messages.
+pub struct Chat {
+    format: Format,
+    name: &'static str,
+    user_first: bool,
+}
+
+/// OpenAI Chat Completions messages: a JSON array, or an object holding it under
+/// `messages` (or `history`, as SWE-agent trajectories do).
+pub static OPENAI: Chat = Chat {
+    format: Format::OpenAi,
+    name: "openai",
+    user_first: false,
+};
+
+/// An Anthropic Messages API request body (`system` + `messages`); the API wants the
+/// conversation to open with a user turn.
+pub static ANTHROPIC: Chat = Chat {
+    format: Format::Anthropic,
+    name: "anthropic",
+    user_first: true,
+};
+
+impl Codec for Chat {
+    fn format(&self) -> Format {
+        self.format
+    }
+
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn is_lines(&self) -> bool {
+        false
+    }
+
+    fn read(&self, text: String, keep: Keep) -> Result<Session, ReadError> {
+        read_keeping(text, self.format, keep)
+    }
+
+    fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+        write::write(session, json_doc(session)?, items)
+    }
+
+    fn user_first(&self) -> bool {
+        self.user_first
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,7 +395,7 @@ mod tests {
         let pretty = "[\n  {\n    \"role\": \"user\",\n    \"content\": \"hi\",\n    \"n\": 1.000000000000000000001,\n    \"i\": -9223372036854775809\n  }\n]\n";
         for (text, format) in [(compact, Format::OpenAi), (pretty, Format::OpenAi)] {
             let s = read(text, format).unwrap();
-            let out = crate::session::write(&s, &s.keep_all()).unwrap();
+            let out = crate::formats::write(&s, &s.keep_all()).unwrap();
             // Kept records are copied verbatim: every digit, exponent and sign as written.
             assert_eq!(String::from_utf8(out).unwrap(), text);
         }
@@ -354,7 +409,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.messages[0].role, Role::Assistant);
-        let out = crate::session::write(&s, &s.keep_all()).unwrap();
+        let out = crate::formats::write(&s, &s.keep_all()).unwrap();
         assert_eq!(
             out,
             br#"[{"role":"user","content":"a","role":"assistant"}]"#

@@ -3,7 +3,8 @@
 use serde_json::json;
 
 use super::*;
-use crate::session::{read, write as session_write, NewMessage, Role};
+use crate::formats::{read, write as session_write};
+use crate::session::{NewMessage, Role};
 
 fn rec(uuid: &str, parent: Option<&str>, ty: &str, content: Value) -> String {
     json!({"parentUuid": parent, "isSidechain": false, "sessionId": "s", "type": ty,

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use super::claude_code::Transcript;
-use super::write::{Item, NewMessage, PartEdit};
+use super::Transcript;
+use crate::session::{Item, NewMessage, PartEdit};
 
 /// Whether an inserted message is a compaction summary.
 pub fn is_compaction(m: &NewMessage) -> bool {

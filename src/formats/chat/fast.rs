@@ -3,7 +3,7 @@
 //! are read borrowed from the text, without building a JSON tree of the record, and the
 //! content string is unescaped once, straight into the message. Any other record — another
 //! member, an unknown role, a content list, a value of an unexpected type, a duplicate key —
-//! returns `None`, and the caller parses it the general way ([`super::message::parse`]),
+//! returns `None`, and the caller parses it the general way ([`crate::formats::message::parse`]),
 //! which also gives the errors. Both ways give the same message (tested).
 
 use std::borrow::Cow;
@@ -11,9 +11,9 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::json::Entries;
-use super::message::tool_call;
-use super::{Message, Origin, Part, Role};
+use super::Entries;
+use crate::formats::message::tool_call;
+use crate::session::{Message, Origin, Part, Role};
 
 /// The message in `raw` (one record's JSON text), when it has the simple shape.
 pub fn simple_message(raw: &str, origin: &Origin) -> Option<Message> {
@@ -77,7 +77,7 @@ fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::message::{self, Notes};
+    use crate::formats::message::{self, Notes};
     use proptest::prelude::*;
 
     fn general(raw: &str) -> Option<Message> {

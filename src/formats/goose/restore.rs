@@ -8,11 +8,12 @@
 
 use serde_json::Value;
 
-use super::goose::GooseFile;
-use super::lines_out::{LineOut, LinePlan};
-use super::raw::{remove_field, set_fields};
-use super::write::{same_messages, RestorePlan, WriteError};
-use super::{LinesDoc, Session};
+use super::GooseFile;
+use crate::formats::edit::same_messages;
+use crate::formats::lines_out::{LineOut, LinePlan};
+use crate::formats::raw::{remove_field, set_fields};
+use crate::session::{LinesDoc, Session};
+use crate::session::{RestorePlan, WriteError};
 
 pub fn restore(
     session: &Session,
@@ -85,8 +86,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::session::restore_testkit::{restore_items, summary};
-    use crate::session::{read, write, Item};
+    use crate::formats::restore_testkit::{restore_items, summary};
+    use crate::formats::{read, write};
+    use crate::session::Item;
 
     fn line(text: &str, created: i64, meta: Option<Value>) -> String {
         let mut v = json!({"id": null, "role": "user", "created": created,

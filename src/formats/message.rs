@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{CompactMeta, Message, Origin, Part, ReadError, Role};
+use crate::session::{CompactMeta, Message, Origin, Part, ReadError, Role};
 
 /// Warnings gathered while parsing, folded into one line per kind at the end.
 #[derive(Debug, Default)]

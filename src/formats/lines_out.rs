@@ -2,7 +2,7 @@
 //! replaced, and new records are inserted before a given line or appended. Appended records
 //! go before a truncated last line (an agent still writing), which stays last and untouched.
 
-use super::LinesDoc;
+use crate::session::LinesDoc;
 
 /// What happens to one line.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,8 +8,9 @@ use std::ops::Range;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::write::{apply_edits, new_record, Item, WriteError};
-use super::{Format, JsonDoc, Origin, Session};
+use crate::formats::edit::{apply_edits, new_record};
+use crate::session::{Format, JsonDoc, Origin, Session};
+use crate::session::{Item, WriteError};
 
 pub fn write(session: &Session, doc: &JsonDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     let indent = element_indent(doc);
@@ -209,7 +210,8 @@ fn member_range(text: &str, value: Range<usize>) -> Range<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::{read, write, NewMessage, Role};
+    use crate::formats::{read, write};
+    use crate::session::{NewMessage, Role};
 
     fn rewrite(text: &str, items: impl Fn(&Session) -> Vec<Item>) -> String {
         let s = read(text.as_bytes(), None).unwrap();

@@ -1,0 +1,350 @@
+//! The on-disk formats: one folder (or file) per format, each a [`Codec`] that detects,
+//! reads and writes its files, and undoes its compactions.
+//!
+//! [`CODECS`] is the one table of formats: `--format` values, detection, hints and every
+//! per-format decision come from it, and [`Format::codec`] is the only `match` on the
+//! format enum. Adding a format is a new folder here and a line in that table.
+//!
+//! Shared by the codecs: provider-shaped messages ([`message`]), JSONL records ([`jsonl`]),
+//! raw JSONL lines ([`raw`]) and their rewriting ([`lines_out`]), edits of tool results
+//! ([`edit`]), parallel parsing ([`par`]), and detection ([`detect`], [`sniff`]).
+
+pub mod chat;
+pub mod claude_code;
+pub mod codex;
+mod detect;
+mod edit;
+pub mod goose;
+pub mod jsonl;
+mod lines_out;
+pub mod message;
+mod par;
+mod raw;
+#[cfg(test)]
+mod restore_testkit;
+mod sniff;
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::session::{
+    into_text, restore_plan, Document, Format, Item, JsonDoc, Keep, LinesDoc, ReadError,
+    RestorePlan, Session, WriteError,
+};
+
+pub use detect::detect;
+pub use edit::{new_record, set_result_text};
+
+/// One on-disk format: how to recognise, read and write its files.
+pub trait Codec: Sync {
+    /// The format this codec reads and writes.
+    fn format(&self) -> Format;
+
+    /// The name `--format` takes and JSON output uses.
+    fn name(&self) -> &'static str;
+
+    /// Whether files of this format are line-oriented (JSONL): detection scores their lines
+    /// with [`Codec::line_score`], and the store names rewrites `.jsonl`.
+    fn is_lines(&self) -> bool {
+        true
+    }
+
+    /// How much one JSONL record (the `index`-th of the file) looks like this format.
+    /// Detection adds the scores of the first lines and takes the highest; none at all is
+    /// plain JSONL.
+    fn line_score(&self, _index: usize, _record: &Value) -> usize {
+        0
+    }
+
+    /// Reads a session from `text` (valid UTF-8, not blank), keeping what `keep` says of
+    /// the document (agent transcripts keep it whole either way).
+    fn read(&self, text: String, keep: Keep) -> Result<Session, ReadError>;
+
+    /// Renders `session` rewritten by `items` in this format.
+    fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError>;
+
+    /// Whether archived records (`archive restore`) go back only in place of one compaction
+    /// summary, through [`Codec::restore`], rather than as records the writer places.
+    fn restores_summaries(&self) -> bool {
+        false
+    }
+
+    /// Undoes one compaction: the archived records of `plan` in place of its summary.
+    fn restore(&self, session: &Session, _plan: &RestorePlan) -> Result<Vec<u8>, WriteError> {
+        Err(WriteError::Unsupported(session.format))
+    }
+
+    /// For each message, the item it came from when that is not a whole record of the
+    /// file (an agent's compaction history), as the archive keeps it; `None` when every
+    /// message is whole records.
+    fn embedded_items(&self, _session: &Session) -> Option<Vec<Option<Value>>> {
+        None
+    }
+
+    /// Whether the provider requires the conversation to open with a user message (the
+    /// trim strategies keep it so).
+    fn user_first(&self) -> bool {
+        false
+    }
+
+    /// Whether a file names its model in its first records only, so that reading a grown
+    /// file from where an earlier read ended must take the model from that read.
+    fn model_in_first_records(&self) -> bool {
+        false
+    }
+}
+
+/// Every format, in the order `--format` lists them. Detection prefers the earlier of two
+/// equally likely line formats.
+pub static CODECS: [&dyn Codec; 6] = [
+    &chat::OPENAI,
+    &chat::ANTHROPIC,
+    &jsonl::Jsonl,
+    &claude_code::ClaudeCode,
+    &codex::Codex,
+    &goose::Goose,
+];
+
+impl Format {
+    /// The codec that reads and writes this format.
+    pub fn codec(self) -> &'static dyn Codec {
+        match self {
+            Format::OpenAi => &chat::OPENAI,
+            Format::Anthropic => &chat::ANTHROPIC,
+            Format::Jsonl => &jsonl::Jsonl,
+            Format::ClaudeCode => &claude_code::ClaudeCode,
+            Format::Codex => &codex::Codex,
+            Format::Goose => &goose::Goose,
+        }
+    }
+
+    /// Every format, in the order of [`CODECS`].
+    pub fn all() -> impl Iterator<Item = Format> {
+        CODECS.iter().map(|c| c.format())
+    }
+
+    /// The name used by `--format` and in JSON output.
+    pub fn name(self) -> &'static str {
+        self.codec().name()
+    }
+
+    /// Parses a `--format` name.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::all().find(|f| f.name() == name)
+    }
+
+    /// Whether sessions of this format are line-oriented (JSONL) files.
+    pub fn is_lines(self) -> bool {
+        self.codec().is_lines()
+    }
+
+    /// The file extension a rewritten session of this format gets in the store.
+    pub fn extension(self) -> &'static str {
+        if self.is_lines() {
+            "jsonl"
+        } else {
+            "json"
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The `--format` names joined by `sep`, in table order (for hints and help).
+pub fn names(sep: &str) -> String {
+    CODECS
+        .iter()
+        .map(|c| c.name())
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// Reads a session from `bytes`, detecting its format unless `format` is given.
+pub fn read(bytes: &[u8], format: Option<Format>) -> Result<Session, ReadError> {
+    read_owned(bytes.to_vec(), format)
+}
+
+/// Like [`read`], taking ownership of the bytes so that line-oriented formats keep them as
+/// their document without a copy (peak memory stays near the file's size).
+pub fn read_owned(bytes: Vec<u8>, format: Option<Format>) -> Result<Session, ReadError> {
+    read_keeping(bytes, format, Keep::Document)
+}
+
+/// Like [`read_owned`], keeping what `keep` says of the document.
+pub fn read_keeping(
+    bytes: Vec<u8>,
+    format: Option<Format>,
+    keep: Keep,
+) -> Result<Session, ReadError> {
+    let text = into_text(bytes)?;
+    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    if body.trim().is_empty() {
+        return Err(ReadError::Empty);
+    }
+    let format = match format {
+        Some(f) => f,
+        None => {
+            let body_len = body.len();
+            let text = match chat::read_detected(text, keep) {
+                Ok(read) => return read,
+                Err(text) => text,
+            };
+            let body = &text[text.len() - body_len..];
+            let format = detect(body)?;
+            return read_format(text, format, keep);
+        }
+    };
+    read_format(text, format, keep)
+}
+
+fn read_format(text: String, format: Format, keep: Keep) -> Result<Session, ReadError> {
+    format.codec().read(text, keep)
+}
+
+/// Renders `session` rewritten by `items` in its own format.
+pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+    if let Some(bad) = items
+        .iter()
+        .filter_map(Item::index)
+        .find(|&i| i >= session.messages.len())
+    {
+        return Err(WriteError::NoSuchMessage(bad));
+    }
+    let codec = session.format.codec();
+    let raw = items.iter().any(|i| matches!(i, Item::InsertRecord(_)));
+    if raw && codec.restores_summaries() {
+        let plan = restore_plan(session, items)
+            .ok_or(WriteError::InsertRecordUnsupported(session.format))?;
+        return codec.restore(session, &plan);
+    }
+    codec.write(session, items)
+}
+
+/// The session's JSONL document, for a line format's writer.
+pub(crate) fn lines_doc(session: &Session) -> Result<&LinesDoc, WriteError> {
+    match &session.doc {
+        Document::Lines(doc) => Ok(doc),
+        Document::Released | Document::Detached(_) => Err(WriteError::Released),
+        Document::Json(_) => Err(WriteError::Unsupported(session.format)),
+    }
+}
+
+/// The session's JSON document, for a JSON format's writer.
+pub(crate) fn json_doc(session: &Session) -> Result<&JsonDoc, WriteError> {
+    match &session.doc {
+        Document::Json(doc) => Ok(doc),
+        Document::Released | Document::Detached(_) => Err(WriteError::Released),
+        Document::Lines(_) => Err(WriteError::Unsupported(session.format)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::{NewMessage, Part, Role};
+
+    #[test]
+    fn format_names_round_trip() {
+        for f in Format::all() {
+            assert_eq!(Format::from_name(f.name()), Some(f));
+        }
+        assert_eq!(Format::from_name("yaml"), None);
+    }
+
+    /// A session of `n` messages of every common shape (and some that are not).
+    fn big_session(n: usize) -> Vec<String> {
+        (0..n)
+            .map(|i| match i % 5 {
+                0 => format!(r#"{{"role":"user","content":"question {i} \u00e9 {}"}}"#, "x".repeat(i % 300)),
+                1 => format!(r#"{{"role":"assistant","content":null,"tool_calls":[{{"id":"c{i}","type":"function","function":{{"name":"ls","arguments":"{{}}"}}}}]}}"#),
+                2 => format!(r#"{{"role":"tool","tool_call_id":"c{}","content":"out {i}"}}"#, i - 1),
+                3 => format!(r#"{{"role":"assistant","content":[{{"type":"text","text":"part {i}"}}],"_preserve":true}}"#),
+                _ => format!(r#"{{"role":"wizard","content":"odd {i}","model":"gpt-4o"}}"#),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reading_for_counting_gives_the_same_messages_and_releases_the_text() {
+        let records = big_session(20_000);
+        let json = format!(r#"{{"model":"gpt-4o","messages":[{}]}}"#, records.join(","));
+        let jsonl = records.join("\n") + "\n";
+        assert!(
+            json.len() > 1 << 20,
+            "large enough to be read on several threads"
+        );
+        for text in [json, jsonl] {
+            let kept = read_keeping(text.clone().into_bytes(), None, Keep::Document).unwrap();
+            let read = read_keeping(text.into_bytes(), None, Keep::Messages).unwrap();
+            assert_eq!(read.messages, kept.messages);
+            assert_eq!(read.model, kept.model);
+            assert_eq!(read.warnings, kept.warnings);
+            assert!(matches!(read.doc, Document::Released));
+            assert!(matches!(
+                write(&read, &read.keep_all()),
+                Err(WriteError::Released)
+            ));
+        }
+    }
+
+    #[test]
+    fn a_layout_read_writes_like_a_whole_read_once_its_text_is_back() {
+        let records = big_session(20_000);
+        let json = format!(
+            "{{\n  \"model\": \"gpt-4o\",\n  \"messages\": [\n    {}\n  ]\n}}\n",
+            records.join(",\n    ")
+        );
+        let jsonl = records.join("\n") + "\n";
+        let anthropic = r#"{"system":"be brief","messages":[{"role":"user","content":"hi"}]}"#;
+        for text in [json, jsonl, anthropic.to_string()] {
+            let kept = read_keeping(text.clone().into_bytes(), None, Keep::Document).unwrap();
+            let mut read = read_keeping(text.clone().into_bytes(), None, Keep::Layout).unwrap();
+            assert_eq!(read.messages, kept.messages);
+            assert!(read.doc.is_detached());
+            assert!(matches!(
+                write(&read, &read.keep_all()),
+                Err(WriteError::Released)
+            ));
+            read.release_text();
+            let texts = read.messages.iter().flat_map(|m| &m.parts).filter(|p| {
+                matches!(p, Part::Text(t) | Part::Thinking(t) if !t.is_empty())
+                    || matches!(p, Part::ToolCall { arguments, .. } if !arguments.is_empty())
+            });
+            assert_eq!(texts.count(), 0);
+            read.reattach(text.clone().into_bytes()).unwrap();
+            assert!(!read.doc.is_detached());
+            // A plan that drops every third message and inserts one writes the same bytes.
+            let mut items: Vec<Item> = (0..kept.messages.len())
+                .filter(|i| i % 3 != 1)
+                .map(Item::Keep)
+                .collect();
+            items.insert(
+                1,
+                Item::Insert(NewMessage {
+                    role: Role::User,
+                    text: "[omitted]".into(),
+                    meta: Default::default(),
+                }),
+            );
+            assert_eq!(write(&read, &items).unwrap(), write(&kept, &items).unwrap());
+            assert_eq!(write(&read, &read.keep_all()).unwrap(), text.as_bytes());
+        }
+    }
+
+    #[test]
+    fn reading_for_counting_reports_the_first_broken_record() {
+        let mut records = big_session(20_000);
+        records[100] = r#"{"role":7}"#.to_string();
+        records[19_000] = r#"{"content":"no role"}"#.to_string();
+        let jsonl = records.join("\n") + "\n";
+        let kept = read_keeping(jsonl.clone().into_bytes(), None, Keep::Document).unwrap_err();
+        let read = read_keeping(jsonl.into_bytes(), None, Keep::Messages).unwrap_err();
+        assert_eq!(read.to_string(), kept.to_string());
+        assert!(read.to_string().contains("101"), "{read}");
+    }
+}
