@@ -14,6 +14,7 @@ pub mod formats;
 pub mod fsutil;
 pub mod mem;
 pub mod models;
+pub mod ops;
 pub mod paths;
 pub mod render;
 pub mod session;

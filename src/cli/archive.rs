@@ -7,12 +7,12 @@ use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use super::input;
-use super::output::{self, Destination};
 use crate::archive::{self, ArchiveEntry, ArchiveFile, ArchiveStore};
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::formats;
+use crate::ops::load;
+use crate::ops::write::{self, Destination};
 use crate::render::table::{table, thousands};
 
 #[derive(Debug, Subcommand)]
@@ -178,8 +178,8 @@ struct RestoreReport {
 fn restore(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::Result<ExitStatus> {
     let (entry, file) = store.get(&args.id)?;
     let target = target(ctx, &entry, &file, args.file.as_deref())?;
-    let _lock = super::compact::lock(ctx, store, &entry.session)?;
-    let loaded = input::load(ctx, &target)?;
+    let _lock = crate::ops::store::lock(ctx, store, &entry.session)?;
+    let loaded = load::load(ctx, &target)?;
     let items = archive::restore(&loaded.session, &file).map_err(|e| {
         let newer = match &e {
             archive::RestoreError::SummaryNotFound { id } => holder(store, &entry, id),
@@ -234,7 +234,7 @@ fn restore(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
         }
         None => Destination::InPlace(target.clone()),
     };
-    output::write(ctx, &dest, &loaded, &bytes)?;
+    write::write(ctx, &dest, &loaded, &bytes)?;
     report.output = Some(dest.display());
     if ctx.printer.json {
         if dest != Destination::Stdout {
@@ -297,7 +297,7 @@ fn target(
             return Ok(out);
         }
     }
-    super::compact::stored_session(ctx, &entry.session).with_context(|| {
+    crate::ops::store::stored_session(ctx, &entry.session).with_context(|| {
         format!(
             "cannot find the session {} was compacted into; pass it as FILE",
             entry.id

@@ -97,7 +97,7 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
         .value
         .map_or("auto".to_string(), |e| e.name().to_string());
     push("tokenizer", tok, ctx.tokenizer.source);
-    let t = super::limits::threshold(ctx, None)?;
+    let t = crate::cli::args::limits::threshold(ctx, None)?;
     push("threshold", t.value.to_string(), t.source);
     let layer_u64 = |var: &'static str, file: Option<u64>| {
         crate::config::layer(None, &ctx.env, var, file, |s| s.parse().ok(), "a number")

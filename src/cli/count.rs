@@ -2,11 +2,14 @@
 
 use clap::Args;
 
-use super::batch;
-use super::input::{self, InputArgs, Loaded};
+use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
-use crate::render::json::{ByRole, CountFile, CountReport, MessageTokens, Reported};
+use crate::ops::batch;
+use crate::ops::load::{self, Loaded};
+use crate::ops::usage::reported;
+use crate::render::json::{ByRole, CountFile, CountReport, MessageTokens};
+use crate::render::preview::preview;
 use crate::render::table::{table, thousands};
 use crate::session::Role;
 
@@ -34,7 +37,7 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
         total_tokens: 0,
     };
     let work = |path: &std::path::Path| -> anyhow::Result<CountFile> {
-        let loaded = input::load_for_reading(ctx, path)?;
+        let loaded = load::load_for_reading(ctx, path)?;
         let file = count_file(&loaded, args.per_message);
         if !ctx.printer.json {
             print_human(ctx, &loaded, &file, args)?;
@@ -86,20 +89,6 @@ fn count_file(l: &Loaded, per_message: bool) -> CountFile {
         }),
         reported: reported(l),
     }
-}
-
-/// The provider-reported usage beside ctxctl's count of the same messages.
-pub fn reported(l: &Loaded) -> Option<Reported> {
-    let r = l.live_usage()?;
-    let upto = r
-        .after_message
-        .map_or(l.counts.len(), |i| (i + 1).min(l.counts.len()));
-    let ours = crate::tokens::Counter::total(&l.counts[..upto]) as i64;
-    Some(Reported {
-        input_tokens: r.input_tokens,
-        output_tokens: r.output_tokens,
-        difference: ours - r.input_tokens as i64,
-    })
 }
 
 fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> anyhow::Result<()> {
@@ -171,63 +160,4 @@ fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> an
 
 fn indent(text: &str) -> String {
     crate::render::table::indent(text, 4)
-}
-
-/// The first `max` characters of `text` on one line.
-pub fn preview(text: &str, max: usize) -> String {
-    // Only as many words as the preview can show are looked at (a message can be 100 MB).
-    let mut one_line = String::new();
-    let mut chars = 0;
-    for word in text.split_whitespace() {
-        if chars > max {
-            break;
-        }
-        if !one_line.is_empty() {
-            one_line.push(' ');
-            chars += 1;
-        }
-        one_line.push_str(word);
-        chars += word.chars().count();
-    }
-    if chars <= max {
-        one_line
-    } else {
-        let cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::preview;
-
-    /// The plain definition: every word joined, then cut.
-    fn reference(text: &str, max: usize) -> String {
-        let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        if one_line.chars().count() <= max {
-            one_line
-        } else {
-            let cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
-            format!("{cut}…")
-        }
-    }
-
-    #[test]
-    fn previews_equal_the_plain_definition() {
-        let long = "word ".repeat(100);
-        for text in [
-            "",
-            "  ",
-            "one",
-            "a  b\n\tc",
-            "exactly ten",
-            "éèê ünïcödé wörds and more words to pass sixty characters in total, surely",
-            long.as_str(),
-            "x".repeat(200).as_str(),
-        ] {
-            for max in [0, 1, 5, 10, 11, 60] {
-                assert_eq!(preview(text, max), reference(text, max), "{text:?} {max}");
-            }
-        }
-    }
 }

@@ -2,7 +2,7 @@
 //! codes. Each subcommand lives in its own file with an args struct and a `run` function.
 
 mod archive;
-mod batch;
+pub mod args;
 mod cache;
 mod check;
 mod compact;
@@ -10,13 +10,8 @@ pub mod completions;
 mod config_cmd;
 mod count;
 pub mod generate;
-mod input;
-mod limits;
 mod models_cmd;
-mod output;
-mod replace;
 mod stats;
-mod testhook;
 mod trim;
 
 use std::path::PathBuf;
@@ -29,7 +24,7 @@ use crate::exit::{is_broken_pipe, ExitStatus};
 use crate::render::{ColorChoice, Printer};
 use crate::session::Format;
 
-pub use input::InputArgs;
+pub use args::InputArgs;
 
 const AFTER_HELP: &str = "\
 Examples:

@@ -5,14 +5,16 @@ use std::collections::BTreeMap;
 use clap::Args;
 use serde::Serialize;
 
-use super::batch;
-use super::count::{preview, reported};
-use super::input::{self, InputArgs, Loaded};
-use super::limits::LimitArgs;
+use crate::cli::args::limits::LimitArgs;
+use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
+use crate::ops::batch;
+use crate::ops::load::{self, Loaded};
+use crate::ops::usage::reported;
 use crate::render::bar::bar;
 use crate::render::json::{ByRole, Reported};
+use crate::render::preview::preview;
 use crate::render::table::{table, thousands};
 use crate::render::Style;
 use crate::session::{Part, Role};
@@ -81,7 +83,7 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
     let mut status = ExitStatus::Success;
     let mut out = Vec::new();
     let work = |path: &std::path::Path| -> anyhow::Result<StatsFile> {
-        let s = input::load_for_reading(ctx, path).and_then(|l| stats(ctx, args, &l))?;
+        let s = load::load_for_reading(ctx, path).and_then(|l| stats(ctx, args, &l))?;
         if !ctx.printer.json {
             print_human(ctx, &s)?;
         }
@@ -131,7 +133,7 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
             })
         })
         .collect();
-    let tokens = super::check::context_tokens(l.live_usage(), &l.counts);
+    let tokens = crate::ops::usage::context_tokens(l.live_usage(), &l.counts);
     Ok(StatsFile {
         path: l.display(),
         format: l.session.format.name(),

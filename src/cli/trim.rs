@@ -5,15 +5,16 @@ use anyhow::Context as _;
 use clap::Args;
 use serde::Serialize;
 
-use super::input::{self, Loaded};
-use super::limits::ReserveArgs;
-use super::output::{self, Destination, OutputArgs};
-use super::{replace, testhook};
 use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens};
+use crate::cli::args::limits::ReserveArgs;
+use crate::cli::args::OutputArgs;
 use crate::compact::CompactInfo;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::formats;
+use crate::ops::load::{self, Loaded};
+use crate::ops::write::{self, Destination};
+use crate::ops::{retry, testhook};
 use crate::render::table::{table, thousands};
 use crate::session::Role;
 use crate::strategy::{self, Options, Plan, Selector, StrategyKind};
@@ -112,12 +113,12 @@ struct TrimReport {
 pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     ctx.prewarm(&args.file);
     testhook::install(ctx)?;
-    replace::retrying(ctx, &input::display(&args.file), || attempt(ctx, args))
+    retry::retrying(ctx, &load::display(&args.file), || attempt(ctx, args))
 }
 
 /// One read-plan-write pass (the input may change under the first; see `replace`).
 fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
-    let mut loaded = input::load_for_rewrite(ctx, &args.file)?;
+    let mut loaded = load::load_for_rewrite(ctx, &args.file)?;
     let budget = match args.max_tokens {
         Some(n) => n as usize,
         None => args
@@ -168,7 +169,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
             ExitStatus::Success
         });
     }
-    let dest = output::destination(ctx, &args.output, args.name.as_deref(), &loaded)?;
+    let dest = write::destination(ctx, &args.output.choice(), args.name.as_deref(), &loaded)?;
     // Planned: the messages' text goes, the document's comes back for archiving and writing.
     loaded.reattach()?;
     let bytes = formats::write(&loaded.session, &plan.items)?;
@@ -179,9 +180,9 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         ));
     } else if dest.replaces_input() {
         // Archive what goes before anything is replaced, under the session's lock.
-        let name = output::session_name(args.name.as_deref(), &loaded.path)?;
+        let name = write::session_name(args.name.as_deref(), &loaded.path)?;
         let store = ArchiveStore::new(ctx.data_dir()?.value);
-        let _lock = super::compact::lock(ctx, &store, &name)?;
+        let _lock = crate::ops::store::lock(ctx, &store, &name)?;
         let stored = archive_removed(ctx, &store, &name, &loaded, &plan, args.strategy)
             .with_context(|| {
                 format!(
@@ -189,15 +190,15 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
                     loaded.display()
                 )
             })?;
-        output::write_archived(ctx, &dest, &loaded, &bytes, Some(&stored))?;
+        write::write_archived(ctx, &dest, &loaded, &bytes, Some(&stored))?;
         report.archive = Some(stored.display().to_string());
     } else if let Destination::Store { name, .. } = &dest {
         // Another ctxctl may be compacting or trimming the stored copy.
         let store = ArchiveStore::new(ctx.data_dir()?.value);
-        let _lock = super::compact::lock(ctx, &store, name)?;
-        output::write(ctx, &dest, &loaded, &bytes)?;
+        let _lock = crate::ops::store::lock(ctx, &store, name)?;
+        write::write(ctx, &dest, &loaded, &bytes)?;
     } else {
-        output::write(ctx, &dest, &loaded, &bytes)?;
+        write::write(ctx, &dest, &loaded, &bytes)?;
     }
     report.output = Some(dest.display());
     if ctx.printer.json {
@@ -246,7 +247,7 @@ fn archive_removed(
     let record = ArchiveRecord {
         seq: None,
         compact_id: CompactInfo::new_id(),
-        created: super::compact::clock(ctx)?,
+        created: crate::ops::store::clock(ctx)?,
         source: Some(l.path.display().to_string()),
         output: Some(l.path.display().to_string()),
         format: l.session.format.name().to_string(),

@@ -4,6 +4,7 @@
 pub mod bar;
 pub mod capture;
 pub mod json;
+pub mod preview;
 pub mod table;
 
 use std::io::{self, IsTerminal, Write};

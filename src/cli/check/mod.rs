@@ -3,20 +3,19 @@
 
 use clap::Args;
 
-mod load;
+mod cached;
 
-pub use load::{load, Checked};
+pub use cached::{load, Checked};
 
-use super::batch;
-use super::input::{self, InputArgs};
-use super::limits::{self, LimitArgs};
+use crate::cli::args::limits::{self, LimitArgs};
+use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
+use crate::ops::batch;
+use crate::ops::load;
 use crate::render::json::CheckFile;
 use crate::render::table::thousands;
 use crate::render::Style;
-use crate::session::ReportedUsage;
-use crate::tokens::Counter;
 
 /// Usage above which a warning is printed on stderr, whatever the threshold.
 const WARN_USAGE: f64 = 0.85;
@@ -75,19 +74,6 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     Ok(status)
 }
 
-/// The tokens the model will see: the latest provider-reported usage plus ctxctl's count
-/// of what came after it, when the file records usage; ctxctl's own count otherwise.
-pub fn context_tokens(usage: Option<&ReportedUsage>, counts: &[usize]) -> usize {
-    match usage {
-        Some(r) => {
-            let after = r.after_message.map_or(counts.len(), |i| i + 1);
-            let rest: usize = counts.get(after..).map_or(0, |c| c.iter().sum());
-            (r.input_tokens + r.output_tokens) as usize + rest
-        }
-        None => Counter::total(counts),
-    }
-}
-
 /// Classifies `tokens` against the limits.
 pub fn status(tokens: usize, effective_limit: u64, threshold: f64) -> &'static str {
     let tokens = tokens as f64;
@@ -108,7 +94,7 @@ fn check_file(
     threshold: f64,
 ) -> anyhow::Result<CheckFile> {
     let limits = args.limits.limits(ctx, &l.model)?;
-    let tokens = context_tokens(l.usage.as_ref(), &l.counts);
+    let tokens = crate::ops::usage::context_tokens(l.usage.as_ref(), &l.counts);
     let effective = limits.effective_limit();
     let usage = if effective == 0 {
         if tokens == 0 {
@@ -120,7 +106,7 @@ fn check_file(
         tokens as f64 / effective as f64
     };
     Ok(CheckFile {
-        path: input::display(&l.path),
+        path: load::display(&l.path),
         model: l.model.name.clone(),
         status: status(tokens, effective, threshold),
         tokens,

@@ -17,12 +17,13 @@ use super::one::compact_file;
 use super::report::{Doc, Report};
 use super::settings::tail_budget;
 use super::CompactArgs;
-use crate::cli::batch;
-use crate::cli::input::{self, InputArgs};
-use crate::cli::limits;
-use crate::cli::output::{self, Changed};
+use crate::cli::args::limits;
+use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
+use crate::ops::batch;
+use crate::ops::load;
+use crate::ops::write::{self, Changed};
 use crate::summarize::Summarizer;
 
 /// The reason given for a skipped session in `--json`.
@@ -75,7 +76,7 @@ pub fn run(
     let (mut succeeded, mut skipped) = (0, 0);
     let work = |path: &std::path::Path| compact_file(ctx, args, summarizer, path, false);
     batch::run(ctx, &files, "compacting", workers, work, |path, outcome| {
-        let shown = input::display(path);
+        let shown = load::display(path);
         if let Err(e) = &outcome {
             if e.downcast_ref::<Changed>().is_some() {
                 skipped += 1;
@@ -121,7 +122,7 @@ pub fn run(
 fn distinct_store_names(files: &[PathBuf]) -> anyhow::Result<()> {
     let mut seen: HashMap<String, &PathBuf> = HashMap::new();
     for f in files {
-        if let Ok(name) = output::session_name(None, f) {
+        if let Ok(name) = write::session_name(None, f) {
             if let Some(other) = seen.insert(name.clone(), f) {
                 anyhow::bail!(
                     "{} and {} would both be stored as session {name}; use --in-place, or \

@@ -6,20 +6,21 @@ mod one;
 mod report;
 mod settings;
 
-pub use settings::{clock, lock, stored_session};
+use crate::ops::store::stored_session;
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use super::input::{self, Loaded};
-use super::limits::LimitArgs;
-use super::output::{self, OutputArgs};
-use super::{replace, testhook};
 use crate::archive::Timestamp;
+use crate::cli::args::limits::LimitArgs;
+use crate::cli::args::OutputArgs;
 use crate::compact::{self, CompactInfo, Partition};
 use crate::context::Context;
 use crate::exit::ExitStatus;
+use crate::ops::load::{self, Loaded};
+use crate::ops::write;
+use crate::ops::{retry, testhook};
 use settings::summarizer;
 
 const AFTER_HELP: &str = "\
@@ -108,7 +109,7 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     ctx.prewarm(&path);
     let summarizer = summarizer(ctx, args)?;
     // One file: when it changes while ctxctl works on it, read it again once.
-    let done = replace::retrying(ctx, &input::display(&path), || {
+    let done = retry::retrying(ctx, &load::display(&path), || {
         one::compact_file(ctx, args, &*summarizer, &path, from_store)
     })?;
     if let Some(doc) = &done.doc {
@@ -119,7 +120,7 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
 
 /// The session name archives are filed under: `--name`, the file's stem, or `stdin`.
 fn archive_name(args: &CompactArgs, path: &Path) -> String {
-    output::session_name(args.name.as_deref(), path).unwrap_or_else(|_| "stdin".to_string())
+    write::session_name(args.name.as_deref(), path).unwrap_or_else(|_| "stdin".to_string())
 }
 
 fn info(id: &str, seq: u64, archive: Option<PathBuf>, now: Timestamp) -> CompactInfo {

@@ -3,16 +3,17 @@
 use std::path::Path;
 
 use super::report::{dry_run, unchanged, Doc, Done, Report};
-use super::settings::{clock, lock, tail_budget};
+use super::settings::tail_budget;
 use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
 use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens};
-use crate::cli::input;
-use crate::cli::limits;
-use crate::cli::output::{self, Destination};
+use crate::cli::args::limits;
 use crate::compact::{self, CompactInfo};
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::formats;
+use crate::ops::load;
+use crate::ops::store::{clock, lock};
+use crate::ops::write::{self, Destination};
 use crate::render::table::thousands;
 use crate::summarize::{Input, Summarizer};
 
@@ -25,7 +26,7 @@ pub fn compact_file(
     path: &Path,
     from_store: bool,
 ) -> anyhow::Result<Done> {
-    let mut loaded = input::load_for_rewrite(ctx, path)?;
+    let mut loaded = load::load_for_rewrite(ctx, path)?;
     let shown = loaded.display();
     let limit = args.limits.limits(ctx, &loaded.model)?.effective_limit() as usize;
 
@@ -109,12 +110,12 @@ pub fn compact_file(
     let dest = if from_store && args.output.output.is_none() {
         Destination::InPlace(path.to_path_buf())
     } else {
-        output::destination(ctx, &args.output, Some(&name), &loaded)?
+        write::destination(ctx, &args.output.choice(), Some(&name), &loaded)?
     };
     let _lock = lock(ctx, &store, &name)?;
     if let Destination::InPlace(p) = &dest {
         // Do not even archive a session that already changed.
-        output::ensure_unchanged(p, loaded.fingerprint)?;
+        write::ensure_unchanged(p, loaded.fingerprint)?;
     }
     let id = CompactInfo::new_id();
     // Archive the originals before anything is replaced.
@@ -164,7 +165,7 @@ pub fn compact_file(
     let items = compact::assemble(&loaded.session, &part, &summary, &info);
     let bytes = formats::write(&loaded.session, &items)?;
     let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
-    output::write_archived(ctx, &dest, &loaded, &bytes, archive_path)?;
+    write::write_archived(ctx, &dest, &loaded, &bytes, archive_path)?;
 
     let report = Report {
         compacted: true,

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cli::input;
 use crate::context::{Context, ResolvedModel};
+use crate::ops::load;
 use crate::session::pairs::{self, Shape};
 use crate::session::{Keep, ReportedUsage};
 use crate::tokens::digest::{Digest, Resumable, DIGEST_VERSION};
@@ -24,7 +24,7 @@ pub struct Checked {
 
 /// Reads one session for a check.
 pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
-    let (bytes, fingerprint) = input::read(path)?;
+    let (bytes, fingerprint) = load::read(path)?;
     let digests = ctx.digests();
     let key = digests.and_then(|d| d.key(path, ctx.format));
     let previous = digests.zip(key).and_then(|(d, key)| d.get(key));
@@ -42,7 +42,7 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
         .as_ref()
         .and_then(|d| d.resume.as_ref())
         .map(|r| r.point);
-    let mut session = input::parse_session(ctx, path, bytes, Keep::After(point))?;
+    let mut session = load::parse_session(ctx, path, bytes, Keep::After(point))?;
     // The messages before the point, when reading started there as the same format.
     let before = before.filter(|d| session.skipped && d.format == session.format.name());
     if session.skipped && before.is_none() {
@@ -61,20 +61,20 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
         }
         ctx.printer.debug(&format!(
             "{}: grown since its last check; read from record {} on ({} new messages)",
-            input::display(path),
+            load::display(path),
             d.resume.as_ref().map_or(0, |r| r.point.records),
             session.messages.len()
         ));
     }
-    input::warn_session(ctx, path, &session);
-    let l = input::count_session(ctx, path, session, fingerprint)?;
+    load::warn_session(ctx, path, &session);
+    let l = load::count_session(ctx, path, session, fingerprint)?;
     finish(ctx, path, key, l, before)
 }
 
 /// Reads `path` whole, without its digest's help, and brings the digest up to date.
 fn full(ctx: &Context, path: &Path, key: Option<u128>) -> anyhow::Result<Checked> {
-    let (bytes, fingerprint) = input::read(path)?;
-    let l = input::load_bytes(ctx, path, bytes, fingerprint, Keep::After(None))?;
+    let (bytes, fingerprint) = load::read(path)?;
+    let l = load::load_bytes(ctx, path, bytes, fingerprint, Keep::After(None))?;
     finish(ctx, path, key, l, None)
 }
 
@@ -84,7 +84,7 @@ fn finish(
     ctx: &Context,
     path: &Path,
     key: Option<u128>,
-    l: input::Loaded,
+    l: load::Loaded,
     before: Option<Digest>,
 ) -> anyhow::Result<Checked> {
     let fingerprint = l.fingerprint;
@@ -148,7 +148,7 @@ fn finish(
 
 /// The check of `path` from its digest, if the digest's counts fit the model resolved now.
 fn from_digest(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
-    let shown = input::display(path);
+    let shown = load::display(path);
     let model = ctx.resolve_model_quietly(d.model.as_deref());
     let counts = d.counts_for(model.encoding, model.factor)?;
     // In the order a fresh read gives them: the file's warnings, then the model's.

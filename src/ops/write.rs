@@ -4,28 +4,17 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use clap::Args;
 
-use super::input::{Fingerprint, Loaded};
 use crate::context::Context;
 use crate::fsutil;
+use crate::ops::load::{Fingerprint, Loaded};
 
-#[derive(Debug, Clone, Default, Args)]
-pub struct OutputArgs {
-    /// Write the result to FILE (`-` for standard output)
-    #[arg(
-        short = 'o',
-        long = "output",
-        value_name = "FILE",
-        help_heading = "Output"
-    )]
+/// What the user asked for: `-o FILE` (`-` for standard output) or `--in-place`; neither
+/// means the store.
+#[derive(Debug, Clone, Default)]
+pub struct OutputChoice {
     pub output: Option<PathBuf>,
-    /// Replace the input file (the removed messages are archived first)
-    #[arg(long, conflicts_with = "output", help_heading = "Output")]
     pub in_place: bool,
-    /// Only show what would change; write nothing (exit 1 if something would change)
-    #[arg(long, help_heading = "Output")]
-    pub dry_run: bool,
 }
 
 /// A resolved destination.
@@ -85,7 +74,7 @@ pub fn session_name(name: Option<&str>, input: &Path) -> anyhow::Result<String> 
 /// Decides where the result of rewriting `loaded` goes.
 pub fn destination(
     ctx: &Context,
-    args: &OutputArgs,
+    args: &OutputChoice,
     name: Option<&str>,
     loaded: &Loaded,
 ) -> anyhow::Result<Destination> {
@@ -182,7 +171,7 @@ pub fn write_archived(
             fsutil::fail_point(fsutil::FailAt::AfterArchive).context("after archiving")?;
         }
         if let Destination::InPlace(p) = dest {
-            super::testhook::pause_before_replace(ctx, p)?;
+            crate::ops::testhook::pause_before_replace(ctx, p)?;
         }
         write(ctx, dest, loaded, bytes)
     })();

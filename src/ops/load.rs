@@ -1,66 +1,15 @@
-//! Input files: `FILE...`, `-` for stdin, `-r DIR` for every session below a directory;
-//! and loading one of them into a counted session.
+//! Loading a session file into a counted session: read, fingerprinted, parsed, resolved
+//! against its model and counted.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use clap::Args;
 
 use crate::context::{Context, ResolvedModel};
 use crate::formats;
 use crate::session::{self, Keep, Session};
 use crate::tokens::Counter;
-
-#[derive(Debug, Clone, Args)]
-pub struct InputArgs {
-    /// Session files (`-` reads standard input)
-    #[arg(value_name = "FILE")]
-    pub files: Vec<PathBuf>,
-    /// Also read every *.json / *.jsonl session below DIR
-    #[arg(short = 'r', long = "recursive", value_name = "DIR")]
-    pub recursive: Vec<PathBuf>,
-}
-
-impl InputArgs {
-    /// The files to process, in a stable order. No input at all is a usage error.
-    pub fn collect(&self) -> anyhow::Result<Vec<PathBuf>> {
-        let mut out = self.files.clone();
-        for dir in &self.recursive {
-            let mut found = Vec::new();
-            walk(dir, &mut found).with_context(|| format!("{}", dir.display()))?;
-            found.sort();
-            out.extend(found);
-        }
-        if out.is_empty() {
-            anyhow::bail!("no input: give session FILEs, - for standard input, or -r DIR");
-        }
-        Ok(out)
-    }
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        let ty = entry.file_type()?;
-        if ty.is_dir() {
-            walk(&path, out)?;
-        } else if ty.is_file() && is_session_file(&path) {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-fn is_session_file(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    !name.starts_with(crate::fsutil::TEMP_PREFIX)
-        && matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("json" | "jsonl")
-        )
-}
 
 /// A session read, resolved against its model and counted.
 pub struct Loaded {
@@ -94,7 +43,7 @@ impl Loaded {
     /// Makes a session loaded with [`load_for_rewrite`] writable: when its text was released
     /// (a large file), drops its messages' text (the plan is made) and reads the file's
     /// text again. A file that changed since it
-    /// was read is an [`output::Changed`](super::output::Changed) error.
+    /// was read is an [`output::Changed`](crate::ops::write::Changed) error.
     pub fn reattach(&mut self) -> anyhow::Result<()> {
         if !self.session.doc.is_detached() {
             return Ok(());
@@ -102,7 +51,7 @@ impl Loaded {
         self.session.release_text();
         let (bytes, now) = read(&self.path)?;
         if now != self.fingerprint {
-            return Err(super::output::Changed {
+            return Err(crate::ops::write::Changed {
                 path: self.path.clone(),
             }
             .into());
@@ -348,7 +297,7 @@ mod tests {
         )
         .unwrap();
         let err = l.reattach().unwrap_err();
-        assert!(crate::cli::output::is_changed(&err), "{err:#}");
+        assert!(crate::ops::write::is_changed(&err), "{err:#}");
         assert!(l.session.doc.is_detached(), "nothing was put back");
     }
 

@@ -1,8 +1,8 @@
 //! Replacing what was read, for one-file `trim` and `compact`: a second attempt when the
 //! input changed under the first (`--in-place`). Batch runs skip such a file instead.
 
-use super::output;
 use crate::context::Context;
+use crate::ops::write;
 
 /// Runs `attempt`; when it fails because the input changed between reading and
 /// replacing it ([`output::Changed`]), says so and runs it once more from a fresh read.
@@ -13,12 +13,12 @@ pub fn retrying<T>(
     mut attempt: impl FnMut() -> anyhow::Result<T>,
 ) -> anyhow::Result<T> {
     match attempt() {
-        Err(e) if output::is_changed(&e) => {
+        Err(e) if write::is_changed(&e) => {
             ctx.printer.warn(&format!(
                 "{shown} changed while ctxctl was working on it; reading it again"
             ));
             attempt().map_err(|e| {
-                if output::is_changed(&e) {
+                if write::is_changed(&e) {
                     anyhow::anyhow!(
                         "{shown} changed again while ctxctl was working on it (is an agent still \
                          writing to it?); nothing was replaced: run again once it is idle"

@@ -1,0 +1,55 @@
+//! Arguments several commands share: the input files, where a rewrite goes, and the
+//! budget options. Each resolves into the plain values the `ops` services take.
+
+pub mod limits;
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::ops::write::OutputChoice;
+
+#[derive(Debug, Clone, Args)]
+pub struct InputArgs {
+    /// Session files (`-` reads standard input)
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Also read every *.json / *.jsonl session below DIR
+    #[arg(short = 'r', long = "recursive", value_name = "DIR")]
+    pub recursive: Vec<PathBuf>,
+}
+
+impl InputArgs {
+    /// The files to process, in a stable order. No input at all is a usage error.
+    pub fn collect(&self) -> anyhow::Result<Vec<PathBuf>> {
+        crate::ops::walk::collect(&self.files, &self.recursive)
+    }
+}
+
+#[derive(Debug, Clone, Default, Args)]
+pub struct OutputArgs {
+    /// Write the result to FILE (`-` for standard output)
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        help_heading = "Output"
+    )]
+    pub output: Option<PathBuf>,
+    /// Replace the input file (the removed messages are archived first)
+    #[arg(long, conflicts_with = "output", help_heading = "Output")]
+    pub in_place: bool,
+    /// Only show what would change; write nothing (exit 1 if something would change)
+    #[arg(long, help_heading = "Output")]
+    pub dry_run: bool,
+}
+
+impl OutputArgs {
+    /// Where the user asked the result to go.
+    pub fn choice(&self) -> OutputChoice {
+        OutputChoice {
+            output: self.output.clone(),
+            in_place: self.in_place,
+        }
+    }
+}
