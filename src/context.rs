@@ -8,13 +8,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use anyhow::Context as _;
 
+use crate::cache::digest::DigestStore;
+use crate::cache::CountStore;
 use crate::cli::GlobalArgs;
 use crate::config::{self, env, Env, FileConfig, Source, Sourced};
 use crate::models::{self, ModelSpec, Registry};
 use crate::render::Printer;
 use crate::session::Format;
-use crate::tokens::digest::DigestStore;
-use crate::tokens::{CountStore, Counter, Encoding, Tokenizer};
+use crate::tokens::{Counter, Encoding, Tokenizer};
 
 /// Everything a command needs besides its own arguments.
 pub struct Context {
@@ -332,7 +333,7 @@ impl Context {
         crate::paths::cache_dir(&self.env).map(|d| d.join("token-counts.bin"))
     }
 
-    /// The session digests (see [`crate::tokens::digest`]), unless `--no-cache` or there is
+    /// The session digests (see [`crate::cache::digest`]), unless `--no-cache` or there is
     /// no cache directory.
     pub fn digests(&self) -> Option<&DigestStore> {
         self.digests
@@ -349,7 +350,7 @@ impl Context {
     }
 
     /// Stores the digest of a session (failures are logged, never fatal).
-    pub fn remember_digest(&self, key: u128, digest: &crate::tokens::digest::Digest) {
+    pub fn remember_digest(&self, key: u128, digest: &crate::cache::digest::Digest) {
         let Some(store) = self.digests() else { return };
         match store.put(key, digest) {
             Ok(()) => {

@@ -5,6 +5,7 @@
 //! `context`, `config`, `paths`, `render` and `fsutil` as its helpers.
 
 pub mod archive;
+pub mod cache;
 pub mod cli;
 pub mod compact;
 pub mod config;

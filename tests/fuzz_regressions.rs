@@ -5,6 +5,9 @@
 //! git-ignored) is replayed too. The checks are the fuzz targets' own code, included from
 //! `fuzz/src/checks.rs`.
 
+// Tests read their own switches (CTXCTL_BIG_TESTS …) from the environment.
+#![allow(clippy::disallowed_methods)]
+
 #[path = "../fuzz/src/checks.rs"]
 #[allow(dead_code)]
 mod checks;

@@ -2,10 +2,10 @@
 
 use clap::{Args, Subcommand};
 
+use crate::cache::digest::DigestStore;
+use crate::cache::CountStore;
 use crate::context::Context;
 use crate::exit::ExitStatus;
-use crate::tokens::digest::DigestStore;
-use crate::tokens::CountStore;
 
 /// Manage the token-count cache (counts remembered across runs).
 #[derive(Debug, Args)]

@@ -3,7 +3,8 @@
 use serde_json::{Map, Value};
 
 use super::Partition;
-use crate::session::{Item, Message, NewMessage, Role, Session};
+use crate::session::summary::{CLOSE, OPEN};
+use crate::session::{Item, NewMessage, Role, Session};
 
 /// Identity of one compaction, written into the summary message's record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,9 +26,6 @@ impl CompactInfo {
     }
 }
 
-const OPEN: &str = "<summary>";
-const CLOSE: &str = "</summary>";
-
 /// The summary message's text: a note for the model saying what happened and where the
 /// originals are, then the summary between `<summary>` tags.
 pub fn summary_message_text(summary: &str, messages: usize, info: &CompactInfo) -> String {
@@ -44,26 +42,6 @@ pub fn summary_message_text(summary: &str, messages: usize, info: &CompactInfo) 
         s = if messages == 1 { "" } else { "s" },
         body = summary.trim(),
     )
-}
-
-/// The summary inside a summary message's text (what is between the tags), or the whole
-/// text for summaries written by other tools.
-pub fn summary_body(text: &str) -> &str {
-    match (text.find(OPEN), text.rfind(CLOSE)) {
-        (Some(a), Some(b)) if a + OPEN.len() <= b => text[a + OPEN.len()..b].trim(),
-        _ => text.trim(),
-    }
-}
-
-/// The bodies of earlier compaction summaries (ctxctl's or an agent's) among `messages`,
-/// oldest first, to be carried forward into the new summary.
-pub fn previous_summaries(messages: &[Message]) -> Vec<String> {
-    messages
-        .iter()
-        .filter(|m| m.compact.is_some())
-        .map(|m| summary_body(&m.text()).to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
 }
 
 /// The summary message for `summary` replacing the middle of `partition`: a `user` message
@@ -104,6 +82,7 @@ mod tests {
     use super::*;
     use crate::formats::{read, write};
     use crate::session::Format;
+    use crate::session::{previous_summaries, summary_body};
 
     fn info() -> CompactInfo {
         CompactInfo {

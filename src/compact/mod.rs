@@ -4,16 +4,14 @@
 //! result.
 //!
 //! 1. [`partition`] chooses head, middle and tail;
-//! 2. [`previous_summaries`] finds earlier summaries in the middle to carry forward;
+//! 2. [`crate::session::previous_summaries`] finds earlier summaries in the middle to carry forward;
 //! 3. [`assemble`] builds the write plan `[head…, summary, tail…]`.
 
 mod assemble;
 mod partition;
 
-pub use assemble::{
-    assemble, previous_summaries, summary_body, summary_message, summary_message_text, CompactInfo,
-};
-pub use partition::{is_user_turn, partition, Partition};
+pub use assemble::{assemble, summary_message, summary_message_text, CompactInfo};
+pub use partition::{partition, Partition};
 
 use crate::session::{Message, NewMessage, Origin, Part};
 use crate::tokens::Counter;

@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use crate::session::{pairs, Message, Role, Session};
+use crate::session::{pairs, Message, Session};
 
 /// Head, middle and tail of a session, as consecutive index ranges covering every message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,11 +95,6 @@ pub fn partition(session: &Session, counts: &[usize], tail_budget: usize) -> Par
     }
 }
 
-/// A user turn: a user message that is not only tool results and not an earlier summary.
-pub fn is_user_turn(m: &Message) -> bool {
-    m.role == Role::User && m.compact.is_none() && !m.parts.is_empty() && !m.has_tool_results()
-}
-
 /// Moves `cut` (a safe point) to the nearest safe point starting a user turn, when that
 /// keeps the tail between half and twice the budget.
 fn prefer_user_turn(
@@ -109,7 +104,7 @@ fn prefer_user_turn(
     counts: &[usize],
     budget: usize,
 ) -> usize {
-    if is_user_turn(&msgs[cut]) {
+    if msgs[cut].is_user_request() {
         return cut;
     }
     // Tokens from each index to the end.
@@ -123,7 +118,7 @@ fn prefer_user_turn(
         .rev()
         .filter(|&&b| b < cut)
         .take_while(|&&b| tail_tokens(b) <= budget.saturating_mul(2))
-        .find(|&&b| is_user_turn(&msgs[b]));
+        .find(|&&b| msgs[b].is_user_request());
     if let Some(&b) = earlier {
         return b;
     }
@@ -131,14 +126,14 @@ fn prefer_user_turn(
         .iter()
         .filter(|&&b| b > cut)
         .take_while(|&&b| tail_tokens(b) >= budget / 2)
-        .find(|&&b| is_user_turn(&msgs[b]));
+        .find(|&&b| msgs[b].is_user_request());
     later.copied().unwrap_or(cut)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::{CompactMeta, Document, Format, LinesDoc, Origin, Part};
+    use crate::session::{CompactMeta, Document, Format, LinesDoc, Origin, Part, Role};
 
     fn msg(role: Role, text: &str) -> Message {
         Message::new(role, vec![Part::Text(text.into())], Origin::Record(0))

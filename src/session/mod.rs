@@ -11,10 +11,12 @@ mod doc;
 mod error;
 pub mod pairs;
 mod plan;
+pub(crate) mod summary;
 
 pub use doc::{Document, JsonDoc, JsonStyle, LineSpan, LinesDoc, ListKey};
 pub use error::ReadError;
 pub use plan::{restore_plan, Item, NewMessage, PartEdit, RestorePlan, WriteError};
+pub use summary::{previous_summaries, summary_body};
 
 use std::fmt;
 
@@ -261,6 +263,17 @@ impl Message {
 
     pub fn has_tool_results(&self) -> bool {
         self.result_ids().next().is_some()
+    }
+
+    /// A user turn: a user message that is not only tool results (tool calls still open
+    /// before it are faults).
+    pub fn is_user_turn(&self) -> bool {
+        self.role == Role::User && !self.has_tool_results() && !self.parts.is_empty()
+    }
+
+    /// A user turn written by the user, not an earlier compaction's summary.
+    pub fn is_user_request(&self) -> bool {
+        self.is_user_turn() && self.compact.is_none()
     }
 
     /// The message's readable text, parts joined by newlines.

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::ops::Range;
 
-use super::{Message, Role};
+use super::Message;
 
 /// Splits `messages` into consecutive ranges, in order, covering every index: a message
 /// that makes tool calls is in the same range as every message answering them (and any
@@ -80,7 +80,7 @@ pub trait Turn {
 
 impl Turn for Message {
     fn is_user_turn(&self) -> bool {
-        self.role == Role::User && !self.has_tool_results() && !self.parts.is_empty()
+        Message::is_user_turn(self)
     }
     fn results(&self) -> impl Iterator<Item = &str> {
         self.result_ids()
@@ -91,7 +91,7 @@ impl Turn for Message {
 }
 
 /// A message reduced to what pairing looks at, kept between runs (see
-/// [`crate::tokens::digest`]).
+/// [`crate::cache::digest`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Shape {
     pub user_turn: bool,
@@ -102,7 +102,7 @@ pub struct Shape {
 impl Shape {
     pub fn of(m: &Message) -> Shape {
         Shape {
-            user_turn: m.is_user_turn(),
+            user_turn: Message::is_user_turn(m),
             results: m.result_ids().map(str::to_string).collect(),
             calls: m.call_ids().map(str::to_string).collect(),
         }
@@ -166,7 +166,7 @@ pub fn problems<T: Turn>(messages: &[T]) -> Vec<Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::{Origin, Part};
+    use crate::session::{Origin, Part, Role};
 
     fn user(t: &str) -> Message {
         Message::new(Role::User, vec![Part::Text(t.into())], Origin::Record(0))

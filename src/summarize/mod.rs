@@ -12,7 +12,7 @@ pub use llm::{LlmConfig, LlmError, LlmSummarizer, Provider};
 pub use offline::OfflineSummarizer;
 pub use render::{render_transcript, TranscriptOptions};
 
-use crate::compact::previous_summaries;
+use crate::session::previous_summaries;
 use crate::session::Message;
 use crate::tokens::Counter;
 

@@ -2,15 +2,12 @@
 //! formula from OpenAI's cookbook ("How to count tokens with tiktoken").
 
 mod cache;
-pub mod digest;
 mod encoding;
 pub mod key;
 mod parallel;
-pub mod store;
 
 pub use cache::TextCache;
 pub use encoding::{Encoding, EncodingError, Tokenizer};
-pub use store::CountStore;
 
 use std::sync::OnceLock;
 

@@ -1,5 +1,8 @@
 //! Integration tests: the real binary in a clean environment.
 
+// Tests read their own switches (CTXCTL_BIG_TESTS …) from the environment.
+#![allow(clippy::disallowed_methods)]
+
 /// Helpers shared with the other test binaries (tests/support/).
 #[path = "../support/mod.rs"]
 mod shared;

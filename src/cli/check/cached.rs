@@ -1,14 +1,14 @@
-//! Reading one session for a check, with its digest (see [`crate::tokens::digest`]): an
+//! Reading one session for a check, with its digest (see [`crate::cache::digest`]): an
 //! unchanged session is answered from the digest, a grown one read from where the digest
 //! ends, any other read whole; the digest is then brought up to date.
 
 use std::path::{Path, PathBuf};
 
+use crate::cache::digest::{Digest, Resumable, DIGEST_VERSION};
 use crate::context::{Context, ResolvedModel};
 use crate::ops::load;
 use crate::session::pairs::{self, Shape};
 use crate::session::{Keep, ReportedUsage};
-use crate::tokens::digest::{Digest, Resumable, DIGEST_VERSION};
 
 /// What a check needs of one session.
 pub struct Checked {

@@ -8,7 +8,6 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::tools::{self, FileOp};
-use crate::compact::is_user_turn;
 use crate::session::{join_text, Message, Part, Role};
 
 /// How a tool call ended.
@@ -107,7 +106,7 @@ pub fn collect(messages: &[Message]) -> Facts {
     let mut user_turns = 0;
     for m in messages.iter().filter(|m| m.compact.is_none()) {
         *f.roles.entry(m.role).or_default() += 1;
-        if is_user_turn(m) {
+        if m.is_user_request() {
             let text = text_of(m);
             if user_turns == 0 {
                 f.goal = Some(text);

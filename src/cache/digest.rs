@@ -19,9 +19,9 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use super::Encoding;
 use crate::session::pairs::Shape;
 use crate::session::{Format, ReportedUsage, Resume};
+use crate::tokens::Encoding;
 
 /// Bumped whenever a digest's meaning or layout changes.
 pub const DIGEST_VERSION: u32 = 3;
