@@ -10,25 +10,19 @@ use anyhow::Context as _;
 
 use crate::cache::digest::DigestStore;
 use crate::cache::CountStore;
-use crate::cli::GlobalArgs;
-use crate::config::{self, env, Env, FileConfig, Source, Sourced};
+use crate::config::{Env, Settings, Source, Sourced};
 use crate::models::{self, ModelSpec, Registry};
 use crate::render::Printer;
-use crate::session::Format;
 use crate::tokens::{Counter, Encoding, Tokenizer};
 
 /// Everything a command needs besides its own arguments.
 pub struct Context {
     pub printer: Printer,
+    /// The environment snapshot (test hooks and the LLM key are read from it by name).
     pub env: Env,
-    pub file: FileConfig,
-    pub config_path: Option<(PathBuf, Source)>,
-    pub config_loaded: bool,
+    /// Every setting of the run, resolved once.
+    pub settings: Settings,
     pub registry: &'static Registry,
-    pub format: Option<Format>,
-    pub model: Option<Sourced<String>>,
-    pub tokenizer: Sourced<Option<Encoding>>,
-    pub no_cache: bool,
     counters: Mutex<HashMap<Encoding, Arc<Counter>>>,
     store: Mutex<Option<CountStore>>,
     digests: OnceLock<Option<DigestStore>>,
@@ -83,71 +77,30 @@ impl ResolvedModel {
 }
 
 impl Context {
-    pub fn new(g: &GlobalArgs, env: Env, printer: Printer) -> anyhow::Result<Context> {
-        let config_path = if g.no_config {
-            None
-        } else {
-            config::config_path(g.config.clone(), &env)
-        };
-        let (file, config_loaded) = match &config_path {
-            Some((path, source)) => {
-                let required = *source != Source::Default;
-                let exists = path.exists();
-                (FileConfig::load(path, required)?, exists)
-            }
-            None => (FileConfig::default(), false),
-        };
-        match &config_path {
+    /// The run's context: `settings` resolved at start-up, the model registry (with the
+    /// config file's `[models]`), and empty counters and caches.
+    pub fn new(settings: Settings, env: Env, printer: Printer) -> anyhow::Result<Context> {
+        match &settings.config_path {
             Some((p, source)) if p.exists() => {
                 printer.debug(&format!("config file {} (from {source})", p.display()))
             }
             Some((p, _)) => printer.debug(&format!("no config file at {}", p.display())),
             None => printer.debug("config file disabled (--no-config)"),
         }
-        let registry = if file.models.is_empty() {
+        let registry = if settings.file.models.is_empty() {
             Registry::builtin()
         } else {
             let r = Registry::builtin()
-                .with_overrides(&file.models)
+                .with_overrides(&settings.file.models)
                 .context("invalid [models] in the config file")?;
             // One registry per process: leaking it gives the run a 'static borrow.
             Box::leak(Box::new(r))
         };
-        let model = config::layer(
-            g.model.clone(),
-            &env,
-            env::CTXCTL_MODEL,
-            None,
-            |s| Some(s.to_string()),
-            "a model id",
-        )?;
-        let tokenizer = config::layer(
-            g.tokenizer
-                .as_deref()
-                .map(|t| config::parse_tokenizer(t).ok_or_else(|| unknown_tokenizer(t))),
-            &env,
-            env::CTXCTL_TOKENIZER,
-            file.tokenizer
-                .as_deref()
-                .map(|t| config::parse_tokenizer(t).ok_or_else(|| unknown_tokenizer(t))),
-            |s| Some(config::parse_tokenizer(s).ok_or_else(|| unknown_tokenizer(s))),
-            "a tokenizer name",
-        )?;
-        let tokenizer = match tokenizer {
-            Some(Sourced { value, source }) => Sourced::new(value?, source),
-            None => Sourced::new(None, Source::Default),
-        };
         Ok(Context {
             printer,
             env,
-            file,
-            config_path,
-            config_loaded,
+            settings,
             registry,
-            format: g.format,
-            model,
-            tokenizer,
-            no_cache: g.no_cache,
             counters: Mutex::new(HashMap::new()),
             store: Mutex::new(None),
             digests: OnceLock::new(),
@@ -161,7 +114,7 @@ impl Context {
     /// Reports an error (and hints at its likely fix) without ending the run.
     pub fn report(&self, err: &anyhow::Error) {
         self.printer.error(err);
-        for hint in hints(err) {
+        for hint in crate::render::hints::for_error(err) {
             self.printer.hint(&hint);
         }
     }
@@ -186,11 +139,11 @@ impl Context {
     }
 
     fn resolve(&self, session_model: Option<&str>, warn: &dyn Fn(String)) -> ResolvedModel {
-        let (name, source) = if let Some(m) = &self.model {
+        let (name, source) = if let Some(m) = &self.settings.model {
             (m.value.clone(), m.source)
         } else if let Some(m) = session_model {
             (m.to_string(), Source::Session)
-        } else if let Some(m) = &self.file.default_model {
+        } else if let Some(m) = &self.settings.file.default_model {
             (m.clone(), Source::File)
         } else {
             warn(format!(
@@ -217,11 +170,11 @@ impl Context {
             ));
         }
         let (model_encoding, model_exact) = (spec.encoding, spec.exact);
-        let (encoding, exact) = match self.tokenizer.value {
+        let (encoding, exact) = match self.settings.tokenizer.value {
             Some(e) => (e, e.is_exact() && model_exact && e == model_encoding),
             None => (model_encoding, model_exact),
         };
-        let factor = if self.tokenizer.value.is_none() && !exact && is_claude(&name) {
+        let factor = if self.settings.tokenizer.value.is_none() && !exact && is_claude(&name) {
             CLAUDE_FACTOR
         } else {
             1.0
@@ -285,7 +238,7 @@ impl Context {
         keys: impl FnOnce() -> Vec<u128>,
         fill: impl FnOnce(Vec<Option<usize>>) -> Vec<usize>,
     ) -> Vec<usize> {
-        let cached = !self.no_cache && self.with_store(|s| s.is_enabled());
+        let cached = !self.settings.no_cache && self.with_store(|s| s.is_enabled());
         let counts = if cached {
             let keys = keys();
             let known = self.with_store(|s| s.lookup(&keys));
@@ -330,7 +283,7 @@ impl Context {
 
     /// The persistent token-count cache file.
     pub fn cache_file(&self) -> Option<PathBuf> {
-        crate::paths::cache_dir(&self.env).map(|d| d.join("token-counts.bin"))
+        crate::config::paths::cache_dir(&self.env).map(|d| d.join("token-counts.bin"))
     }
 
     /// The session digests (see [`crate::cache::digest`]), unless `--no-cache` or there is
@@ -339,14 +292,14 @@ impl Context {
         self.digests
             .get_or_init(|| {
                 let dir = self.digests_dir()?;
-                (!self.no_cache).then(|| DigestStore::new(dir))
+                (!self.settings.no_cache).then(|| DigestStore::new(dir))
             })
             .as_ref()
     }
 
     /// Where session digests are kept.
     pub fn digests_dir(&self) -> Option<PathBuf> {
-        crate::paths::cache_dir(&self.env).map(|d| d.join("digests"))
+        crate::config::paths::cache_dir(&self.env).map(|d| d.join("digests"))
     }
 
     /// Stores the digest of a session (failures are logged, never fatal).
@@ -413,7 +366,7 @@ impl Context {
                 .and_then(|m| m.modified().ok())
         };
         // The cache last learned something when its sorted file or its log last changed.
-        let cache = (!self.no_cache)
+        let cache = (!self.settings.no_cache)
             .then(|| self.cache_file())
             .flatten()
             .and_then(|p| modified(&p).max(modified(&p.with_extension("log"))));
@@ -424,14 +377,15 @@ impl Context {
         if seen {
             return;
         }
-        let encoding = match self.tokenizer.value {
+        let encoding = match self.settings.tokenizer.value {
             Some(e) => e,
             None => {
                 let name = self
+                    .settings
                     .model
                     .as_ref()
                     .map(|m| m.value.clone())
-                    .or_else(|| self.file.default_model.clone())
+                    .or_else(|| self.settings.file.default_model.clone())
                     .unwrap_or_else(|| models::DEFAULT_MODEL.to_string());
                 match self.registry.lookup(&name) {
                     Some(s) => s.encoding,
@@ -448,17 +402,9 @@ impl Context {
 
     /// The data directory (sessions and archives), from the environment or config.
     pub fn data_dir(&self) -> anyhow::Result<Sourced<PathBuf>> {
-        if let Some(p) = self.env.get(env::CTXCTL_DATA_DIR) {
-            return Ok(Sourced::new(
-                PathBuf::from(p),
-                Source::Env(env::CTXCTL_DATA_DIR),
-            ));
-        }
-        if let Some(p) = &self.file.data_dir {
-            return Ok(Sourced::new(p.clone(), Source::File));
-        }
-        crate::paths::data_dir(&self.env)
-            .map(|p| Sourced::new(p, Source::Default))
+        self.settings
+            .data_dir
+            .clone()
             .context("cannot find a data directory; set CTXCTL_DATA_DIR")
     }
 }
@@ -467,40 +413,18 @@ fn is_claude(model: &str) -> bool {
     model.to_ascii_lowercase().contains("claude")
 }
 
-fn unknown_tokenizer(name: &str) -> anyhow::Error {
-    let names: Vec<&str> = Encoding::ALL.iter().map(|e| e.name()).collect();
-    anyhow::anyhow!(
-        "unknown tokenizer {name:?}; expected auto, {}",
-        names.join(", ")
-    )
-}
-
-/// Hints to print under an error, suggesting the likely fix.
-pub fn hints(err: &anyhow::Error) -> Vec<String> {
-    let text = format!("{err:#}");
-    let mut out = Vec::new();
-    if text.contains("cannot tell the format") {
-        out.push(format!("pass --format {}", crate::formats::names("|")));
-    }
-    if text.contains("invalid config file") {
-        out.push(
-            "fix or remove the file (see the README's example config), or pass --no-config to ignore it"
-                .to_string(),
-        );
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     use super::*;
 
     #[test]
     fn counting_shares_the_cores_with_the_files_in_flight() {
-        let cli = crate::cli::Cli::parse_from(["ctxctl", "--no-config", "count", "x"]);
-        let ctx = Context::new(&cli.global, Env::default(), Printer::plain()).unwrap();
+        let g = crate::config::Globals {
+            no_config: true,
+            ..Default::default()
+        };
+        let settings = Settings::resolve(&g, &Env::default()).unwrap();
+        let ctx = Context::new(settings, Env::default(), Printer::plain()).unwrap();
         let all = ctx.cores;
         assert_eq!(ctx.counting_threads(), all, "a lone file uses every core");
         let a = ctx.file_in_flight();

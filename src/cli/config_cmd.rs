@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use crate::config::{env, Source};
+use crate::config::Source;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::render::table::table;
@@ -34,7 +34,7 @@ struct Setting {
 
 pub fn run(ctx: &Context, args: &ConfigArgs) -> anyhow::Result<ExitStatus> {
     if let Some(ConfigAction::Path) = args.action {
-        match &ctx.config_path {
+        match &ctx.settings.config_path {
             Some((p, _)) => ctx.printer.line(&p.display().to_string())?,
             None => ctx
                 .printer
@@ -56,7 +56,10 @@ pub fn run(ctx: &Context, args: &ConfigArgs) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// The run's settings ([`crate::config::Settings`]) as rows; an invalid variable or file
+/// value is an error here, as in any command that uses it.
 fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
+    let s = &ctx.settings;
     let mut out = Vec::new();
     let mut push = |key: &'static str, value: String, source: Source| {
         out.push(Setting {
@@ -65,18 +68,18 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
             source: source.to_string(),
         })
     };
-    match &ctx.config_path {
-        Some((p, s)) => {
-            let state = if ctx.config_loaded {
+    match &s.config_path {
+        Some((p, source)) => {
+            let state = if s.config_loaded {
                 ""
             } else {
                 " (not present)"
             };
-            push("config_file", format!("{}{state}", p.display()), *s)
+            push("config_file", format!("{}{state}", p.display()), *source)
         }
         None => push("config_file", "(none)".into(), Source::Flag),
     }
-    match (&ctx.model, &ctx.file.default_model) {
+    match (&s.model, &s.default_model) {
         (Some(m), _) => push("model", m.value.clone(), m.source),
         (None, Some(m)) => push(
             "model",
@@ -92,22 +95,17 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
             Source::Default,
         ),
     }
-    let tok = ctx
+    let tok = s
         .tokenizer
         .value
         .map_or("auto".to_string(), |e| e.name().to_string());
-    push("tokenizer", tok, ctx.tokenizer.source);
-    let t = crate::cli::args::limits::threshold(ctx, None)?;
+    push("tokenizer", tok, s.tokenizer.source);
+    let t = s.threshold(None)?;
     push("threshold", t.value.to_string(), t.source);
-    let layer_u64 = |var: &'static str, file: Option<u64>| {
-        crate::config::layer(None, &ctx.env, var, file, |s| s.parse().ok(), "a number")
-    };
-    match layer_u64(env::CTXCTL_RESERVED, ctx.file.reserved)? {
-        Some(s) => push("reserved", s.value.to_string(), s.source),
-        None => push("reserved", "0".into(), Source::Default),
-    }
-    match layer_u64(env::CTXCTL_RESERVE_OUTPUT, ctx.file.reserve_output)? {
-        Some(s) => push("reserve_output", s.value.to_string(), s.source),
+    let r = s.reserved(None)?;
+    push("reserved", r.value.to_string(), r.source);
+    match s.reserve_output(None)? {
+        Some(r) => push("reserve_output", r.value.to_string(), r.source),
         None => push(
             "reserve_output",
             "the model's max output, at most 20% of the window".into(),
@@ -116,42 +114,22 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
     }
     let data = ctx.data_dir()?;
     push("data_dir", data.value.display().to_string(), data.source);
-    let llm = &ctx.file.llm;
-    let pick = |var: &'static str, file: &Option<String>, default: &str| -> (String, Source) {
-        if let Some(v) = ctx.env.get(var) {
-            (v.to_string(), Source::Env(var))
-        } else if let Some(v) = file {
-            (v.clone(), Source::File)
-        } else {
-            (default.to_string(), Source::Default)
-        }
-    };
-    let (v, s) = pick(env::CTXCTL_LLM_PROVIDER, &llm.provider, "openai");
-    push("llm.provider", v, s);
-    let (v, s) = pick(
-        env::CTXCTL_LLM_BASE_URL,
-        &llm.base_url,
-        "(provider default)",
+    let llm = &s.llm;
+    push(
+        "llm.provider",
+        llm.provider.value.clone(),
+        llm.provider.source,
     );
-    push("llm.base_url", v, s);
-    let (v, s) = pick(env::CTXCTL_LLM_MODEL, &llm.model, "(none)");
-    push("llm.model", v, s);
+    match &llm.base_url {
+        Some(u) => push("llm.base_url", u.value.clone(), u.source),
+        None => push("llm.base_url", "(provider default)".into(), Source::Default),
+    }
+    match &llm.model {
+        Some(m) => push("llm.model", m.value.clone(), m.source),
+        None => push("llm.model", "(none)".into(), Source::Default),
+    }
     // The key itself is never shown: only whether one is set, and where.
-    let key_vars = [
-        Some(env::CTXCTL_LLM_API_KEY),
-        llm.api_key_env.as_deref().map(|_| "api_key_env"),
-        Some(env::OPENAI_API_KEY),
-        Some(env::ANTHROPIC_API_KEY),
-    ];
-    let found = key_vars.iter().flatten().find_map(|v| {
-        let var = if *v == "api_key_env" {
-            llm.api_key_env.as_deref()?
-        } else {
-            v
-        };
-        ctx.env.get(var).map(|_| var.to_string())
-    });
-    match found {
+    match &llm.api_key_var {
         Some(var) => push("llm.api_key", format!("(set, from {var})"), Source::Default),
         None => push("llm.api_key", "(not set)".into(), Source::Default),
     }

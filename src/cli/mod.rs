@@ -19,6 +19,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::config::{Globals, Settings};
 use crate::context::Context;
 use crate::exit::{is_broken_pipe, ExitStatus};
 use crate::render::{ColorChoice, Printer};
@@ -149,20 +150,38 @@ pub fn main(cli: Cli) -> ExitCode {
         g.no_progress,
         env.get(crate::config::env::CTXCTL_LOG),
     );
-    let result = Context::new(&cli.global, env, printer.clone()).and_then(|ctx| {
-        let status = run(&ctx, &cli.command);
-        ctx.finish();
-        status
-    });
+    let settings = Settings::resolve(&g.globals(), &env);
+    let result = settings
+        .map_err(anyhow::Error::from)
+        .and_then(|settings| Context::new(settings, env, printer.clone()))
+        .and_then(|ctx| {
+            let status = run(&ctx, &cli.command);
+            ctx.finish();
+            status
+        });
     match result {
         Ok(status) => status.into(),
         Err(err) if is_broken_pipe(&err) => ExitStatus::Success.into(),
         Err(err) => {
             printer.error(&err);
-            for hint in crate::context::hints(&err) {
+            for hint in crate::render::hints::for_error(&err) {
                 printer.hint(&hint);
             }
             ExitStatus::Error.into()
+        }
+    }
+}
+
+impl GlobalArgs {
+    /// The global flags as the plain values settings are resolved from.
+    pub fn globals(&self) -> Globals {
+        Globals {
+            model: self.model.clone(),
+            tokenizer: self.tokenizer.clone(),
+            format: self.format,
+            config: self.config.clone(),
+            no_config: self.no_config,
+            no_cache: self.no_cache,
         }
     }
 }

@@ -3,12 +3,17 @@
 
 pub mod env;
 mod file;
+pub mod paths;
+mod settings;
 
 use std::fmt;
 use std::path::PathBuf;
 
 pub use env::Env;
 pub use file::{CompactConfig, ConfigError, FileConfig, LlmConfig};
+pub use settings::{
+    Globals, LlmSettings, ResolveError, Settings, DEFAULT_LOCK_TIMEOUT, DEFAULT_THRESHOLD,
+};
 
 use crate::tokens::Encoding;
 
@@ -47,7 +52,7 @@ impl<T> Sourced<T> {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum SettingError {
     #[error("{name}: expected {expected}, got {value:?}")]
     Invalid {
@@ -55,6 +60,9 @@ pub enum SettingError {
         expected: &'static str,
         value: String,
     },
+    /// A value of the right type out of its range, worded by whoever checked it.
+    #[error("{0}")]
+    Message(String),
 }
 
 /// Picks the first of flag, environment variable and file value; `parse` turns env text
@@ -105,7 +113,7 @@ pub fn config_path(flag: Option<PathBuf>, env: &Env) -> Option<(PathBuf, Source)
     if let Some(p) = env.get(env::CTXCTL_CONFIG) {
         return Some((PathBuf::from(p), Source::Env(env::CTXCTL_CONFIG)));
     }
-    crate::paths::default_config_file(env).map(|p| (p, Source::Default))
+    crate::config::paths::default_config_file(env).map(|p| (p, Source::Default))
 }
 
 #[cfg(test)]

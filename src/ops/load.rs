@@ -43,7 +43,7 @@ impl Loaded {
     /// Makes a session loaded with [`load_for_rewrite`] writable: when its text was released
     /// (a large file), drops its messages' text (the plan is made) and reads the file's
     /// text again. A file that changed since it
-    /// was read is an [`output::Changed`](crate::ops::write::Changed) error.
+    /// was read is an [`output::Changed`](Changed) error.
     pub fn reattach(&mut self) -> anyhow::Result<()> {
         if !self.session.doc.is_detached() {
             return Ok(());
@@ -51,7 +51,7 @@ impl Loaded {
         self.session.release_text();
         let (bytes, now) = read(&self.path)?;
         if now != self.fingerprint {
-            return Err(crate::ops::write::Changed {
+            return Err(Changed {
                 path: self.path.clone(),
             }
             .into());
@@ -167,7 +167,7 @@ pub fn parse_session(
     bytes: Vec<u8>,
     keep: Keep,
 ) -> anyhow::Result<Session> {
-    formats::read_keeping(bytes, ctx.format, keep).with_context(|| display(path))
+    formats::read_keeping(bytes, ctx.settings.format, keep).with_context(|| display(path))
 }
 
 /// Gives the warnings reading `session` gave.
@@ -254,27 +254,49 @@ impl Fingerprint {
     }
 }
 
+/// The input changed between reading it and replacing it: an agent is probably still
+/// appending to the session. Nothing was replaced.
+#[derive(Debug, thiserror::Error)]
+#[error("{} changed while ctxctl was working on it (is an agent still writing to it?); nothing was replaced", .path.display())]
+pub struct Changed {
+    pub path: PathBuf,
+}
+
+/// Whether `err` (or one of its causes) is [`Changed`].
+pub fn is_changed(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| e.is::<Changed>())
+}
+
+/// Errors with [`Changed`] if `path` no longer holds what was read.
+pub fn ensure_unchanged(path: &Path, original: Fingerprint) -> anyhow::Result<()> {
+    let now =
+        Fingerprint::of_file(path).with_context(|| format!("re-reading {}", path.display()))?;
+    if now != original {
+        return Err(Changed {
+            path: path.to_path_buf(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
-    use super::{load_keeping, Fingerprint};
+    use super::{is_changed, load_keeping, Fingerprint};
     use crate::config::Env;
     use crate::context::Context;
     use crate::render::Printer;
     use crate::session::Keep;
 
     fn context(cache: &std::path::Path) -> Context {
-        let cli = crate::cli::Cli::parse_from([
-            "ctxctl",
-            "--no-config",
-            "--model",
-            "gpt-4o",
-            "count",
-            "x",
-        ]);
+        let globals = crate::config::Globals {
+            no_config: true,
+            model: Some("gpt-4o".into()),
+            ..Default::default()
+        };
         let env = Env::from_pairs([("CTXCTL_CACHE_DIR", cache.to_str().unwrap())]);
-        Context::new(&cli.global, env, Printer::plain()).unwrap()
+        let settings = crate::config::Settings::resolve(&globals, &env).unwrap();
+        Context::new(settings, env, Printer::plain()).unwrap()
     }
 
     #[test]
@@ -297,7 +319,7 @@ mod tests {
         )
         .unwrap();
         let err = l.reattach().unwrap_err();
-        assert!(crate::ops::write::is_changed(&err), "{err:#}");
+        assert!(is_changed(&err), "{err:#}");
         assert!(l.session.doc.is_detached(), "nothing was put back");
     }
 

@@ -10,13 +10,10 @@ use crate::archive::{self, ArchiveStore, Timestamp};
 use crate::config::env;
 use crate::context::Context;
 
-/// Default seconds to wait for another ctxctl holding a session's lock.
-const DEFAULT_LOCK_TIMEOUT: u64 = 30;
-
 /// `sessions/NAME.json` or `sessions/NAME.jsonl` in the store.
 pub fn stored_session(ctx: &Context, name: &str) -> anyhow::Result<PathBuf> {
     archive::validate_name(name)?;
-    let dir = crate::paths::sessions_dir(&ctx.data_dir()?.value);
+    let dir = crate::config::paths::sessions_dir(&ctx.data_dir()?.value);
     let found: Vec<PathBuf> = ["json", "jsonl"]
         .iter()
         .map(|ext| dir.join(format!("{name}.{ext}")))
@@ -45,12 +42,7 @@ pub fn clock(ctx: &Context) -> anyhow::Result<Timestamp> {
 
 /// Locks session `name`, saying so when another ctxctl holds it.
 pub fn lock(ctx: &Context, store: &ArchiveStore, name: &str) -> anyhow::Result<archive::LockGuard> {
-    let secs = match ctx.env.get(env::CTXCTL_LOCK_TIMEOUT) {
-        Some(s) => s.parse::<u64>().with_context(|| {
-            format!("{}: expected seconds, got {s:?}", env::CTXCTL_LOCK_TIMEOUT)
-        })?,
-        None => DEFAULT_LOCK_TIMEOUT,
-    };
+    let secs = ctx.settings.lock_timeout.clone()?.value;
     let path = store.lock_path(name)?;
     archive::acquire_lock(&path, Duration::from_secs(secs), |p| {
         ctx.printer.note(&format!(

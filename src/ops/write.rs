@@ -7,7 +7,7 @@ use anyhow::Context as _;
 
 use crate::context::Context;
 use crate::fsutil;
-use crate::ops::load::{Fingerprint, Loaded};
+use crate::ops::load::{ensure_unchanged, Loaded};
 
 /// What the user asked for: `-o FILE` (`-` for standard output) or `--in-place`; neither
 /// means the store.
@@ -63,7 +63,7 @@ pub fn session_name(name: Option<&str>, input: &Path) -> anyhow::Result<String> 
             .map(|s| s.strip_suffix(".traj").unwrap_or(s).to_string())
             .unwrap_or_default(),
     };
-    if !crate::paths::is_valid_name(&name) {
+    if !crate::config::paths::is_valid_name(&name) {
         anyhow::bail!(
             "invalid session name {name:?}: use letters, digits, '.', '_' and '-', not starting with '.' (pass --name)"
         );
@@ -89,7 +89,7 @@ pub fn destination(
         Some(p) => Ok(Destination::File(p.clone())),
         None => {
             let name = session_name(name, &loaded.path)?;
-            let dir = crate::paths::sessions_dir(&ctx.data_dir()?.value);
+            let dir = crate::config::paths::sessions_dir(&ctx.data_dir()?.value);
             let path = dir.join(format!("{name}.{}", loaded.session.format.extension()));
             Ok(Destination::Store { name, path })
         }
@@ -186,32 +186,6 @@ pub fn write_archived(
     written
 }
 
-/// The input changed between reading it and replacing it: an agent is probably still
-/// appending to the session. Nothing was replaced.
-#[derive(Debug, thiserror::Error)]
-#[error("{} changed while ctxctl was working on it (is an agent still writing to it?); nothing was replaced", .path.display())]
-pub struct Changed {
-    pub path: PathBuf,
-}
-
-/// Whether `err` (or one of its causes) is [`Changed`].
-pub fn is_changed(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| e.is::<Changed>())
-}
-
-/// Errors with [`Changed`] if `path` no longer holds what was read.
-pub fn ensure_unchanged(path: &Path, original: Fingerprint) -> anyhow::Result<()> {
-    let now =
-        Fingerprint::of_file(path).with_context(|| format!("re-reading {}", path.display()))?;
-    if now != original {
-        return Err(Changed {
-            path: path.to_path_buf(),
-        }
-        .into());
-    }
-    Ok(())
-}
-
 /// Test hook, not a feature: while the file named by
 /// [`env::CTXCTL_TEST_HOLD_BEFORE_REPLACE`](crate::config::env::CTXCTL_TEST_HOLD_BEFORE_REPLACE)
 /// exists, wait (at most a minute) before the last check of a file about to be replaced,
@@ -236,6 +210,7 @@ fn test_hold_before_replace(ctx: &Context, path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::load::{is_changed, Changed, Fingerprint};
 
     #[test]
     fn names_come_from_the_stem_or_the_flag() {
@@ -315,7 +290,7 @@ mod tests {
     fn stored_sessions_are_private() {
         let tmp = tempfile::tempdir().unwrap();
         let data = tmp.path().join("data");
-        let path = crate::paths::sessions_dir(&data).join("s.json");
+        let path = crate::config::paths::sessions_dir(&data).join("s.json");
         write_store(&data, &path, b"[]").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"[]");
         assert_eq!(mode(&path), 0o600);
@@ -333,7 +308,7 @@ mod tests {
         let outside = tmp.path().join("elsewhere");
         std::fs::create_dir_all(&data).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
-        let sessions = crate::paths::sessions_dir(&data);
+        let sessions = crate::config::paths::sessions_dir(&data);
         std::os::unix::fs::symlink(&outside, &sessions).unwrap();
         let e = write_store(&data, &sessions.join("s.json"), b"[]").unwrap_err();
         assert!(e.to_string().contains("outside the data directory"), "{e}");
@@ -351,7 +326,7 @@ mod tests {
     fn a_symlinked_target_leading_out_is_refused() {
         let tmp = tempfile::tempdir().unwrap();
         let data = tmp.path().join("data");
-        let sessions = crate::paths::sessions_dir(&data);
+        let sessions = crate::config::paths::sessions_dir(&data);
         std::fs::create_dir_all(&sessions).unwrap();
         let victim = tmp.path().join("victim.json");
         std::fs::write(&victim, b"precious").unwrap();

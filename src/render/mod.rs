@@ -3,6 +3,7 @@
 
 pub mod bar;
 pub mod capture;
+pub mod hints;
 pub mod json;
 pub mod preview;
 pub mod table;

@@ -1,9 +1,8 @@
-//! Budget options shared by `check`, `trim` and `compact`, resolved flag > env > file >
-//! built-in.
+//! Budget options shared by `check`, `trim` and `compact`: flags over the run's settings.
 
 use clap::Args;
 
-use crate::config::{self, env, Sourced};
+use crate::config::Sourced;
 use crate::context::{Context, ResolvedModel};
 use crate::models::Limits;
 
@@ -27,9 +26,6 @@ pub struct ReserveArgs {
     pub reserved: Option<u64>,
 }
 
-/// The default threshold at which `check` says `compact`.
-pub const DEFAULT_THRESHOLD: f64 = 0.8;
-
 impl LimitArgs {
     /// The limits for a loaded session.
     pub fn limits(&self, ctx: &Context, model: &ResolvedModel) -> anyhow::Result<Limits> {
@@ -46,24 +42,11 @@ impl ReserveArgs {
         model: &ResolvedModel,
         window: Option<u64>,
     ) -> anyhow::Result<Limits> {
-        let reserve_output = config::layer(
-            self.reserve_output,
-            &ctx.env,
-            env::CTXCTL_RESERVE_OUTPUT,
-            ctx.file.reserve_output,
-            |s| s.parse().ok(),
-            "a number of tokens",
-        )?
-        .map(|s| s.value);
-        let reserved = config::layer(
-            self.reserved,
-            &ctx.env,
-            env::CTXCTL_RESERVED,
-            ctx.file.reserved,
-            |s| s.parse().ok(),
-            "a number of tokens",
-        )?
-        .map_or(0, |s| s.value);
+        let reserve_output = ctx
+            .settings
+            .reserve_output(self.reserve_output)?
+            .map(|s| s.value);
+        let reserved = ctx.settings.reserved(self.reserved)?.value;
         let window = window.unwrap_or_else(|| model.context_window());
         Ok(Limits::new(
             window,
@@ -76,23 +59,5 @@ impl ReserveArgs {
 
 /// `--threshold`, `CTXCTL_THRESHOLD`, `threshold` in the config, or 0.8.
 pub fn threshold(ctx: &Context, flag: Option<f64>) -> anyhow::Result<Sourced<f64>> {
-    if let Some(t) = flag {
-        if !(t > 0.0 && t <= 1.0) {
-            anyhow::bail!("--threshold: expected a ratio in (0, 1], got {t}");
-        }
-    }
-    if let Some(t) = ctx.file.threshold {
-        if !(t > 0.0 && t <= 1.0) {
-            anyhow::bail!("config threshold: expected a ratio in (0, 1], got {t}");
-        }
-    }
-    Ok(config::layer(
-        flag,
-        &ctx.env,
-        env::CTXCTL_THRESHOLD,
-        ctx.file.threshold,
-        config::parse_ratio,
-        "a ratio in (0, 1]",
-    )?
-    .unwrap_or(Sourced::new(DEFAULT_THRESHOLD, config::Source::Default)))
+    Ok(ctx.settings.threshold(flag)?)
 }

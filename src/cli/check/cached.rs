@@ -26,7 +26,7 @@ pub struct Checked {
 pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
     let (bytes, fingerprint) = load::read(path)?;
     let digests = ctx.digests();
-    let key = digests.and_then(|d| d.key(path, ctx.format));
+    let key = digests.and_then(|d| d.key(path, ctx.settings.format));
     let previous = digests.zip(key).and_then(|(d, key)| d.get(key));
     let mut before = None;
     if let Some(d) = previous {

@@ -23,7 +23,8 @@ use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
 use crate::ops::load;
-use crate::ops::write::{self, Changed};
+use crate::ops::load::Changed;
+use crate::ops::write;
 use crate::summarize::Summarizer;
 
 /// The reason given for a skipped session in `--json`.

@@ -115,7 +115,7 @@ pub fn compact_file(
     let _lock = lock(ctx, &store, &name)?;
     if let Destination::InPlace(p) = &dest {
         // Do not even archive a session that already changed.
-        write::ensure_unchanged(p, loaded.fingerprint)?;
+        load::ensure_unchanged(p, loaded.fingerprint)?;
     }
     let id = CompactInfo::new_id();
     // Archive the originals before anything is replaced.

@@ -20,13 +20,13 @@ pub fn summarizer(
     let kind = args
         .summarizer
         .clone()
-        .or_else(|| ctx.file.compact.summarizer.clone())
+        .or_else(|| ctx.settings.file.compact.summarizer.clone())
         .unwrap_or_else(|| "offline".into());
     match kind.as_str() {
         "offline" => {
             let cap = args
                 .summary_tokens
-                .or(ctx.file.compact.summary_tokens.map(|n| n as usize))
+                .or(ctx.settings.file.compact.summary_tokens.map(|n| n as usize))
                 .unwrap_or(summarize::offline::DEFAULT_CAP);
             Ok(Box::new(OfflineSummarizer { cap }))
         }
@@ -44,14 +44,13 @@ pub fn summarizer(
 /// `CTXCTL_LLM_API_KEY`, the variable named by `llm.api_key_env`, or the provider's usual
 /// variable; it may be empty for local servers.
 fn llm_config(ctx: &Context, retries: Option<u32>) -> anyhow::Result<LlmConfig> {
-    let file = &ctx.file.llm;
-    let pick =
-        |var: &str, f: &Option<String>| ctx.env.get(var).map(str::to_string).or_else(|| f.clone());
-    let provider_name = pick(env::CTXCTL_LLM_PROVIDER, &file.provider).unwrap_or("openai".into());
-    let provider = Provider::from_name(&provider_name).with_context(|| {
+    let file = &ctx.settings.file.llm;
+    let llm = &ctx.settings.llm;
+    let provider_name = &llm.provider.value;
+    let provider = Provider::from_name(provider_name).with_context(|| {
         format!("unknown LLM provider {provider_name:?}; expected openai or anthropic")
     })?;
-    let model = pick(env::CTXCTL_LLM_MODEL, &file.model).context(
+    let model = llm.model.as_ref().map(|m| m.value.clone()).context(
         "the llm summarizer needs a model: set llm.model in the config file or CTXCTL_LLM_MODEL",
     )?;
     let key_var = match provider {
@@ -65,8 +64,8 @@ fn llm_config(ctx: &Context, retries: Option<u32>) -> anyhow::Result<LlmConfig> 
         .or_else(|| ctx.env.get(key_var))
         .unwrap_or_default();
     let mut c = LlmConfig::new(provider, model.clone(), key);
-    if let Some(url) = pick(env::CTXCTL_LLM_BASE_URL, &file.base_url) {
-        c.base_url = url;
+    if let Some(url) = &llm.base_url {
+        c.base_url.clone_from(&url.value);
     }
     if key.is_empty() && c.base_url == provider.default_base_url() {
         ctx.printer.warn(&format!(
@@ -88,7 +87,7 @@ fn llm_config(ctx: &Context, retries: Option<u32>) -> anyhow::Result<LlmConfig> 
 /// Tokens the tail should reach: `--tail-tokens`, else `--tail-ratio` × the limit (config
 /// `compact.tail_tokens` / `compact.tail_ratio`, default 0.2).
 pub fn tail_budget(ctx: &Context, args: &CompactArgs, limit: usize) -> anyhow::Result<usize> {
-    let cfg = &ctx.file.compact;
+    let cfg = &ctx.settings.file.compact;
     if let Some(n) = args.tail_tokens {
         return Ok(n as usize);
     }

@@ -1,0 +1,59 @@
+//! The hints an error carries (see [`crate::hint`]), as the lines printed under it.
+
+use crate::config::{ConfigError, ResolveError};
+use crate::hint::{Hint, Hinted};
+use crate::session::ReadError;
+
+/// The hints of every error along `err`'s chain, in order, each once.
+pub fn for_error(err: &anyhow::Error) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in err.chain() {
+        let hint = if let Some(e) = e.downcast_ref::<ReadError>() {
+            e.hint()
+        } else if let Some(e) = e.downcast_ref::<ConfigError>() {
+            e.hint()
+        } else if let Some(e) = e.downcast_ref::<ResolveError>() {
+            e.hint()
+        } else {
+            None
+        };
+        if let Some(text) = hint.map(text) {
+            if !out.contains(&text) {
+                out.push(text);
+            }
+        }
+    }
+    out
+}
+
+/// What a hint says.
+pub fn text(hint: Hint) -> String {
+    match hint {
+        Hint::PassFormat => format!("pass --format {}", crate::formats::names("|")),
+        Hint::FixConfig => "fix or remove the file (see the README's example config), or pass \
+                            --no-config to ignore it"
+            .to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_come_from_the_error_type_not_its_text() {
+        let detect = anyhow::Error::new(ReadError::Detect("odd".into())).context("a.json");
+        assert_eq!(
+            for_error(&detect),
+            ["pass --format openai|anthropic|jsonl|claude-code|codex|goose"]
+        );
+        // The same words in another error carry no hint.
+        let text = anyhow::anyhow!("cannot tell the format: invalid config file");
+        assert!(for_error(&text).is_empty());
+        let config = anyhow::Error::new(ConfigError::Parse {
+            path: "c.toml".into(),
+            message: "bad".into(),
+        });
+        assert_eq!(for_error(&config).len(), 1);
+    }
+}
