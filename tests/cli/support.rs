@@ -212,6 +212,16 @@ impl TestEnv {
     /// fixtures as `[FIXTURES]`, the checkout as `[REPO]` and compaction ids (random UUIDs) as `[UUID]`. Timestamps need nothing:
     /// `CTXCTL_NOW` fixes them.
     pub fn redact(&self, text: &str) -> String {
+        let uuid = regex::Regex::new(
+            "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}",
+        )
+        .unwrap();
+        uuid.replace_all(&self.redact_paths(text), "[UUID]")
+            .into_owned()
+    }
+
+    /// [`TestEnv::redact`] without the UUIDs: only the paths.
+    pub fn redact_paths(&self, text: &str) -> String {
         let mut out = text.to_string();
         let fixtures = crate::shared::try_fixtures_dir().unwrap_or_default();
         let repo = repo();
@@ -229,11 +239,7 @@ impl TestEnv {
             }
             out = out.replace(s(dir), name);
         }
-        let uuid = regex::Regex::new(
-            "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}",
-        )
-        .unwrap();
-        uuid.replace_all(&out, "[UUID]").into_owned()
+        out
     }
 
     /// A run as a snapshot shows it (its exit code, stdout and stderr), redacted.
