@@ -95,7 +95,7 @@ fn tokenizers_can_be_chosen() {
     assert_eq!(run.json()["total_tokens"], 9, "{run:?}");
     let run = env.run(&["count", s(&f), "--tokenizer", "nope"]);
     assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("o200k_base"), "{run:?}");
+    insta::assert_snapshot!("unknown_tokenizer", env.snap(&run));
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn claude_models_are_labelled_estimates() {
     assert_eq!(file["tokenizer"], "cl100k_base");
     assert_eq!(file["factor"], 1.2);
     let human = env.run(&["count", s(&sample("anthropic-messages.json"))]);
-    assert!(human.stdout.contains("estimate ×1.2"), "{human:?}");
+    insta::assert_snapshot!("human", env.snap(&human));
     // The factor scales each message's cl100k_base count; an explicit tokenizer has none.
     let plain = env
         .run(&[
@@ -227,4 +227,25 @@ fn warm_stats_take_tool_counts_from_the_cache_and_equal_fresh_stats() {
     );
     assert_eq!(cold.stdout, fresh.stdout);
     assert_eq!(warm.stdout, fresh.stdout);
+}
+
+#[test]
+fn human_tables_by_role_per_message_and_total() {
+    let env = TestEnv::new();
+    let f = env.write("hello.json", HELLO);
+    let plain = sample("plain.jsonl");
+    for (name, extra) in [
+        ("plain", vec![]),
+        ("by_role", vec!["--by-role"]),
+        ("per_message", vec!["--per-message"]),
+    ] {
+        let mut args = vec!["count", s(&f), s(&plain), "--model", "gpt-4o"];
+        args.extend(extra);
+        let run = env.run(&args);
+        assert_eq!(run.code, 0, "{run:?}");
+        insta::assert_snapshot!(name, env.snap(&run));
+    }
+    // No model given: the warning names the assumed default.
+    let run = env.run(&["count", s(&f)]);
+    insta::assert_snapshot!("no_model", env.snap(&run));
 }

@@ -5,15 +5,7 @@ fn stats_shows_roles_tools_largest_and_usage() {
     let env = TestEnv::new();
     let run = env.run(&["stats", s(&sample("openai-chat.json"))]);
     assert_eq!(run.code, 0, "{run:?}");
-    for needle in [
-        "run_command",
-        "read_file",
-        "largest #",
-        "window [",
-        "assistant",
-    ] {
-        assert!(run.stdout.contains(needle), "{needle}: {run:?}");
-    }
+    insta::assert_snapshot!(env.snap(&run));
     let v = env
         .run(&["stats", s(&sample("openai-chat.json")), "--json"])
         .json();
@@ -46,7 +38,12 @@ fn models_lists_and_filters() {
     assert_eq!(opus["max_output_tokens"], 4096);
     let all = env.run(&["models", "--json"]).json();
     assert!(all.as_array().unwrap().len() > 200);
-    assert_eq!(env.run(&["models", "no-such-model-xyz"]).code, 1);
+    let human = env.run(&["models", "claude-3-opus"]);
+    assert_eq!(human.code, 0, "{human:?}");
+    insta::assert_snapshot!("models_claude_3_opus", env.snap(&human));
+    let none = env.run(&["models", "no-such-model-xyz"]);
+    assert_eq!(none.code, 1);
+    insta::assert_snapshot!("models_none", env.snap(&none));
 }
 
 #[test]
@@ -74,16 +71,14 @@ fn config_shows_sources_and_never_the_key() {
         .env("CTXCTL_LLM_API_KEY", "sk-secret-123456");
     let run = env.run(&["config"]);
     assert_eq!(run.code, 0, "{run:?}");
-    assert!(
-        run.stdout.contains("gpt-4o-mini") && run.stdout.contains("env CTXCTL_MODEL"),
-        "{run:?}"
-    );
     assert!(!run.stdout.contains("sk-secret-123456"), "{run:?}");
+    // The first column's width depends on the temp dir's path: see `snap_unaligned`.
+    insta::assert_snapshot!("config", env.snap_unaligned(&run));
     let path = env.run(&["config", "path"]);
-    assert!(
-        path.stdout.trim().ends_with("ctxctl/config.toml"),
-        "{path:?}"
-    );
+    insta::assert_snapshot!("config_path", env.snap(&path));
+    let cfg = env.write("c.toml", "threshold = 0.6\n[llm]\nmodel = \"small\"\n");
+    let run = env.run(&["config", "--config", s(&cfg), "--model", "gpt-5"]);
+    insta::assert_snapshot!("config_file_and_flag", env.snap_unaligned(&run));
 }
 
 #[test]
@@ -94,4 +89,23 @@ fn completions_for_every_shell() {
         assert_eq!(run.code, 0, "{shell}");
         assert!(run.stdout.contains("ctxctl"), "{shell}");
     }
+}
+
+#[test]
+fn cache_path_and_clear() {
+    let env = TestEnv::new();
+    let run = env.run(&["cache", "path"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    insta::assert_snapshot!("path", env.snap(&run));
+    let run = env.run(&["cache", "clear"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    insta::assert_snapshot!("clear_empty", env.snap(&run));
+    let f = env.write("a.json", r#"[{"role":"user","content":"hello world"}]"#);
+    assert_eq!(env.run(&["count", s(&f), "--model", "gpt-4o"]).code, 0);
+    let dir = env.home().join(".cache/ctxctl");
+    assert!(dir.exists(), "count wrote no cache");
+    let run = env.run(&["cache", "clear"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    insta::assert_snapshot!("clear", env.snap(&run));
+    assert!(!dir.join("token-counts.log").exists());
 }

@@ -55,9 +55,32 @@ pub fn fixture(rel: &str) -> PathBuf {
     p
 }
 
+/// A new temp dir named `ctxctl-test-` and ten digits. A compaction writes the archive's
+/// path into the summary, so the compacted session's token count depends on that path: with
+/// digits only where the name varies (each run of three digits is one token in every BPE
+/// tokenizer ctxctl uses) the count is the same in every run, and snapshots can show it.
+fn temp_dir() -> tempfile::TempDir {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    loop {
+        let n = u64::from(std::process::id()) * 100_000
+            + u64::from(NEXT.fetch_add(1, Ordering::Relaxed));
+        let made = tempfile::Builder::new()
+            .prefix(&format!("ctxctl-test-{:010}", n % 10_000_000_000))
+            .rand_bytes(0)
+            .tempdir();
+        match made {
+            Ok(dir) => return dir,
+            // Left behind by a killed run with the same process id: take the next number.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => panic!("tempdir: {e}"),
+        }
+    }
+}
+
 impl TestEnv {
     pub fn new() -> TestEnv {
-        let dir = tempfile::tempdir().expect("tempdir");
+        let dir = temp_dir();
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
         let envs = vec![
@@ -181,6 +204,54 @@ impl TestEnv {
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
+    }
+}
+
+impl TestEnv {
+    /// `text` as a snapshot shows it: this environment's directory as `[TMP]`, the shared
+    /// fixtures as `[FIXTURES]`, the checkout as `[REPO]` and compaction ids (random UUIDs) as `[UUID]`. Timestamps need nothing:
+    /// `CTXCTL_NOW` fixes them.
+    pub fn redact(&self, text: &str) -> String {
+        let uuid = regex::Regex::new(
+            "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}",
+        )
+        .unwrap();
+        uuid.replace_all(&self.redact_paths(text), "[UUID]")
+            .into_owned()
+    }
+
+    /// [`TestEnv::redact`] without the UUIDs: only the paths.
+    pub fn redact_paths(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        let fixtures = crate::shared::try_fixtures_dir().unwrap_or_default();
+        let repo = repo();
+        let dirs = [
+            (self.path(), "[TMP]"),
+            (fixtures.as_path(), "[FIXTURES]"),
+            (repo.as_path(), "[REPO]"),
+        ];
+        for (dir, name) in dirs {
+            if dir.as_os_str().is_empty() {
+                continue;
+            }
+            if let Ok(real) = dir.canonicalize() {
+                out = out.replace(s(&real), name);
+            }
+            out = out.replace(s(dir), name);
+        }
+        out
+    }
+
+    /// A run as a snapshot shows it (its exit code, stdout and stderr), redacted.
+    pub fn snap(&self, run: &Run) -> String {
+        self.redact(&format!("{run:?}"))
+    }
+
+    /// [`TestEnv::snap`] with runs of spaces shrunk to two: for tables whose column widths
+    /// depend on the length of the temp dir's path.
+    pub fn snap_unaligned(&self, run: &Run) -> String {
+        let spaces = regex::Regex::new("   +").unwrap();
+        spaces.replace_all(&self.snap(run), "  ").into_owned()
     }
 }
 
