@@ -130,7 +130,11 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
     }
     // The key itself is never shown: only whether one is set, and where.
     match &llm.api_key_var {
-        Some(var) => push("llm.api_key", format!("(set, from {var})"), Source::Default),
+        Some(var) => push(
+            "llm.api_key",
+            format!("(set, from {})", var.value),
+            var.source,
+        ),
         None => push("llm.api_key", "(not set)".into(), Source::Default),
     }
     Ok(out)

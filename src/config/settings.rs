@@ -35,8 +35,9 @@ pub struct LlmSettings {
     pub provider: Sourced<String>,
     pub base_url: Option<Sourced<String>>,
     pub model: Option<Sourced<String>>,
-    /// The environment variable the key comes from, if one is set.
-    pub api_key_var: Option<String>,
+    /// The environment variable the key comes from, if one is set: a known variable, or
+    /// (source: the config file) the one its `llm.api_key_env` names.
+    pub api_key_var: Option<Sourced<String>>,
 }
 
 /// Every setting of the run.
@@ -246,17 +247,19 @@ fn resolve_llm(env: &Env, file: &FileConfig) -> LlmSettings {
     };
     let provider = pick(env::CTXCTL_LLM_PROVIDER, &llm.provider)
         .unwrap_or(Sourced::new("openai".to_string(), Source::Default));
+    let known = |var: &'static str| Some(Sourced::new(var.to_string(), Source::Env(var)));
     let key_vars = [
-        Some(env::CTXCTL_LLM_API_KEY),
-        llm.api_key_env.as_deref(),
-        Some(env::OPENAI_API_KEY),
-        Some(env::ANTHROPIC_API_KEY),
+        known(env::CTXCTL_LLM_API_KEY),
+        llm.api_key_env
+            .as_ref()
+            .map(|v| Sourced::new(v.clone(), Source::File)),
+        known(env::OPENAI_API_KEY),
+        known(env::ANTHROPIC_API_KEY),
     ];
     let api_key_var = key_vars
         .into_iter()
         .flatten()
-        .find(|v| env.get(v).is_some())
-        .map(str::to_string);
+        .find(|v| env.get(&v.value).is_some());
     LlmSettings {
         provider,
         base_url: pick(env::CTXCTL_LLM_BASE_URL, &llm.base_url),
@@ -308,7 +311,13 @@ mod tests {
             ("ANTHROPIC_API_KEY", "sk-secret"),
             ("CTXCTL_LLM_MODEL", "m"),
         ]);
-        assert_eq!(s.llm.api_key_var.as_deref(), Some("ANTHROPIC_API_KEY"));
+        assert_eq!(
+            s.llm.api_key_var,
+            Some(Sourced::new(
+                "ANTHROPIC_API_KEY".to_string(),
+                Source::Env("ANTHROPIC_API_KEY")
+            ))
+        );
         assert!(!format!("{s:?}").contains("sk-secret"));
     }
 }
