@@ -56,6 +56,14 @@ const NOT_RUNNABLE: &[(&str, &str)] = &[
         "rewrites checked-in files; tests/cli/generated.rs checks them",
     ),
     (
+        "INSTA_UPDATE=always cargo test",
+        "re-records snapshots; the snapshot tests compare against them",
+    ),
+    (
+        "CTXCTL_BLESS=1 cargo test",
+        "re-records tests/formats/ expectations; tests/formats.rs compares against them",
+    ),
+    (
         "python3 scripts/make-samples.py",
         "checked by samples::make_samples_reproduces_the_samples",
     ),
