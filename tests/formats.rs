@@ -6,6 +6,9 @@
 //! give (review them with `git diff` before committing); without it every case is compared
 //! and all the differences are reported at once, as line diffs.
 
+// Tests read their own switches (CTXCTL_BLESS) and PATH from the environment.
+#![allow(clippy::disallowed_methods)]
+
 #[path = "support/mod.rs"]
 mod shared;
 #[allow(dead_code)]
