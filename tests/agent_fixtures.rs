@@ -9,9 +9,10 @@ use ctxctl::session::{self, Format};
 use support::{fixture, fixtures_in};
 
 /// The format each fixture directory of sessions holds.
-const DIRS: [(&str, Format); 4] = [
+const DIRS: [(&str, Format); 5] = [
     ("claude-code", Format::ClaudeCode),
     ("codex", Format::Codex),
+    ("realclients/codex", Format::Codex),
     ("anthropic-messages", Format::Anthropic),
     ("openai-chat", Format::OpenAi),
 ];
@@ -30,7 +31,7 @@ fn every_fixture_reads_and_writes_back_unchanged() {
             seen += 1;
         }
     }
-    assert!(seen >= 13, "only {seen} fixtures found");
+    assert!(seen >= 15, "only {seen} fixtures found");
 }
 
 #[test]
@@ -174,4 +175,73 @@ fn detection_from_the_layout_agrees_with_full_detection() {
         checked += 1;
     }
     assert!(checked > 15, "only {checked} files");
+}
+
+/// What ctxctl reads from the rollouts the real Codex 0.169 wrote.
+#[test]
+fn codex_0_169_rollouts_read_as_codex_sends_them() {
+    use ctxctl::session::{pairs, Part, Role};
+    let tasks = formats::read(
+        &fixture("realclients/codex/realclient_v0.169_rollout_tasks.jsonl"),
+        None,
+    )
+    .unwrap();
+    // The window Codex used, not the catalog's.
+    assert_eq!(tasks.agent_limits.window, Some(258_400));
+    assert!(!tasks.agent_limits.overflow);
+    // Codex's injected environment is context, not the user's first request.
+    let injected: Vec<usize> = (0..tasks.messages.len())
+        .filter(|&i| tasks.messages[i].injected)
+        .collect();
+    assert_eq!(injected.len(), 1);
+    assert!(tasks.messages[injected[0]]
+        .text()
+        .starts_with("<environment_context>"));
+    let first = tasks
+        .messages
+        .iter()
+        .find(|m| m.role == Role::User && !m.injected)
+        .unwrap();
+    assert!(first.text().starts_with("TASK-A"), "{}", first.text());
+    // Reasoning costs what the provider billed (8 tokens per response here).
+    let billed: Vec<Option<usize>> = tasks
+        .messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match p {
+            Part::Opaque { tokens, .. } => Some(*tokens),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        billed.len() >= 20 && billed.iter().all(|t| *t == Some(8)),
+        "{billed:?}"
+    );
+    // Two commands exited 1; every call came with a reasoning item; nothing is broken.
+    let errors = tasks
+        .messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter(|p| matches!(p, Part::ToolResult { is_error: true, .. }))
+        .count();
+    assert_eq!(errors, 2);
+    assert!(tasks.messages.iter().any(|m| m.needs_reasoning));
+    assert!(pairs::problems(&tasks.messages).is_empty());
+    // Each reasoning item is one unit with the items of its response.
+    for u in pairs::units(&tasks.messages) {
+        let last = &tasks.messages[u.end - 1];
+        assert!(!pairs::is_reasoning(last), "unit {u:?} ends with reasoning");
+    }
+
+    let own = formats::read(
+        &fixture("realclients/codex/realclient_v0.169_rollout_self_compacted.jsonl"),
+        None,
+    )
+    .unwrap();
+    let summaries: Vec<&str> = own
+        .messages
+        .iter()
+        .filter_map(|m| m.compact.as_ref().map(|c| c.by))
+        .collect();
+    assert_eq!(summaries, ["codex"], "Codex's own compaction summary");
 }

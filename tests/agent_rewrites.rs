@@ -250,9 +250,19 @@ fn claude_code_trims_compactions_and_edits() {
     }
 }
 
+/// The `ordinal` of the final record of a Codex rollout, when it numbers its records.
+fn last_ordinal(bytes: &[u8]) -> Option<u64> {
+    let last = lines(bytes).into_iter().rfind(|l| !l.trim().is_empty())?;
+    serde_json::from_str::<Value>(last).ok()?["ordinal"].as_u64()
+}
+
 #[test]
 fn codex_appends_a_compacted_record() {
-    for path in fixtures_in("codex") {
+    let mut paginated = 0;
+    for path in fixtures_in("codex")
+        .into_iter()
+        .chain(fixtures_in("realclients/codex"))
+    {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let orig = std::fs::read(&path).unwrap();
         let s = formats::read(&orig, None).unwrap();
@@ -261,25 +271,59 @@ fn codex_appends_a_compacted_record() {
             ("compact", plan(&s, Some(summary()))),
         ];
         plans.extend(with_edit(&s, plan(&s, None)).map(|p| ("edit", p)));
+        let ordinal = last_ordinal(&orig);
+        paginated += usize::from(ordinal.is_some());
         for (what, items) in plans {
             let name = format!("{name} {what}");
             let out = formats::write(&s, &items).unwrap();
             assert!(out.starts_with(&orig), "{name}: original lines changed");
-            let added = lines(&out[orig.len()..]);
-            assert_eq!(added.len(), 2, "{name}");
-            let c: Value = serde_json::from_str(added[0]).unwrap();
-            let e: Value = serde_json::from_str(added[1]).unwrap();
-            for v in [&c, &e] {
+            let added: Vec<Value> = lines(&out[orig.len()..])
+                .into_iter()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            for v in &added {
                 assert!(
                     v["timestamp"].is_string() && v["payload"].is_object(),
                     "{name}"
                 );
             }
-            assert_eq!(
-                (c["type"].as_str(), e["type"].as_str()),
-                (Some("compacted"), Some("event_msg"))
-            );
-            assert_eq!(e["payload"]["type"], "context_compacted", "{name}");
+            let kinds: Vec<String> = added
+                .iter()
+                .map(|v| match v["type"].as_str().unwrap() {
+                    "event_msg" => format!("event_msg/{}", v["payload"]["type"].as_str().unwrap()),
+                    t => t.to_string(),
+                })
+                .collect();
+            match ordinal {
+                // Codex 0.169: numbered on, and what its own compaction writes after it.
+                Some(o) => {
+                    assert_eq!(
+                        kinds,
+                        [
+                            "compacted",
+                            "world_state",
+                            "turn_context",
+                            "event_msg/token_count"
+                        ],
+                        "{name}"
+                    );
+                    let numbers: Vec<u64> = added
+                        .iter()
+                        .map(|v| v["ordinal"].as_u64().unwrap())
+                        .collect();
+                    assert_eq!(numbers, (o + 1..o + 5).collect::<Vec<_>>(), "{name}");
+                    assert_eq!(last_ordinal(&out), Some(o + 4), "{name}");
+                }
+                None => {
+                    assert_eq!(
+                        kinds,
+                        ["compacted", "event_msg/context_compacted"],
+                        "{name}"
+                    );
+                    assert!(added.iter().all(|v| v.get("ordinal").is_none()), "{name}");
+                }
+            }
+            let added: Vec<String> = added.iter().map(Value::to_string).collect();
             let s2 = reread(&name, &s, &items, &out);
             // Opaque reasoning survives byte for byte.
             let opaque = |s: &Session| -> Vec<Part> {
@@ -305,6 +349,10 @@ fn codex_appends_a_compacted_record() {
             }
         }
     }
+    assert!(
+        paginated >= 2,
+        "the two captured Codex 0.169 rollouts number their records"
+    );
 }
 
 /// The original JSON item of a Codex message read from a `response_item` line.

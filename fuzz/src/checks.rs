@@ -293,11 +293,11 @@ fn check_plan(s: &Session, plan: &strategy::Plan, kind: StrategyKind, budget: us
     assert_eq!(plan.fits, plan.tokens <= budget, "{what}: fits");
     for (i, m) in s.messages.iter().enumerate() {
         assert!(
-            !m.role.is_system() || kept[i],
-            "{what}: system message {i} dropped"
+            !m.is_instructions() || kept[i],
+            "{what}: system message or injected context {i} dropped"
         );
     }
-    let system_only = indices.iter().all(|&i| s.messages[i].role.is_system())
+    let system_only = indices.iter().all(|&i| s.messages[i].is_instructions())
         && plan
             .warnings
             .iter()
@@ -307,7 +307,7 @@ fn check_plan(s: &Session, plan: &strategy::Plan, kind: StrategyKind, budget: us
         for unit in pairs::units(&s.messages) {
             let members: Vec<bool> = unit
                 .clone()
-                .filter(|&i| !s.messages[i].role.is_system())
+                .filter(|&i| !s.messages[i].is_instructions())
                 .map(|i| kept[i])
                 .collect();
             assert!(
@@ -344,6 +344,10 @@ fn check_plan(s: &Session, plan: &strategy::Plan, kind: StrategyKind, budget: us
             .filter(|p| match p {
                 pairs::Problem::MissingResult { call_id, .. } => !pending.contains(call_id),
                 pairs::Problem::OrphanResult { call_id, .. } => !extra.contains(call_id),
+                // A trim never separates a reasoning item from its response's items.
+                pairs::Problem::LoneReasoning { .. } | pairs::Problem::MissingReasoning { .. } => {
+                    true
+                }
             })
             .collect();
         assert!(
@@ -369,7 +373,7 @@ fn pending_calls(messages: &[Message]) -> Vec<String> {
         .into_iter()
         .filter_map(|p| match p {
             pairs::Problem::MissingResult { call_id, .. } => Some(call_id),
-            pairs::Problem::OrphanResult { .. } => None,
+            _ => None,
         })
         .collect()
 }

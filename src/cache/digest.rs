@@ -20,11 +20,12 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::session::pairs::Shape;
+use crate::session::AgentLimits;
 use crate::session::{Format, ReportedUsage, Resume};
 use crate::tokens::Encoding;
 
 /// Bumped whenever a digest's meaning or layout changes.
-pub const DIGEST_VERSION: u32 = 3;
+pub const DIGEST_VERSION: u32 = 4;
 /// At most this many digests are kept.
 pub const MAX_DIGESTS: usize = 20_000;
 /// At most this many bytes of digests are kept.
@@ -57,6 +58,9 @@ pub struct Digest {
     pub counts: Vec<u32>,
     /// Where the records end, for reading a longer version of the file from there.
     pub resume: Option<Resumable>,
+    /// The window and refusals the agent recorded.
+    #[serde(default)]
+    pub agent_limits: AgentLimits,
 }
 
 /// What reading a grown file from where its digest ends needs.
@@ -336,6 +340,7 @@ mod tests {
             factor: 1.0,
             counts,
             resume: None,
+            agent_limits: AgentLimits::default(),
         }
     }
 

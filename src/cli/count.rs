@@ -71,7 +71,8 @@ fn count_file(l: &Loaded, per_message: bool) -> CountFile {
         format: l.session.format.name(),
         model: l.model.name.clone(),
         tokenizer: l.model.encoding.name(),
-        exact: l.model.exact,
+        // Opaque parts the file does not bill are counted by their size: an estimate.
+        exact: l.model.exact && !msgs.iter().any(|m| m.estimated_parts() > 0),
         factor: l.model.factor,
         messages: msgs.len(),
         tokens: l.total,
@@ -93,9 +94,13 @@ fn count_file(l: &Loaded, per_message: bool) -> CountFile {
 
 fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> anyhow::Result<()> {
     let p = &ctx.printer;
+    let sized: usize = l.session.messages.iter().map(|m| m.estimated_parts()).sum();
     let estimate = match (f.exact, f.factor != 1.0) {
         (true, _) => String::new(),
         (false, true) => format!(", estimate ×{}", f.factor),
+        (false, false) if l.model.exact => {
+            format!(", estimate: {sized} encrypted part(s) counted by size")
+        }
         (false, false) => ", estimate".to_string(),
     };
     p.line(&format!(

@@ -107,7 +107,7 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
 
 fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFile> {
     let msgs = &l.session.messages;
-    let limits = args.limits.limits(ctx, &l.model)?;
+    let limits = args.limits.limits(ctx, &l.model, &l.session.agent_limits)?;
     let effective = limits.effective_limit();
     // The largest first; previews only for those shown.
     let mut order: Vec<usize> = (0..msgs.len()).collect();
@@ -139,7 +139,7 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
         format: l.session.format.name(),
         model: l.model.name.clone(),
         tokenizer: l.model.encoding.name(),
-        exact: l.model.exact,
+        exact: l.model.exact && !msgs.iter().any(|m| m.estimated_parts() > 0),
         messages: msgs.len(),
         tokens: l.total,
         messages_by_role: ByRole::tally(msgs, std::iter::repeat(1)),

@@ -123,7 +123,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         Some(n) => n as usize,
         None => args
             .reserve
-            .limits(ctx, &loaded.model, None)?
+            .limits(ctx, &loaded.model, loaded.session.agent_limits.window)?
             .effective_limit() as usize,
     };
     let opts = options(args)?;

@@ -26,7 +26,8 @@ impl Partition {
 /// Splits `session` for compaction. `counts` are the per-message token counts
 /// (`Counter::messages`) and `tail_budget` the tokens the tail should reach.
 ///
-/// - head: the leading system/developer messages (Anthropic's `system` field included);
+/// - head: the leading instructions: system/developer messages (Anthropic's `system`
+///   field included) and context the agent injected ([`Message::is_instructions`]);
 /// - tail: whole messages scanned back from the end until their tokens reach the budget,
 ///   the message crossing it kept whole; at least one message, so a single message is a
 ///   tail and never summarized;
@@ -39,7 +40,7 @@ pub fn partition(session: &Session, counts: &[usize], tail_budget: usize) -> Par
     let msgs = &session.messages;
     let n = msgs.len();
     let count = |i: usize| counts.get(i).copied().unwrap_or(0);
-    let head_end = msgs.iter().take_while(|m| m.role.is_system()).count();
+    let head_end = msgs.iter().take_while(|m| m.is_instructions()).count();
     let nothing = |head_end: usize| Partition {
         head: 0..head_end,
         middle: head_end..head_end,
@@ -162,6 +163,7 @@ mod tests {
             model: None,
             warnings: Vec::new(),
             reported_usage: None,
+            agent_limits: Default::default(),
             resume: None,
             skipped: false,
         }

@@ -64,6 +64,7 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
         model,
         warnings,
         reported_usage: None,
+        agent_limits: Default::default(),
         resume,
         skipped: skip.is_some(),
     })

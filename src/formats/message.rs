@@ -301,6 +301,7 @@ fn block(b: &Value, place: &str, notes: &mut Notes) -> Result<Part, ReadError> {
         "redacted_thinking" => Part::Opaque {
             kind: ty.to_string(),
             bytes: b.get("data").and_then(Value::as_str).map_or(0, str::len),
+            tokens: None,
         },
         "document" => Part::Text(
             b.pointer("/source/data")

@@ -63,7 +63,8 @@ pub struct CountFile {
     pub format: &'static str,
     pub model: String,
     pub tokenizer: &'static str,
-    /// False when the model has no public tokenizer and the count is an estimate.
+    /// False when the count is an estimate: the model has no public tokenizer, or opaque
+    /// parts (encrypted reasoning) the file does not bill were counted by their size.
     pub exact: bool,
     /// Factor applied to the tokenizer's counts (1.2 for Claude estimates).
     pub factor: f64,

@@ -15,6 +15,7 @@ pub(crate) mod summary;
 
 pub use doc::{Document, JsonDoc, JsonStyle, LineSpan, LinesDoc, ListKey};
 pub use error::ReadError;
+pub use pairs::is_reasoning;
 pub use plan::{restore_plan, Item, NewMessage, PartEdit, RestorePlan, WriteError};
 pub use summary::{previous_summaries, summary_body};
 
@@ -112,10 +113,12 @@ pub enum Part {
     /// Visible reasoning (`thinking`, reasoning summaries).
     Thinking(String),
     /// Opaque data the model sees but nobody can read (redacted thinking, encrypted
-    /// reasoning). Counted by size, never edited.
+    /// reasoning). Never edited; counted as the tokens the provider billed for it when the
+    /// file records them (`tokens`), else estimated from its size.
     Opaque {
         kind: String,
         bytes: usize,
+        tokens: Option<usize>,
     },
     Image {
         media_type: Option<String>,
@@ -227,6 +230,13 @@ pub struct Message {
     pub id: Option<String>,
     /// Marked important in the file (`"_preserve": true`).
     pub pinned: bool,
+    /// Context the agent adds by itself in a user message (Codex's
+    /// `<environment_context>`, AGENTS.md instructions): kept like instructions, never
+    /// taken for a request of the user.
+    pub injected: bool,
+    /// A tool call made in the same response as a reasoning item, which the Responses API
+    /// wants before it (see [`pairs::units`]); read from Codex rollouts.
+    pub needs_reasoning: bool,
     /// Set when this message is a compaction summary.
     pub compact: Option<CompactMeta>,
     pub origin: Origin,
@@ -240,9 +250,25 @@ impl Message {
             parts,
             id: None,
             pinned: false,
+            injected: false,
+            needs_reasoning: false,
             compact: None,
             origin,
         }
+    }
+
+    /// Instructions rather than conversation: a system or developer message, or context
+    /// the agent injected. Never trimmed, kept ahead of a compaction's summary.
+    pub fn is_instructions(&self) -> bool {
+        self.role.is_system() || self.injected
+    }
+
+    /// Parts counted by their size because the file does not say what they cost.
+    pub fn estimated_parts(&self) -> usize {
+        self.parts
+            .iter()
+            .filter(|p| matches!(p, Part::Opaque { tokens: None, .. }))
+            .count()
     }
 
     /// Ids of the tool calls this message makes.
@@ -273,7 +299,7 @@ impl Message {
 
     /// A user turn written by the user, not an earlier compaction's summary.
     pub fn is_user_request(&self) -> bool {
-        self.is_user_turn() && self.compact.is_none()
+        self.is_user_turn() && self.compact.is_none() && !self.injected
     }
 
     /// The message's readable text, parts joined by newlines.
@@ -292,6 +318,17 @@ pub struct ReportedUsage {
     pub after_message: Option<usize>,
 }
 
+/// What an agent recorded about the window of a session (Codex records the window it
+/// uses and its requests refused as too large).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AgentLimits {
+    /// The context window the agent used for the session.
+    pub window: Option<u64>,
+    /// The agent's last request was refused as larger than the window, and nothing since
+    /// (a compaction, a later answer) changed that.
+    pub overflow: bool,
+}
+
 /// A session read from a file.
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -304,6 +341,8 @@ pub struct Session {
     pub warnings: Vec<String>,
     /// The latest provider-reported usage, when the format records it.
     pub reported_usage: Option<ReportedUsage>,
+    /// The window and refusals the agent recorded.
+    pub agent_limits: AgentLimits,
     /// Where this file's records end, for reading a longer version of it from there on;
     /// only when read with [`Keep::After`], and only for documents and plain JSONL.
     pub resume: Option<Resume>,
@@ -361,6 +400,8 @@ impl Session {
                     .collect(),
                 id: m.id.clone(),
                 pinned: m.pinned,
+                injected: m.injected,
+                needs_reasoning: m.needs_reasoning,
                 compact: m.compact.clone(),
                 origin: m.origin.clone(),
             })

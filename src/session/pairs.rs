@@ -1,22 +1,35 @@
 //! Tool call ↔ tool result pairing: the hard invariant of every provider API.
 //!
 //! [`units`] splits a message list into the smallest runs that can be kept or removed
-//! without separating a call from its result; [`problems`] lists structural faults.
+//! without separating a call from its result, or a reasoning item from the output it was
+//! produced with; [`problems`] lists structural faults.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::ops::Range;
 
-use super::Message;
+use super::{Message, Part, Role};
 
 /// Splits `messages` into consecutive ranges, in order, covering every index: a message
 /// that makes tool calls is in the same range as every message answering them (and any
-/// message in between). Every other message is a range of its own.
+/// message in between), and a reasoning item (see [`is_reasoning`]) in the same range as
+/// the assistant items that follow it, the output of the same response: the Responses API
+/// refuses a reasoning item without its following item. Every other message is a range of
+/// its own.
 pub fn units(messages: &[Message]) -> Vec<Range<usize>> {
     // For each calling message, the last message answering one of its calls. A call is
     // answered by the next result with its id (agents reuse ids across turns).
     let mut reach: Vec<usize> = (0..messages.len()).collect();
     let mut open: HashMap<&str, usize> = HashMap::new();
+    // The end of the run of assistant messages each message belongs to, scanned backwards.
+    let mut run_end = messages.len();
+    for j in (0..messages.len()).rev() {
+        if messages[j].role != Role::Assistant {
+            run_end = j;
+        } else if is_reasoning(&messages[j]) {
+            reach[j] = run_end - 1;
+        }
+    }
     for (j, m) in messages.iter().enumerate() {
         for id in m.result_ids() {
             if let Some(i) = open.remove(id) {
@@ -43,6 +56,16 @@ pub fn units(messages: &[Message]) -> Vec<Range<usize>> {
     out
 }
 
+/// A reasoning item of its own (Codex writes each as a Responses `reasoning` item): an
+/// assistant message holding only reasoning, readable or encrypted.
+pub fn is_reasoning(m: &Message) -> bool {
+    m.role == Role::Assistant
+        && !m.parts.is_empty()
+        && m.parts
+            .iter()
+            .all(|p| matches!(p, Part::Thinking(_) | Part::Opaque { .. }))
+}
+
 /// A structural fault that makes the next API request fail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
@@ -50,6 +73,21 @@ pub enum Problem {
     OrphanResult { index: usize, call_id: String },
     /// A tool call with no result before the next user turn.
     MissingResult { index: usize, call_id: String },
+    /// A reasoning item not followed by an item of its response.
+    LoneReasoning { index: usize },
+    /// A tool call made with a reasoning item that is no longer before it.
+    MissingReasoning { index: usize, call_id: String },
+}
+
+impl Problem {
+    fn index(&self) -> usize {
+        match self {
+            Problem::OrphanResult { index, .. }
+            | Problem::MissingResult { index, .. }
+            | Problem::LoneReasoning { index }
+            | Problem::MissingReasoning { index, .. } => *index,
+        }
+    }
 }
 
 impl fmt::Display for Problem {
@@ -64,6 +102,14 @@ impl fmt::Display for Problem {
             Problem::MissingResult { index, call_id } => {
                 write!(f, "message {index}: tool call {call_id:?} has no result before the next user turn")
             }
+            Problem::LoneReasoning { index } => write!(
+                f,
+                "message {index}: reasoning item without the output it was produced with"
+            ),
+            Problem::MissingReasoning { index, call_id } => write!(
+                f,
+                "message {index}: tool call {call_id:?} without the reasoning item it was produced with"
+            ),
         }
     }
 }
@@ -76,11 +122,27 @@ pub trait Turn {
     fn results(&self) -> impl Iterator<Item = &str>;
     /// Ids of the tool calls it makes.
     fn calls(&self) -> impl Iterator<Item = &str>;
+    /// An assistant message (an item of a model response).
+    fn is_assistant(&self) -> bool;
+    /// A reasoning item of its own ([`is_reasoning`]).
+    fn is_reasoning(&self) -> bool;
+    /// Made together with a reasoning item that must come before it
+    /// ([`Message::needs_reasoning`]).
+    fn needs_reasoning(&self) -> bool;
 }
 
 impl Turn for Message {
     fn is_user_turn(&self) -> bool {
         Message::is_user_turn(self)
+    }
+    fn is_assistant(&self) -> bool {
+        self.role == Role::Assistant
+    }
+    fn is_reasoning(&self) -> bool {
+        is_reasoning(self)
+    }
+    fn needs_reasoning(&self) -> bool {
+        self.needs_reasoning
     }
     fn results(&self) -> impl Iterator<Item = &str> {
         self.result_ids()
@@ -97,6 +159,9 @@ pub struct Shape {
     pub user_turn: bool,
     pub results: Vec<String>,
     pub calls: Vec<String>,
+    pub assistant: bool,
+    pub reasoning: bool,
+    pub needs_reasoning: bool,
 }
 
 impl Shape {
@@ -105,6 +170,9 @@ impl Shape {
             user_turn: Message::is_user_turn(m),
             results: m.result_ids().map(str::to_string).collect(),
             calls: m.call_ids().map(str::to_string).collect(),
+            assistant: m.role == Role::Assistant,
+            reasoning: is_reasoning(m),
+            needs_reasoning: m.needs_reasoning,
         }
     }
 }
@@ -119,12 +187,22 @@ impl Turn for Shape {
     fn calls(&self) -> impl Iterator<Item = &str> {
         self.calls.iter().map(String::as_str)
     }
+    fn is_assistant(&self) -> bool {
+        self.assistant
+    }
+    fn is_reasoning(&self) -> bool {
+        self.reasoning
+    }
+    fn needs_reasoning(&self) -> bool {
+        self.needs_reasoning
+    }
 }
 
-/// Lists orphan results and unanswered calls. A call still waiting for its result at the
-/// very end of the session (no user turn after it) is not a fault.
+/// Lists orphan results, unanswered calls, reasoning items without their following item
+/// and calls without their reasoning item. A call still waiting for its result, or a
+/// reasoning item for its output, at the very end of the session is not a fault.
 pub fn problems<T: Turn>(messages: &[T]) -> Vec<Problem> {
-    let mut out = Vec::new();
+    let mut out = reasoning_problems(messages);
     // Calls seen so far and not yet answered, in call order: (id, index of the calling
     // message); an answered call leaves a hole. `slots` finds an id's open calls, oldest
     // first, without scanning (a hostile file may hold many thousands of calls).
@@ -157,9 +235,37 @@ pub fn problems<T: Turn>(messages: &[T]) -> Vec<Problem> {
             open.push(Some((id, i)));
         }
     }
-    out.sort_by_key(|p| match p {
-        Problem::OrphanResult { index, .. } | Problem::MissingResult { index, .. } => *index,
-    });
+    out.sort_by_key(Problem::index);
+    out
+}
+
+/// Reasoning items not followed by an assistant item, and calls that need a reasoning item
+/// with none among the assistant items before them.
+fn reasoning_problems<T: Turn>(messages: &[T]) -> Vec<Problem> {
+    let mut out = Vec::new();
+    // Whether the current run of assistant items holds a reasoning item.
+    let mut reasoned = false;
+    for (i, m) in messages.iter().enumerate() {
+        if !m.is_assistant() {
+            reasoned = false;
+            continue;
+        }
+        if m.is_reasoning() {
+            reasoned = true;
+            let next = messages.get(i + 1);
+            if next.is_some_and(|n| !n.is_assistant()) {
+                out.push(Problem::LoneReasoning { index: i });
+            }
+        }
+        if m.needs_reasoning() && !reasoned {
+            for id in m.calls() {
+                out.push(Problem::MissingReasoning {
+                    index: i,
+                    call_id: id.to_string(),
+                });
+            }
+        }
+    }
     out
 }
 
@@ -189,6 +295,68 @@ mod tests {
             is_error: false,
         };
         Message::new(Role::Tool, vec![part], Origin::Record(0))
+    }
+
+    fn reasoning() -> Message {
+        let parts = vec![
+            Part::Thinking("plan".into()),
+            Part::Opaque {
+                kind: "encrypted_content".into(),
+                bytes: 8,
+                tokens: None,
+            },
+        ];
+        Message::new(Role::Assistant, parts, Origin::Record(0))
+    }
+
+    #[test]
+    fn reasoning_goes_with_the_items_of_its_response() {
+        let text = Message::new(
+            Role::Assistant,
+            vec![Part::Text("ok".into())],
+            Origin::Record(0),
+        );
+        let msgs = vec![
+            user("a"),
+            reasoning(),
+            text.clone(),
+            call(&["1"]),
+            result("1"),
+            reasoning(),
+            text,
+            user("b"),
+        ];
+        assert_eq!(units(&msgs), vec![0..1, 1..5, 5..7, 7..8]);
+        assert!(problems(&msgs).is_empty());
+    }
+
+    #[test]
+    fn lone_reasoning_and_calls_without_theirs_are_problems() {
+        let mut needy = call(&["1"]);
+        needy.needs_reasoning = true;
+        let msgs = vec![
+            user("a"),
+            reasoning(),
+            user("b"),
+            needy.clone(),
+            result("1"),
+        ];
+        assert_eq!(
+            problems(&msgs),
+            vec![
+                Problem::LoneReasoning { index: 1 },
+                Problem::MissingReasoning {
+                    index: 3,
+                    call_id: "1".into()
+                }
+            ]
+        );
+        // With its reasoning item before it, and a reasoning item still waiting for its
+        // output at the very end, nothing is wrong.
+        let msgs = vec![user("a"), reasoning(), needy, result("1"), reasoning()];
+        assert!(problems(&msgs).is_empty());
+        let shapes: Vec<Shape> = msgs.iter().map(Shape::of).collect();
+        assert!(problems(&shapes).is_empty());
     }
 
     #[test]
@@ -258,9 +426,7 @@ mod tests {
                 open.push((id.to_string(), i));
             }
         }
-        out.sort_by_key(|p| match p {
-            Problem::OrphanResult { index, .. } | Problem::MissingResult { index, .. } => *index,
-        });
+        out.sort_by_key(Problem::index);
         out
     }
 

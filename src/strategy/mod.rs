@@ -44,7 +44,7 @@ pub use options::{
 };
 pub use selector::Selector;
 
-use crate::session::{Item, NewMessage, Session};
+use crate::session::{Item, Message, NewMessage, Session};
 use crate::tokens::Counter;
 use view::{Ctx, View};
 
@@ -123,7 +123,7 @@ pub fn plan(
     let is_system: Vec<bool> = session
         .messages
         .iter()
-        .map(|m| m.role.is_system())
+        .map(Message::is_instructions)
         .collect();
     let system_counts: Vec<usize> = (0..counts.len())
         .filter(|&i| is_system[i])

@@ -156,7 +156,7 @@ fn check(
                     || steps.contains(&StrategyKind::MaskToolResults);
                 prop_assert!(edits, "{} edited message {}", kind, index);
                 let orig = &input[*index];
-                prop_assert!(!pinned[*index] && !orig.role.is_system());
+                prop_assert!(!pinned[*index] && !orig.is_instructions());
                 prop_assert_eq!(
                     m.result_ids().collect::<Vec<_>>(),
                     orig.result_ids().collect::<Vec<_>>()
@@ -193,7 +193,7 @@ fn check(
 
     // Invariant 1.
     let system: Vec<usize> = (0..input.len())
-        .filter(|&i| input[i].role.is_system())
+        .filter(|&i| input[i].is_instructions())
         .collect();
     prop_assert!(
         system.iter().all(|&i| present[i]),
@@ -210,7 +210,7 @@ fn check(
     for unit in pairs::units(input) {
         let kept: Vec<bool> = unit
             .clone()
-            .filter(|&i| !input[i].role.is_system())
+            .filter(|&i| !input[i].is_instructions())
             .map(|i| present[i])
             .collect();
         prop_assert!(
@@ -236,7 +236,7 @@ fn check(
     };
     if !p.fits && steps.iter().any(auto) {
         for (item, m) in p.items.iter().zip(&out.messages) {
-            let ok = m.role.is_system() || item.index().is_some_and(|i| protected[i]);
+            let ok = m.is_instructions() || item.index().is_some_and(|i| protected[i]);
             prop_assert!(ok, "{} kept {:?} over budget", kind, item);
         }
     }
@@ -254,8 +254,8 @@ fn check(
             .items
             .iter()
             .filter_map(Item::index)
-            .find(|&i| !input[i].role.is_system());
-        let first_input = (0..input.len()).find(|&i| !input[i].role.is_system());
+            .find(|&i| !input[i].is_instructions());
+        let first_input = (0..input.len()).find(|&i| !input[i].is_instructions());
         if let Some(f) = first.filter(|&f| Some(f) != first_input) {
             prop_assert!(
                 input[f].role == Role::User || protected[f],
@@ -269,7 +269,7 @@ fn check(
         .items
         .iter()
         .zip(&out.messages)
-        .filter(|(item, m)| !m.role.is_system() && item.index().is_some_and(|i| !protected[i]))
+        .filter(|(item, m)| !m.is_instructions() && item.index().is_some_and(|i| !protected[i]))
         .count();
     if let (StrategyKind::SlidingWindow, Some(n)) = (kind, opts.window) {
         prop_assert!(
@@ -330,9 +330,9 @@ fn check(
         let kept = out
             .messages
             .iter()
-            .filter(|m| !m.role.is_system() && is_omission_marker(m).is_none())
+            .filter(|m| !m.is_instructions() && is_omission_marker(m).is_none())
             .count();
-        let before = input.iter().filter(|m| !m.role.is_system()).count();
+        let before = input.iter().filter(|m| !m.is_instructions()).count();
         prop_assert_eq!(
             markers + kept,
             before,
@@ -388,6 +388,72 @@ proptest! {
                 let q = plan(&again.session, &again.counts, &again.counter, kind, &opts, budget).unwrap();
                 prop_assert!(q.is_unchanged(), "{} again: removed {:?} edited {:?} inserted {}", kind, q.removed, q.edited, q.inserted);
             }
+        }
+    }
+}
+
+/// A Codex rollout of user turns, each answered by responses: a reasoning item (or not),
+/// a commentary message (or not) and one or two calls with their outputs, then a final
+/// answer. `turns`: per turn, per response, (reasoning?, commentary?, calls, output size).
+fn codex_rollout(turns: &[Vec<(bool, bool, usize, usize)>]) -> Vec<u8> {
+    use serde_json::json;
+    let mut lines = vec![json!({"type": "session_meta", "payload": {"id": "x",
+        "base_instructions": {"text": "be brief"}}})];
+    let mut item =
+        |p: serde_json::Value| lines.push(json!({"type": "response_item", "payload": p}));
+    let msg = |role: &str, kind: &str, t: String| json!({"type": "message", "role": role, "content": [{"type": kind, "text": t}]});
+    for (t, responses) in turns.iter().enumerate() {
+        item(msg("user", "input_text", format!("task {t}")));
+        for (r, &(reasoning, commentary, calls, size)) in responses.iter().enumerate() {
+            if reasoning {
+                item(json!({"type": "reasoning", "summary": [],
+                    "encrypted_content": "e".repeat(8 + size % 40)}));
+            }
+            if commentary {
+                item(msg("assistant", "output_text", format!("step {t}.{r}")));
+            }
+            let ids: Vec<String> = (0..calls).map(|c| format!("c{t}_{r}_{c}")).collect();
+            for id in &ids {
+                item(json!({"type": "function_call", "name": "exec_command",
+                    "arguments": "{}", "call_id": id}));
+            }
+            for id in &ids {
+                item(json!({"type": "function_call_output", "call_id": id,
+                    "output": "x".repeat(size)}));
+            }
+        }
+        item(msg("assistant", "output_text", format!("done {t}")));
+    }
+    let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
+    (text.join("\n") + "\n").into_bytes()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// No strategy separates a reasoning item from the items of its response: the output
+    /// has no reasoning item without its following item and no call without its reasoning.
+    #[test]
+    fn reasoning_units_are_never_split(
+        turns in prop::collection::vec(
+            prop::collection::vec((any::<bool>(), any::<bool>(), 1usize..3, 0usize..400), 0..4),
+            1..5,
+        ),
+        opts in options(),
+        budget_per_mille in 0usize..1100,
+    ) {
+        let s = S::read(codex_rollout(&turns), crate::session::Format::Codex);
+        prop_assert_eq!(pairs::problems(&s.session.messages), vec![], "generated rollout is valid");
+        let budget = s.total() * budget_per_mille / 1000;
+        for kind in StrategyKind::ALL {
+            let p = plan(&s.session, &s.counts, &s.counter, kind, &opts, budget).unwrap();
+            let out = reread(&s, &p);
+            let problems = pairs::problems(&out.messages);
+            prop_assert!(
+                problems.iter().all(|p| !matches!(p, pairs::Problem::LoneReasoning { .. }
+                    | pairs::Problem::MissingReasoning { .. })),
+                "{}: {:?}", kind, problems
+            );
         }
     }
 }

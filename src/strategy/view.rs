@@ -88,6 +88,8 @@ impl Entry<'_> {
                     parts,
                     id: m.id.clone(),
                     pinned: m.pinned,
+                    injected: m.injected,
+                    needs_reasoning: m.needs_reasoning,
                     compact: m.compact.clone(),
                     origin: m.origin.clone(),
                 });
@@ -222,7 +224,7 @@ impl<'a> View<'a> {
                 edits: Vec::new(),
                 tokens: counts[i],
                 unit: u,
-                system: msgs[i].role.is_system(),
+                system: msgs[i].is_instructions(),
                 protected,
                 pinned: pinned[i],
             }));

@@ -51,7 +51,13 @@ fn parts(h: &mut Xxh3, list: &[Part]) {
                 parts(h, content);
                 field(h, 15, &[]);
             }
-            Part::Opaque { bytes, .. } => field(h, 16, &bytes.to_le_bytes()),
+            Part::Opaque { bytes, tokens, .. } => {
+                field(h, 16, &bytes.to_le_bytes());
+                // Billed parts only: the keys of the others stay what they were.
+                if let Some(n) = tokens {
+                    field(h, 19, &n.to_le_bytes());
+                }
+            }
             Part::Image { .. } => field(h, 17, &[]),
             Part::Other { .. } => field(h, 18, &[]),
         }

@@ -106,7 +106,7 @@ impl Counter {
                 name, arguments, ..
             } => self.text(name) + self.text(arguments) + TOOL_CALL_OVERHEAD,
             Part::ToolResult { content, .. } => self.parts(content),
-            Part::Opaque { bytes, .. } => bytes.div_ceil(4),
+            Part::Opaque { bytes, tokens, .. } => tokens.unwrap_or_else(|| bytes.div_ceil(4)),
             Part::Image { .. } => IMAGE_TOKENS,
             Part::Other { .. } => 0,
         }

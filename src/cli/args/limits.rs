@@ -5,6 +5,7 @@ use clap::Args;
 use crate::config::Sourced;
 use crate::context::{Context, ResolvedModel};
 use crate::models::Limits;
+use crate::session::AgentLimits;
 
 #[derive(Debug, Clone, Default, Args)]
 pub struct LimitArgs {
@@ -27,9 +28,16 @@ pub struct ReserveArgs {
 }
 
 impl LimitArgs {
-    /// The limits for a loaded session.
-    pub fn limits(&self, ctx: &Context, model: &ResolvedModel) -> anyhow::Result<Limits> {
-        self.reserve.limits(ctx, model, self.max_tokens)
+    /// The limits for a loaded session: `--max-tokens`, else the window its agent recorded
+    /// (`agent`), else the model's.
+    pub fn limits(
+        &self,
+        ctx: &Context,
+        model: &ResolvedModel,
+        agent: &AgentLimits,
+    ) -> anyhow::Result<Limits> {
+        self.reserve
+            .limits(ctx, model, self.max_tokens.or(agent.window))
     }
 }
 

@@ -8,7 +8,7 @@ use crate::cache::digest::{Digest, Resumable, DIGEST_VERSION};
 use crate::context::{Context, ResolvedModel};
 use crate::ops::load;
 use crate::session::pairs::{self, Shape};
-use crate::session::{Keep, ReportedUsage};
+use crate::session::{AgentLimits, Keep, ReportedUsage};
 
 /// What a check needs of one session.
 pub struct Checked {
@@ -20,6 +20,8 @@ pub struct Checked {
     pub usage: Option<ReportedUsage>,
     /// Structural problems, as printed.
     pub problems: Vec<String>,
+    /// The window and refusals the agent recorded.
+    pub agent: AgentLimits,
 }
 
 /// Reads one session for a check.
@@ -134,6 +136,7 @@ fn finish(
                 .map(|&n| u32::try_from(n).unwrap_or(u32::MAX))
                 .collect(),
             resume,
+            agent_limits: l.session.agent_limits,
         };
         ctx.remember_digest(key, &digest);
     }
@@ -143,6 +146,7 @@ fn finish(
         model: l.model.clone(),
         counts,
         problems,
+        agent: l.session.agent_limits,
     })
 }
 
@@ -166,5 +170,6 @@ fn from_digest(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
         counts,
         usage: d.usage.as_ref().map(Into::into),
         problems: d.problems.clone(),
+        agent: d.agent_limits,
     })
 }

@@ -93,7 +93,7 @@ fn check_file(
     l: &Checked,
     threshold: f64,
 ) -> anyhow::Result<CheckFile> {
-    let limits = args.limits.limits(ctx, &l.model)?;
+    let limits = args.limits.limits(ctx, &l.model, &l.agent)?;
     let tokens = crate::ops::usage::context_tokens(l.usage.as_ref(), &l.counts);
     let effective = limits.effective_limit();
     let usage = if effective == 0 {
@@ -108,7 +108,12 @@ fn check_file(
     Ok(CheckFile {
         path: load::display(&l.path),
         model: l.model.name.clone(),
-        status: status(tokens, effective, threshold),
+        // The agent's own record of a refused request outweighs any count.
+        status: if l.agent.overflow {
+            "over"
+        } else {
+            status(tokens, effective, threshold)
+        },
         tokens,
         context_window: limits.context_window,
         max_output_tokens: limits.max_output_tokens,
@@ -141,6 +146,9 @@ fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
         f.path,
         f.model
     ))?;
+    if f.status == "over" && f.tokens as u64 <= f.effective_limit {
+        p.line("         the agent's last request was refused as larger than its context window")?;
+    }
     for problem in &f.problems {
         p.line(&format!("         problem: {problem}"))?;
     }

@@ -28,9 +28,22 @@ pub fn compact_file(
 ) -> anyhow::Result<Done> {
     let mut loaded = load::load_for_rewrite(ctx, path)?;
     let shown = loaded.display();
-    let limit = args.limits.limits(ctx, &loaded.model)?.effective_limit() as usize;
+    let agent = loaded.session.agent_limits;
+    let mut limit = args
+        .limits
+        .limits(ctx, &loaded.model, &agent)?
+        .effective_limit() as usize;
+    if agent.overflow && args.limits.max_tokens.is_none() {
+        // The agent's last request was refused: what fits is less than what is there now.
+        limit = limit.min(loaded.total);
+        ctx.printer.note(&format!(
+            "{shown}: the agent's last request exceeded its context window; compacting to fit \
+             under {} tokens",
+            thousands(limit as u64)
+        ));
+    }
 
-    if args.if_needed {
+    if args.if_needed && !agent.overflow {
         let t = limits::threshold(ctx, args.threshold)?.value;
         if !compact::needs_compaction(loaded.total, limit, t) {
             let reason = format!(

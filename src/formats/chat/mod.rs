@@ -163,6 +163,7 @@ fn read_layout(
         model,
         warnings: notes.into_warnings(),
         reported_usage: None,
+        agent_limits: Default::default(),
         resume,
         skipped: skip.is_some(),
     })

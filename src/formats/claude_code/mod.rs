@@ -113,6 +113,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         model,
         warnings,
         reported_usage,
+        agent_limits: Default::default(),
         resume: None,
         skipped: false,
     })

@@ -70,6 +70,7 @@ pub fn item_message(
                 parts.push(Part::Opaque {
                     kind: "encrypted_content".into(),
                     bytes: enc.len(),
+                    tokens: None,
                 });
             }
             (Role::Assistant, parts)
@@ -123,6 +124,7 @@ pub fn item_message(
                 vec![Part::Opaque {
                     kind: "compaction".into(),
                     bytes,
+                    tokens: None,
                 }],
                 origin,
             );
@@ -193,6 +195,7 @@ fn content_items(v: Option<&Value>, notes: &mut Notes) -> Vec<Part> {
                         .get("encrypted_content")
                         .and_then(Value::as_str)
                         .map_or(0, str::len),
+                    tokens: None,
                 },
                 other => unknown(other, notes),
             },

@@ -8,7 +8,9 @@
 //! Legacy rollouts (bare items after a `{id, timestamp, instructions}` line, with
 //! `record_type` lines) are read too.
 
+mod append;
 mod items;
+mod reasoning;
 mod restore;
 mod write;
 
@@ -18,7 +20,8 @@ use crate::formats::jsonl::{records, Record};
 use crate::formats::message::Notes;
 use crate::formats::{lines_doc, Codec};
 use crate::session::{
-    Document, Format, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role, Session,
+    AgentLimits, Document, Format, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role,
+    Session,
 };
 use crate::session::{Item, Keep, WriteError};
 use items::{codex_compact, item_message};
@@ -47,6 +50,29 @@ impl Source {
 pub struct ActiveItem {
     pub value: Value,
     pub source: Source,
+    /// Reasoning tokens the provider billed for this item's `encrypted_content`.
+    pub billed: Option<usize>,
+}
+
+impl ActiveItem {
+    fn new(value: Value, source: Source) -> ActiveItem {
+        ActiveItem {
+            value,
+            source,
+            billed: None,
+        }
+    }
+}
+
+/// Lines of the records a rewrite copies after its `compacted` record, as Codex 0.169
+/// writes them after its own compaction.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Latest {
+    /// The last `world_state` holding the whole state (`full: true`).
+    pub world_state: Option<usize>,
+    pub turn_context: Option<usize>,
+    /// The last `token_count` event with usage.
+    pub token_count: Option<usize>,
 }
 
 /// A parsed rollout.
@@ -65,6 +91,21 @@ pub struct Rollout {
     pub warnings: Vec<String>,
     /// The last `timestamp` in the file, for records ctxctl appends.
     pub last_timestamp: Option<String>,
+    /// The highest `ordinal` (Codex 0.169's paginated rollouts number every record).
+    pub ordinal: Option<u64>,
+    pub latest: Latest,
+    /// The window Codex recorded (`model_context_window`) and whether its last request was
+    /// refused as too large.
+    pub limits: AgentLimits,
+    /// Reasoning items waiting for the usage report of their response.
+    unbilled: Vec<usize>,
+    /// Call ids made in the same response as a reasoning item, per the file's own lines.
+    reasoned_calls: std::collections::HashSet<String>,
+    /// Whether the response being read (the `response_item`s since the last input item)
+    /// holds a reasoning item.
+    in_reasoned_response: bool,
+    /// Billed reasoning items by their encrypted content's hash.
+    billed: std::collections::HashMap<u128, usize>,
 }
 
 impl Rollout {
@@ -86,6 +127,9 @@ impl Rollout {
             }
             if let Some(ts) = v.get("timestamp").and_then(Value::as_str) {
                 r.last_timestamp = Some(ts.to_string());
+            }
+            if let Some(o) = v.get("ordinal").and_then(Value::as_u64) {
+                r.ordinal = Some(r.ordinal.map_or(o, |p| p.max(o)));
             }
             let was_first = std::mem::replace(&mut first, false);
             let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
@@ -116,23 +160,63 @@ impl Rollout {
                     self.system = Some((line, text.to_string()));
                 }
             }
-            "response_item" if is_model_item(payload) => self.items.push(ActiveItem {
-                value: payload.clone(),
-                source: Source::Line(line),
-            }),
+            "response_item" if is_model_item(payload) => {
+                self.response_item(payload);
+                self.items
+                    .push(ActiveItem::new(payload.clone(), Source::Line(line)));
+            }
             "compacted" => self.compacted(line, payload),
             "turn_context" => {
+                self.latest.turn_context = Some(line);
                 if let Some(m) = payload.get("model").and_then(Value::as_str) {
                     self.model = Some(m.to_string());
                 }
             }
-            "event_msg" if payload.get("type").and_then(Value::as_str) == Some("token_count") => {
-                let last = payload.pointer("/info/last_token_usage");
+            "world_state" if payload.get("full").and_then(Value::as_bool) == Some(true) => {
+                self.latest.world_state = Some(line);
+            }
+            "token_usage_record" => {
+                if let Some(u) = payload.get("usage") {
+                    self.bill(u);
+                }
+            }
+            "event_msg" => self.event(line, payload),
+            _ => {}
+        }
+    }
+
+    fn event(&mut self, line: usize, payload: &Value) {
+        let window = |v: Option<&Value>| v.and_then(Value::as_u64).filter(|&w| w > 0);
+        match payload.get("type").and_then(Value::as_str) {
+            Some("token_count") => {
+                let Some(info) = payload.get("info").filter(|i| i.is_object()) else {
+                    return;
+                };
+                self.latest.token_count = Some(line);
+                if let Some(w) = window(info.get("model_context_window")) {
+                    self.limits.window = Some(w);
+                }
+                let last = info.get("last_token_usage");
+                if let Some(u) = last {
+                    self.bill(u);
+                }
                 let n = |k: &str| last.and_then(|u| u.get(k)).and_then(Value::as_u64);
                 if let (Some(input), Some(output)) = (n("input_tokens"), n("output_tokens")) {
                     if input > 0 {
                         self.usage = Some((input, output, line));
+                        self.limits.overflow = false;
                     }
+                }
+            }
+            Some("task_started") => {
+                if let Some(w) = window(payload.get("model_context_window")) {
+                    self.limits.window = Some(w);
+                }
+            }
+            Some("task_complete") => {
+                let info = payload.pointer("/error/codex_error_info");
+                if info.and_then(Value::as_str) == Some("context_window_exceeded") {
+                    self.limits.overflow = true;
                 }
             }
             _ => {}
@@ -141,6 +225,8 @@ impl Rollout {
 
     fn compacted(&mut self, line: usize, payload: &Value) {
         self.usage = None;
+        self.limits.overflow = false;
+        self.unbilled.clear();
         if let Some(history) = payload.get("replacement_history").and_then(Value::as_array) {
             self.items = history
                 .iter()
@@ -149,6 +235,7 @@ impl Rollout {
                 .map(|(index, v)| ActiveItem {
                     value: v.clone(),
                     source: Source::History { line, index },
+                    billed: self.billed_before(v),
                 })
                 .collect();
             return;
@@ -159,11 +246,11 @@ impl Rollout {
             it.value.get("type").and_then(Value::as_str) == Some("message")
                 && it.value.get("role").and_then(Value::as_str) == Some("user")
         });
-        self.items.push(ActiveItem {
-            value: json!({"type": "message", "role": "user",
+        self.items.push(ActiveItem::new(
+            json!({"type": "message", "role": "user",
                 "content": [{"type": "input_text", "text": summary}]}),
-            source: Source::Summary(line),
-        });
+            Source::Summary(line),
+        ));
     }
 
     fn legacy_record(&mut self, line: usize, v: &Value, first: bool) {
@@ -180,11 +267,16 @@ impl Rollout {
             return;
         }
         if is_model_item(v) {
-            self.items.push(ActiveItem {
-                value: v.clone(),
-                source: Source::Line(line),
-            });
+            self.response_item(v);
+            self.items
+                .push(ActiveItem::new(v.clone(), Source::Line(line)));
         }
+    }
+
+    /// Whether the file holds Codex 0.169's paginated history: records ctxctl appends then
+    /// carry the next ordinals.
+    pub fn paginated(&self) -> bool {
+        self.ordinal.is_some()
     }
 
     /// The session's messages: the instructions, then one per active item.
@@ -205,9 +297,10 @@ impl Rollout {
                 s => format!("line {}: payload", s.line() + 1),
             };
             let mut m = item_message(&it.value, &place, Origin::Record(it.source.line()), notes)?;
-            if matches!(it.source, Source::Summary(_)) {
+            if matches!(it.source, Source::Summary(_)) || self.is_codex_summary(it) {
                 m.compact = Some(codex_compact());
             }
+            reasoning::annotate(&mut m, it, &self.reasoned_calls);
             out.push(m);
         }
         Ok(out)
@@ -252,7 +345,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
             after_message: before.checked_sub(1),
         }
     });
-    let mut warnings = r.warnings;
+    let mut warnings = r.warnings.clone();
     warnings.extend(notes.into_warnings());
     Ok(Session {
         format: Format::Codex,
@@ -261,6 +354,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         model: r.model,
         warnings,
         reported_usage,
+        agent_limits: r.limits,
         resume: None,
         skipped: false,
     })
@@ -383,7 +477,8 @@ mod tests {
                 Part::Thinking("hmm".into()),
                 Part::Opaque {
                     kind: "encrypted_content".into(),
-                    bytes: 4
+                    bytes: 4,
+                    tokens: None
                 }
             ]
         );
@@ -463,6 +558,73 @@ mod tests {
         let again = read(String::from_utf8(out).unwrap()).unwrap();
         let texts: Vec<String> = again.messages.iter().map(Message::text).collect();
         assert_eq!(texts, ["third"]);
+    }
+
+    #[test]
+    fn the_window_and_a_refused_request_are_read() {
+        let failed = json!({"type":"task_complete","error":{"message":"too long","codex_error_info":"context_window_exceeded"}});
+        let mut lines = vec![
+            line("session_meta", json!({"id":"x"})),
+            line(
+                "event_msg",
+                json!({"type":"task_started","model_context_window":258400}),
+            ),
+            line("response_item", user("hi")),
+            line("event_msg", failed),
+        ];
+        let s = read(lines.join("\n")).unwrap();
+        assert_eq!(
+            s.agent_limits,
+            AgentLimits {
+                window: Some(258_400),
+                overflow: true
+            }
+        );
+        // A compaction (or a later answer) ends it.
+        lines.push(line(
+            "compacted",
+            json!({"message":"","replacement_history":[user("hi")]}),
+        ));
+        assert!(!read(lines.join("\n")).unwrap().agent_limits.overflow);
+    }
+
+    #[test]
+    fn reasoning_is_billed_by_the_usage_report_of_its_response() {
+        let rs =
+            |n: usize| json!({"type":"reasoning","summary":[],"encrypted_content":"e".repeat(n)});
+        let usage = json!({"input_tokens":10,"output_tokens":30,"reasoning_output_tokens":20});
+        let lines = [
+            line("response_item", user("go")),
+            line("response_item", rs(30)),
+            line("response_item", rs(10)),
+            line(
+                "response_item",
+                json!({"type":"function_call","name":"f","arguments":"{}","call_id":"c"}),
+            ),
+            line("token_usage_record", json!({"usage": usage})),
+            line(
+                "response_item",
+                json!({"type":"function_call_output","call_id":"c","output":"Process exited with code 2\nOutput:\n"}),
+            ),
+            line("response_item", rs(40)),
+        ];
+        let s = read(lines.join("\n")).unwrap();
+        let tokens: Vec<Option<usize>> = s
+            .messages
+            .iter()
+            .flat_map(|m| &m.parts)
+            .filter_map(|p| match p {
+                Part::Opaque { tokens, .. } => Some(*tokens),
+                _ => None,
+            })
+            .collect();
+        // 20 shared 3:1 by size; the last has no report yet and is estimated.
+        assert_eq!(tokens, [Some(15), Some(5), None]);
+        assert!(s.messages[3].needs_reasoning);
+        assert!(matches!(
+            s.messages[4].parts[0],
+            Part::ToolResult { is_error: true, .. }
+        ));
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Undoing a ctxctl compaction of a Codex rollout (`archive restore`).
 //!
 //! A rollout is append-only: the compaction appended a `compacted` record (its
-//! `replacement_history` holding ctxctl's summary) and a `context_compacted` event, and left
-//! every earlier line as it was. When removing those two lines gives exactly the history
+//! `replacement_history` holding ctxctl's summary) and the records after it (see
+//! [`super::append`]), and left every earlier line as it was. When removing those lines
+//! gives exactly the history
 //! the restore asks for, that is the restore, and the original bytes come back (lines
 //! appended since stay). Otherwise (the summary is not in a record ctxctl wrote, or the
 //! agent has reported usage since, which describes the compacted history and would look
@@ -11,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::{Rollout, Source};
+use super::{append, Rollout, Source};
 use crate::formats::lines_out::{LineOut, LinePlan};
 use crate::session::LinesDoc;
 use crate::session::WriteError;
@@ -27,7 +28,8 @@ pub fn archived_item(v: &Value) -> Option<Value> {
     }
 }
 
-/// The rollout without the `compacted` record holding item `at` (and the event after it),
+/// The rollout without the `compacted` record holding item `at` (and the records appended
+/// with it),
 /// if it is ctxctl's, no usage was reported after it, and what is left has exactly
 /// `history` as its active items.
 pub fn undo(
@@ -45,13 +47,24 @@ pub fn undo(
     if item.value.get("ctxctl").is_none() || r.usage.is_some() {
         return Ok(None);
     }
-    let event = (line + 1..doc.lines.len())
-        .find(|&l| !doc.line(l).trim().is_empty())
-        .filter(|&l| is_compacted_event(doc.line(l)));
+    let ts = serde_json::from_str::<Value>(doc.line(line))
+        .ok()
+        .and_then(|v| {
+            v.get("timestamp")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
     let mut plan = LinePlan::new(doc);
     plan.set(line, LineOut::Drop);
-    if let Some(e) = event {
-        plan.set(e, LineOut::Drop);
+    for l in line + 1..doc.lines.len() {
+        let text = doc.line(l);
+        if text.trim().is_empty() {
+            continue;
+        }
+        if !append::is_appended(text, ts.as_deref()) {
+            break;
+        }
+        plan.set(l, LineOut::Drop);
     }
     let Ok(text) = String::from_utf8(plan.render()) else {
         return Ok(None);
@@ -64,14 +77,6 @@ pub fn undo(
         && again.items.len() == history.len()
         && again.items.iter().zip(history).all(|(a, h)| a.value == *h);
     Ok(same.then(|| candidate.text.into_bytes()))
-}
-
-/// The `event_msg` `context_compacted` written after a `compacted` record.
-fn is_compacted_event(line: &str) -> bool {
-    serde_json::from_str::<Value>(line).is_ok_and(|v| {
-        v.get("type").and_then(Value::as_str) == Some("event_msg")
-            && v.pointer("/payload/type").and_then(Value::as_str) == Some("context_compacted")
-    })
 }
 
 #[cfg(test)]

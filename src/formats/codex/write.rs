@@ -3,15 +3,15 @@
 //! A rollout is an append-only log that Codex replays on resume, so a changed history is
 //! not written by deleting lines: every line stays byte for byte, and a `compacted` record
 //! whose `replacement_history` is the new history (kept items, edits applied, inserted
-//! messages in place) is appended, followed by the `event_msg` `context_compacted` Codex
-//! writes after its own compactions. Legacy rollouts (no envelope, no `compacted` records)
+//! messages in place) is appended, followed by what Codex writes after its own compactions
+//! (see [`append`]). Legacy rollouts (no envelope, no `compacted` records)
 //! are rewritten line by line instead. Archived records (`archive restore`) go back into the
 //! history as items; see [`codex_restore`] for undoing a compaction exactly.
 
 use serde_json::{json, Value};
 
 use super::restore::{self, archived_item};
-use super::{ActiveItem, Rollout};
+use super::{append, ActiveItem, Rollout};
 use crate::formats::edit::same_messages;
 use crate::formats::lines_out::{LineOut, LinePlan};
 use crate::session::{restore_plan, Item, NewMessage, PartEdit, WriteError};
@@ -55,20 +55,10 @@ pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8
             }
         }
     }
-    let ts = r.last_timestamp.map_or(Value::Null, Value::String);
-    let compacted = json!({
-        "timestamp": ts,
-        "type": "compacted",
-        "payload": {"message": summary.unwrap_or_default(), "replacement_history": history},
-    });
-    let event = json!({
-        "timestamp": ts,
-        "type": "event_msg",
-        "payload": {"type": "context_compacted"},
-    });
     let mut plan = LinePlan::new(doc);
-    plan.append(serde_json::to_string(&compacted)?);
-    plan.append(serde_json::to_string(&event)?);
+    for line in append::records(doc, &r, summary.unwrap_or_default(), history)? {
+        plan.append(line);
+    }
     Ok(plan.render())
 }
 

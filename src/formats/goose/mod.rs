@@ -200,6 +200,7 @@ fn content(ty: &str, c: &Value, notes: &mut Notes) -> Part {
         "redactedThinking" => Part::Opaque {
             kind: ty.to_string(),
             bytes: c.get("data").and_then(Value::as_str).map_or(0, str::len),
+            tokens: None,
         },
         ui if UI_TYPES.contains(&ui) => Part::Other {
             kind: ui.to_string(),
@@ -287,6 +288,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         model: None,
         warnings,
         reported_usage,
+        agent_limits: Default::default(),
         resume: None,
         skipped: false,
     })
@@ -375,7 +377,8 @@ mod tests {
             s.messages[2].parts[2],
             Part::Opaque {
                 kind: "redactedThinking".into(),
-                bytes: 4
+                bytes: 4,
+                tokens: None
             }
         );
         let u = s.reported_usage.unwrap();

@@ -189,17 +189,17 @@ struct Call {
 /// Identical errors are reported once, with a count; an error is resolved when a later
 /// call with the same tool and target succeeded after its last occurrence.
 fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
-    // The last successful call of each (tool, target): linear, however many errors.
+    // The last successful call of each (tool, step): linear, however many errors.
     let mut last_ok: HashMap<(&str, Option<&str>), usize> = HashMap::new();
     for (i, c) in calls.iter().enumerate().filter(|(_, c)| c.ok) {
-        last_ok.insert((c.key.as_str(), c.target.as_deref()), i);
+        last_ok.insert((c.key.as_str(), c.target.as_deref().map(step)), i);
     }
     let mut out: Vec<ErrorSeen> = Vec::new();
     let mut index: HashMap<(String, Option<String>, String), usize> = HashMap::new();
     for (at, line) in errors {
         let c = &calls[at];
         let resolved = last_ok
-            .get(&(c.key.as_str(), c.target.as_deref()))
+            .get(&(c.key.as_str(), c.target.as_deref().map(step)))
             .is_some_and(|&ok| ok > at);
         let key = (c.name.clone(), c.target.clone(), line);
         if let Some(&i) = index.get(&key) {
@@ -217,6 +217,17 @@ fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
         }
     }
     out
+}
+
+/// The step a target stands for: a command's first command (`python3 t.py && echo OK`
+/// runs the step `python3 t.py`), a file's path.
+fn step(target: &str) -> &str {
+    let end = ["&&", "||", ";", "|", "\n"]
+        .iter()
+        .filter_map(|sep| target.find(sep))
+        .min()
+        .unwrap_or(target.len());
+    target[..end].trim()
 }
 
 /// The text parts of a message (images shown as a marker).

@@ -61,7 +61,9 @@ pub fn base_name(name: &str) -> String {
 /// Reads the facts of a call to `name` with JSON `arguments` (anything unparseable counts as
 /// no arguments).
 pub fn facts(name: &str, arguments: &str) -> CallFacts {
-    let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+    // Free-form tools (Codex's `apply_patch` custom tool) take plain text, not JSON.
+    let args: Value =
+        serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_string()));
     let base = base_name(name);
     let mut out = CallFacts::default();
     if let Some(patch) = patch_text(&args) {
@@ -309,6 +311,9 @@ mod tests {
         );
         let args = serde_json::json!({ "input": patch }).to_string();
         assert_eq!(facts("apply_patch", &args).files.len(), 3);
+        // Codex 0.169's apply_patch is a custom tool: its input is the patch itself.
+        assert_eq!(facts("apply_patch", patch).files.len(), 3);
+        assert_eq!(facts("apply_patch", "not a patch"), CallFacts::default());
     }
 
     #[test]

@@ -1,0 +1,208 @@
+//! What a rollout says about its items beyond the items themselves: which response a
+//! reasoning item came with and what the provider billed for it, which calls were made
+//! with a reasoning item, which user messages Codex injected, and how a command ended.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::{ActiveItem, Rollout, Source};
+use crate::session::{Message, Part, Role};
+
+/// The start of the summary message Codex puts in the `replacement_history` of its own
+/// compaction.
+const CODEX_SUMMARY: &str = "Another language model started to solve this problem";
+
+/// How the user messages Codex adds by itself begin: the environment, AGENTS.md and the
+/// user instructions of older builds.
+const INJECTED: [&str; 4] = [
+    "<environment_context>",
+    "# AGENTS.md instructions",
+    "<user_instructions>",
+    "<INSTRUCTIONS>",
+];
+
+fn kind(v: &Value) -> &str {
+    v.get("type").and_then(Value::as_str).unwrap_or("")
+}
+
+/// Items the model produced (as opposed to input: user messages, tool outputs).
+fn from_model(v: &Value) -> bool {
+    match kind(v) {
+        "message" => v.get("role").and_then(Value::as_str) == Some("assistant"),
+        t => !t.ends_with("_output"),
+    }
+}
+
+fn is_call(v: &Value) -> bool {
+    matches!(
+        kind(v),
+        "function_call" | "custom_tool_call" | "local_shell_call" | "tool_search_call"
+    )
+}
+
+impl Rollout {
+    /// Notes a `response_item` line of the file before it joins the history: reasoning
+    /// items wait for their response's usage report, and calls made in the same response
+    /// as a reasoning item are remembered.
+    pub(super) fn response_item(&mut self, v: &Value) {
+        if !from_model(v) {
+            self.in_reasoned_response = false;
+            return;
+        }
+        if kind(v) == "reasoning" {
+            self.in_reasoned_response = true;
+            self.unbilled.push(self.items.len());
+        } else if is_call(v) && self.in_reasoned_response {
+            if let Some(id) = v.get("call_id").and_then(Value::as_str) {
+                self.reasoned_calls.insert(id.to_string());
+            }
+        }
+    }
+
+    /// A usage report (`token_usage_record.usage`, `token_count.info.last_token_usage`):
+    /// the first one after a reasoning item is its response's (Codex 0.169 writes the
+    /// report after the response's items, 0.5x before and again after them). Its
+    /// `reasoning_output_tokens` is what the item costs when sent back; several items of
+    /// one response share it by size.
+    pub(super) fn bill(&mut self, usage: &Value) {
+        let Some(reasoning) = usage.get("reasoning_output_tokens").and_then(Value::as_u64) else {
+            return;
+        };
+        let pending = std::mem::take(&mut self.unbilled);
+        let sizes: Vec<usize> = pending
+            .iter()
+            .map(|&k| {
+                self.items[k]
+                    .value
+                    .get("encrypted_content")
+                    .and_then(Value::as_str)
+                    .map_or(0, str::len)
+            })
+            .collect();
+        let total: usize = sizes.iter().sum();
+        if total == 0 {
+            return;
+        }
+        let reasoning = reasoning as usize;
+        let mut left = reasoning;
+        for (n, (&k, &size)) in pending.iter().zip(&sizes).enumerate() {
+            let share = if n + 1 == pending.len() {
+                left
+            } else {
+                reasoning * size / total
+            };
+            left -= share.min(left);
+            self.items[k].billed = Some(share);
+            if let Some(key) = reasoning_key(&self.items[k].value) {
+                self.billed.insert(key, share);
+            }
+        }
+    }
+
+    /// The billed size of a reasoning item of a `replacement_history`, when the file billed
+    /// it on its own line before (a compaction keeps the item as it was).
+    pub(super) fn billed_before(&self, v: &Value) -> Option<usize> {
+        (kind(v) == "reasoning")
+            .then(|| reasoning_key(v))
+            .flatten()
+            .and_then(|k| self.billed.get(&k).copied())
+    }
+
+    /// A user message of a `replacement_history` that is Codex's own summary.
+    pub(super) fn is_codex_summary(&self, it: &ActiveItem) -> bool {
+        matches!(it.source, Source::History { .. })
+            && kind(&it.value) == "message"
+            && it.value.get("role").and_then(Value::as_str) == Some("user")
+            && first_text(&it.value).is_some_and(|t| t.starts_with(CODEX_SUMMARY))
+    }
+}
+
+/// What identifies a reasoning item across copies: its encrypted content.
+fn reasoning_key(v: &Value) -> Option<u128> {
+    let enc = v.get("encrypted_content").and_then(Value::as_str)?;
+    Some(xxhash_rust::xxh3::xxh3_128(enc.as_bytes()))
+}
+
+fn first_text(v: &Value) -> Option<&str> {
+    v.get("content")?
+        .as_array()?
+        .iter()
+        .find_map(|c| c.get("text").and_then(Value::as_str))
+}
+
+/// Completes the message read from `it`: the billed size of its encrypted reasoning, the
+/// reasoning item its calls need, whether Codex injected it, and a failed command's
+/// result marked as an error.
+pub fn annotate(m: &mut Message, it: &ActiveItem, reasoned_calls: &HashSet<String>) {
+    let v = &it.value;
+    if let Some(n) = it.billed {
+        for p in &mut m.parts {
+            if let Part::Opaque { kind, tokens, .. } = p {
+                if kind == "encrypted_content" {
+                    *tokens = Some(n);
+                }
+            }
+        }
+    }
+    if is_call(v) {
+        m.needs_reasoning = v
+            .get("call_id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| reasoned_calls.contains(id));
+    }
+    if m.role == Role::User && kind(v) == "message" {
+        m.injected = first_text(v).is_some_and(|t| {
+            let t = t.trim_start();
+            INJECTED.iter().any(|p| t.starts_with(p))
+        });
+    }
+    if kind(v).ends_with("_call_output") && exit_code(v.get("output")).is_some_and(|c| c != 0) {
+        for p in &mut m.parts {
+            if let Part::ToolResult { is_error, .. } = p {
+                *is_error = true;
+            }
+        }
+    }
+}
+
+/// The exit code a tool output reports in its header: Codex 0.169's `Process exited with
+/// code N` (shell) and `Exit code: N` (apply_patch) lines before `Output:`, or 0.5x's JSON
+/// `{"output", "metadata": {"exit_code"}}`.
+pub fn exit_code(output: Option<&Value>) -> Option<i64> {
+    let text = output?.as_str()?;
+    if let Ok(wrapped) = serde_json::from_str::<Value>(text) {
+        return wrapped
+            .pointer("/metadata/exit_code")
+            .and_then(Value::as_i64);
+    }
+    for line in text.lines().take_while(|l| *l != "Output:").take(8) {
+        let code = line
+            .strip_prefix("Process exited with code ")
+            .or_else(|| line.strip_prefix("Exit code: "));
+        if let Some(c) = code.and_then(|c| c.trim().parse().ok()) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn exit_codes_come_from_the_header_only() {
+        let shell = json!("Chunk ID: 1\nWall time: 0 s\nProcess exited with code 1\nOutput:\nx");
+        assert_eq!(exit_code(Some(&shell)), Some(1));
+        let patch = json!("Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess.");
+        assert_eq!(exit_code(Some(&patch)), Some(0));
+        let quoted = json!("Chunk ID: 1\nOutput:\nProcess exited with code 3");
+        assert_eq!(exit_code(Some(&quoted)), None);
+        let old = json!("{\"output\":\"\",\"metadata\":{\"exit_code\":2}}");
+        assert_eq!(exit_code(Some(&old)), Some(2));
+        assert_eq!(exit_code(None), None);
+    }
+}
