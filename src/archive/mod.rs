@@ -11,6 +11,7 @@ mod records;
 mod restore;
 mod store;
 mod time;
+mod undo;
 
 pub use lock::{acquire as acquire_lock, LockGuard};
 pub use name::{parse_id, validate_name};
@@ -20,6 +21,7 @@ pub use store::{
     parse_file_name, ArchiveEntry, ArchiveFile, ArchiveRecord, ArchiveStore, Stored, Tokens,
 };
 pub use time::{Timestamp, TimestampError};
+pub use undo::{Undo, UndoError};
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,6 @@
 //! Archive files on disk: `archives/<session>/compact-<YYYYMMDDTHHMMSSZ>-<seq>.json`.
 
+use super::undo::Undo;
 use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{BufReader, BufWriter, Write};
@@ -37,6 +38,8 @@ pub struct ArchiveRecord<'a> {
     /// The removed records verbatim (their original text, usually borrowed from the
     /// session), in order.
     pub records: Vec<Cow<'a, RawValue>>,
+    /// For a trim: how to rebuild the original file from what the trim wrote.
+    pub undo: Option<Undo>,
 }
 
 /// Token counts recorded with an archive.
@@ -70,6 +73,10 @@ pub struct ArchiveFile {
     pub messages: usize,
     pub summary: String,
     pub records: Vec<Value>,
+    /// For a trim: how to rebuild the original file from what the trim wrote (archives of
+    /// compactions, and of trims by ctxctl before 0.1, have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo: Option<Undo>,
 }
 
 /// An [`ArchiveFile`] as written: the same fields in the same order, borrowed from the
@@ -91,6 +98,8 @@ struct ArchiveOut<'a> {
     messages: usize,
     summary: &'a str,
     records: &'a [Cow<'a, RawValue>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    undo: Option<&'a Undo>,
 }
 
 /// The fields `list` reads (the records are skipped).
@@ -208,6 +217,7 @@ impl ArchiveStore {
                 messages: record.messages,
                 summary: &record.summary,
                 records: &record.records,
+                undo: record.undo.as_ref(),
             };
             match write_new(&dir, &path, &file) {
                 Err(ArchiveError::Exists(_)) if record.seq.is_none() => seq += 1,

@@ -26,6 +26,7 @@ fn record(created: i64, records: Vec<serde_json::Value>) -> ArchiveRecord<'stati
             .iter()
             .map(|v| std::borrow::Cow::Owned(serde_json::value::to_raw_value(v).unwrap()))
             .collect(),
+        undo: None,
     }
 }
 
@@ -217,6 +218,7 @@ fn compact_and_archive(s: &Session, store: &ArchiveStore, name: &str) -> Vec<u8>
         messages: p.middle.len(),
         summary: "sum".into(),
         records: original_records(s, p.middle.clone()).unwrap(),
+        undo: None,
     };
     store.put(name, &rec).unwrap();
     write(s, &assemble(s, &p, "sum", &info)).unwrap()

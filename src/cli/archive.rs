@@ -180,20 +180,20 @@ fn restore(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
     let target = target(ctx, &entry, &file, args.file.as_deref())?;
     let _lock = crate::ops::store::lock(ctx, store, &entry.session)?;
     let loaded = load::load(ctx, &target)?;
-    let items = archive::restore(&loaded.session, &file).map_err(|e| {
-        let newer = match &e {
-            archive::RestoreError::SummaryNotFound { id } => holder(store, &entry, id),
-            _ => None,
-        };
-        let err = match newer {
-            Some(n) => anyhow::anyhow!(
-                "{e}; it is inside archive {n}: run `ctxctl archive restore {n}` first"
-            ),
-            None => anyhow::Error::new(e),
-        };
-        err.context(format!("restoring {} into {}", entry.id, loaded.display()))
-    })?;
-    let bytes = formats::write(&loaded.session, &items)?;
+    let bytes = match &file.undo {
+        // A trim: the original comes back from what the trim wrote.
+        Some(undo) => {
+            let now = loaded.session.doc.text().unwrap_or_default().as_bytes();
+            undo.apply(now).map_err(|e| {
+                anyhow::Error::new(e).context(format!(
+                    "restoring {} into {}",
+                    entry.id,
+                    loaded.display()
+                ))
+            })?
+        }
+        None => compaction_restored(store, &entry, &file, &loaded)?,
+    };
     let restored = formats::read(&bytes, Some(loaded.session.format))
         .context("reading the restored session back")?;
     // Scaled like the session's own count (Claude estimates are ×1.2), so the two compare.
@@ -303,4 +303,28 @@ fn target(
             entry.id
         )
     })
+}
+
+/// The session with `file`'s records back in place of the summary of its compaction.
+fn compaction_restored(
+    store: &ArchiveStore,
+    entry: &ArchiveEntry,
+    file: &ArchiveFile,
+    loaded: &load::Loaded,
+) -> anyhow::Result<Vec<u8>> {
+    let items = archive::restore(&loaded.session, file).map_err(|e| {
+        let newer = match &e {
+            archive::RestoreError::SummaryNotFound { id } => holder(store, entry, id),
+            _ => None,
+        };
+        let err = match newer {
+            Some(n) => anyhow::anyhow!(
+                "{e}; it is inside archive {n}: run `ctxctl archive restore {n}` first"
+            ),
+            None => anyhow::Error::new(e),
+        };
+        err.context(format!("restoring {} into {}", entry.id, loaded.display()))
+    })?;
+    let bytes = formats::write(&loaded.session, &items)?;
+    Ok(bytes)
 }

@@ -5,7 +5,7 @@ use anyhow::Context as _;
 use clap::Args;
 use serde::Serialize;
 
-use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens};
+use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens, Undo};
 use crate::cli::args::limits::ReserveArgs;
 use crate::cli::args::OutputArgs;
 use crate::compact::CompactInfo;
@@ -183,7 +183,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         let name = write::session_name(args.name.as_deref(), &loaded.path)?;
         let store = ArchiveStore::new(ctx.data_dir()?.value);
         let _lock = crate::ops::store::lock(ctx, &store, &name)?;
-        let stored = archive_removed(ctx, &store, &name, &loaded, &plan, args.strategy)
+        let stored = archive_removed(ctx, &store, &name, &loaded, &plan, args.strategy, &bytes)
             .with_context(|| {
                 format!(
                     "archiving what {} removes; nothing was changed",
@@ -231,7 +231,8 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-/// Archives the records a trim removes or shortens (in message order) and returns the
+/// Archives the records a trim removes or shortens (in message order), with the script
+/// that rebuilds the original from the `written` bytes (`archive restore`), and returns the
 /// archive's path. Trim archives share the compaction store and `archive ls`.
 fn archive_removed(
     ctx: &Context,
@@ -240,6 +241,7 @@ fn archive_removed(
     l: &Loaded,
     plan: &Plan,
     strategy: StrategyKind,
+    written: &[u8],
 ) -> anyhow::Result<std::path::PathBuf> {
     let mut touched: Vec<usize> = plan.removed.iter().chain(&plan.edited).copied().collect();
     touched.sort_unstable();
@@ -267,6 +269,11 @@ fn archive_removed(
             plan.edited
         ),
         records,
+        undo: l
+            .session
+            .doc
+            .text()
+            .map(|original| Undo::new(original, written)),
     };
     Ok(store.put(name, &record)?.path)
 }

@@ -35,6 +35,15 @@ impl Document {
         }
     }
 
+    /// The whole text the session was read from, while the document holds it.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Document::Json(d) => Some(&d.text),
+            Document::Lines(d) => Some(&d.text),
+            Document::Released | Document::Detached(_) => None,
+        }
+    }
+
     pub fn is_detached(&self) -> bool {
         matches!(self, Document::Detached(_))
     }

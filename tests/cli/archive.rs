@@ -221,3 +221,54 @@ fn bad_and_unknown_ids_are_errors() {
         insta::assert_snapshot!(name, env.snap(&run));
     }
 }
+
+#[test]
+fn restore_undoes_a_trim_in_place_byte_for_byte_in_every_format() {
+    let env = TestEnv::new();
+    for name in [
+        "openai-chat.json",
+        "anthropic-messages.json",
+        "plain.jsonl",
+        "claude-code.jsonl",
+        "codex.jsonl",
+        "goose.jsonl",
+    ] {
+        let f = env.write(name, fs::read(sample(name)).unwrap());
+        let trim = env.run(&[
+            "trim",
+            s(&f),
+            "--strategy",
+            "smart",
+            "--keep-last",
+            "4",
+            "--max-tokens",
+            "900",
+            "--in-place",
+            "--tokenizer",
+            "approx",
+        ]);
+        assert_eq!(trim.code, 0, "{name}: {trim:?}");
+        let trimmed = fs::read(&f).unwrap();
+        assert_ne!(trimmed, fs::read(sample(name)).unwrap(), "{name}");
+        let id = format!("{}/1", name.split('.').next().unwrap());
+        let run = env.run(&["archive", "restore", &id, "--tokenizer", "approx"]);
+        assert_eq!(run.code, 0, "{name}: {run:?}");
+        assert_eq!(
+            fs::read(&f).unwrap(),
+            fs::read(sample(name)).unwrap(),
+            "{name}"
+        );
+        // Restored already: said so, nothing written.
+        let again = env.run(&["archive", "restore", &id, "--tokenizer", "approx"]);
+        assert_eq!(again.code, 2, "{again:?}");
+        assert!(again.stderr.contains("already restored"), "{again:?}");
+        // A session changed after the trim (an agent resumed it) is not overwritten.
+        fs::write(&f, [trimmed.as_slice(), b"\n"].concat()).unwrap();
+        let changed = env.run(&["archive", "restore", &id, "--tokenizer", "approx"]);
+        assert_eq!(changed.code, 2, "{changed:?}");
+        assert!(
+            changed.stderr.contains("no longer what the trim wrote"),
+            "{changed:?}"
+        );
+    }
+}

@@ -156,6 +156,7 @@ pub fn compact_file(
             messages: part.middle.len(),
             summary: summary.clone(),
             records: archive::original_records(&loaded.session, part.middle.clone())?,
+            undo: None,
         };
         let stored = store.put(&name, &record)?;
         Ok::<_, archive::ArchiveError>((info, stored))
