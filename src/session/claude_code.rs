@@ -1,15 +1,18 @@
 //! Claude Code transcripts (`~/.claude/projects/<dir>/<session>.jsonl`).
 //!
-//! Only the `user` and `assistant` records of the live thread (see [`Transcript`]) become
-//! messages; the records of one API response split over several lines (same `message.id`)
-//! become one message. Everything else (`system`, `progress`, `summary`,
-//! `file-history-snapshot`, unknown types, dead branches, history before a compaction) is
-//! carried along untouched.
+//! The `user`, `assistant` and `attachment` records of the live thread (see [`Transcript`])
+//! become messages, in the order Claude Code sends them; the records of one API response
+//! split over several lines (same `message.id`) become one message, and an attachment a
+//! `system` message (see [`claude_code_attach`](super::claude_code_attach)). Everything
+//! else (`system`, `progress`, `summary`, `file-history-snapshot`, `queue-operation`,
+//! `mode`, `last-prompt`, the synthetic records of failed API calls, unknown types, dead
+//! branches, history before a compaction) is carried along untouched.
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::claude_code_attach as attach;
 use super::claude_code_marker::is_rewrite_marker;
 pub use super::claude_code_thread::{Rec, Transcript, SYNTHETIC_MODEL};
 use super::message::{self, Notes};
@@ -25,8 +28,15 @@ pub fn messages(
 ) -> Result<Vec<(Message, Vec<usize>)>, ReadError> {
     let mut out: Vec<(Message, Vec<usize>)> = Vec::new();
     let mut group: HashMap<&str, usize> = HashMap::new();
-    for (i, r) in t.recs.iter().enumerate() {
-        if !t.live[i] || !matches!(r.ty(), "user" | "assistant") {
+    for &i in &t.order {
+        let r = &t.recs[i];
+        if r.ty() == "attachment" {
+            let mut m = Message::new(Role::System, attach::parts(r), Origin::Record(r.line));
+            m.id = r.uuid.clone();
+            out.push((m, vec![i]));
+            continue;
+        }
+        if !matches!(r.ty(), "user" | "assistant") || attach::is_api_error(r) {
             continue;
         }
         let place = format!("line {}", r.line + 1);
@@ -132,7 +142,7 @@ fn stale_until(t: &Transcript) -> Option<usize> {
 }
 
 /// The usage of the last real API response in the thread, unless ctxctl rewrote the
-/// history after it. Its records repeat the same usage (counted once); some builds write
+/// history after it or Claude Code compacted it. Its records repeat the same usage (counted once); some builds write
 /// partial `output_tokens` on early records, so the largest is taken.
 fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage> {
     let stale = stale_until(t);
@@ -145,6 +155,13 @@ fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage
     })?;
     if stale.is_some_and(|s| recs.iter().any(|&i| t.recs[i].line <= s)) {
         return None;
+    }
+    // A response preserved across Claude Code's compaction reported the larger context it
+    // was answered in.
+    if let Some(b) = t.splice.as_ref().map(|s| t.recs[s.boundary].line) {
+        if recs.iter().any(|&i| t.recs[i].line < b) {
+            return None;
+        }
     }
     let mut found = None;
     for &i in recs {

@@ -7,6 +7,7 @@
 //! which to edit and what to insert.
 
 mod claude_code;
+mod claude_code_attach;
 mod claude_code_marker;
 mod claude_code_new;
 mod claude_code_plan;
