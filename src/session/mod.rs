@@ -12,6 +12,7 @@ mod claude_code_marker;
 mod claude_code_new;
 mod claude_code_plan;
 mod claude_code_restore;
+mod claude_code_splice;
 mod claude_code_thread;
 mod claude_code_write;
 mod codex;
