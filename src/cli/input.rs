@@ -22,14 +22,33 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    /// The files to process, in a stable order. No input at all is a usage error.
-    pub fn collect(&self) -> anyhow::Result<Vec<PathBuf>> {
+    /// The files to process, in a stable order. No input at all is a usage error. Below a
+    /// `-r` directory, files that are not sessions (agent metadata and settings, todo
+    /// lists, empty files) are skipped with a note under `-v`; so are subagent transcripts
+    /// unless `subagents` (they belong to their parent session: counting reads them, checks
+    /// and rewrites leave them to it). Files named on the command line are always taken.
+    pub fn collect(&self, ctx: &Context, subagents: bool) -> anyhow::Result<Vec<PathBuf>> {
         let mut out = self.files.clone();
         for dir in &self.recursive {
             let mut found = Vec::new();
             walk(dir, &mut found).with_context(|| format!("{}", dir.display()))?;
             found.sort();
-            out.extend(found);
+            for (path, len) in found {
+                let skip = match session::classify_path(&path) {
+                    _ if len == 0 => Some("empty file".to_string()),
+                    session::Found::Other(why) => Some(why.to_string()),
+                    session::Found::Subagent { parent } if !subagents => {
+                        Some(format!("subagent transcript, part of {}", parent.display()))
+                    }
+                    _ => None,
+                };
+                match skip {
+                    Some(why) => ctx
+                        .printer
+                        .debug(&format!("{}: skipped ({why})", path.display())),
+                    None => out.push(path),
+                }
+            }
         }
         if out.is_empty() {
             anyhow::bail!("no input: give session FILEs, - for standard input, or -r DIR");
@@ -38,7 +57,8 @@ impl InputArgs {
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// The session files below `dir`, with their sizes.
+fn walk(dir: &Path, out: &mut Vec<(PathBuf, u64)>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let path = entry.path();
@@ -46,7 +66,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         if ty.is_dir() {
             walk(&path, out)?;
         } else if ty.is_file() && is_session_file(&path) {
-            out.push(path);
+            let len = entry.metadata()?.len();
+            out.push((path, len));
         }
     }
     Ok(())

@@ -10,6 +10,7 @@ mod claude_code;
 mod claude_code_attach;
 mod claude_code_marker;
 mod claude_code_new;
+mod claude_code_paths;
 mod claude_code_plan;
 mod claude_code_restore;
 mod claude_code_splice;
@@ -40,6 +41,7 @@ mod sniff;
 mod split;
 mod write;
 
+pub use claude_code_paths::{classify as classify_path, Found};
 pub use codex::embedded_items as codex_embedded_items;
 pub use detect::detect;
 pub use doc::{Document, JsonDoc, JsonStyle, LineSpan, LinesDoc, ListKey};
