@@ -63,6 +63,7 @@ pub fn messages(
         let mut m = Message::new(role, parts, Origin::Record(r.line));
         m.id = r.uuid.clone();
         m.pinned = r.v.get("_preserve").and_then(Value::as_bool) == Some(true);
+        m.agent_kept = t.preserved(i);
         m.compact = compact_meta(r);
         if let Some(id) = r.message_id() {
             group.insert(id, out.len());

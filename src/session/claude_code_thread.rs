@@ -155,6 +155,14 @@ impl Transcript {
         Ok(t)
     }
 
+    /// Whether live record `i` is one Claude Code's compaction preserved from before its
+    /// boundary (the segment, or a record beside it).
+    pub fn preserved(&self, i: usize) -> bool {
+        self.splice
+            .as_ref()
+            .is_some_and(|s| self.live[i] && self.recs[i].line < self.recs[s.boundary].line)
+    }
+
     /// Index of record `i`'s parent on the thread: the record its `parentUuid` names, if it
     /// is in the file, except where a preserved segment is spliced in (see [`Splice`]).
     pub fn parent(&self, i: usize) -> Option<usize> {

@@ -305,6 +305,10 @@ pub struct Message {
     pub id: Option<String>,
     /// Marked important in the file (`"_preserve": true`).
     pub pinned: bool,
+    /// Kept verbatim by the agent's own compaction beside its summary (Claude Code's
+    /// `preservedSegment`): no trim removes it, though its tool results may be shortened
+    /// and a compaction may summarize it.
+    pub agent_kept: bool,
     /// Set when this message is a compaction summary.
     pub compact: Option<CompactMeta>,
     pub origin: Origin,
@@ -318,6 +322,7 @@ impl Message {
             parts,
             id: None,
             pinned: false,
+            agent_kept: false,
             compact: None,
             origin,
         }
@@ -428,6 +433,7 @@ impl Session {
                     .collect(),
                 id: m.id.clone(),
                 pinned: m.pinned,
+                agent_kept: m.agent_kept,
                 compact: m.compact.clone(),
                 origin: m.origin.clone(),
             })
