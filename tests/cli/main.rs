@@ -10,6 +10,7 @@ mod agent_usage;
 mod archive;
 mod batch;
 mod check;
+mod claude_tree;
 mod compact;
 mod count;
 mod crash;
