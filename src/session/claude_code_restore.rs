@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 
 use super::claude_code::{messages, Transcript};
 use super::claude_code_marker::{is_rewrite_marker, latest_prompt, rewrite_marker, session_id};
+use super::claude_code_splice as splice;
 use super::lines_out::{LineOut, LinePlan};
 use super::message::Notes;
 use super::raw::set_fields;
@@ -150,6 +151,22 @@ pub fn restore(
                 r.line,
                 LineOut::Rewrite(set_fields(doc.line(r.line), &fields)?),
             );
+        }
+    }
+    // A Claude Code boundary the compaction flattened gets its preserved segment back.
+    let flattened = boundary
+        .and_then(|b| {
+            t.recs[b]
+                .v
+                .pointer(&format!("/ctxctl/{}", splice::UNFLATTEN_KEY))
+        })
+        .and_then(Value::as_str)
+        .and_then(|u| t.by_uuid.get(u).copied())
+        .filter(|i| !removed.contains(i) && !replaced.contains(i));
+    if let Some(i) = flattened {
+        let r = &t.recs[i];
+        if let Some(line) = splice::unflatten(doc.line(r.line), &r.v)? {
+            out.set(r.line, LineOut::Rewrite(line));
         }
     }
     // Usage the agent reported since describes the compacted history: mark the rewrite.

@@ -7,13 +7,18 @@
 //! tail in place. Instead the writer puts the segment on the `parentUuid` chain itself (its
 //! head's parent becomes the summary, and the records that followed the summary continue
 //! from its tail), and the boundary stops naming it: its `preservedSegment` and
-//! `preservedMessages` move from `compactMetadata` to the boundary's `ctxctl` key, where
-//! Claude Code does not look and from which nothing is lost. The records are then
-//! summarized, trimmed, edited or kept like any other.
+//! `preservedMessages` leave `compactMetadata`, whose original is kept under the boundary's
+//! `ctxctl` key, where Claude Code does not look. The records are then summarized, trimmed,
+//! edited or kept like any other. A compaction notes the boundary it flattened
+//! ([`UNFLATTEN_KEY`]), so that `archive restore` puts it back as it was ([`unflatten`]).
 
 use serde_json::{Map, Value};
 
 use super::claude_code_thread::Transcript;
+use super::raw::{remove_field, set_fields};
+
+/// Key of a ctxctl compaction boundary's metadata naming the boundary (uuid) it flattened.
+pub const UNFLATTEN_KEY: &str = "unflatten";
 
 /// The keys of `compactMetadata` that name preserved records.
 const SEGMENT_KEYS: [&str; 2] = ["preservedSegment", "preservedMessages"];
@@ -26,13 +31,13 @@ pub const PRESERVED_KEY: &str = "preserved";
 pub fn flatten(t: &Transcript) -> Option<(usize, Vec<(&'static str, Value)>)> {
     let s = t.splice.as_ref()?;
     let b = &t.recs[s.boundary].v;
-    let mut meta = b.get("compactMetadata")?.as_object()?.clone();
-    let mut moved = Map::new();
+    let original = b.get("compactMetadata")?;
+    let mut meta = original.as_object()?.clone();
     for k in SEGMENT_KEYS {
-        if let Some(v) = meta.remove(k) {
-            moved.insert(k.to_string(), v);
-        }
+        meta.remove(k);
     }
+    let mut moved = Map::new();
+    moved.insert("compactMetadata".into(), original.clone());
     let mut ctxctl = b
         .get("ctxctl")
         .and_then(Value::as_object)
@@ -46,4 +51,19 @@ pub fn flatten(t: &Transcript) -> Option<(usize, Vec<(&'static str, Value)>)> {
             ("ctxctl", Value::Object(ctxctl)),
         ],
     ))
+}
+
+/// `line`, a boundary [`flatten`] rewrote, as it was before; `None` when it holds no note.
+pub fn unflatten(line: &str, v: &Value) -> Result<Option<String>, serde_json::Error> {
+    let Some(meta) = v.pointer(&format!("/ctxctl/{PRESERVED_KEY}/compactMetadata")) else {
+        return Ok(None);
+    };
+    let mut ctxctl = v["ctxctl"].as_object().cloned().unwrap_or_default();
+    ctxctl.remove(PRESERVED_KEY);
+    let line = set_fields(line, &[("compactMetadata", meta.clone())])?;
+    Ok(Some(if ctxctl.is_empty() {
+        remove_field(&line, "ctxctl")?
+    } else {
+        set_fields(&line, &[("ctxctl", Value::Object(ctxctl))])?
+    }))
 }

@@ -391,6 +391,14 @@ impl Writer<'_> {
         if let Some(id) = summary.and_then(|m| m.meta.get("compact_id")) {
             meta.insert("compact_id".into(), id.clone());
         }
+        if let Some(u) = self
+            .t
+            .splice
+            .as_ref()
+            .and_then(|s| self.t.recs[s.boundary].uuid.clone())
+        {
+            meta.insert(splice::UNFLATTEN_KEY.into(), Value::String(u));
+        }
         // Sorted, so that the same compaction writes the same bytes.
         let mut parents: Vec<(&String, &Value)> = rethreaded.iter().collect();
         parents.sort_by(|a, b| a.0.cmp(b.0));
