@@ -126,7 +126,17 @@ fn claude_codes_own_compaction_is_counted_with_what_it_preserved() {
     let again = env.run(&["count", "cc.jsonl", "--per-message"]);
     assert!(again.stdout.contains("All tests pass"), "{again:?}");
     let out = fs::read_to_string(&f).unwrap();
-    assert!(!out.contains("\"compactMetadata\":{\"trigger\":\"manual\",\"preTokens\":26093,\"durationMs\":166,\"preservedSegment\""));
+    let boundary: serde_json::Value = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .find(|v: &serde_json::Value| v["subtype"] == "compact_boundary")
+        .unwrap();
+    assert!(
+        boundary["compactMetadata"]
+            .get("preservedSegment")
+            .is_none(),
+        "{boundary}"
+    );
 }
 
 #[test]
@@ -202,5 +212,32 @@ fn the_after_figure_is_a_count_of_the_file_written() {
         count.json()["files"][0]["tokens"].as_u64(),
         Some(after),
         "{count:?}"
+    );
+}
+
+#[test]
+fn compacting_claude_codes_compaction_restores_byte_for_byte() {
+    let env = TestEnv::new();
+    let f = env.write("cc.jsonl", real("self_compacted"));
+    let run = env.run(&[
+        "compact",
+        "cc.jsonl",
+        "--tail-tokens",
+        "400",
+        "--in-place",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let v = run.json();
+    assert_eq!(v["compacted"], true, "{v}");
+    // The preserved turn went into the summary with the rest of the middle.
+    let count = env.run(&["count", "cc.jsonl", "--per-message"]);
+    assert!(!count.stdout.contains("All tests pass"), "{count:?}");
+    let id = v["archive_id"].as_str().unwrap();
+    let restore = env.run(&["archive", "restore", id]);
+    assert_eq!(restore.code, 0, "{restore:?}");
+    assert!(
+        fs::read(&f).unwrap() == real("self_compacted"),
+        "not the original bytes"
     );
 }
