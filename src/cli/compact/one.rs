@@ -108,13 +108,10 @@ pub fn compact_file(
     // What the file would count once written (the summary's header names the archive):
     // a compaction that does not make the session smaller is not applied.
     let planned = {
-        let seq = store.next_seq(&name)?;
-        let info = info(
-            &CompactInfo::new_id(),
-            seq,
-            Some(store.path_for(&name, seq, now)?),
-            now,
-        );
+        // A store that cannot be written is reported below, where archiving fails.
+        let seq = store.next_seq(&name).unwrap_or(1);
+        let path = store.path_for(&name, seq, now).ok();
+        let info = info(&CompactInfo::new_id(), seq, path, now);
         let items = compact::assemble(&loaded.session, &part, &summary, &info);
         let bytes = session::write(&loaded.session, &items)?;
         loaded.recount(&bytes)
