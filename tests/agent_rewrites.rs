@@ -186,8 +186,7 @@ fn check_claude(name: &str, orig: &[u8], out: &[u8]) {
                     "{name}"
                 );
                 assert_eq!(
-                    v["ctxctl"]["preserved"]["preservedSegment"],
-                    ov["compactMetadata"]["preservedSegment"],
+                    v["ctxctl"]["preserved"]["compactMetadata"], ov["compactMetadata"],
                     "{name}"
                 );
                 continue;

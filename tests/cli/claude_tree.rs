@@ -173,6 +173,13 @@ fn a_compaction_that_would_not_shrink_the_session_is_not_applied() {
         !env.data_dir().join("archives/s").exists(),
         "nothing archived"
     );
+    // A real short Claude Code session: every summary outweighs what it would replace.
+    let short = fs::read(fixture("claude-code/spotter_short_v2.1.38.jsonl")).unwrap();
+    let f = env.write("short.jsonl", &short);
+    let run = env.run(&["compact", "short.jsonl", "--tail-tokens", "1", "--in-place"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("would not be smaller"), "{run:?}");
+    assert_eq!(fs::read(&f).unwrap(), short);
 }
 
 #[test]
