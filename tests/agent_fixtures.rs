@@ -34,6 +34,90 @@ fn every_fixture_reads_and_writes_back_unchanged() {
     assert!(seen >= 15, "only {seen} fixtures found");
 }
 
+/// A captured Claude Code 2.1.197 transcript (`fixtures/realclients/claude-code/`).
+fn real_claude(name: &str) -> (Vec<u8>, session::Session) {
+    let bytes = fixture(&format!(
+        "realclients/claude-code/realclient_v2.1.197_{name}.jsonl"
+    ));
+    let s = formats::read(&bytes, None).unwrap();
+    assert_eq!(s.format, Format::ClaudeCode, "{name}");
+    assert_eq!(
+        s.warnings,
+        Vec::<String>::new(),
+        "{name}: 2.1.x records read cleanly"
+    );
+    let out = formats::write(&s, &s.keep_all()).unwrap();
+    assert!(out == bytes, "{name}: keep-all rewrite differs");
+    (bytes, s)
+}
+
+/// The records of a transcript as JSON values.
+fn records(bytes: &[u8]) -> Vec<serde_json::Value> {
+    std::str::from_utf8(bytes)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn claude_code_2_1_sessions_are_read_as_claude_code_sends_them() {
+    let (bytes, s) = real_claude("session");
+    let recs = records(&bytes);
+    // Every tool call of the file is on the thread (no branches), every attachment is a
+    // system message, and the failed-call and bookkeeping records are no messages.
+    let calls: usize = s.messages.iter().map(|m| m.call_ids().count()).sum();
+    let in_file = recs
+        .iter()
+        .filter(|r| r["type"] == "assistant")
+        .filter(|r| r["message"]["content"][0]["type"] == "tool_use")
+        .count();
+    assert_eq!(calls, in_file);
+    let attachments = recs.iter().filter(|r| r["type"] == "attachment").count();
+    let system = s
+        .messages
+        .iter()
+        .filter(|m| m.role == session::Role::System)
+        .count();
+    assert_eq!((system, attachments > 0), (attachments, true));
+    assert_eq!(session::pairs::problems(&s.messages), vec![]);
+
+    let (_, sub) = real_claude("subagent");
+    assert!(sub.messages.len() >= 2);
+}
+
+#[test]
+fn claude_codes_own_compaction_includes_the_segment_it_preserved() {
+    let (bytes, s) = real_claude("self_compacted");
+    let recs = records(&bytes);
+    let boundary = recs
+        .iter()
+        .find(|r| r["subtype"] == "compact_boundary")
+        .unwrap();
+    let seg = &boundary["compactMetadata"]["preservedSegment"];
+    let tail = recs.iter().find(|r| r["uuid"] == seg["tailUuid"]).unwrap();
+    let preserved = tail["message"]["content"][0]["text"].as_str().unwrap();
+    // Summary first, the preserved assistant turn right after it, then what followed the
+    // summary, file re-reads included.
+    assert_eq!(s.messages[0].compact.as_ref().unwrap().by, "claude-code");
+    assert_eq!(s.messages[1].role, session::Role::Assistant);
+    assert!(
+        s.messages[1].text().contains(preserved),
+        "{:?}",
+        s.messages[1]
+    );
+    assert_eq!(
+        s.messages[1].id.as_ref(),
+        seg["headUuid"].as_str().map(str::to_string).as_ref()
+    );
+    assert!(s
+        .messages
+        .iter()
+        .any(|m| m.role == session::Role::System && m.text().contains("row 300")));
+    // The usage recorded before the compaction described the longer context.
+    assert_eq!(s.reported_usage, None);
+}
+
 #[test]
 fn recordings_and_event_streams_are_clear_errors() {
     for dir in ["goose", "openhands"] {

@@ -30,7 +30,7 @@ pub struct CountArgs {
 }
 
 pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
-    let files = args.input.collect()?;
+    let files = args.input.collect(ctx, true)?;
     let mut status = ExitStatus::Success;
     let mut report = CountReport {
         files: Vec::new(),

@@ -79,7 +79,7 @@ struct StatsFile {
 }
 
 pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
-    let files = args.input.collect()?;
+    let files = args.input.collect(ctx, true)?;
     let mut status = ExitStatus::Success;
     let mut out = Vec::new();
     let work = |path: &std::path::Path| -> anyhow::Result<StatsFile> {

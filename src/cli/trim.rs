@@ -173,6 +173,13 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     // Planned: the messages' text goes, the document's comes back for archiving and writing.
     loaded.reattach()?;
     let bytes = formats::write(&loaded.session, &plan.items)?;
+    // The "after" figure is a count of what is written (an agent format adds records,
+    // e.g. Claude Code's rewrite marker, that the plan does not count).
+    if changed {
+        if let Some(n) = loaded.recount(&bytes) {
+            report.trimmed_tokens = n;
+        }
+    }
     if dest.replaces_input() && !changed {
         ctx.printer.note(&format!(
             "{}: nothing to trim; file left as it was",

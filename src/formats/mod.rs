@@ -25,6 +25,7 @@ mod restore_testkit;
 mod sniff;
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -88,11 +89,37 @@ pub trait Codec: Sync {
         false
     }
 
+    /// What a file found below a `-r` directory is, judged by its name and place, when
+    /// this format's agent keeps it there (`None`: not this format's to say).
+    fn classify_path(&self, _path: &Path) -> Option<Found> {
+        None
+    }
+
     /// Whether a file names its model in its first records only, so that reading a grown
     /// file from where an earlier read ended must take the model from that read.
     fn model_in_first_records(&self) -> bool {
         false
     }
+}
+
+/// What a file found by a directory walk is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    Session,
+    /// A subagent transcript of the session file `parent`.
+    Subagent {
+        parent: PathBuf,
+    },
+    /// Not a session; why.
+    Other(&'static str),
+}
+
+/// What `path` is, as the first codec that knows such files says; a session otherwise.
+pub fn classify_path(path: &Path) -> Found {
+    CODECS
+        .iter()
+        .find_map(|c| c.classify_path(path))
+        .unwrap_or(Found::Session)
 }
 
 /// Every format, in the order `--format` lists them. Detection prefers the earlier of two

@@ -62,6 +62,20 @@ impl Loaded {
         Ok(())
     }
 
+    /// The total of `bytes`, this session rewritten, counted as this session was: the
+    /// figure a later `count` of the written file gives. `None` when the bytes do not read
+    /// back (the caller then reports its plan's own figure).
+    pub fn recount(&self, bytes: &[u8]) -> Option<usize> {
+        let s = crate::formats::read(bytes, Some(self.session.format)).ok()?;
+        let counts = self.counter.messages(&s);
+        Some(Counter::total(
+            &counts
+                .into_iter()
+                .map(|n| self.scaled(n))
+                .collect::<Vec<_>>(),
+        ))
+    }
+
     /// `n` counted tokens as this session's model would see them (estimates are scaled).
     pub fn scaled(&self, n: usize) -> usize {
         scale(n, self.model.factor)

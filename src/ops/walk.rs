@@ -1,19 +1,48 @@
 //! The files a command works on: `FILE...` as given, then every session file below each
-//! `-r DIR`, in a stable order.
+//! `-r DIR`, in a stable order, leaving out what the agents keep there that is not a
+//! session (each format says which of its agent's files those are:
+//! [`crate::formats::classify_path`]).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-/// `files`, then the session files below each of `dirs` (sorted per directory). No input
+use crate::context::Context;
+use crate::formats::{classify_path, Found};
+
+/// `files`, then the session files below each of `dirs` (sorted per directory). Below a
+/// directory, files that are not sessions (agent metadata and settings, todo lists, empty
+/// files) are skipped with a note under `-v`; so are subagent transcripts unless
+/// `subagents` (they belong to their parent session: counting reads them, checks and
+/// rewrites leave them to it). Files named on the command line are always taken. No input
 /// at all is a usage error.
-pub fn collect(files: &[PathBuf], dirs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+pub fn collect(
+    ctx: &Context,
+    files: &[PathBuf],
+    dirs: &[PathBuf],
+    subagents: bool,
+) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = files.to_vec();
     for dir in dirs {
         let mut found = Vec::new();
         walk(dir, &mut found).with_context(|| format!("{}", dir.display()))?;
         found.sort();
-        out.extend(found);
+        for (path, len) in found {
+            let skip = match classify_path(&path) {
+                _ if len == 0 => Some("empty file".to_string()),
+                Found::Other(why) => Some(why.to_string()),
+                Found::Subagent { parent } if !subagents => {
+                    Some(format!("subagent transcript, part of {}", parent.display()))
+                }
+                _ => None,
+            };
+            match skip {
+                Some(why) => ctx
+                    .printer
+                    .debug(&format!("{}: skipped ({why})", path.display())),
+                None => out.push(path),
+            }
+        }
     }
     if out.is_empty() {
         anyhow::bail!("no input: give session FILEs, - for standard input, or -r DIR");
@@ -21,7 +50,8 @@ pub fn collect(files: &[PathBuf], dirs: &[PathBuf]) -> anyhow::Result<Vec<PathBu
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+/// The session files below `dir`, with their sizes.
+fn walk(dir: &Path, out: &mut Vec<(PathBuf, u64)>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let path = entry.path();
@@ -29,7 +59,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         if ty.is_dir() {
             walk(&path, out)?;
         } else if ty.is_file() && is_session_file(&path) {
-            out.push(path);
+            let len = entry.metadata()?.len();
+            out.push((path, len));
         }
     }
     Ok(())

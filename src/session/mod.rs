@@ -237,6 +237,10 @@ pub struct Message {
     /// A tool call made in the same response as a reasoning item, which the Responses API
     /// wants before it (see [`pairs::units`]); read from Codex rollouts.
     pub needs_reasoning: bool,
+    /// Kept verbatim by the agent's own compaction beside its summary (Claude Code's
+    /// `preservedSegment`): no trim removes it, though its tool results may be shortened
+    /// and a compaction may summarize it.
+    pub agent_kept: bool,
     /// Set when this message is a compaction summary.
     pub compact: Option<CompactMeta>,
     pub origin: Origin,
@@ -252,6 +256,7 @@ impl Message {
             pinned: false,
             injected: false,
             needs_reasoning: false,
+            agent_kept: false,
             compact: None,
             origin,
         }
@@ -402,6 +407,7 @@ impl Session {
                 pinned: m.pinned,
                 injected: m.injected,
                 needs_reasoning: m.needs_reasoning,
+                agent_kept: m.agent_kept,
                 compact: m.compact.clone(),
                 origin: m.origin.clone(),
             })

@@ -135,15 +135,17 @@ pub fn plan(
             "the system messages alone take {system_tokens} tokens, over the budget of \
              {budget}; only they are kept"
         ));
+        // What the agent's own compaction kept verbatim stays too (see `Message::agent_kept`).
         let (kept, removed): (Vec<usize>, Vec<usize>) =
-            (0..counts.len()).partition(|&i| is_system[i]);
+            (0..counts.len()).partition(|&i| is_system[i] || session.messages[i].agent_kept);
+        let kept_counts: Vec<usize> = kept.iter().map(|&i| counts[i]).collect();
         return Ok(Plan {
             items: kept.into_iter().map(Item::Keep).collect(),
             removed,
             edited: Vec::new(),
             inserted: 0,
             original_tokens,
-            tokens: system_tokens,
+            tokens: Counter::total(&kept_counts),
             fits: false,
             warnings,
         });

@@ -90,6 +90,7 @@ impl Entry<'_> {
                     pinned: m.pinned,
                     injected: m.injected,
                     needs_reasoning: m.needs_reasoning,
+                    agent_kept: m.agent_kept,
                     compact: m.compact.clone(),
                     origin: m.origin.clone(),
                 });
@@ -216,7 +217,7 @@ impl<'a> View<'a> {
                 // A system message carrying tool parts would tie its unit to itself.
                 let tied =
                     m.role.is_system() && (m.call_ids().next().is_some() || m.has_tool_results());
-                pinned[i] || Some(i) == last_user || tied
+                pinned[i] || m.agent_kept || Some(i) == last_user || tied
             });
             entries.extend(r.clone().map(|i| Entry {
                 index: Some(i),

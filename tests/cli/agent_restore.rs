@@ -48,14 +48,31 @@ fn copy(env: &TestEnv, name: &str, bytes: &[u8]) -> PathBuf {
     env.write(name, bytes)
 }
 
+/// A goose session holding its messages twice: the recorded exchange alone is smaller than
+/// any summary of it, and compact does not apply a compaction that grows a session.
+fn twice_over(session: &str) -> String {
+    let mut lines = session.lines();
+    let meta = lines.next().unwrap_or_default();
+    let msgs: Vec<&str> = lines.collect();
+    let mut out = String::from(meta);
+    for l in msgs.iter().chain(&msgs) {
+        out.push('\n');
+        out.push_str(l);
+    }
+    out.push('\n');
+    out
+}
+
 fn cases() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     let f = |rel: &str| fs::read(fixture(rel)).unwrap();
     vec![
         ("cc-tools", f("claude-code/spotter_tool_heavy.jsonl"), "300"),
+        // (spotter_short_v2.1.38.jsonl is too small for any summary to shrink it: compact
+        // leaves it alone, see claude_tree.rs.)
         (
-            "cc-short",
-            f("claude-code/spotter_short_v2.1.38.jsonl"),
-            "50",
+            "cc-2.1.197",
+            f("realclients/claude-code/realclient_v2.1.197_session.jsonl"),
+            "1500",
         ),
         (
             "cc-task",
@@ -89,7 +106,7 @@ fn cases() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         ),
         (
             "goose-recording",
-            goose_session_from_recording().into_bytes(),
+            twice_over(&goose_session_from_recording()).into_bytes(),
             "20",
         ),
     ]

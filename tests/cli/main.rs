@@ -13,6 +13,7 @@ mod agent_usage;
 mod archive;
 mod batch;
 mod check;
+mod claude_tree;
 mod codex;
 mod compact;
 mod count;

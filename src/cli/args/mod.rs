@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::context::Context;
 use crate::ops::write::OutputChoice;
 
 #[derive(Debug, Clone, Args)]
@@ -20,9 +21,9 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    /// The files to process, in a stable order. No input at all is a usage error.
-    pub fn collect(&self) -> anyhow::Result<Vec<PathBuf>> {
-        crate::ops::walk::collect(&self.files, &self.recursive)
+    /// The files to process, in a stable order (see [`crate::ops::walk::collect`]).
+    pub fn collect(&self, ctx: &Context, subagents: bool) -> anyhow::Result<Vec<PathBuf>> {
+        crate::ops::walk::collect(ctx, &self.files, &self.recursive, subagents)
     }
 }
 

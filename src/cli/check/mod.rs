@@ -36,7 +36,7 @@ pub struct CheckArgs {
 }
 
 pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
-    let files = args.input.collect()?;
+    let files = args.input.collect(ctx, false)?;
     let threshold = limits::threshold(ctx, args.threshold)?.value;
     let mut status = ExitStatus::Success;
     let mut results = Vec::new();

@@ -62,7 +62,7 @@ pub fn run(
         files: args.files.clone(),
         recursive: args.recursive.clone(),
     }
-    .collect()?;
+    .collect(ctx, false)?;
     if !args.output.in_place && !args.output.dry_run {
         distinct_store_names(&files)?;
     }

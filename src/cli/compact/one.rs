@@ -119,6 +119,27 @@ pub fn compact_file(
     // Summarized: the messages' text goes, the document's comes back for archiving and
     // writing.
     loaded.reattach()?;
+    // What the file would count once written (the summary's header names the archive):
+    // a compaction that does not make the session smaller is not applied.
+    let planned = {
+        // A store that cannot be written is reported below, where archiving fails.
+        let seq = store.next_seq(&name).unwrap_or(1);
+        let path = store.path_for(&name, seq, now).ok();
+        let info = info(&CompactInfo::new_id(), seq, path, now);
+        let items = compact::assemble(&loaded.session, &part, &summary, &info);
+        let bytes = formats::write(&loaded.session, &items)?;
+        loaded.recount(&bytes)
+    };
+    if let Some(after) = planned.filter(|&n| n >= loaded.total) {
+        let reason = format!(
+            "not compacted: the result would not be smaller ({} → {} tokens; the summary \
+             outweighs the {} messages it replaces)",
+            thousands(loaded.total as u64),
+            thousands(after as u64),
+            part.middle.len()
+        );
+        return Ok(unchanged(ctx, &shown, summarizer.name(), reason, false));
+    }
 
     let dest = if from_store && args.output.output.is_none() {
         Destination::InPlace(path.to_path_buf())
@@ -149,7 +170,7 @@ pub fn compact_file(
             summarizer: summarizer.name().to_string(),
             tokens: Tokens {
                 original: loaded.total,
-                compacted: compacted(&loaded, &part, &summary, &info),
+                compacted: planned.unwrap_or_else(|| compacted(&loaded, &part, &summary, &info)),
                 archived: loaded.counts[part.middle.clone()].iter().sum(),
             },
             first_message: part.middle.start,
@@ -175,9 +196,12 @@ pub fn compact_file(
             (info(&id, 0, None, now), None)
         }
     };
-    let tokens = compacted(&loaded, &part, &summary, &info);
     let items = compact::assemble(&loaded.session, &part, &summary, &info);
     let bytes = formats::write(&loaded.session, &items)?;
+    // The "after" figure is a count of what is written.
+    let tokens = loaded
+        .recount(&bytes)
+        .unwrap_or_else(|| compacted(&loaded, &part, &summary, &info));
     let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
     write::write_archived(ctx, &dest, &loaded, &bytes, archive_path)?;
 

@@ -61,7 +61,7 @@ pub fn new_leaf(
     match &entries[pos] {
         Entry::Msg { idx, .. } => {
             let old = t.leaf.filter(|&l| fates[l] == Fate::Retained(pos));
-            let last = old.or_else(|| msg_recs[*idx].iter().max().copied())?;
+            let last = old.or_else(|| msg_recs[*idx].iter().copied().max_by_key(|&r| t.rank[r]))?;
             t.recs[last].uuid.clone()
         }
         e => e.insert_uuid().map(str::to_string),

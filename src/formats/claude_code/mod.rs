@@ -1,15 +1,20 @@
 //! Claude Code transcripts (`~/.claude/projects/<dir>/<session>.jsonl`).
 //!
-//! Only the `user` and `assistant` records of the live thread (see [`Transcript`]) become
-//! messages; the records of one API response split over several lines (same `message.id`)
-//! become one message. Everything else (`system`, `progress`, `summary`,
-//! `file-history-snapshot`, unknown types, dead branches, history before a compaction) is
-//! carried along untouched.
+//! The `user`, `assistant` and `attachment` records of the live thread (see [`Transcript`])
+//! become messages, in the order Claude Code sends them; the records of one API response
+//! split over several lines (same `message.id`) become one message, and an attachment a
+//! `system` message (see [`attach`]). Everything
+//! else (`system`, `progress`, `summary`, `file-history-snapshot`, `queue-operation`,
+//! `mode`, `last-prompt`, the synthetic records of failed API calls, unknown types, dead
+//! branches, history before a compaction) is carried along untouched.
 
+mod attach;
 mod marker;
 mod new;
+mod paths;
 mod plan;
 mod restore;
+mod splice;
 mod thread;
 mod write;
 
@@ -34,8 +39,15 @@ pub fn messages(
 ) -> Result<Vec<(Message, Vec<usize>)>, ReadError> {
     let mut out: Vec<(Message, Vec<usize>)> = Vec::new();
     let mut group: HashMap<&str, usize> = HashMap::new();
-    for (i, r) in t.recs.iter().enumerate() {
-        if !t.live[i] || !matches!(r.ty(), "user" | "assistant") {
+    for &i in &t.order {
+        let r = &t.recs[i];
+        if r.ty() == "attachment" {
+            let mut m = Message::new(Role::System, attach::parts(r), Origin::Record(r.line));
+            m.id = r.uuid.clone();
+            out.push((m, vec![i]));
+            continue;
+        }
+        if !matches!(r.ty(), "user" | "assistant") || attach::is_api_error(r) {
             continue;
         }
         let place = format!("line {}", r.line + 1);
@@ -62,6 +74,7 @@ pub fn messages(
         let mut m = Message::new(role, parts, Origin::Record(r.line));
         m.id = r.uuid.clone();
         m.pinned = r.v.get("_preserve").and_then(Value::as_bool) == Some(true);
+        m.agent_kept = t.preserved(i);
         m.compact = compact_meta(r);
         if let Some(id) = r.message_id() {
             group.insert(id, out.len());
@@ -142,7 +155,7 @@ fn stale_until(t: &Transcript) -> Option<usize> {
 }
 
 /// The usage of the last real API response in the thread, unless ctxctl rewrote the
-/// history after it. Its records repeat the same usage (counted once); some builds write
+/// history after it or Claude Code compacted it. Its records repeat the same usage (counted once); some builds write
 /// partial `output_tokens` on early records, so the largest is taken.
 fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage> {
     let stale = stale_until(t);
@@ -155,6 +168,13 @@ fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage
     })?;
     if stale.is_some_and(|s| recs.iter().any(|&i| t.recs[i].line <= s)) {
         return None;
+    }
+    // A response preserved across Claude Code's compaction reported the larger context it
+    // was answered in.
+    if let Some(b) = t.splice.as_ref().map(|s| t.recs[s.boundary].line) {
+        if recs.iter().any(|&i| t.recs[i].line < b) {
+            return None;
+        }
     }
     let mut found = None;
     for &i in recs {
@@ -218,6 +238,13 @@ impl Codec for ClaudeCode {
 
     fn restore(&self, session: &Session, plan: &RestorePlan) -> Result<Vec<u8>, WriteError> {
         restore::restore(session, lines_doc(session)?, plan)
+    }
+
+    fn classify_path(&self, path: &std::path::Path) -> Option<crate::formats::Found> {
+        match paths::classify(path) {
+            crate::formats::Found::Session => None,
+            found => Some(found),
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::marker::{is_rewrite_marker, latest_prompt, rewrite_marker, session_id};
+use super::splice;
 use super::{messages, Transcript};
 use crate::formats::edit::same_messages;
 use crate::formats::lines_out::{LineOut, LinePlan};
@@ -151,6 +152,22 @@ pub fn restore(
                 r.line,
                 LineOut::Rewrite(set_fields(doc.line(r.line), &fields)?),
             );
+        }
+    }
+    // A Claude Code boundary the compaction flattened gets its preserved segment back.
+    let flattened = boundary
+        .and_then(|b| {
+            t.recs[b]
+                .v
+                .pointer(&format!("/ctxctl/{}", splice::UNFLATTEN_KEY))
+        })
+        .and_then(Value::as_str)
+        .and_then(|u| t.by_uuid.get(u).copied())
+        .filter(|i| !removed.contains(i) && !replaced.contains(i));
+    if let Some(i) = flattened {
+        let r = &t.recs[i];
+        if let Some(line) = splice::unflatten(doc.line(r.line), &r.v)? {
+            out.set(r.line, LineOut::Rewrite(line));
         }
     }
     // Usage the agent reported since describes the compacted history: mark the rewrite.

@@ -1,10 +1,20 @@
 //! The conversation tree of a Claude Code transcript and its live thread.
 //!
-//! Records link to their parent by `uuid`/`parentUuid`. The live thread is the path from the
-//! leaf (the last conversation record, or the `leafUuid` of a trailing `last-prompt` or
-//! `summary`) back to the root or to the last `compact_boundary`, plus the records Claude
-//! Code hangs beside that path: the other records of a split API response (same
-//! `message.id`) and parallel tool results, whose `parentUuid` is their `tool_use` record.
+//! Records link to their parent by `uuid`/`parentUuid`. The live thread is what Claude Code
+//! 2.1.x sends on `--resume`:
+//! - the leaf is the `leafUuid` of the last `last-prompt` (or `summary`) record, followed
+//!   down to the last record of its thread; without one, the last conversation record;
+//! - the path from the leaf back to the root or to the nearest `compact_boundary`;
+//! - when that boundary is Claude Code's own and carries
+//!   `compactMetadata.preservedSegment`, the records from its `tailUuid` back to its
+//!   `headUuid` (they sit before the boundary in the file), spliced in right after its
+//!   `anchorUuid` record, the summary (see [`Splice`]);
+//! - the records Claude Code hangs beside that path: the other records of a split API
+//!   response (same `message.id`) and parallel tool results, whose `parentUuid` is their
+//!   `tool_use` record.
+//!
+//! `attachment` records (agent and skill listings, task reminders, file re-reads) are on the
+//! `parentUuid` chain like the rest: Claude Code sends them as `system` messages.
 
 use std::collections::{HashMap, HashSet};
 
@@ -43,7 +53,7 @@ impl Rec {
 
     /// A record of the conversation tree that can be a leaf.
     pub fn is_conversation(&self) -> bool {
-        self.uuid.is_some() && matches!(self.ty(), "user" | "assistant" | "system")
+        self.uuid.is_some() && matches!(self.ty(), "user" | "assistant" | "system" | "attachment")
     }
 
     pub fn sidechain(&self) -> bool {
@@ -94,6 +104,12 @@ pub struct Transcript {
     pub leaf: Option<usize>,
     /// The `compact_boundary` the active context starts after.
     pub boundary: Option<usize>,
+    /// The records that boundary preserves from before it, when it does.
+    pub splice: Option<Splice>,
+    /// The live records in the order Claude Code sends them.
+    pub order: Vec<usize>,
+    /// Per record: its place in `order` (`usize::MAX` when not live).
+    pub rank: Vec<usize>,
     /// Line of a truncated last line, kept verbatim.
     pub truncated_tail: Option<usize>,
     pub warnings: Vec<String>,
@@ -122,12 +138,16 @@ impl Transcript {
                 by_uuid.insert(u.clone(), i);
             }
         }
+        let n = recs.len();
         let mut t = Transcript {
-            live: vec![false; recs.len()],
+            live: vec![false; n],
             recs,
             by_uuid,
             leaf: None,
             boundary: None,
+            splice: None,
+            order: Vec::new(),
+            rank: vec![usize::MAX; n],
             truncated_tail,
             warnings,
         };
@@ -135,8 +155,25 @@ impl Transcript {
         Ok(t)
     }
 
-    /// Index of the record `i`'s `parentUuid` names, if it is in the file.
+    /// Whether live record `i` is one Claude Code's compaction preserved from before its
+    /// boundary (the segment, or a record beside it).
+    pub fn preserved(&self, i: usize) -> bool {
+        self.splice
+            .as_ref()
+            .is_some_and(|s| self.live[i] && self.recs[i].line < self.recs[s.boundary].line)
+    }
+
+    /// Index of record `i`'s parent on the thread: the record its `parentUuid` names, if it
+    /// is in the file, except where a preserved segment is spliced in (see [`Splice`]).
     pub fn parent(&self, i: usize) -> Option<usize> {
+        if let Some(p) = self.splice.as_ref().and_then(|s| s.parent_of(i)) {
+            return Some(p);
+        }
+        self.file_parent(i)
+    }
+
+    /// Index of the record `i`'s `parentUuid` names, if it is in the file.
+    pub fn file_parent(&self, i: usize) -> Option<usize> {
         self.recs[i]
             .parent
             .as_ref()
@@ -155,26 +192,9 @@ impl Transcript {
             .recs
             .iter()
             .any(|r| r.is_conversation() && !r.sidechain());
-        // The leaf is the last user or assistant record: trailing `system` records (a hook
-        // summary, an error notice) may stand outside the thread.
-        let candidate = |i: &usize| self.recs[*i].is_conversation() && self.eligible(*i, main);
-        let Some(last) = (0..self.recs.len())
-            .rev()
-            .filter(candidate)
-            .find(|&i| self.recs[i].ty() != "system")
-            .or_else(|| (0..self.recs.len()).rev().find(candidate))
-        else {
+        let Some(leaf) = self.find_leaf(main) else {
             return;
         };
-        let named = self.recs[last + 1..].iter().rev().find_map(|r| {
-            matches!(r.ty(), "last-prompt" | "summary")
-                .then(|| r.v.get("leafUuid").and_then(Value::as_str))
-                .flatten()
-                .and_then(|u| self.by_uuid.get(u).copied())
-        });
-        let leaf = named
-            .filter(|&i| self.recs[i].is_conversation() && self.eligible(i, main))
-            .unwrap_or(last);
         self.leaf = Some(leaf);
 
         // Walk back from the leaf.
@@ -194,7 +214,7 @@ impl Transcript {
                 break;
             }
             chain.push(i);
-            cur = self.parent(i);
+            cur = self.file_parent(i);
             if cur.is_none() {
                 if let Some(p) = &self.recs[i].parent {
                     self.warnings.push(format!(
@@ -204,13 +224,100 @@ impl Transcript {
                 }
             }
         }
+        chain.reverse();
+        if let Some(b) = self.boundary {
+            match Splice::find(self, b, &chain, main) {
+                Ok(s) => self.splice = s,
+                Err(w) => self.warnings.push(w),
+            }
+        }
+        // The thread in the order Claude Code sends it: the preserved segment right after
+        // its anchor.
+        if let Some(s) = &self.splice {
+            let at = chain
+                .iter()
+                .position(|&i| i == s.anchor)
+                .map_or(0, |p| p + 1);
+            chain.splice(at..at, s.records.iter().copied());
+        }
         self.expand(chain, main);
     }
 
-    /// Adds the records Claude Code hangs beside the chain: the other records of a split
-    /// response and tool results whose parent is a live `tool_use` record.
+    /// The leaf: the record the last resolvable `last-prompt` names, followed down to the
+    /// last record of its thread (Claude Code writes `last-prompt` sometimes before a
+    /// turn's last records); else the last conversation record, or the one a trailing
+    /// `summary` names. A trailing `system` record (a hook summary, an error notice) may
+    /// stand outside the thread, so the last non-`system` record is preferred.
+    fn find_leaf(&self, main: bool) -> Option<usize> {
+        let n = self.recs.len();
+        let candidate = |i: usize| self.recs[i].is_conversation() && self.eligible(i, main);
+        let last_of = |ok: &dyn Fn(usize) -> bool| {
+            (0..n)
+                .rev()
+                .filter(|&i| candidate(i) && ok(i))
+                .find(|&i| self.recs[i].ty() != "system")
+                .or_else(|| (0..n).rev().find(|&i| candidate(i) && ok(i)))
+        };
+        let named_by = |r: &Rec| {
+            r.v.get("leafUuid")
+                .and_then(Value::as_str)
+                .and_then(|u| self.by_uuid.get(u).copied())
+                .filter(|&i| candidate(i))
+        };
+        let prompt = self
+            .recs
+            .iter()
+            .rev()
+            .filter(|r| r.ty() == "last-prompt")
+            .find_map(named_by);
+        if let Some(named) = prompt {
+            let mut memo = vec![None; n];
+            let below: Vec<bool> = (0..n).map(|i| self.descends(i, named, &mut memo)).collect();
+            return last_of(&|i| below[i]).or(Some(named));
+        }
+        let last = last_of(&|_| true)?;
+        let summary = self.recs[last + 1..]
+            .iter()
+            .rev()
+            .filter(|r| r.ty() == "summary")
+            .find_map(named_by);
+        Some(summary.unwrap_or(last))
+    }
+
+    /// Whether `anc` is `i` or one of its ancestors by `parentUuid`.
+    fn descends(&self, i: usize, anc: usize, memo: &mut [Option<bool>]) -> bool {
+        let mut path = Vec::new();
+        let mut cur = Some(i);
+        let mut found = false;
+        while let Some(j) = cur {
+            if let Some(m) = memo[j] {
+                found = m;
+                break;
+            }
+            if j == anc {
+                found = true;
+                break;
+            }
+            if path.len() > self.recs.len() {
+                break;
+            }
+            path.push(j);
+            cur = self.file_parent(j);
+        }
+        for j in path {
+            memo[j] = Some(found);
+        }
+        found
+    }
+
+    /// Adds the records Claude Code hangs beside the chain (`chain`, in thread order): the
+    /// other records of a split response and tool results whose parent is a live
+    /// `tool_use` record. Sets `live` and `order`.
     fn expand(&mut self, chain: Vec<usize>, main: bool) {
-        let after = self.boundary.map_or(0, |b| b + 1);
+        let after = match (&self.splice, self.boundary) {
+            (None, Some(b)) => b + 1,
+            _ => 0,
+        };
         let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut by_message: HashMap<&str, Vec<usize>> = HashMap::new();
         for (i, r) in self.recs.iter().enumerate().skip(after) {
@@ -226,18 +333,24 @@ impl Transcript {
         }
         let mut live = vec![false; self.recs.len()];
         let mut answered: HashSet<String> = HashSet::new();
-        for &i in &chain {
+        // Sort key of each live record: its place on the chain; records beside the chain
+        // come right after the record they were found from, in file order.
+        let mut key: HashMap<usize, (usize, usize)> = HashMap::new();
+        for (pos, &i) in chain.iter().enumerate() {
             live[i] = true;
+            key.insert(i, (pos, 0));
             answered.extend(self.recs[i].result_ids().into_iter().map(str::to_string));
         }
         let mut queue = chain;
         while let Some(i) = queue.pop() {
             let r = &self.recs[i];
+            let at = key[&i].0;
             let same = r.message_id().and_then(|id| by_message.get(id));
             let kids = r.uuid.as_deref().and_then(|u| children.get(u));
             for &j in same.into_iter().flatten() {
                 if !live[j] {
                     live[j] = true;
+                    key.insert(j, (at, 1 + self.recs[j].line));
                     queue.push(j);
                 }
             }
@@ -248,9 +361,111 @@ impl Transcript {
                 }
                 answered.extend(ids.into_iter().map(str::to_string));
                 live[c] = true;
+                key.insert(c, (at, 1 + self.recs[c].line));
                 queue.push(c);
             }
         }
+        let mut order: Vec<usize> = key.keys().copied().collect();
+        order.sort_by_key(|i| key[i]);
         self.live = live;
+        self.rank = vec![usize::MAX; self.recs.len()];
+        for (k, &i) in order.iter().enumerate() {
+            self.rank[i] = k;
+        }
+        self.order = order;
+    }
+}
+
+/// The records a Claude Code `compact_boundary` preserves from before it
+/// (`compactMetadata.preservedSegment`): Claude Code sends them, from `headUuid` to
+/// `tailUuid`, right after the `anchorUuid` record (its summary), and the records that
+/// follow the anchor after them. On the thread, the head's parent is the anchor and the
+/// anchor's children continue from the tail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Splice {
+    /// The boundary carrying the segment.
+    pub boundary: usize,
+    pub anchor: usize,
+    pub head: usize,
+    pub tail: usize,
+    /// The segment's chain records, head first.
+    pub records: Vec<usize>,
+    /// The thread records whose `parentUuid` is the anchor.
+    pub after: Vec<usize>,
+}
+
+impl Splice {
+    /// The thread parent of record `i`, where the splice changes it.
+    pub fn parent_of(&self, i: usize) -> Option<usize> {
+        if i == self.head {
+            Some(self.anchor)
+        } else if self.after.contains(&i) {
+            Some(self.tail)
+        } else {
+            None
+        }
+    }
+
+    /// The segment of boundary `b`, when it has one whose anchor is on `chain`; an error
+    /// (a warning) when its records cannot be followed from tail to head.
+    fn find(
+        t: &Transcript,
+        b: usize,
+        chain: &[usize],
+        main: bool,
+    ) -> Result<Option<Splice>, String> {
+        let Some(seg) = t.recs[b].v.pointer("/compactMetadata/preservedSegment") else {
+            return Ok(None);
+        };
+        let line = t.recs[b].line + 1;
+        let at = |k: &str| {
+            seg.get(k)
+                .and_then(Value::as_str)
+                .and_then(|u| t.by_uuid.get(u).copied())
+        };
+        let (Some(head), Some(anchor), Some(tail)) =
+            (at("headUuid"), at("anchorUuid"), at("tailUuid"))
+        else {
+            return Err(format!(
+                "line {line}: the compact boundary's preserved segment names records not in this \
+                 file; they are not counted"
+            ));
+        };
+        if !chain.contains(&anchor) {
+            return Ok(None);
+        }
+        let mut records = Vec::new();
+        let mut cur = Some(tail);
+        while let Some(i) = cur {
+            let bad = t.recs[i].is_boundary()
+                || !t.eligible(i, main)
+                || chain.contains(&i)
+                || records.len() > t.recs.len();
+            if bad {
+                break;
+            }
+            records.push(i);
+            if i == head {
+                records.reverse();
+                let after = chain
+                    .iter()
+                    .copied()
+                    .filter(|&c| t.file_parent(c) == Some(anchor))
+                    .collect();
+                return Ok(Some(Splice {
+                    boundary: b,
+                    anchor,
+                    head,
+                    tail,
+                    records,
+                    after,
+                }));
+            }
+            cur = t.file_parent(i);
+        }
+        Err(format!(
+            "line {line}: the compact boundary's preserved segment does not lead from its tail \
+             back to its head; it is not counted"
+        ))
     }
 }

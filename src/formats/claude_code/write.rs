@@ -11,6 +11,11 @@
 //!   history before a boundary. ctxctl's metadata rides along under a `ctxctl` key; the
 //!   boundary's notes the original `parentUuid` of every re-threaded record, so that
 //!   `archive restore` can undo the compaction exactly.
+//! - Records Claude Code's own compaction preserved from before its boundary
+//!   (`preservedSegment`) are written onto the thread itself: the segment's head hangs
+//!   from the summary, what followed the summary from the segment's tail, and the boundary
+//!   no longer names the segment (see [`splice`](super::splice)), so that they
+//!   are summarized, trimmed or kept like any other record.
 //! - Every rewrite ends with a marker record naming the new leaf (see
 //!   [`marker`](super::marker)).
 //! - Only `parentUuid` (and `message` for edited tool results, `leafUuid` of a
@@ -25,6 +30,7 @@ use super::marker;
 use super::new::{self as new, Place};
 use super::plan::{entries, fates, Entry, Fate};
 use super::restore::PARENTS_KEY;
+use super::splice;
 use super::{messages, Transcript};
 use crate::formats::edit::{same_messages, set_result_text};
 use crate::formats::lines_out::{LineOut, LinePlan};
@@ -123,26 +129,27 @@ impl Writer<'_> {
         }
     }
 
-    /// Records of the message entries in `range`, the last in file order.
+    /// Records of the message entries in `range`, the last on the thread (owned records
+    /// after a message, local commands and hooks, come later still).
     fn last_record(&self, range: std::ops::Range<usize>) -> Option<usize> {
-        self.entries[range]
+        let positions = range.clone();
+        let last = self.entries[range]
             .iter()
             .filter_map(|e| match e {
-                Entry::Msg { idx, .. } => self.msg_recs[*idx].iter().max().copied(),
+                Entry::Msg { idx, .. } => self.msg_recs[*idx]
+                    .iter()
+                    .copied()
+                    .max_by_key(|&r| self.t.rank[r]),
                 _ => None,
             })
-            .max()
-            .map(|last| {
-                // Owned records after the message (local commands, hooks) come later still.
-                let pos = match self.fates[last] {
-                    Fate::Retained(p) => p,
-                    _ => usize::MAX,
-                };
-                (last..self.t.recs.len())
-                    .filter(|&r| self.fates[r] == Fate::Retained(pos))
-                    .max()
-                    .unwrap_or(last)
-            })
+            .max_by_key(|&r| self.t.rank[r])?;
+        let pos = match self.fates[last] {
+            Fate::Retained(p) if positions.contains(&p) => p,
+            _ => return Some(last),
+        };
+        (0..self.t.recs.len())
+            .filter(|&r| self.fates[r] == Fate::Retained(pos))
+            .max_by_key(|&r| self.t.rank[r])
     }
 
     /// The parent of the record inserted at entry `k`.
@@ -206,6 +213,8 @@ impl Writer<'_> {
                     Some(p) if self.fates[p] == Fate::Removed => {
                         self.up_uuid(&self.nearest(i, |f| f != Fate::Removed))
                     }
+                    // Spliced onto the thread (see `flatten`).
+                    Some(p) if t.file_parent(i) != Some(p) => t.recs[p].uuid.clone(),
                     _ => r.parent.clone(),
                 },
             };
@@ -226,6 +235,9 @@ impl Writer<'_> {
                     }
                 }
             }
+        }
+        if let Some((b, fields)) = splice::flatten(t) {
+            changes.entry(b).or_default().extend(fields);
         }
         for e in self.entries {
             if let Entry::Msg { idx, edits } = e {
@@ -356,9 +368,9 @@ impl Writer<'_> {
             .recs
             .iter()
             .enumerate()
-            .filter(|(i, _)| self.fates[*i] == Fate::Aside && self.t.live[*i])
-            .filter_map(|(_, r)| r.uuid.clone())
-            .next_back();
+            .filter(|(i, r)| self.fates[*i] == Fate::Aside && self.t.live[*i] && r.uuid.is_some())
+            .max_by_key(|(i, _)| self.t.rank[*i])
+            .and_then(|(_, r)| r.uuid.clone());
         let logical = summarized.or_else(|| self.t.leaf.and_then(|l| self.t.recs[l].uuid.clone()));
         let summary = self.entries.iter().find_map(|e| match e {
             Entry::New {
@@ -379,6 +391,14 @@ impl Writer<'_> {
         let mut meta = Map::new();
         if let Some(id) = summary.and_then(|m| m.meta.get("compact_id")) {
             meta.insert("compact_id".into(), id.clone());
+        }
+        if let Some(u) = self
+            .t
+            .splice
+            .as_ref()
+            .and_then(|s| self.t.recs[s.boundary].uuid.clone())
+        {
+            meta.insert(splice::UNFLATTEN_KEY.into(), Value::String(u));
         }
         // Sorted, so that the same compaction writes the same bytes.
         let mut parents: Vec<(&String, &Value)> = rethreaded.iter().collect();

@@ -1,0 +1,78 @@
+//! Claude Code's `attachment` records and synthetic API-error records.
+//!
+//! Claude Code 2.1.x writes context it adds on its own (the agent list
+//! `agent_listing_delta`, `skill_listing`, `task_reminder`, files re-read after a compaction
+//! `file`, `compact_file_reference` …) as `attachment` records on the `parentUuid` chain and
+//! sends each as a `system` message. Their text is what ctxctl counts: every string the
+//! attachment holds (file contents, listing lines, reminders), its `type` tags left out.
+//! The exact wording Claude Code wraps them in is not in the file.
+//!
+//! When an API call fails, Claude Code writes an assistant record with model `<synthetic>`
+//! and `isApiErrorMessage: true` (e.g. "Prompt is too long"). It is on the chain but never
+//! sent, so it is no message.
+
+use serde_json::Value;
+
+use super::thread::Rec;
+use crate::session::Part;
+
+/// The parts of an attachment record's message: its text, as one part.
+pub fn parts(r: &Rec) -> Vec<Part> {
+    let mut texts = Vec::new();
+    if let Some(a) = r.v.get("attachment") {
+        strings(a, &mut texts);
+    }
+    vec![Part::Text(texts.join("\n"))]
+}
+
+/// Every string in `v`, depth first, except the values of `type` keys.
+fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) if !s.is_empty() => out.push(s),
+        Value::Array(items) => items.iter().for_each(|x| strings(x, out)),
+        Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| k.as_str() != "type")
+            .for_each(|(_, x)| strings(x, out)),
+        _ => {}
+    }
+}
+
+/// A record Claude Code wrote for a failed API call.
+pub fn is_api_error(r: &Rec) -> bool {
+    r.v.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::formats::claude_code::read;
+    use crate::session::Role;
+
+    #[test]
+    fn attachments_are_system_messages_with_their_text() {
+        let lines = [
+            r#"{"parentUuid":null,"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#,
+            r#"{"parentUuid":"u1","type":"attachment","uuid":"a1","attachment":{"type":"file","filename":"/w/x.py","content":{"type":"text","file":{"filePath":"/w/x.py","content":"print(1)","numLines":1}},"displayPath":"x.py"}}"#,
+            r#"{"parentUuid":"a1","type":"attachment","uuid":"a2","attachment":{"type":"task_reminder","content":[],"itemCount":0}}"#,
+            r#"{"type":"last-prompt","leafUuid":"a2"}"#,
+        ];
+        let s = read(lines.join("\n") + "\n").unwrap();
+        let roles: Vec<Role> = s.messages.iter().map(|m| m.role).collect();
+        assert_eq!(roles, [Role::User, Role::System, Role::System]);
+        assert_eq!(s.messages[1].text(), "/w/x.py\n/w/x.py\nprint(1)\nx.py");
+        assert_eq!(s.messages[1].id.as_deref(), Some("a1"));
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    }
+
+    #[test]
+    fn synthetic_error_records_are_not_messages() {
+        let lines = [
+            r#"{"parentUuid":null,"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#,
+            r#"{"parentUuid":"u1","type":"assistant","uuid":"e1","isApiErrorMessage":true,"error":"invalid_request","message":{"id":"x","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"Prompt is too long"}]}}"#,
+            r#"{"parentUuid":"e1","type":"user","uuid":"u2","message":{"role":"user","content":"again"}}"#,
+        ];
+        let s = read(lines.join("\n") + "\n").unwrap();
+        let texts: Vec<String> = s.messages.iter().map(|m| m.text()).collect();
+        assert_eq!(texts, ["hi", "again"]);
+    }
+}
