@@ -297,7 +297,11 @@ fn check_plan(s: &Session, plan: &strategy::Plan, kind: StrategyKind, budget: us
             "{what}: system message or injected context {i} dropped"
         );
     }
-    let system_only = indices.iter().all(|&i| s.messages[i].is_instructions())
+    // When the instructions alone are over the budget, only they (and what the agent's own
+    // compaction kept verbatim beside its summary) are kept.
+    let system_only = indices
+        .iter()
+        .all(|&i| s.messages[i].is_instructions() || s.messages[i].agent_kept)
         && plan
             .warnings
             .iter()
