@@ -224,6 +224,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List archives: of one session, or of all')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one archive: its facts, the summary that replaced it, and (with --json) the records')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put an archive''s originals back in place of the summary that replaced them')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete archives (what they hold can no longer be restored)')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete old archives: beyond the newest N of each session, or older than a duration')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -276,6 +278,50 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Only show what would be restored (exit 1 if something would change)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Restore even if the archive was already restored into this file')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the token-count cache')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxctl;archive;rm' {
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Session format, instead of detecting it from the content')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the token-count cache')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxctl;archive;prune' {
+            [CompletionResult]::new('--keep', '--keep', [CompletionResultType]::ParameterName, 'Keep the newest N archives of each session')
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only delete archives older than DUR (e.g. 30d)')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Session format, instead of detecting it from the content')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Only list what would be deleted (exit 1 if something would be)')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
@@ -294,6 +340,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List archives: of one session, or of all')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one archive: its facts, the summary that replaced it, and (with --json) the records')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put an archive''s originals back in place of the summary that replaced them')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete archives (what they hold can no longer be restored)')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete old archives: beyond the newest N of each session, or older than a duration')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -304,6 +352,12 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;archive;help;restore' {
+            break
+        }
+        'ctxctl;archive;help;rm' {
+            break
+        }
+        'ctxctl;archive;help;prune' {
             break
         }
         'ctxctl;archive;help;help' {
@@ -513,6 +567,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List archives: of one session, or of all')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print one archive: its facts, the summary that replaced it, and (with --json) the records')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Put an archive''s originals back in place of the summary that replaced them')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete archives (what they hold can no longer be restored)')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete old archives: beyond the newest N of each session, or older than a duration')
             break
         }
         'ctxctl;help;archive;ls' {
@@ -522,6 +578,12 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;help;archive;restore' {
+            break
+        }
+        'ctxctl;help;archive;rm' {
+            break
+        }
+        'ctxctl;help;archive;prune' {
             break
         }
         'ctxctl;help;models' {

@@ -55,8 +55,14 @@ _ctxctl() {
             ctxctl__subcmd__archive,ls)
                 cmd="ctxctl__subcmd__archive__subcmd__ls"
                 ;;
+            ctxctl__subcmd__archive,prune)
+                cmd="ctxctl__subcmd__archive__subcmd__prune"
+                ;;
             ctxctl__subcmd__archive,restore)
                 cmd="ctxctl__subcmd__archive__subcmd__restore"
+                ;;
+            ctxctl__subcmd__archive,rm)
+                cmd="ctxctl__subcmd__archive__subcmd__rm"
                 ;;
             ctxctl__subcmd__archive,show)
                 cmd="ctxctl__subcmd__archive__subcmd__show"
@@ -67,8 +73,14 @@ _ctxctl() {
             ctxctl__subcmd__archive__subcmd__help,ls)
                 cmd="ctxctl__subcmd__archive__subcmd__help__subcmd__ls"
                 ;;
+            ctxctl__subcmd__archive__subcmd__help,prune)
+                cmd="ctxctl__subcmd__archive__subcmd__help__subcmd__prune"
+                ;;
             ctxctl__subcmd__archive__subcmd__help,restore)
                 cmd="ctxctl__subcmd__archive__subcmd__help__subcmd__restore"
+                ;;
+            ctxctl__subcmd__archive__subcmd__help,rm)
+                cmd="ctxctl__subcmd__archive__subcmd__help__subcmd__rm"
                 ;;
             ctxctl__subcmd__archive__subcmd__help,show)
                 cmd="ctxctl__subcmd__archive__subcmd__help__subcmd__show"
@@ -139,8 +151,14 @@ _ctxctl() {
             ctxctl__subcmd__help__subcmd__archive,ls)
                 cmd="ctxctl__subcmd__help__subcmd__archive__subcmd__ls"
                 ;;
+            ctxctl__subcmd__help__subcmd__archive,prune)
+                cmd="ctxctl__subcmd__help__subcmd__archive__subcmd__prune"
+                ;;
             ctxctl__subcmd__help__subcmd__archive,restore)
                 cmd="ctxctl__subcmd__help__subcmd__archive__subcmd__restore"
+                ;;
+            ctxctl__subcmd__help__subcmd__archive,rm)
+                cmd="ctxctl__subcmd__help__subcmd__archive__subcmd__rm"
                 ;;
             ctxctl__subcmd__help__subcmd__archive,show)
                 cmd="ctxctl__subcmd__help__subcmd__archive__subcmd__show"
@@ -195,7 +213,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version ls show restore help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version ls show restore rm prune help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -229,7 +247,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__help)
-            opts="ls show restore help"
+            opts="ls show restore rm prune help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -270,7 +288,35 @@ _ctxctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxctl__subcmd__archive__subcmd__help__subcmd__prune)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxctl__subcmd__archive__subcmd__help__subcmd__restore)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__archive__subcmd__help__subcmd__rm)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -332,8 +378,50 @@ _ctxctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxctl__subcmd__archive__subcmd__prune)
+            opts="-q -v -h -V --keep --older-than --dry-run --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --keep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxctl__subcmd__archive__subcmd__restore)
-            opts="-o -q -v -h -V --output --dry-run --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version"
+            opts="-o -q -v -h -V --output --dry-run --force --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -347,6 +435,40 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__archive__subcmd__rm)
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --model)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -919,7 +1041,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__help__subcmd__archive)
-            opts="ls show restore"
+            opts="ls show restore rm prune"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -946,7 +1068,35 @@ _ctxctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxctl__subcmd__help__subcmd__archive__subcmd__prune)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxctl__subcmd__help__subcmd__archive__subcmd__restore)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__help__subcmd__archive__subcmd__rm)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -215,6 +215,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand ls 'List archives: of one session, or of all'
             cand show 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
             cand restore 'Put an archive''s originals back in place of the summary that replaced them'
+            cand rm 'Delete archives (what they hold can no longer be restored)'
+            cand prune 'Delete old archives: beyond the newest N of each session, or older than a duration'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ctxctl;archive;ls'= {
@@ -264,6 +266,48 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --config 'Config file [env: CTXCTL_CONFIG]'
             cand --color 'When to use colour'
             cand --dry-run 'Only show what would be restored (exit 1 if something would change)'
+            cand --force 'Restore even if the archive was already restored into this file'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;archive;rm'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;archive;prune'= {
+            cand --keep 'Keep the newest N archives of each session'
+            cand --older-than 'Only delete archives older than DUR (e.g. 30d)'
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --dry-run 'Only list what would be deleted (exit 1 if something would be)'
             cand --no-config 'Ignore the config file'
             cand --json 'Machine-readable JSON on stdout'
             cand -q 'Print nothing but errors'
@@ -281,6 +325,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand ls 'List archives: of one session, or of all'
             cand show 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
             cand restore 'Put an archive''s originals back in place of the summary that replaced them'
+            cand rm 'Delete archives (what they hold can no longer be restored)'
+            cand prune 'Delete old archives: beyond the newest N of each session, or older than a duration'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ctxctl;archive;help;ls'= {
@@ -288,6 +334,10 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         &'ctxctl;archive;help;show'= {
         }
         &'ctxctl;archive;help;restore'= {
+        }
+        &'ctxctl;archive;help;rm'= {
+        }
+        &'ctxctl;archive;help;prune'= {
         }
         &'ctxctl;archive;help;help'= {
         }
@@ -475,12 +525,18 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand ls 'List archives: of one session, or of all'
             cand show 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
             cand restore 'Put an archive''s originals back in place of the summary that replaced them'
+            cand rm 'Delete archives (what they hold can no longer be restored)'
+            cand prune 'Delete old archives: beyond the newest N of each session, or older than a duration'
         }
         &'ctxctl;help;archive;ls'= {
         }
         &'ctxctl;help;archive;show'= {
         }
         &'ctxctl;help;archive;restore'= {
+        }
+        &'ctxctl;help;archive;rm'= {
+        }
+        &'ctxctl;help;archive;prune'= {
         }
         &'ctxctl;help;models'= {
         }

@@ -202,30 +202,32 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-progress -d '
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-cache -d 'Do not read or write the token-count cache'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''"
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l color -d 'When to use colour' -r -f -a "auto\t''
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l no-config -d 'Ignore the config file'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l json -d 'Machine-readable JSON on stdout'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -s q -l quiet -d 'Print nothing but errors'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l no-progress -d 'Never draw progress bars'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l no-cache -d 'Do not read or write the token-count cache'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -s h -l help -d 'Print help'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -f -a "ls" -d 'List archives: of one session, or of all'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -f -a "ls" -d 'List archives: of one session, or of all'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -f -a "rm" -d 'Delete archives (what they hold can no longer be restored)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -f -a "prune" -d 'Delete old archives: beyond the newest N of each session, or older than a duration'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
@@ -280,6 +282,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l dry-run -d 'Only show what would be restored (exit 1 if something would change)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l force -d 'Restore even if the archive was already restored into this file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s q -l quiet -d 'Print nothing but errors'
@@ -288,9 +291,54 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-cache -d 'Do not read or write the token-count cache'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l keep -d 'Keep the newest N archives of each session' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l older-than -d 'Only delete archives older than DUR (e.g. 30d)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l dry-run -d 'Only list what would be deleted (exit 1 if something would be)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "ls" -d 'List archives: of one session, or of all'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "rm" -d 'Delete archives (what they hold can no longer be restored)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "prune" -d 'Delete old archives: beyond the newest N of each session, or older than a duration'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
@@ -456,6 +504,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "ls" -d 'List archives: of one session, or of all'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "rm" -d 'Delete archives (what they hold can no longer be restored)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "prune" -d 'Delete old archives: beyond the newest N of each session, or older than a duration'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from config" -f -a "path" -d 'Print the config file\'s location'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "path" -d 'Print the cache directory (counts and session digests)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from cache" -f -a "clear" -d 'Delete the cache: remembered counts and session digests (recomputed on the next run)'

@@ -6,7 +6,9 @@
 //! The clock is a parameter ([`Timestamp`]); nothing here reads the environment.
 
 mod lock;
+pub mod marks;
 mod name;
+pub mod prune;
 mod records;
 mod restore;
 mod store;
@@ -14,6 +16,7 @@ mod time;
 mod undo;
 
 pub use lock::{acquire as acquire_lock, LockGuard};
+pub use marks::Restored;
 pub use name::{parse_id, validate_name};
 pub use records::{original_records, records_of};
 pub use restore::{restore, RestoreError};
@@ -56,7 +59,7 @@ pub enum ArchiveError {
 }
 
 impl ArchiveError {
-    fn io(path: &Path, err: std::io::Error) -> ArchiveError {
+    pub(crate) fn io(path: &Path, err: std::io::Error) -> ArchiveError {
         ArchiveError::Io {
             path: path.to_path_buf(),
             err,

@@ -124,6 +124,8 @@ pub struct ArchiveEntry {
     pub tokens: usize,
     /// Size of the archive file.
     pub bytes: u64,
+    /// When and where the archive was put back in place, if it was.
+    pub restored: Option<super::Restored>,
 }
 
 /// Where an archive was written.
@@ -317,10 +319,11 @@ fn entry(
         session: session.to_string(),
         seq,
         timestamp: stamp.rfc3339(),
-        path,
         messages: header.messages,
         tokens: header.tokens.archived,
         bytes,
+        restored: super::marks::read(&path),
+        path,
     })
 }
 

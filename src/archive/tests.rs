@@ -128,6 +128,7 @@ fn the_file_is_pretty_json_with_the_facts_and_lists_back() {
             messages: 2,
             tokens: 70,
             bytes: text.len() as u64,
+            restored: None,
         }]
     );
     let (entry, file) = store.get("s/1").unwrap();

@@ -71,7 +71,66 @@ pub fn session_name(name: Option<&str>, input: &Path) -> anyhow::Result<String> 
     Ok(name)
 }
 
-/// Decides where the result of rewriting `loaded` goes.
+/// The session name a rewrite of `input` files its archives under: `--name` (checked),
+/// else the file's stem when it is a valid name, else the stem made valid with a short
+/// digest of it so that `my chat.json`, `my+chat.json` and `mý chat.json` stay apart, else
+/// (standard input) `stdin`.
+pub fn archive_name(name: Option<&str>, input: &Path) -> anyhow::Result<String> {
+    if name.is_some() {
+        return session_name(name, input);
+    }
+    if input == Path::new("-") {
+        return Ok("stdin".to_string());
+    }
+    if let Ok(n) = session_name(None, input) {
+        return Ok(n);
+    }
+    let stem = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut clean: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(160)
+        .collect();
+    while clean.starts_with('.') {
+        clean.remove(0);
+    }
+    let digest = xxhash_rust::xxh3::xxh3_64(stem.as_bytes());
+    let name = if clean.is_empty() {
+        format!("session-{digest:016x}")
+    } else {
+        format!("{clean}-{:08x}", digest >> 32)
+    };
+    Ok(name)
+}
+
+/// Whether `a` and `b` name the same existing file (through links, `..` and the like).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
+        }
+        false
+    }
+    #[cfg(not(unix))]
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Decides where the result of rewriting `loaded` goes. `-o` naming the input itself is
+/// an in-place rewrite (archived first, checked for changes), not a plain overwrite.
 pub fn destination(
     ctx: &Context,
     args: &OutputChoice,
@@ -86,6 +145,9 @@ pub fn destination(
     }
     match &args.output {
         Some(p) if p == Path::new("-") => Ok(Destination::Stdout),
+        Some(p) if loaded.path != Path::new("-") && same_file(p, &loaded.path) => {
+            Ok(Destination::InPlace(loaded.path.clone()))
+        }
         Some(p) => Ok(Destination::File(p.clone())),
         None => {
             let name = session_name(name, &loaded.path)?;
@@ -115,7 +177,9 @@ pub fn write(
         Destination::InPlace(p) => {
             test_hold_before_replace(ctx, p);
             ensure_unchanged(p, loaded.fingerprint)?;
-            fsutil::write_atomic(p, bytes, false)
+            // A symlink stays a symlink: the file it leads to is what gets replaced.
+            let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+            fsutil::write_atomic(&real, bytes, false)
                 .with_context(|| format!("replacing {}", p.display()))
         }
     }
@@ -226,6 +290,31 @@ mod tests {
         assert!(session_name(None, Path::new("-")).is_err());
         assert!(session_name(Some("../etc"), Path::new("a.json")).is_err());
         assert!(session_name(None, Path::new("my chat.json")).is_err());
+    }
+
+    #[test]
+    fn archive_names_of_odd_file_names_are_valid_and_distinct() {
+        let names: Vec<String> = [
+            "my chat.json",
+            "my+chat.json",
+            "mý chat.json",
+            "my_chat.json",
+            "..x.json",
+            "日本.json",
+        ]
+        .iter()
+        .map(|f| archive_name(None, Path::new(f)).unwrap())
+        .collect();
+        for n in &names {
+            assert!(crate::config::paths::is_valid_name(n), "{n}");
+        }
+        let mut uniq = names.clone();
+        uniq.sort();
+        uniq.dedup();
+        assert_eq!(uniq.len(), names.len(), "{names:?}");
+        assert_eq!(names[3], "my_chat");
+        assert_eq!(archive_name(None, Path::new("-")).unwrap(), "stdin");
+        assert!(archive_name(Some("a b"), Path::new("x.json")).is_err());
     }
 
     #[test]

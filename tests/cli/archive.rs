@@ -51,7 +51,8 @@ fn ls_lists_every_session_in_order_with_the_contract_fields() {
             "path",
             "messages",
             "tokens",
-            "bytes"
+            "bytes",
+            "restored"
         ]
     );
     assert_eq!(e["session"], "plain");
@@ -264,7 +265,14 @@ fn restore_undoes_a_trim_in_place_byte_for_byte_in_every_format() {
         assert!(again.stderr.contains("already restored"), "{again:?}");
         // A session changed after the trim (an agent resumed it) is not overwritten.
         fs::write(&f, [trimmed.as_slice(), b"\n"].concat()).unwrap();
-        let changed = env.run(&["archive", "restore", &id, "--tokenizer", "approx"]);
+        let changed = env.run(&[
+            "archive",
+            "restore",
+            &id,
+            "--tokenizer",
+            "approx",
+            "--force",
+        ]);
         assert_eq!(changed.code, 2, "{changed:?}");
         assert!(
             changed.stderr.contains("no longer what the trim wrote"),

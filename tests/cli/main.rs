@@ -11,6 +11,7 @@ mod support;
 mod agent_restore;
 mod agent_usage;
 mod archive;
+mod archive_clean;
 mod batch;
 mod check;
 mod claude_tree;

@@ -1,6 +1,7 @@
 //! Arguments several commands share: the input files, where a rewrite goes, and the
 //! budget options. Each resolves into the plain values the `ops` services take.
 
+pub mod duration;
 pub mod limits;
 
 use std::path::PathBuf;

@@ -118,9 +118,9 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     Ok(done.status)
 }
 
-/// The session name archives are filed under: `--name`, the file's stem, or `stdin`.
-fn archive_name(args: &CompactArgs, path: &Path) -> String {
-    write::session_name(args.name.as_deref(), path).unwrap_or_else(|_| "stdin".to_string())
+/// The session name archives are filed under (see [`write::archive_name`]).
+fn archive_name(args: &CompactArgs, path: &Path) -> anyhow::Result<String> {
+    write::archive_name(args.name.as_deref(), path)
 }
 
 fn info(id: &str, seq: u64, archive: Option<PathBuf>, now: Timestamp) -> CompactInfo {

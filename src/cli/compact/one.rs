@@ -103,7 +103,7 @@ pub fn compact_file(
         }
     };
 
-    let name = archive_name(args, &loaded.path);
+    let name = archive_name(args, &loaded.path)?;
     let store = ArchiveStore::new(ctx.data_dir()?.value);
     let now = clock(ctx)?;
     if args.output.dry_run {

@@ -1,166 +1,19 @@
-//! `ctxctl archive ls [NAME]`, `archive show ID`, `archive restore ID`: the originals
-//! compaction removed, and putting them back.
+//! `ctxctl archive restore ID [FILE]`: the archived originals back in place of what
+//! replaced them (a compaction's summary, or the result of a trim).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use clap::{Args, Subcommand};
 use serde::Serialize;
 
+use super::RestoreArgs;
 use crate::archive::{self, ArchiveEntry, ArchiveFile, ArchiveStore};
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::formats;
 use crate::ops::load;
 use crate::ops::write::{self, Destination};
-use crate::render::table::{table, thousands};
-
-#[derive(Debug, Subcommand)]
-#[command(
-    after_help = "Archives live in the data directory: archives/<session>/compact-<time>-<seq>.json.\n\nExamples:\n  ctxctl archive ls\n  ctxctl archive restore my-session/1 --dry-run"
-)]
-pub enum ArchiveCommand {
-    /// List archives: of one session, or of all
-    Ls(LsArgs),
-    /// Print one archive: its facts, the summary that replaced it, and (with --json) the records
-    Show(ShowArgs),
-    /// Put an archive's originals back in place of the summary that replaced them
-    Restore(RestoreArgs),
-}
-
-#[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  ctxctl archive ls\n  ctxctl archive ls my-session --json")]
-pub struct LsArgs {
-    /// Only this session's archives
-    #[arg(value_name = "NAME")]
-    pub name: Option<String>,
-}
-
-#[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  ctxctl archive show my-session/1\n  ctxctl archive show my-session/1 --json > originals.json"
-)]
-pub struct ShowArgs {
-    /// The archive, as NAME/SEQ (see `ctxctl archive ls`)
-    #[arg(value_name = "ID")]
-    pub id: String,
-}
-
-#[derive(Debug, Args)]
-#[command(
-    after_help = "The summary carrying the archive's compact_id is replaced by the archived messages;\nmessages added after the compaction stay. A session compacted again must first be\nrestored from the newer archive.\n\nExamples:\n  ctxctl archive restore my-session/2\n  ctxctl archive restore run/1 run.jsonl -o restored.jsonl"
-)]
-pub struct RestoreArgs {
-    /// The archive, as NAME/SEQ
-    #[arg(value_name = "ID")]
-    pub id: String,
-    /// The compacted session (default: where the compaction wrote it)
-    #[arg(value_name = "FILE")]
-    pub file: Option<PathBuf>,
-    /// Write the restored session here (`-` for standard output) instead of replacing FILE
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Only show what would be restored (exit 1 if something would change)
-    #[arg(long)]
-    pub dry_run: bool,
-}
-
-pub fn run(ctx: &Context, cmd: &ArchiveCommand) -> anyhow::Result<ExitStatus> {
-    let store = ArchiveStore::new(ctx.data_dir()?.value);
-    match cmd {
-        ArchiveCommand::Ls(a) => ls(ctx, &store, a),
-        ArchiveCommand::Show(a) => show(ctx, &store, a),
-        ArchiveCommand::Restore(a) => restore(ctx, &store, a),
-    }
-}
-
-fn ls(ctx: &Context, store: &ArchiveStore, args: &LsArgs) -> anyhow::Result<ExitStatus> {
-    let entries = store.list(args.name.as_deref())?;
-    if ctx.printer.json {
-        ctx.printer.json(&entries)?;
-        return Ok(ExitStatus::Success);
-    }
-    if entries.is_empty() {
-        let whose = args
-            .name
-            .as_ref()
-            .map(|n| format!(" for {n}"))
-            .unwrap_or_default();
-        ctx.printer.note(&format!("no archives{whose}"));
-        return Ok(ExitStatus::Success);
-    }
-    let rows: Vec<Vec<String>> = entries
-        .iter()
-        .map(|e| {
-            vec![
-                e.id.clone(),
-                e.timestamp.clone(),
-                e.messages.to_string(),
-                thousands(e.tokens as u64),
-                thousands(e.bytes),
-            ]
-        })
-        .collect();
-    ctx.printer.line(&table(
-        &["id", "time", "messages", "tokens", "bytes"],
-        &rows,
-        &[2, 3, 4],
-    ))?;
-    Ok(ExitStatus::Success)
-}
-
-fn show(ctx: &Context, store: &ArchiveStore, args: &ShowArgs) -> anyhow::Result<ExitStatus> {
-    let (entry, file) = store.get(&args.id)?;
-    if ctx.printer.json {
-        #[derive(Serialize)]
-        struct Show<'a> {
-            id: &'a str,
-            path: &'a Path,
-            bytes: u64,
-            #[serde(flatten)]
-            file: &'a ArchiveFile,
-        }
-        ctx.printer.json(&Show {
-            id: &entry.id,
-            path: &entry.path,
-            bytes: entry.bytes,
-            file: &file,
-        })?;
-        return Ok(ExitStatus::Success);
-    }
-    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
-    let t = &file.tokens;
-    let text = format!(
-        "archive {}  ({})\n\
-         created     {}\n\
-         source      {}\n\
-         output      {}\n\
-         format      {}   model {}   summarizer {}\n\
-         messages    {} (from index {} of the original)\n\
-         tokens      {} archived; session {} → {}\n\
-         compact_id  {}\n\
-         \nsummary:\n{}\n\
-         \n{} records archived (--json prints them)",
-        entry.id,
-        entry.path.display(),
-        file.created,
-        opt(&file.source),
-        opt(&file.output),
-        file.format,
-        opt(&file.model),
-        file.summarizer,
-        file.messages,
-        file.first_message,
-        thousands(t.archived as u64),
-        thousands(t.original as u64),
-        thousands(t.compacted as u64),
-        file.compact_id,
-        file.summary,
-        file.records.len()
-    );
-    ctx.printer.line(&text)?;
-    Ok(ExitStatus::Success)
-}
+use crate::render::table::thousands;
 
 /// `archive restore --json`.
 #[derive(Debug, Serialize)]
@@ -175,10 +28,21 @@ struct RestoreReport {
     dry_run: bool,
 }
 
-fn restore(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::Result<ExitStatus> {
     let (entry, file) = store.get(&args.id)?;
     let target = target(ctx, &entry, &file, args.file.as_deref())?;
     let _lock = crate::ops::store::lock(ctx, store, &entry.session)?;
+    let in_place = args.output.is_none();
+    if let Some(done) = entry.restored.as_ref().filter(|_| in_place && !args.force) {
+        if Path::new(&done.into) == absolute(&target) {
+            anyhow::bail!(
+                "archive {} was already restored into {} on {}; nothing to do (--force tries again, -o FILE restores into another file)",
+                entry.id,
+                done.into,
+                done.at
+            );
+        }
+    }
     let loaded = load::load(ctx, &target)?;
     let bytes = match &file.undo {
         // A trim: the original comes back from what the trim wrote.
@@ -235,6 +99,18 @@ fn restore(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
         None => Destination::InPlace(target.clone()),
     };
     write::write(ctx, &dest, &loaded, &bytes)?;
+    if let Destination::InPlace(p) = &dest {
+        let mark = archive::Restored {
+            at: crate::ops::store::clock(ctx)?.rfc3339(),
+            into: absolute(p).display().to_string(),
+        };
+        if let Err(e) = archive::marks::write(&entry.path, &mark) {
+            ctx.printer.warn(&format!(
+                "restored, but cannot mark {} restored: {e}",
+                entry.id
+            ));
+        }
+    }
     report.output = Some(dest.display());
     if ctx.printer.json {
         if dest != Destination::Stdout {
@@ -327,4 +203,9 @@ fn compaction_restored(
     })?;
     let bytes = formats::write(&loaded.session, &items)?;
     Ok(bytes)
+}
+
+/// `p` made absolute (the way archives record session paths), without resolving symlinks.
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }

@@ -1,0 +1,180 @@
+//! `ctxctl archive ls [NAME]`, `archive show ID`, `archive restore ID`, `archive rm ID`,
+//! `archive prune`: the originals a rewrite removed, putting them back, and bounding the store.
+
+mod clean;
+mod restore;
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use crate::archive::{ArchiveFile, ArchiveStore};
+use crate::context::Context;
+use crate::exit::ExitStatus;
+use crate::render::table::{table, thousands};
+
+#[derive(Debug, Subcommand)]
+#[command(
+    after_help = "Archives live in the data directory: archives/<session>/compact-<time>-<seq>.json.\n\nExamples:\n  ctxctl archive ls\n  ctxctl archive restore my-session/1 --dry-run"
+)]
+pub enum ArchiveCommand {
+    /// List archives: of one session, or of all
+    Ls(LsArgs),
+    /// Print one archive: its facts, the summary that replaced it, and (with --json) the records
+    Show(ShowArgs),
+    /// Put an archive's originals back in place of the summary that replaced them
+    Restore(RestoreArgs),
+    /// Delete archives (what they hold can no longer be restored)
+    Rm(clean::RmArgs),
+    /// Delete old archives: beyond the newest N of each session, or older than a duration
+    Prune(clean::PruneArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  ctxctl archive ls\n  ctxctl archive ls my-session --json")]
+pub struct LsArgs {
+    /// Only this session's archives
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  ctxctl archive show my-session/1\n  ctxctl archive show my-session/1 --json > originals.json"
+)]
+pub struct ShowArgs {
+    /// The archive, as NAME/SEQ (see `ctxctl archive ls`)
+    #[arg(value_name = "ID")]
+    pub id: String,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "The summary carrying the archive's compact_id is replaced by the archived messages;\nmessages added after the compaction stay. A session compacted again must first be\nrestored from the newer archive.\n\nExamples:\n  ctxctl archive restore my-session/2\n  ctxctl archive restore run/1 run.jsonl -o restored.jsonl"
+)]
+pub struct RestoreArgs {
+    /// The archive, as NAME/SEQ
+    #[arg(value_name = "ID")]
+    pub id: String,
+    /// The compacted session (default: where the compaction wrote it)
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Write the restored session here (`-` for standard output) instead of replacing FILE
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Only show what would be restored (exit 1 if something would change)
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Restore even if the archive was already restored into this file
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub fn run(ctx: &Context, cmd: &ArchiveCommand) -> anyhow::Result<ExitStatus> {
+    let store = ArchiveStore::new(ctx.data_dir()?.value);
+    match cmd {
+        ArchiveCommand::Ls(a) => ls(ctx, &store, a),
+        ArchiveCommand::Show(a) => show(ctx, &store, a),
+        ArchiveCommand::Restore(a) => restore::run(ctx, &store, a),
+        ArchiveCommand::Rm(a) => clean::rm(ctx, &store, a),
+        ArchiveCommand::Prune(a) => clean::prune(ctx, &store, a),
+    }
+}
+
+fn ls(ctx: &Context, store: &ArchiveStore, args: &LsArgs) -> anyhow::Result<ExitStatus> {
+    let entries = store.list(args.name.as_deref())?;
+    if ctx.printer.json {
+        ctx.printer.json(&entries)?;
+        return Ok(ExitStatus::Success);
+    }
+    if entries.is_empty() {
+        let whose = args
+            .name
+            .as_ref()
+            .map(|n| format!(" for {n}"))
+            .unwrap_or_default();
+        ctx.printer.note(&format!("no archives{whose}"));
+        return Ok(ExitStatus::Success);
+    }
+    let rows: Vec<Vec<String>> = entries
+        .iter()
+        .map(|e| {
+            vec![
+                e.id.clone(),
+                e.timestamp.clone(),
+                e.messages.to_string(),
+                thousands(e.tokens as u64),
+                thousands(e.bytes),
+                e.restored
+                    .as_ref()
+                    .map_or_else(|| "-".to_string(), |r| r.at.clone()),
+            ]
+        })
+        .collect();
+    ctx.printer.line(&table(
+        &["id", "time", "messages", "tokens", "bytes", "restored"],
+        &rows,
+        &[2, 3, 4],
+    ))?;
+    let total: u64 = entries.iter().map(|e| e.bytes).sum();
+    ctx.printer.note(&format!(
+        "{} archive(s), {} bytes",
+        entries.len(),
+        thousands(total)
+    ));
+    Ok(ExitStatus::Success)
+}
+
+fn show(ctx: &Context, store: &ArchiveStore, args: &ShowArgs) -> anyhow::Result<ExitStatus> {
+    let (entry, file) = store.get(&args.id)?;
+    if ctx.printer.json {
+        #[derive(Serialize)]
+        struct Show<'a> {
+            id: &'a str,
+            path: &'a Path,
+            bytes: u64,
+            #[serde(flatten)]
+            file: &'a ArchiveFile,
+        }
+        ctx.printer.json(&Show {
+            id: &entry.id,
+            path: &entry.path,
+            bytes: entry.bytes,
+            file: &file,
+        })?;
+        return Ok(ExitStatus::Success);
+    }
+    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
+    let t = &file.tokens;
+    let text = format!(
+        "archive {}  ({})\n\
+         created     {}\n\
+         source      {}\n\
+         output      {}\n\
+         format      {}   model {}   summarizer {}\n\
+         messages    {} (from index {} of the original)\n\
+         tokens      {} archived; session {} → {}\n\
+         compact_id  {}\n\
+         \nsummary:\n{}\n\
+         \n{} records archived (--json prints them)",
+        entry.id,
+        entry.path.display(),
+        file.created,
+        opt(&file.source),
+        opt(&file.output),
+        file.format,
+        opt(&file.model),
+        file.summarizer,
+        file.messages,
+        file.first_message,
+        thousands(t.archived as u64),
+        thousands(t.original as u64),
+        thousands(t.compacted as u64),
+        file.compact_id,
+        file.summary,
+        file.records.len()
+    );
+    ctx.printer.line(&text)?;
+    Ok(ExitStatus::Success)
+}
