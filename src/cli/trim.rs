@@ -47,7 +47,7 @@ pub struct TrimArgs {
     #[arg(long, value_name = "S", value_parser = parse_strategy)]
     pub strategy: StrategyKind,
     /// Token budget (default: the model's effective limit)
-    #[arg(long, value_name = "N", help_heading = "Budget")]
+    #[arg(long, value_name = "N", help_heading = "Budget", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens: Option<u64>,
     #[command(flatten)]
     pub reserve: ReserveArgs,
@@ -127,6 +127,12 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
             .effective_limit() as usize,
     };
     let opts = options(args)?;
+    for (flag, applies) in ignored_flags(args) {
+        ctx.printer.warn(&format!(
+            "{flag} is ignored by --strategy {} (it applies to {applies})",
+            args.strategy.name()
+        ));
+    }
     let plan = strategy::plan(
         &loaded.session,
         &loaded.counts,
@@ -394,4 +400,47 @@ fn print_dry_run(
         thousands(report.budget as u64)
     ))?;
     Ok(())
+}
+
+/// The strategy options given that no strategy of this run reads (a composite runs its
+/// chain), each with the strategy it belongs to.
+fn ignored_flags(args: &TrimArgs) -> Vec<(&'static str, &'static str)> {
+    let mut used = vec![args.strategy];
+    if args.strategy == StrategyKind::Composite {
+        used.extend(args.chain.iter().copied());
+    }
+    let given = [
+        (
+            "--window",
+            args.window.is_some(),
+            StrategyKind::SlidingWindow,
+        ),
+        (
+            "--keep-first",
+            args.keep_first.is_some(),
+            StrategyKind::Smart,
+        ),
+        ("--keep-last", args.keep_last.is_some(), StrategyKind::Smart),
+        (
+            "--keep-roles",
+            !args.keep_roles.is_empty(),
+            StrategyKind::Selective,
+        ),
+        ("--chain", !args.chain.is_empty(), StrategyKind::Composite),
+        (
+            "--max-result-tokens",
+            args.max_result_tokens.is_some(),
+            StrategyKind::ToolResults,
+        ),
+        (
+            "--keep-recent",
+            args.keep_recent.is_some(),
+            StrategyKind::MaskToolResults,
+        ),
+    ];
+    given
+        .into_iter()
+        .filter(|(_, set, kind)| *set && !used.contains(kind))
+        .map(|(flag, _, kind)| (flag, kind.name()))
+        .collect()
 }

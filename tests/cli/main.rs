@@ -21,6 +21,7 @@ mod count;
 mod crash;
 mod cron;
 mod errors;
+mod flags;
 mod generated;
 mod help;
 mod hostile;

@@ -10,7 +10,7 @@ use crate::session::AgentLimits;
 #[derive(Debug, Clone, Default, Args)]
 pub struct LimitArgs {
     /// Use this context window instead of the model's
-    #[arg(long, value_name = "N", help_heading = "Budget")]
+    #[arg(long, value_name = "N", help_heading = "Budget", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens: Option<u64>,
     #[command(flatten)]
     pub reserve: ReserveArgs,
@@ -56,12 +56,16 @@ impl ReserveArgs {
             .map(|s| s.value);
         let reserved = ctx.settings.reserved(self.reserved)?.value;
         let window = window.unwrap_or_else(|| model.context_window());
-        Ok(Limits::new(
-            window,
-            model.max_output_tokens(),
-            reserve_output,
-            reserved,
-        ))
+        let limits = Limits::new(window, model.max_output_tokens(), reserve_output, reserved);
+        if limits.effective_limit() == 0 {
+            anyhow::bail!(
+                "the reserves leave nothing of the {window}-token window: {} for the reply \
+                 (--reserve-output) and {reserved} reserved (--reserved); lower them or raise \
+                 --max-tokens",
+                limits.max_output_tokens
+            );
+        }
+        Ok(limits)
     }
 }
 

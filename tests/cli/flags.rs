@@ -1,0 +1,96 @@
+//! Flags are validated: absurd budgets are usage errors naming the flag, and strategy
+//! options the chosen strategy never reads are warned about.
+
+use crate::support::{s, sample, TestEnv};
+
+#[test]
+fn a_zero_window_is_a_usage_error_naming_the_flag() {
+    let env = TestEnv::new();
+    let f = sample("openai-chat.json");
+    for args in [
+        &["check", s(&f), "--max-tokens", "0"][..],
+        &["compact", s(&f), "--max-tokens", "0", "--dry-run"][..],
+    ] {
+        let run = env.run(args);
+        assert_eq!(run.code, 2, "{args:?}: {run:?}");
+        assert!(
+            run.stderr.contains("--max-tokens"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "0",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("--max-tokens"), "{}", run.stderr);
+}
+
+#[test]
+fn reserves_larger_than_the_window_are_refused() {
+    let env = TestEnv::new();
+    let f = sample("openai-chat.json");
+    let run = env.run(&["check", s(&f), "--max-tokens", "1000", "--reserved", "5000"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("--reserved"), "{}", run.stderr);
+    let run = env.run(&["check", s(&f), "--reserve-output", "999999999"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("--reserve-output"), "{}", run.stderr);
+    // Reserves that leave room are fine.
+    let run = env.run(&[
+        "check",
+        s(&f),
+        "--max-tokens",
+        "100000",
+        "--reserved",
+        "5000",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+}
+
+#[test]
+fn strategy_options_the_strategy_ignores_are_warned_about() {
+    let env = TestEnv::new();
+    let f = sample("openai-chat.json");
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "fifo",
+        "--keep-first",
+        "3",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("--keep-first is ignored by --strategy fifo (it applies to smart)"),
+        "{}",
+        run.stderr
+    );
+    // Read by a strategy of the chain: no warning.
+    let run = env.run(&[
+        "trim",
+        s(&f),
+        "--strategy",
+        "composite",
+        "--chain",
+        "tool-results,smart",
+        "--keep-first",
+        "1",
+        "--max-result-tokens",
+        "50",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!run.stderr.contains("ignored"), "{}", run.stderr);
+}
