@@ -40,6 +40,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand trim 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)'
             cand compact 'Summarize the middle of a session, keeping its head and recent tail'
             cand stats 'Show where the tokens go: roles, tools, largest messages, window usage'
+            cand diff 'Compare two sessions: what a rewrite removed, edited and added'
             cand archive 'List, show and restore the originals removed by compaction'
             cand models 'List the built-in model registry'
             cand config 'Print the effective settings and where each came from'
@@ -181,6 +182,26 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --format 'Session format, instead of detecting it from the content'
             cand --config 'Config file [env: CTXCTL_CONFIG]'
             cand --color 'When to use colour'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;diff'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --all 'Also list the messages both hold'
             cand --no-config 'Ignore the config file'
             cand --json 'Machine-readable JSON on stdout'
             cand -q 'Print nothing but errors'
@@ -504,6 +525,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand trim 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)'
             cand compact 'Summarize the middle of a session, keeping its head and recent tail'
             cand stats 'Show where the tokens go: roles, tools, largest messages, window usage'
+            cand diff 'Compare two sessions: what a rewrite removed, edited and added'
             cand archive 'List, show and restore the originals removed by compaction'
             cand models 'List the built-in model registry'
             cand config 'Print the effective settings and where each came from'
@@ -520,6 +542,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         &'ctxctl;help;compact'= {
         }
         &'ctxctl;help;stats'= {
+        }
+        &'ctxctl;help;diff'= {
         }
         &'ctxctl;help;archive'= {
             cand ls 'List archives: of one session, or of all'

@@ -16,6 +16,7 @@ pub mod cli;
 pub mod compact;
 pub mod config;
 pub mod context;
+pub mod diff;
 pub mod exit;
 pub mod formats;
 pub mod fsutil;

@@ -9,6 +9,7 @@ mod compact;
 pub mod completions;
 mod config_cmd;
 mod count;
+mod diff;
 pub mod generate;
 mod models_cmd;
 mod stats;
@@ -124,6 +125,8 @@ pub enum Command {
     Compact(compact::CompactArgs),
     /// Show where the tokens go: roles, tools, largest messages, window usage
     Stats(stats::StatsArgs),
+    /// Compare two sessions: what a rewrite removed, edited and added
+    Diff(diff::DiffArgs),
     /// List, show and restore the originals removed by compaction
     #[command(subcommand)]
     Archive(archive::ArchiveCommand),
@@ -194,6 +197,7 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<ExitStatus> {
         Command::Trim(a) => trim::run(ctx, a),
         Command::Compact(a) => compact::run(ctx, a),
         Command::Stats(a) => stats::run(ctx, a),
+        Command::Diff(a) => diff::run(ctx, a),
         Command::Archive(a) => archive::run(ctx, a),
         Command::Models(a) => models_cmd::run(ctx, a),
         Command::Config(a) => config_cmd::run(ctx, a),

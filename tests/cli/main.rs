@@ -20,6 +20,7 @@ mod compact;
 mod count;
 mod crash;
 mod cron;
+mod diff;
 mod errors;
 mod flags;
 mod generated;
