@@ -34,7 +34,12 @@ pub fn run(ctx: &Context, args: &CacheArgs) -> anyhow::Result<ExitStatus> {
     match args.action {
         CacheAction::Path => {
             let dir = path.parent().unwrap_or(&path);
-            ctx.printer.line(&dir.display().to_string())?;
+            if ctx.printer.json {
+                ctx.printer
+                    .json(&serde_json::json!({ "path": dir.display().to_string() }))?;
+            } else {
+                ctx.printer.line(&dir.display().to_string())?;
+            }
         }
         CacheAction::Clear => {
             let mut removed = CountStore::clear(&path)
@@ -43,6 +48,11 @@ pub fn run(ctx: &Context, args: &CacheArgs) -> anyhow::Result<ExitStatus> {
                 removed |= digests.clear().map_err(|e| {
                     anyhow::anyhow!("cannot remove {}: {e}", digests.dir().display())
                 })?;
+            }
+            if ctx.printer.json {
+                ctx.printer
+                    .json(&serde_json::json!({ "removed": removed }))?;
+                return Ok(ExitStatus::Success);
             }
             ctx.printer.note(&if removed {
                 let dir = path.parent().unwrap_or(&path);

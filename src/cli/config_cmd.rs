@@ -34,8 +34,17 @@ struct Setting {
 
 pub fn run(ctx: &Context, args: &ConfigArgs) -> anyhow::Result<ExitStatus> {
     if let Some(ConfigAction::Path) = args.action {
-        match &ctx.settings.config_path {
-            Some((p, _)) => ctx.printer.line(&p.display().to_string())?,
+        let path = ctx.settings.config_path.as_ref().map(|(p, _)| p);
+        if ctx.printer.json {
+            // `exists`: a config file is optional; the path is where it would be read.
+            ctx.printer.json(&serde_json::json!({
+                "path": path.map(|p| p.display().to_string()),
+                "exists": path.is_some_and(|p| p.is_file()),
+            }))?;
+            return Ok(ExitStatus::Success);
+        }
+        match path {
+            Some(p) => ctx.printer.line(&p.display().to_string())?,
             None => ctx
                 .printer
                 .note("no config file (--no-config, or no home directory)"),

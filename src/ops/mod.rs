@@ -6,6 +6,7 @@
 //! Commands (`crate::cli`) import these and the engine, never another command.
 
 pub mod batch;
+pub mod carry;
 pub mod load;
 pub mod retry;
 pub mod store;

@@ -7,7 +7,7 @@ use anyhow::Context as _;
 
 use crate::context::Context;
 use crate::fsutil;
-use crate::ops::load::{ensure_unchanged, Loaded};
+use crate::ops::load::Loaded;
 
 /// What the user asked for: `-o FILE` (`-` for standard output) or `--in-place`; neither
 /// means the store.
@@ -176,12 +176,42 @@ pub fn write(
         Destination::Store { path, .. } => write_store(&ctx.data_dir()?.value, path, bytes),
         Destination::InPlace(p) => {
             test_hold_before_replace(ctx, p);
-            ensure_unchanged(p, loaded.fingerprint)?;
-            // A symlink stays a symlink: the file it leads to is what gets replaced.
-            let real = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-            fsutil::write_atomic(&real, bytes, false)
-                .with_context(|| format!("replacing {}", p.display()))
+            replace_in_place(ctx, p, loaded, bytes)
         }
+    }
+}
+
+/// Replaces the input `p` with `bytes`, checked through a handle opened first, so that
+/// whole records an agent appends between the check and the rename are carried into the
+/// new file (see [`carry`](crate::ops::carry)). A symlink stays a symlink: the file it
+/// leads to is what gets replaced.
+fn replace_in_place(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> anyhow::Result<()> {
+    use crate::ops::carry::{self, Carried};
+    let real = std::fs::canonicalize(p).with_context(|| format!("re-reading {}", p.display()))?;
+    let old = carry::open_unchanged(&real, loaded.fingerprint)
+        .with_context(|| format!("re-reading {}", p.display()))?;
+    let Some(old) = old else {
+        return Err(crate::ops::load::Changed {
+            path: p.to_path_buf(),
+        }
+        .into());
+    };
+    let lines = loaded.session.format.is_lines();
+    match carry::replace(&real, bytes, old, loaded.fingerprint.len, lines)
+        .with_context(|| format!("replacing {}", p.display()))?
+    {
+        Carried::Nothing => Ok(()),
+        Carried::Appended(n) => {
+            ctx.printer.note(&format!(
+                "{}: {n} bytes the agent appended while it was replaced were kept at its end",
+                p.display()
+            ));
+            Ok(())
+        }
+        Carried::RolledBack => Err(crate::ops::load::Changed {
+            path: p.to_path_buf(),
+        }
+        .into()),
     }
 }
 
@@ -274,7 +304,7 @@ fn test_hold_before_replace(ctx: &Context, path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::load::{is_changed, Changed, Fingerprint};
+    use crate::ops::load::{ensure_unchanged, is_changed, Changed, Fingerprint};
 
     #[test]
     fn names_come_from_the_stem_or_the_flag() {

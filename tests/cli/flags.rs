@@ -94,3 +94,13 @@ fn strategy_options_the_strategy_ignores_are_warned_about() {
     assert_eq!(run.code, 0, "{run:?}");
     assert!(!run.stderr.contains("ignored"), "{}", run.stderr);
 }
+
+#[test]
+fn path_subcommands_honour_json() {
+    let env = TestEnv::new();
+    let v = env.run(&["config", "path", "--json"]).json();
+    assert!(v["path"].as_str().unwrap().ends_with("config.toml"), "{v}");
+    assert_eq!(v["exists"], false);
+    let v = env.run(&["cache", "path", "--json"]).json();
+    assert!(v["path"].is_string(), "{v}");
+}

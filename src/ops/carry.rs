@@ -1,0 +1,206 @@
+//! Replacing a session that an agent may append to at any moment, without losing what it
+//! appends. The input is checked through a handle opened before the check; after the rename
+//! that handle still reads the replaced file, so whole records the agent appended to it in
+//! the window between the check and the rename are carried to the end of the new file. A
+//! partial record that does not complete, or any change to a whole-document (JSON) file,
+//! rolls the replacement back: the replaced file's full content goes back in place.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use super::load::Fingerprint;
+use crate::fsutil;
+
+/// What happened to bytes appended during the replacement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Carried {
+    /// Nothing was appended.
+    Nothing,
+    /// This many bytes of whole records were appended to the new file.
+    Appended(usize),
+    /// The replacement was undone: the file holds the old content and what was appended.
+    RolledBack,
+}
+
+/// How long a half-written appended record is given to complete.
+const PARTIAL_GRACE: Duration = Duration::from_millis(500);
+
+/// How long the replaced file must stay still after the rename before it is let go: an
+/// agent that opened the path just before the rename writes into the replaced file a moment
+/// later.
+const SETTLE: Duration = Duration::from_millis(20);
+
+/// Opens `path` for the guarded replacement and checks that it still holds exactly what
+/// `original` describes. `Ok(None)`: it changed.
+pub fn open_unchanged(path: &Path, original: Fingerprint) -> io::Result<Option<File>> {
+    let mut f = File::open(path)?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0; 1 << 20];
+    let mut len = 0;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        len += n;
+    }
+    let now = Fingerprint {
+        len,
+        hash: hasher.digest128(),
+    };
+    Ok((now == original).then_some(f))
+}
+
+/// Replaces `path` with `bytes`, then carries over what was appended to the replaced file
+/// (open as `old`, which held `old_len` bytes when checked). `lines`: the format is JSONL,
+/// where whole appended lines can follow the rewrite.
+pub fn replace(
+    path: &Path,
+    bytes: &[u8],
+    mut old: File,
+    old_len: usize,
+    lines: bool,
+) -> io::Result<Carried> {
+    fsutil::write_atomic(path, bytes, false)?;
+    old.seek(SeekFrom::Start(old_len as u64))?;
+    let mut carried = 0;
+    let mut pending = Vec::new();
+    let mut quiet_since = std::time::Instant::now();
+    loop {
+        let before = pending.len();
+        old.read_to_end(&mut pending)?;
+        if pending.len() > before {
+            quiet_since = std::time::Instant::now();
+        }
+        if !pending.is_empty() && !lines {
+            return roll_back(path, &mut old);
+        }
+        // Whole records go to the new file as soon as they are complete.
+        if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
+            let whole: Vec<u8> = pending.drain(..=end).collect();
+            let mut new = OpenOptions::new().append(true).open(path)?;
+            if carried == 0 && !bytes.is_empty() && !bytes.ends_with(b"\n") {
+                new.write_all(b"\n")?;
+            }
+            new.write_all(&whole)?;
+            new.sync_all()?;
+            carried += whole.len();
+        }
+        let quiet = quiet_since.elapsed();
+        if pending.is_empty() && quiet >= SETTLE {
+            break;
+        }
+        if !pending.is_empty() && quiet >= PARTIAL_GRACE {
+            // A record that never completed: the agent is still writing it. Whole records
+            // already carried are in the old file too, so putting it back loses nothing.
+            return roll_back(path, &mut old);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    Ok(if carried == 0 {
+        Carried::Nothing
+    } else {
+        Carried::Appended(carried)
+    })
+}
+
+/// Puts the replaced file (open as `old`) back in place, with everything appended to it.
+fn roll_back(path: &Path, old: &mut File) -> io::Result<Carried> {
+    let mut all = Vec::new();
+    old.seek(SeekFrom::Start(0))?;
+    old.read_to_end(&mut all)?;
+    fsutil::write_atomic(path, &all, false)?;
+    Ok(Carried::RolledBack)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    /// An appender writes numbered lines (opening the path for each line, as agents do) while the main thread rewrites the file thousands of times (dropping
+    /// nothing, only re-encoding the header line). Every appended line must survive.
+    #[test]
+    fn a_racing_appender_loses_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.jsonl");
+        std::fs::write(&path, b"{\"header\":0}\n").unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let appender = {
+            let (path, stop) = (path.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut n = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+                    f.write_all(format!("{{\"n\":{n}}}\n").as_bytes()).unwrap();
+                    n += 1;
+                    // Agents append in bursts (a tool call, its result, the answer), then
+                    // think; the varying pauses land appends at every point of a replacement.
+                    let pause = if n.is_multiple_of(5) {
+                        2_000 + (n % 3) * 1_000
+                    } else {
+                        50
+                    };
+                    std::thread::sleep(Duration::from_micros(pause));
+                }
+                n
+            })
+        };
+        let (mut replaced, mut carried, mut changed) = (0, 0, 0);
+        for round in 0..2000 {
+            let bytes = std::fs::read(&path).unwrap();
+            let fp = Fingerprint::of(&bytes);
+            let Some(old) = open_unchanged(&path, fp).unwrap() else {
+                changed += 1;
+                continue;
+            };
+            let mut new = format!("{{\"header\":{round}}}\n").into_bytes();
+            let first = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+            new.extend_from_slice(&bytes[first..]);
+            match replace(&path, &new, old, bytes.len(), true).unwrap() {
+                Carried::Appended(_) => carried += 1,
+                Carried::Nothing | Carried::RolledBack => {}
+            }
+            replaced += 1;
+        }
+        stop.store(true, Ordering::Relaxed);
+        let written = appender.join().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut seen = vec![false; written as usize];
+        for line in text.lines().skip(1) {
+            let v: serde_json::Value = serde_json::from_str(line).expect(line);
+            let n = v["n"].as_u64().unwrap() as usize;
+            assert!(!seen[n], "line {n} twice");
+            seen[n] = true;
+        }
+        let lost = seen.iter().filter(|s| !**s).count();
+        assert_eq!(lost, 0, "{lost} of {written} appended lines lost ({replaced} replaced, {carried} carried, {changed} changed)");
+        assert!(replaced > 200, "{replaced} replaced, {changed} changed");
+    }
+
+    #[test]
+    fn a_changed_json_document_is_rolled_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.json");
+        std::fs::write(&path, b"[1,2,3]").unwrap();
+        let fp = Fingerprint::of(b"[1,2,3]");
+        let old = open_unchanged(&path, fp).unwrap().unwrap();
+        // The "agent" writes through the same inode after the check.
+        OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b" ")
+            .unwrap();
+        assert_eq!(
+            replace(&path, b"[3]", old, 7, false).unwrap(),
+            Carried::RolledBack
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"[1,2,3] ");
+        assert!(open_unchanged(&path, fp).unwrap().is_none());
+    }
+}
