@@ -176,7 +176,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -210,7 +210,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -314,7 +314,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -356,7 +356,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -390,7 +390,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -424,7 +424,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -458,7 +458,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -548,7 +548,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -606,7 +606,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -700,7 +700,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -734,7 +734,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -768,7 +768,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -844,7 +844,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -886,7 +886,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1172,7 +1172,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1226,7 +1226,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1320,7 +1320,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)

@@ -31,7 +31,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -63,7 +64,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -90,7 +92,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -124,7 +127,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -161,7 +165,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -189,7 +194,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -209,7 +215,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -233,7 +240,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -253,7 +261,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -274,7 +283,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -299,7 +309,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -319,7 +330,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -341,7 +353,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -363,7 +376,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -386,7 +400,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -406,7 +421,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -429,7 +445,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''

@@ -20,6 +20,7 @@ mod count;
 mod crash;
 mod cron;
 mod errors;
+mod gemini;
 mod generated;
 mod help;
 mod hostile;
