@@ -31,7 +31,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -64,7 +65,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -91,7 +93,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -125,7 +128,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -162,7 +166,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -190,7 +195,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -210,7 +216,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -231,7 +238,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -257,7 +265,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -277,7 +286,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -298,7 +308,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -320,7 +331,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -342,7 +354,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -369,7 +382,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -389,7 +403,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -411,7 +426,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -433,7 +449,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -456,7 +473,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -476,7 +494,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -499,7 +518,8 @@ anthropic\t''
 jsonl\t''
 claude-code\t''
 codex\t''
-goose\t''"
+goose\t''
+gemini-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''

@@ -9,12 +9,18 @@ use ctxctl::session::{self, Format};
 use support::{fixture, fixtures_in};
 
 /// The format each fixture directory of sessions holds.
-const DIRS: [(&str, Format); 5] = [
+const DIRS: [(&str, Format); 8] = [
     ("claude-code", Format::ClaudeCode),
     ("codex", Format::Codex),
     ("realclients/codex", Format::Codex),
     ("anthropic-messages", Format::Anthropic),
     ("openai-chat", Format::OpenAi),
+    ("gemini-cli/run-a", Format::Gemini),
+    ("gemini-cli/run-b-with-resume-stub", Format::Gemini),
+    (
+        "gemini-cli/run-0-title-and-headless-compress",
+        Format::Gemini,
+    ),
 ];
 
 #[test]

@@ -14,6 +14,7 @@ pub mod claude_code;
 pub mod codex;
 mod detect;
 mod edit;
+pub mod gemini;
 pub mod goose;
 pub mod jsonl;
 mod lines_out;
@@ -124,13 +125,14 @@ pub fn classify_path(path: &Path) -> Found {
 
 /// Every format, in the order `--format` lists them. Detection prefers the earlier of two
 /// equally likely line formats.
-pub static CODECS: [&dyn Codec; 6] = [
+pub static CODECS: [&dyn Codec; 7] = [
     &chat::OPENAI,
     &chat::ANTHROPIC,
     &jsonl::Jsonl,
     &claude_code::ClaudeCode,
     &codex::Codex,
     &goose::Goose,
+    &gemini::Gemini,
 ];
 
 impl Format {
@@ -143,6 +145,7 @@ impl Format {
             Format::ClaudeCode => &claude_code::ClaudeCode,
             Format::Codex => &codex::Codex,
             Format::Goose => &goose::Goose,
+            Format::Gemini => &gemini::Gemini,
         }
     }
 

@@ -38,6 +38,8 @@ pub enum Format {
     Codex,
     /// goose JSONL sessions (metadata line, then messages).
     Goose,
+    /// Gemini CLI session logs (`~/.gemini/tmp/<project>/chats/session-*.jsonl`).
+    Gemini,
 }
 
 /// Who speaks a message.

@@ -23,6 +23,7 @@ mod cron;
 mod diff;
 mod errors;
 mod flags;
+mod gemini;
 mod generated;
 mod help;
 mod hostile;
