@@ -41,6 +41,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand compact 'Summarize the middle of a session, keeping its head and recent tail'
             cand stats 'Show where the tokens go: roles, tools, largest messages, window usage'
             cand diff 'Compare two sessions: what a rewrite removed, edited and added'
+            cand doctor 'Check the setup: config, directories, model, agent stores, LLM endpoint'
             cand archive 'List, show and restore the originals removed by compaction'
             cand models 'List the built-in model registry'
             cand config 'Print the effective settings and where each came from'
@@ -202,6 +203,25 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --config 'Config file [env: CTXCTL_CONFIG]'
             cand --color 'When to use colour'
             cand --all 'Also list the messages both hold'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;doctor'= {
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
             cand --no-config 'Ignore the config file'
             cand --json 'Machine-readable JSON on stdout'
             cand -q 'Print nothing but errors'
@@ -526,6 +546,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand compact 'Summarize the middle of a session, keeping its head and recent tail'
             cand stats 'Show where the tokens go: roles, tools, largest messages, window usage'
             cand diff 'Compare two sessions: what a rewrite removed, edited and added'
+            cand doctor 'Check the setup: config, directories, model, agent stores, LLM endpoint'
             cand archive 'List, show and restore the originals removed by compaction'
             cand models 'List the built-in model registry'
             cand config 'Print the effective settings and where each came from'
@@ -544,6 +565,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         &'ctxctl;help;stats'= {
         }
         &'ctxctl;help;diff'= {
+        }
+        &'ctxctl;help;doctor'= {
         }
         &'ctxctl;help;archive'= {
             cand ls 'List archives: of one session, or of all'

@@ -10,6 +10,7 @@ pub mod completions;
 mod config_cmd;
 mod count;
 mod diff;
+mod doctor;
 pub mod generate;
 mod models_cmd;
 mod stats;
@@ -127,6 +128,8 @@ pub enum Command {
     Stats(stats::StatsArgs),
     /// Compare two sessions: what a rewrite removed, edited and added
     Diff(diff::DiffArgs),
+    /// Check the setup: config, directories, model, agent stores, LLM endpoint
+    Doctor(doctor::DoctorArgs),
     /// List, show and restore the originals removed by compaction
     #[command(subcommand)]
     Archive(archive::ArchiveCommand),
@@ -198,6 +201,7 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<ExitStatus> {
         Command::Compact(a) => compact::run(ctx, a),
         Command::Stats(a) => stats::run(ctx, a),
         Command::Diff(a) => diff::run(ctx, a),
+        Command::Doctor(a) => doctor::run(ctx, a),
         Command::Archive(a) => archive::run(ctx, a),
         Command::Models(a) => models_cmd::run(ctx, a),
         Command::Config(a) => config_cmd::run(ctx, a),

@@ -104,3 +104,45 @@ fn path_subcommands_honour_json() {
     let v = env.run(&["cache", "path", "--json"]).json();
     assert!(v["path"].is_string(), "{v}");
 }
+
+#[test]
+fn doctor_reports_the_setup_and_fails_on_an_unreachable_endpoint() {
+    let mut env = TestEnv::new();
+    std::fs::create_dir_all(env.home().join(".claude/projects/-w")).unwrap();
+    std::fs::write(env.home().join(".claude/projects/-w/a.jsonl"), "{}\n").unwrap();
+    let run = env.run(&["doctor", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let v = run.json();
+    assert_eq!(v["ok"], true);
+    let check = |name: &str| {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["check"] == name)
+            .unwrap_or_else(|| panic!("{name}: {v}"))
+            .clone()
+    };
+    assert_eq!(check("agent claude-code")["status"], "ok");
+    assert!(check("agent claude-code")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("1 session files"));
+    assert_eq!(check("agent codex")["status"], "info");
+    assert_eq!(check("llm")["status"], "info");
+    // A configured endpoint is contacted (a connection only, no request): a listening
+    // loopback port passes, a closed one fails with exit 1.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    env.set("CTXCTL_LLM_BASE_URL", &url);
+    let run = env.run(&["doctor", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    drop(listener);
+    let run = env.run(&["doctor"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stdout.contains("does not accept connections"),
+        "{}",
+        run.stdout
+    );
+}

@@ -1,0 +1,103 @@
+//! Where the agents keep their sessions by default, as each agent resolves it: what
+//! `ctxctl doctor` reports (and the directories a listing of every session starts from).
+
+use std::path::PathBuf;
+
+use super::env::Env;
+
+/// One agent's default session store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentStore {
+    /// The agent, as ctxctl's format names it.
+    pub agent: &'static str,
+    pub path: PathBuf,
+    /// Whether `path` is a database file rather than a directory of session files.
+    pub database: bool,
+}
+
+/// The default stores of every agent ctxctl reads, for the user `env` describes.
+pub fn default_stores(env: &Env) -> Vec<AgentStore> {
+    let Some(home) = env.get("HOME").map(PathBuf::from) else {
+        return Vec::new();
+    };
+    let data = env
+        .get(super::env::XDG_DATA_HOME)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| home.join(".local/share"));
+    let dir = |agent, path| AgentStore {
+        agent,
+        path,
+        database: false,
+    };
+    let claude = env
+        .get("CLAUDE_CONFIG_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".claude"));
+    let codex = env
+        .get("CODEX_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".codex"));
+    let goose_root = env
+        .get("GOOSE_PATH_ROOT")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let goose_data = goose_root
+        .as_ref()
+        .map(|r| r.join("data"))
+        .unwrap_or_else(|| data.join("goose"));
+    vec![
+        dir("claude-code", claude.join("projects")),
+        dir("codex", codex.join("sessions")),
+        dir("gemini-cli", home.join(".gemini/tmp")),
+        AgentStore {
+            agent: "goose (database)",
+            path: goose_data.join("sessions/sessions.db"),
+            database: true,
+        },
+        dir("goose (jsonl, before 1.10)", goose_data.join("sessions")),
+        AgentStore {
+            agent: "opencode",
+            path: data.join("opencode/opencode.db"),
+            database: true,
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_follow_each_agents_variables() {
+        let env = Env::from_pairs([("HOME", "/h")]);
+        let paths: Vec<String> = default_stores(&env)
+            .iter()
+            .map(|s| s.path.display().to_string())
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "/h/.claude/projects",
+                "/h/.codex/sessions",
+                "/h/.gemini/tmp",
+                "/h/.local/share/goose/sessions/sessions.db",
+                "/h/.local/share/goose/sessions",
+                "/h/.local/share/opencode/opencode.db"
+            ]
+        );
+        let env = Env::from_pairs([
+            ("HOME", "/h"),
+            ("CLAUDE_CONFIG_DIR", "/c"),
+            ("CODEX_HOME", "/x"),
+            ("GOOSE_PATH_ROOT", "/g"),
+            ("XDG_DATA_HOME", "/d"),
+        ]);
+        let s = default_stores(&env);
+        assert_eq!(s[0].path, PathBuf::from("/c/projects"));
+        assert_eq!(s[1].path, PathBuf::from("/x/sessions"));
+        assert_eq!(s[3].path, PathBuf::from("/g/data/sessions/sessions.db"));
+        assert_eq!(s[5].path, PathBuf::from("/d/opencode/opencode.db"));
+        assert!(default_stores(&Env::default()).is_empty());
+    }
+}
