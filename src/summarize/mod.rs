@@ -7,6 +7,7 @@ pub mod llm;
 pub mod offline;
 pub mod redact;
 mod render;
+pub mod requests;
 
 pub use llm::{LlmConfig, LlmError, LlmSummarizer, Provider};
 pub use offline::OfflineSummarizer;

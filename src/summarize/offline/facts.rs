@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::tools::{self, FileOp};
+use crate::summarize::requests::request_text;
 use crate::session::{join_text, Message, Part, Role};
 
 /// How a tool call ended.
@@ -67,8 +68,8 @@ impl FileFate {
 pub struct Facts {
     /// Messages by role, in `Role::ALL` order.
     pub roles: BTreeMap<Role, usize>,
-    pub goal: Option<String>,
-    pub latest: Option<String>,
+    /// Every request of the user, oldest first, verbatim (injected context left out).
+    pub requests: Vec<String>,
     /// Files in order of first appearance, with their fate.
     pub files: Vec<(String, FileFate)>,
     pub commands: Vec<(String, Outcome)>,
@@ -102,19 +103,9 @@ pub fn collect(messages: &[Message]) -> Facts {
     // (tool, target, succeeded) of every call in order, and errors as indices into it.
     let mut calls: Vec<Call> = Vec::new();
     let mut errors: Vec<(usize, String)> = Vec::new();
-    // The first user turn is the goal, the last the latest request; only those are kept.
-    let mut user_turns = 0;
     for m in messages.iter().filter(|m| m.compact.is_none()) {
         *f.roles.entry(m.role).or_default() += 1;
-        if m.is_user_request() {
-            let text = text_of(m);
-            if user_turns == 0 {
-                f.goal = Some(text);
-            } else {
-                f.latest = Some(text);
-            }
-            user_turns += 1;
-        }
+        f.requests.extend(request_text(m));
         if m.role == Role::Assistant {
             let text = text_of(m);
             if !text.trim().is_empty() {
@@ -407,8 +398,7 @@ mod tests {
             text(Role::Assistant, "Tests fail in b."),
         ];
         let f = collect(&msgs);
-        assert_eq!(f.goal.as_deref(), Some("Fix the build"));
-        assert_eq!(f.latest.as_deref(), Some("Now run the tests"));
+        assert_eq!(f.requests, ["Fix the build", "Now run the tests"]);
         // The failed Write created nothing.
         assert_eq!(f.files, [("src/a.rs".to_string(), FileFate::Modified)]);
         assert_eq!(

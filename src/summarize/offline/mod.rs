@@ -1,7 +1,8 @@
 //! The offline summarizer: a structured, extractive summary with no network and no
 //! randomness. The same messages always give the same text, byte for byte.
 //!
-//! Sections, in output order: the user's goal (first request) and latest request verbatim,
+//! Sections, in output order: every request of the user verbatim (the oldest shortened
+//! first when they outgrow half the cap),
 //! earlier summaries carried forward, files read/created/modified/deleted, commands run and
 //! their outcome, tool calls per tool with failures, errors and whether they were resolved,
 //! decisions, and the assistant's last statement of status. When the text would exceed the
@@ -57,8 +58,7 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
         text.as_ref()
             .map(|t| Section::text(title, fit::clamp(t, counter, cap / share)))
     };
-    sections.extend(verbatim("User's goal (first request)", &f.goal, 3));
-    sections.extend(verbatim("Latest request", &f.latest, 3));
+    sections.push(Section::text(REQUESTS, requests(&f.requests, counter, cap)));
     if !input.previous.is_empty() {
         let text = input.previous.join("\n\n---\n\n");
         sections.push(Section::text(
@@ -96,10 +96,44 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
         "Files",
         "Earlier summary (carried forward)",
         "Last status from the assistant",
-        "Latest request",
-        "User's goal (first request)",
+        REQUESTS,
     ];
     fit::fit(&header(&f), &mut sections, &order, counter, cap)
+}
+
+/// The title of the section of the user's requests.
+pub const REQUESTS: &str = "User requests (verbatim, oldest first)";
+
+/// Characters the oldest requests are shortened to, in turn, when the requests together
+/// outgrow half the cap.
+const REQUEST_LIMITS: [usize; 3] = [400, 160, 60];
+
+/// The user's requests, numbered, each verbatim up to a quarter of `cap`; when together
+/// they outgrow half of it, the oldest are shortened first (to 400, then 160, then 60
+/// characters, head and tail kept), the latest last.
+fn requests(reqs: &[String], counter: &Counter, cap: usize) -> String {
+    let mut texts: Vec<String> = reqs
+        .iter()
+        .map(|r| fit::clamp(r, counter, cap / 4))
+        .collect();
+    let cost = |t: &str| counter.text(t) + 2;
+    let mut total: usize = texts.iter().map(|t| cost(t)).sum();
+    'shorten: for limit in REQUEST_LIMITS {
+        for t in texts.iter_mut() {
+            if total <= cap / 2 {
+                break 'shorten;
+            }
+            if t.chars().count() > limit {
+                let short = fit::shorten(t, limit);
+                total = total - cost(t) + cost(&short);
+                *t = short;
+            }
+        }
+    }
+    let numbered: Vec<String> = (texts.iter().enumerate())
+        .map(|(i, t)| format!("{}. {t}", i + 1))
+        .collect();
+    numbered.join("\n")
 }
 
 fn header(f: &Facts) -> String {

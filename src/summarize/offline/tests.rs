@@ -34,11 +34,9 @@ fn has_every_section_with_facts_from_the_tool_calls() {
     let text = summary_of(SESSION, DEFAULT_CAP, Encoding::Approx);
     let want = "Offline summary of 9 earlier messages (2 user, 4 assistant, 3 tool).
 
-## User's goal (first request)
-Please make the parser accept trailing commas.
-
-## Latest request
-Also update the changelog.
+## User requests (verbatim, oldest first)
+1. Please make the parser accept trailing commas.
+2. Also update the changelog.
 
 ## Files
 - modified: src/parser.rs
@@ -193,4 +191,26 @@ fn huge_requests_are_shortened_verbatim_at_both_ends() {
     );
     assert!(text.contains("characters omitted"));
     assert!(counter(Encoding::Approx).text(&text) <= DEFAULT_CAP);
+}
+
+#[test]
+fn every_request_survives_and_the_oldest_are_shortened_first() {
+    let mut msgs = Vec::new();
+    for i in 0..30 {
+        let text = format!("request {i}: {}", "please do this carefully ".repeat(20));
+        msgs.push(serde_json::json!({"role": "user", "content": text}));
+        msgs.push(serde_json::json!({"role": "assistant", "content": format!("done {i}")}));
+    }
+    let json = serde_json::Value::Array(msgs).to_string();
+    let c = counter(Encoding::Approx);
+    let text = summary_of(&json, 1000, Encoding::Approx);
+    assert!(c.text(&text) <= 1000, "{}", c.text(&text));
+    for i in 0..30 {
+        assert!(text.contains(&format!("{}. request {i}: please", i + 1)), "{i}: {text}");
+    }
+    // The latest request is whole, the oldest shortened.
+    let latest = format!("request 29: {}", "please do this carefully ".repeat(20));
+    assert!(text.contains(latest.trim()), "{text}");
+    let oldest = format!("request 0: {}", "please do this carefully ".repeat(20));
+    assert!(!text.contains(oldest.trim()), "{text}");
 }
