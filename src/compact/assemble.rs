@@ -58,12 +58,14 @@ pub fn summary_message(summary: &str, partition: &Partition, info: &CompactInfo)
     meta.insert("compact_seq".into(), Value::from(info.seq));
     NewMessage {
         role: Role::User,
-        text: summary_message_text(summary, partition.middle.len(), info),
+        text: summary_message_text(summary, partition.summarized().count(), info),
         meta,
     }
 }
 
-/// The write plan of the compacted session: `[head…, summary message, tail…]`.
+/// The write plan of the compacted session: `[head…, summary message, tail…]`, the
+/// messages of the middle it keeps ([`Partition::kept`]) in their places around the
+/// summary, which takes the place of the first message it replaces.
 pub fn assemble(
     session: &Session,
     partition: &Partition,
@@ -72,7 +74,14 @@ pub fn assemble(
 ) -> Vec<Item> {
     debug_assert_eq!(partition.tail.end, session.messages.len());
     let mut items: Vec<Item> = partition.head.clone().map(Item::Keep).collect();
-    items.push(Item::Insert(summary_message(summary, partition, info)));
+    let first = partition.summarized().next();
+    for i in partition.middle.clone() {
+        if partition.kept.binary_search(&i).is_ok() {
+            items.push(Item::Keep(i));
+        } else if Some(i) == first {
+            items.push(Item::Insert(summary_message(summary, partition, info)));
+        }
+    }
     items.extend(partition.tail.clone().map(Item::Keep));
     items
 }
@@ -110,6 +119,7 @@ mod tests {
             head: 0..1,
             middle: 1..3,
             tail: 3..4,
+            ..Default::default()
         };
         let items = assemble(&s, &p, "They talked.", &info());
         let out = write(&s, &items).unwrap();
@@ -128,6 +138,38 @@ mod tests {
         assert!(text.contains("compact-20240501T120000Z-3.json"), "{text}");
         assert_eq!(summary_body(&text), "They talked.");
         assert_eq!(previous_summaries(&back.messages), ["They talked."]);
+    }
+
+    #[test]
+    fn kept_messages_stay_in_place_around_the_summary() {
+        let input = concat!(
+            r#"{"role":"user","content":"old question"}"#,
+            "\n",
+            r#"{"role":"assistant","content":"keep me","_preserve":true}"#,
+            "\n",
+            r#"{"role":"assistant","content":"old answer"}"#,
+            "\n",
+            r#"{"role":"user","content":"new question"}"#,
+            "\n"
+        );
+        let s = read(input.as_bytes(), Some(Format::Jsonl)).unwrap();
+        let p = Partition {
+            head: 0..0,
+            middle: 0..3,
+            tail: 3..4,
+            kept: vec![1],
+        };
+        let items = assemble(&s, &p, "They talked.", &info());
+        assert!(matches!(items[0], Item::Insert(_)));
+        assert_eq!(items[1..], [Item::Keep(1), Item::Keep(3)]);
+        let out = String::from_utf8(write(&s, &items).unwrap()).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[1],
+            input.lines().nth(1).unwrap(),
+            "kept byte for byte"
+        );
+        assert!(lines[0].contains("(2 messages)"), "{}", lines[0]);
     }
 
     #[test]

@@ -9,17 +9,27 @@ use std::ops::Range;
 use crate::session::{pairs, Message, Session};
 
 /// Head, middle and tail of a session, as consecutive index ranges covering every message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Partition {
     pub head: Range<usize>,
     pub middle: Range<usize>,
     pub tail: Range<usize>,
+    /// Messages of the middle kept verbatim, in order: pinned ones (`_preserve`, `--pin`)
+    /// with their tool partners. The summary goes around them.
+    pub kept: Vec<usize>,
 }
 
 impl Partition {
     /// Whether there is something to summarize.
     pub fn has_middle(&self) -> bool {
-        !self.middle.is_empty()
+        self.summarized().next().is_some()
+    }
+
+    /// The messages of the middle the summary replaces, in order.
+    pub fn summarized(&self) -> impl Iterator<Item = usize> + '_ {
+        self.middle
+            .clone()
+            .filter(|i| self.kept.binary_search(i).is_err())
     }
 }
 
@@ -45,6 +55,7 @@ pub fn partition(session: &Session, counts: &[usize], tail_budget: usize) -> Par
         head: 0..head_end,
         middle: head_end..head_end,
         tail: head_end..n,
+        kept: Vec::new(),
     };
     if n - head_end < 2 {
         return nothing(head_end);
@@ -86,14 +97,27 @@ pub fn partition(session: &Session, counts: &[usize], tail_budget: usize) -> Par
     cut = prefer_user_turn(msgs, &boundaries, cut, counts, tail_budget);
 
     let middle = head_end..cut;
-    if msgs[middle.clone()].iter().all(|m| m.compact.is_some()) {
-        return nothing(head_end);
-    }
-    Partition {
+    let kept = kept_in(&units, msgs, &middle);
+    let p = Partition {
         head: 0..head_end,
         middle,
         tail: cut..n,
+        kept,
+    };
+    if p.summarized().all(|i| msgs[i].compact.is_some()) {
+        return nothing(head_end);
     }
+    p
+}
+
+/// The messages of `middle` kept verbatim: every pairing unit holding a pinned message.
+fn kept_in(units: &[Range<usize>], msgs: &[Message], middle: &Range<usize>) -> Vec<usize> {
+    units
+        .iter()
+        .filter(|u| u.start >= middle.start && u.end <= middle.end)
+        .filter(|u| msgs[(*u).clone()].iter().any(|m| m.pinned))
+        .flat_map(|u| u.clone())
+        .collect()
 }
 
 /// Moves `cut` (a safe point) to the nearest safe point starting a user turn, when that
@@ -259,6 +283,33 @@ mod tests {
         // Cut at index 2 (10+10+10 ≥ 25); u1 is too far back (130 > 50), u2 keeps 20 ≥ 12.
         let (_, middle) = split(&s, &[10, 100, 10, 10, 10], 25);
         assert_eq!(middle, 0..3);
+    }
+
+    #[test]
+    fn pinned_messages_of_the_middle_are_kept_with_their_tool_partners() {
+        use Role::*;
+        let mut pinned_result = result("c1");
+        pinned_result.pinned = true;
+        let mut pinned = msg(User, "remember: port 8080");
+        pinned.pinned = true;
+        let s = session(vec![
+            msg(User, "u1"),
+            call("c1"),
+            pinned_result,
+            msg(Assistant, "a1"),
+            pinned,
+            msg(User, "u2"),
+            msg(Assistant, "a2"),
+        ]);
+        let p = partition(&s, &[10; 7], 20);
+        assert_eq!((p.middle.clone(), p.tail.clone()), (0..5, 5..7));
+        assert_eq!(p.kept, [1, 2, 4]);
+        assert_eq!(p.summarized().collect::<Vec<_>>(), [0, 3]);
+        // A middle of nothing but pinned messages has nothing to summarize.
+        let mut only = msg(User, "keep");
+        only.pinned = true;
+        let s = session(vec![only, msg(User, "u2"), msg(Assistant, "a2")]);
+        assert!(!partition(&s, &[10; 3], 20).has_middle());
     }
 
     #[test]

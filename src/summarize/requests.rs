@@ -44,8 +44,22 @@ const PREFIXES: [&str; 4] = [
 
 /// Slash commands that manage the session rather than ask for work.
 const HOUSEKEEPING: [&str; 16] = [
-    "compact", "clear", "mcp", "model", "config", "cost", "context", "resume", "status",
-    "help", "login", "logout", "exit", "memory", "permissions", "doctor",
+    "compact",
+    "clear",
+    "mcp",
+    "model",
+    "config",
+    "cost",
+    "context",
+    "resume",
+    "status",
+    "help",
+    "login",
+    "logout",
+    "exit",
+    "memory",
+    "permissions",
+    "doctor",
 ];
 
 /// What the user asked in `m`: its text with injected context removed, or `None` when `m`
@@ -160,7 +174,10 @@ mod tests {
         let m = user("<system-reminder>todo list empty</system-reminder>\nFix the parser.");
         assert_eq!(request_text(&m).as_deref(), Some("Fix the parser."));
         let cmd = "<command-message>x:beads</command-message>\n<command-name>/x:beads</command-name>\n<command-args>learn tmux</command-args>";
-        assert_eq!(request_text(&user(cmd)).as_deref(), Some("/x:beads learn tmux"));
+        assert_eq!(
+            request_text(&user(cmd)).as_deref(),
+            Some("/x:beads learn tmux")
+        );
         assert_eq!(
             request_text(&user("  What does notes.txt say?\n")).as_deref(),
             Some("What does notes.txt say?")
@@ -168,7 +185,11 @@ mod tests {
         let mut injected = user("please");
         injected.injected = true;
         assert_eq!(request_text(&injected), None);
-        let assistant = Message::new(Role::Assistant, vec![Part::Text("hi".into())], Origin::Record(0));
+        let assistant = Message::new(
+            Role::Assistant,
+            vec![Part::Text("hi".into())],
+            Origin::Record(0),
+        );
         assert_eq!(request_text(&assistant), None);
         assert_eq!(remove_block("a<x>b", "x"), "a");
     }

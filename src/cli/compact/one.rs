@@ -80,7 +80,17 @@ pub fn compact_file(
         ));
     }
 
-    let middle = &loaded.session.messages[part.middle.clone()];
+    let summarized: Vec<usize> = part.summarized().collect();
+    // The messages the summary replaces: the middle, less those it keeps verbatim.
+    let picked: Vec<crate::session::Message>;
+    let middle = if part.kept.is_empty() {
+        &loaded.session.messages[part.middle.clone()]
+    } else {
+        picked = (summarized.iter())
+            .map(|&i| loaded.session.messages[i].clone())
+            .collect();
+        &picked[..]
+    };
     let input = Input::new(middle)
         .with_instructions(args.instructions.clone())
         .with_redaction(args.redact);
@@ -136,7 +146,7 @@ pub fn compact_file(
              outweighs the {} messages it replaces)",
             thousands(loaded.total as u64),
             thousands(after as u64),
-            part.middle.len()
+            summarized.len()
         );
         return Ok(unchanged(ctx, &shown, summarizer.name(), reason, false));
     }
@@ -156,6 +166,15 @@ pub fn compact_file(
     let archived = (|| {
         let seq = store.next_seq(&name)?;
         let info = info(&id, seq, Some(store.path_for(&name, seq, now)?), now);
+        // Messages kept in the middle stand between the summary and the originals' place:
+        // `archive restore` rebuilds the file from what is written instead.
+        // Written once: writers may give new records fresh ids.
+        let items = compact::assemble(&loaded.session, &part, &summary, &info);
+        let written = formats::write(&loaded.session, &items)?;
+        let undo = match (part.kept.is_empty(), loaded.session.doc.text()) {
+            (false, Some(original)) => Some(archive::Undo::new(original, &written)),
+            _ => None,
+        };
         let record = ArchiveRecord {
             seq: Some(seq),
             compact_id: id.clone(),
@@ -171,21 +190,21 @@ pub fn compact_file(
             tokens: Tokens {
                 original: loaded.total,
                 compacted: planned.unwrap_or_else(|| compacted(&loaded, &part, &summary, &info)),
-                archived: loaded.counts[part.middle.clone()].iter().sum(),
+                archived: summarized.iter().map(|&i| loaded.counts[i]).sum(),
             },
-            first_message: part.middle.start,
-            messages: part.middle.len(),
+            first_message: summarized.first().copied().unwrap_or(part.middle.start),
+            messages: summarized.len(),
             summary: summary.clone(),
-            records: archive::original_records(&loaded.session, part.middle.clone())?,
-            undo: None,
+            records: archive::records_of(&loaded.session, &summarized)?,
+            undo,
         };
         let stored = store.put(&name, &record)?;
-        Ok::<_, archive::ArchiveError>((info, stored))
+        Ok::<_, anyhow::Error>((info, stored, written))
     })();
-    let (info, archived) = match archived {
-        Ok((info, stored)) => (info, Some((stored.seq, stored.path))),
+    let (info, archived, written) = match archived {
+        Ok((info, stored, written)) => (info, Some((stored.seq, stored.path)), Some(written)),
         Err(e) if dest.replaces_input() => {
-            return Err(anyhow::Error::new(e).context(format!(
+            return Err(e.context(format!(
                 "archiving the originals of {shown}; nothing was changed"
             )))
         }
@@ -193,11 +212,16 @@ pub fn compact_file(
             ctx.printer.warn(&format!(
                 "cannot archive the originals of {shown} ({e}); writing the compacted session anyway"
             ));
-            (info(&id, 0, None, now), None)
+            (info(&id, 0, None, now), None, None)
         }
     };
-    let items = compact::assemble(&loaded.session, &part, &summary, &info);
-    let bytes = formats::write(&loaded.session, &items)?;
+    let bytes = match written {
+        Some(b) => b,
+        None => {
+            let items = compact::assemble(&loaded.session, &part, &summary, &info);
+            formats::write(&loaded.session, &items)?
+        }
+    };
     // The "after" figure is a count of what is written.
     let tokens = loaded
         .recount(&bytes)
@@ -210,8 +234,8 @@ pub fn compact_file(
         original_tokens: loaded.total,
         compacted_tokens: tokens,
         compaction_ratio: ratio(tokens, loaded.total),
-        compacted_messages: part.middle.len(),
-        retained_messages: part.head.len() + part.tail.len(),
+        compacted_messages: summarized.len(),
+        retained_messages: loaded.session.messages.len() - summarized.len(),
         archive: archived.as_ref().map(|(_, p)| p.display().to_string()),
         output: Some(dest.display()),
         archive_id: archived.map(|(seq, _)| format!("{name}/{seq}")),

@@ -121,8 +121,8 @@ pub fn dry_run(
             original_tokens: l.total,
             compacted_tokens: tokens,
             compaction_ratio: ratio(tokens, l.total),
-            compacted_messages: middle.messages,
-            retained_messages: head.messages + tail.messages,
+            compacted_messages: part.summarized().count(),
+            retained_messages: l.session.messages.len() - part.summarized().count(),
             archive: None,
             output: None,
             archive_id: None,
@@ -149,11 +149,21 @@ pub fn dry_run(
             action.to_string(),
         ]
     };
-    let rows = vec![
+    let mut rows = vec![
         row("head", &head, "keep"),
         row("middle", &middle, "summarize and archive"),
         row("tail", &tail, "keep"),
     ];
+    if !part.kept.is_empty() {
+        let kept = vec![
+            "pinned".to_string(),
+            "in middle".to_string(),
+            part.kept.len().to_string(),
+            thousands(part.kept.iter().map(|&i| l.counts[i]).sum::<usize>() as u64),
+            "keep".to_string(),
+        ];
+        rows.insert(2, kept);
+    }
     let p = &ctx.printer;
     p.line(&table(
         &["part", "range", "messages", "tokens", "action"],

@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::tools::{self, FileOp};
-use crate::summarize::requests::request_text;
 use crate::session::{join_text, Message, Part, Role};
+use crate::summarize::requests::request_text;
 
 /// How a tool call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

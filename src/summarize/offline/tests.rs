@@ -206,7 +206,10 @@ fn every_request_survives_and_the_oldest_are_shortened_first() {
     let text = summary_of(&json, 1000, Encoding::Approx);
     assert!(c.text(&text) <= 1000, "{}", c.text(&text));
     for i in 0..30 {
-        assert!(text.contains(&format!("{}. request {i}: please", i + 1)), "{i}: {text}");
+        assert!(
+            text.contains(&format!("{}. request {i}: please", i + 1)),
+            "{i}: {text}"
+        );
     }
     // The latest request is whole, the oldest shortened.
     let latest = format!("request 29: {}", "please do this carefully ".repeat(20));
