@@ -41,6 +41,8 @@ pub struct ErrorSeen {
     pub times: usize,
     /// A later call of the same tool on the same command or file succeeded.
     pub resolved: bool,
+    /// How it was resolved: files changed between the error and the success.
+    pub fixed_by: Vec<String>,
 }
 
 /// Where a file ended up, strongest first.
@@ -78,6 +80,11 @@ pub struct Facts {
     pub errors: Vec<ErrorSeen>,
     pub decisions: Vec<String>,
     pub status: Option<String>,
+    /// Open items of the latest todo list or plan (`TodoWrite`, `update_plan`,
+    /// `write_todos`), as `[status] text`.
+    pub todos: Vec<String>,
+    /// The last tool call, with its target and outcome: the work in progress at the cut.
+    pub last_call: Option<String>,
 }
 
 /// Collects the facts of `messages` (earlier summaries among them are skipped; the caller
@@ -141,6 +148,9 @@ pub fn collect(messages: &[Message]) -> Facts {
                     }
                 }
             };
+            if let Some(list) = todo_list(name, arguments) {
+                f.todos = list;
+            }
             let failed = matches!(outcome, Outcome::Failed(_));
             let stat = f.tools.entry(name.clone()).or_default();
             stat.0 += 1;
@@ -154,11 +164,20 @@ pub fn collect(messages: &[Message]) -> Facts {
                 f.commands.push((cmd.clone(), outcome));
             }
             let target = facts.target().map(str::to_string);
+            f.last_call = Some(match &target {
+                Some(t) => format!("{name} `{}` → {}", fit_line(t), outcome.describe()),
+                None => format!("{name} → {}", outcome.describe()),
+            });
+            let changed = (facts.files.iter())
+                .filter(|(op, _)| !failed && *op != FileOp::Read)
+                .map(|(_, p)| p.clone())
+                .collect();
             calls.push(Call {
                 name: name.clone(),
                 key: tools::base_name(name),
                 target,
                 ok: !failed,
+                changed,
             });
         }
     }
@@ -175,27 +194,71 @@ struct Call {
     key: String,
     target: Option<String>,
     ok: bool,
+    /// Files the call wrote, edited or deleted.
+    changed: Vec<String>,
+}
+
+/// The first line of `t`, at most 120 characters.
+fn fit_line(t: &str) -> String {
+    super::fit::one_line(t, 120)
+}
+
+/// The open items of a todo list or plan a call writes, if it is one.
+fn todo_list(name: &str, arguments: &str) -> Option<Vec<String>> {
+    let base = tools::base_name(name);
+    if !matches!(
+        base.as_str(),
+        "todowrite" | "update_plan" | "write_todos" | "todo_write"
+    ) {
+        return None;
+    }
+    let args: serde_json::Value = serde_json::from_str(arguments).ok()?;
+    let list = ["todos", "plan", "items"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(serde_json::Value::as_array))?;
+    let field = |v: &serde_json::Value, keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| v.get(*k).and_then(serde_json::Value::as_str))
+            .map(str::to_string)
+    };
+    Some(
+        list.iter()
+            .filter_map(|item| {
+                let text = field(item, &["content", "step", "description", "text", "title"])?;
+                let status = field(item, &["status"]).unwrap_or_else(|| "pending".into());
+                (!matches!(status.as_str(), "completed" | "done" | "cancelled"))
+                    .then(|| format!("[{status}] {}", fit_line(&text)))
+            })
+            .collect(),
+    )
 }
 
 /// Identical errors are reported once, with a count; an error is resolved when a later
 /// call with the same tool and target succeeded after its last occurrence.
 fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
-    // The last successful call of each (tool, step): linear, however many errors.
-    let mut last_ok: HashMap<(&str, Option<&str>), usize> = HashMap::new();
+    // The successful calls of each (tool, step), in order: linear, however many errors.
+    let mut oks: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::new();
     for (i, c) in calls.iter().enumerate().filter(|(_, c)| c.ok) {
-        last_ok.insert((c.key.as_str(), c.target.as_deref().map(step)), i);
+        oks.entry((c.key.as_str(), c.target.as_deref().map(step)))
+            .or_default()
+            .push(i);
     }
     let mut out: Vec<ErrorSeen> = Vec::new();
     let mut index: HashMap<(String, Option<String>, String), usize> = HashMap::new();
     for (at, line) in errors {
         let c = &calls[at];
-        let resolved = last_ok
+        let ok_after = oks
             .get(&(c.key.as_str(), c.target.as_deref().map(step)))
-            .is_some_and(|&ok| ok > at);
+            .and_then(|v| v.get(v.partition_point(|&ok| ok <= at)).copied());
+        let resolved = ok_after.is_some();
+        let fixed_by = ok_after
+            .map(|ok| changed_between(calls, at, ok))
+            .unwrap_or_default();
         let key = (c.name.clone(), c.target.clone(), line);
         if let Some(&i) = index.get(&key) {
             out[i].times += 1;
             out[i].resolved = resolved;
+            out[i].fixed_by = fixed_by;
         } else {
             index.insert(key.clone(), out.len());
             out.push(ErrorSeen {
@@ -204,7 +267,22 @@ fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
                 line: key.2,
                 times: 1,
                 resolved,
+                fixed_by,
             });
+        }
+    }
+    out
+}
+
+/// Up to three files changed by the calls after `from` up to and including `to` (at most
+/// 200 calls looked at), in order.
+fn changed_between(calls: &[Call], from: usize, to: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in calls[from + 1..=to].iter().take(200) {
+        for p in &c.changed {
+            if out.len() < 3 && !out.contains(p) {
+                out.push(p.clone());
+            }
         }
     }
     out

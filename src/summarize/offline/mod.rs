@@ -85,7 +85,8 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
         f.decisions.iter().map(|d| fit::one_line(d, 300)),
         true,
     ));
-    sections.extend(verbatim("Last status from the assistant", &f.status, 5));
+    sections.push(Section::list("Open TODOs", f.todos.clone(), false));
+    sections.extend(verbatim(STATE, &state(&f), 5));
     sections.retain(|s| !s.is_empty());
     // Least important first.
     let order = [
@@ -95,10 +96,29 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
         "Errors seen",
         "Files",
         "Earlier summary (carried forward)",
-        "Last status from the assistant",
+        "Open TODOs",
+        STATE,
         REQUESTS,
     ];
     fit::fit(&header(&f), &mut sections, &order, counter, cap)
+}
+
+/// The title of the section on the work in progress at the cut.
+pub const STATE: &str = "State at the cut";
+
+/// The latest request, the last tool call and the assistant's last words.
+fn state(f: &Facts) -> Option<String> {
+    let mut out = Vec::new();
+    if !f.requests.is_empty() {
+        out.push(format!("Latest request: {} above.", f.requests.len()));
+    }
+    if let Some(c) = &f.last_call {
+        out.push(format!("Last tool call: {c}"));
+    }
+    if let Some(s) = &f.status {
+        out.push(format!("Last status from the assistant:\n{s}"));
+    }
+    (!out.is_empty()).then(|| out.join("\n"))
 }
 
 /// The title of the section of the user's requests.
@@ -110,7 +130,7 @@ const REQUEST_LIMITS: [usize; 3] = [400, 160, 60];
 
 /// The user's requests, numbered, each verbatim up to a quarter of `cap`; when together
 /// they outgrow half of it, the oldest are shortened first (to 400, then 160, then 60
-/// characters, head and tail kept), the latest last.
+/// characters, head and tail kept), the latest only when all the others are at 60.
 fn requests(reqs: &[String], counter: &Counter, cap: usize) -> String {
     let mut texts: Vec<String> = reqs
         .iter()
@@ -118,11 +138,17 @@ fn requests(reqs: &[String], counter: &Counter, cap: usize) -> String {
         .collect();
     let cost = |t: &str| counter.text(t) + 2;
     let mut total: usize = texts.iter().map(|t| cost(t)).sum();
-    'shorten: for limit in REQUEST_LIMITS {
-        for t in texts.iter_mut() {
-            if total <= cap / 2 {
-                break 'shorten;
-            }
+    // The earlier requests through every limit first, then the latest.
+    let n = texts.len();
+    let steps = (REQUEST_LIMITS.iter())
+        .flat_map(|&l| (0..n.saturating_sub(1)).map(move |i| (l, i)))
+        .chain(REQUEST_LIMITS.iter().map(|&l| (l, n.saturating_sub(1))));
+    for (limit, i) in steps {
+        if total <= cap / 2 || n == 0 {
+            break;
+        }
+        let t = &mut texts[i];
+        {
             if t.chars().count() > limit {
                 let short = fit::shorten(t, limit);
                 total = total - cost(t) + cost(&short);
@@ -195,11 +221,16 @@ fn errors(f: &Facts) -> Vec<String> {
             if e.times > 1 {
                 s.push_str(&format!(" (×{})", e.times));
             }
-            s.push_str(if e.resolved {
-                " — resolved later"
+            if !e.resolved {
+                s.push_str(" — not seen resolved");
+            } else if e.fixed_by.is_empty() {
+                s.push_str(" — resolved: succeeded on a later try");
             } else {
-                " — not seen resolved"
-            });
+                s.push_str(&format!(
+                    " — resolved: succeeded after changes to {}",
+                    e.fixed_by.join(", ")
+                ));
+            }
             s
         })
         .collect()

@@ -55,7 +55,10 @@ fn has_every_section_with_facts_from_the_tool_calls() {
 ## Decisions
 - I decided to handle the comma in parse_list instead of the lexer.
 
-## Last status from the assistant
+## State at the cut
+Latest request: 2 above.
+Last tool call: bash `cargo test` → failed (exit 101)
+Last status from the assistant:
 The parser change is done; one test still fails.
 ";
     assert_eq!(text, want);
@@ -195,7 +198,7 @@ fn huge_requests_are_shortened_verbatim_at_both_ends() {
 
 #[test]
 fn every_request_survives_and_the_oldest_are_shortened_first() {
-    let mut msgs = Vec::new();
+    let mut msgs = vec![serde_json::json!({"role": "system", "content": "sys"})];
     for i in 0..30 {
         let text = format!("request {i}: {}", "please do this carefully ".repeat(20));
         msgs.push(serde_json::json!({"role": "user", "content": text}));
@@ -203,8 +206,8 @@ fn every_request_survives_and_the_oldest_are_shortened_first() {
     }
     let json = serde_json::Value::Array(msgs).to_string();
     let c = counter(Encoding::Approx);
-    let text = summary_of(&json, 1000, Encoding::Approx);
-    assert!(c.text(&text) <= 1000, "{}", c.text(&text));
+    let text = summary_of(&json, 4000, Encoding::Approx);
+    assert!(c.text(&text) <= 4000, "{}", c.text(&text));
     for i in 0..30 {
         assert!(
             text.contains(&format!("{}. request {i}: please", i + 1)),
@@ -216,4 +219,33 @@ fn every_request_survives_and_the_oldest_are_shortened_first() {
     assert!(text.contains(latest.trim()), "{text}");
     let oldest = format!("request 0: {}", "please do this carefully ".repeat(20));
     assert!(!text.contains(oldest.trim()), "{text}");
+}
+
+#[test]
+fn todos_and_how_errors_were_resolved() {
+    let json = r#"[
+  {"role": "user", "content": "Make the tests pass."},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"pytest -q\"}"}}]},
+  {"role": "tool", "tool_call_id": "c1", "content": "Exit code: 1\nE   ImportError: no module named calc"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c2", "type": "function", "function": {"name": "mcp__fs__write_file", "arguments": "{\"path\": \"calc.py\"}"}}]},
+  {"role": "tool", "tool_call_id": "c2", "content": "written"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c3", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"pytest -q && echo ok\"}"}}]},
+  {"role": "tool", "tool_call_id": "c3", "content": "Exit code: 0\n3 passed"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c4", "type": "function", "function": {"name": "TodoWrite", "arguments": "{\"todos\": [{\"content\": \"fix import\", \"status\": \"completed\"}, {\"content\": \"add docs\", \"status\": \"in_progress\"}]}"}}]},
+  {"role": "tool", "tool_call_id": "c4", "content": "ok"}
+]"#;
+    let text = summary_of(json, DEFAULT_CAP, Encoding::Approx);
+    for needle in [
+        "- created: calc.py\n",
+        "bash `pytest -q`: E   ImportError: no module named calc — resolved: succeeded after changes to calc.py\n",
+        "## Open TODOs\n- [in_progress] add docs\n",
+        "Last tool call: TodoWrite → ok",
+    ] {
+        assert!(text.contains(needle), "{needle} missing:\n{text}");
+    }
+    assert!(!text.contains("fix import"), "{text}");
 }
