@@ -5,6 +5,7 @@
 
 pub mod llm;
 pub mod offline;
+pub mod recall;
 pub mod redact;
 mod render;
 pub mod requests;

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use super::report::{dry_run, unchanged, Doc, Done, Report};
-use super::settings::tail_budget;
+use super::report::{self, dry_run, recall_line, unchanged, Doc, Done, Report};
+use super::settings::{self, tail_budget};
 use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
 use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens};
 use crate::cli::args::limits;
@@ -15,7 +15,7 @@ use crate::ops::load;
 use crate::ops::store::{clock, lock};
 use crate::ops::write::{self, Destination};
 use crate::render::table::thousands;
-use crate::summarize::{Input, Summarizer};
+use crate::summarize::{recall, Input, Summarizer};
 
 /// Compacts one session (`from_store`: the store's copy of `--name`, compacted in place).
 /// Prints its human report; the `--json` document is returned for the caller to print.
@@ -99,19 +99,59 @@ pub fn compact_file(
         .spinner(&format!("summarizing {} messages", middle.len()));
     let summary = summarizer.summarize(&input, &loaded.counter);
     spinner.finish_and_clear();
+    let mut used = summarizer.name();
     let summary = match summary {
         Ok(s) => s,
+        Err(e) if args.fallback.is_some() => {
+            let fallback = settings::offline(ctx, args);
+            ctx.printer.warn(&format!(
+                "{shown}: the {used} summarizer failed ({e}); using the offline summary (--fallback)"
+            ));
+            used = fallback.name();
+            fallback.summarize(&input, &loaded.counter)?
+        }
         Err(e) => {
             let err = anyhow::Error::new(e).context(format!("{shown}: the summarizer failed"));
             ctx.printer.error(&err);
-            ctx.printer
-                .hint("nothing was changed; check the llm settings with `ctxctl config`");
+            ctx.printer.hint(
+                "nothing was changed; check the llm settings with `ctxctl config`, or pass \
+                 --fallback offline",
+            );
             return Ok(Done {
                 status: ExitStatus::SummarizerFailed,
                 doc: None,
             });
         }
     };
+    // The self-check: which facts of the replaced messages the summary mentions. A model's
+    // summary gets the list of those it left out.
+    let facts = input.with_secrets_removed(|i| recall::facts(i.messages));
+    let recall = recall::measure(&facts, &summary);
+    let summary = if used != "offline" && !recall.missing.is_empty() {
+        format!(
+            "{}\n\n{}",
+            summary.trim_end(),
+            recall::appendix(&recall.missing)
+        )
+    } else {
+        summary
+    };
+    if let Some(min) = settings::min_recall(args)?.filter(|&m| recall.score() < m) {
+        ctx.printer.error(&anyhow::anyhow!(
+            "{shown}: the summary mentions {:.1}% of the replaced messages' facts, below \
+             --min-recall {min} ({})",
+            recall.score() * 100.0,
+            recall.describe()
+        ));
+        ctx.printer.hint(
+            "nothing was changed; keep a longer tail (--tail-tokens), allow a longer summary \
+             (--summary-tokens) or lower --min-recall",
+        );
+        return Ok(Done {
+            status: ExitStatus::SummarizerFailed,
+            doc: None,
+        });
+    }
 
     let name = archive_name(args, &loaded.path);
     let store = ArchiveStore::new(ctx.data_dir()?.value);
@@ -124,7 +164,7 @@ pub fn compact_file(
             Some(store.path_for(&name, seq, now)?),
             now,
         );
-        return dry_run(ctx, &loaded, &part, &summary, &info, summarizer.name());
+        return dry_run(ctx, &loaded, &part, &summary, &info, used, &recall);
     }
     // Summarized: the messages' text goes, the document's comes back for archiving and
     // writing.
@@ -148,7 +188,7 @@ pub fn compact_file(
             thousands(after as u64),
             summarized.len()
         );
-        return Ok(unchanged(ctx, &shown, summarizer.name(), reason, false));
+        return Ok(unchanged(ctx, &shown, used, reason, false));
     }
 
     let dest = if from_store && args.output.output.is_none() {
@@ -186,7 +226,7 @@ pub fn compact_file(
             },
             format: loaded.session.format.name().to_string(),
             model: Some(loaded.model.name.clone()),
-            summarizer: summarizer.name().to_string(),
+            summarizer: used.to_string(),
             tokens: Tokens {
                 original: loaded.total,
                 compacted: planned.unwrap_or_else(|| compacted(&loaded, &part, &summary, &info)),
@@ -239,9 +279,10 @@ pub fn compact_file(
         archive: archived.as_ref().map(|(_, p)| p.display().to_string()),
         output: Some(dest.display()),
         archive_id: archived.map(|(seq, _)| format!("{name}/{seq}")),
-        summarizer: summarizer.name(),
+        summarizer: used,
         reason: None,
         dry_run: false,
+        recall: Some(report::RecallFigures::of(&recall)),
     };
     let doc = if ctx.printer.json {
         (dest != Destination::Stdout).then_some(Doc::Report(report))
@@ -260,6 +301,7 @@ pub fn compact_file(
                 .unwrap_or_default(),
             dest.display()
         ));
+        ctx.printer.note(&recall_line(&shown, &recall, used));
         None
     };
     Ok(Done {

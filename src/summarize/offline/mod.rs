@@ -9,7 +9,7 @@
 //! cap, the least important sections are shortened first.
 
 mod facts;
-mod fit;
+pub(crate) mod fit;
 pub mod tools;
 
 pub use facts::{collect, ErrorSeen, Facts, FileFate, Outcome};
