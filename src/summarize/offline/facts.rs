@@ -133,7 +133,7 @@ pub fn collect(messages: &[Message]) -> Facts {
             let outcome = match results.get(id.as_str()) {
                 None => Outcome::NoResult,
                 Some((is_error, content)) => {
-                    let text = &join_text(content);
+                    let text = &unwrap_output(join_text(content));
                     let (head, tail) = ends(text, 2000);
                     let code = tools::exit_code(head).or_else(|| tools::exit_code(tail));
                     // A shell tool that reports no exit code: trust its output.
@@ -314,6 +314,27 @@ fn text_of(m: &Message) -> String {
         out.push_str(t);
     }
     out
+}
+
+/// The output inside Codex 0.5x's JSON wrapping (`{"output": …, "metadata": …}`), or
+/// `text` as it is.
+fn unwrap_output(text: String) -> String {
+    if !text.starts_with("{\"output\"") {
+        return text;
+    }
+    let v: Option<serde_json::Value> = serde_json::from_str(&text).ok();
+    let output = v
+        .as_ref()
+        .and_then(|v| v.get("output"))
+        .and_then(|o| o.as_str());
+    match (
+        output,
+        v.as_ref().and_then(|v| v.pointer("/metadata/exit_code")),
+    ) {
+        (Some(o), Some(code)) => format!("{o}\nExit code: {code}"),
+        (Some(o), None) => o.to_string(),
+        _ => text,
+    }
 }
 
 /// The first and last `n` bytes of `text` (on character boundaries).

@@ -252,9 +252,14 @@ fn shell_files(cmd: &str) -> Vec<(FileOp, String)> {
                 }
             }
             "touch" if !git => out.extend(args(1).into_iter().map(|p| (Write, p))),
-            "sed" if plain.iter().any(|w| w.starts_with("-i")) => {
-                if let Some(p) = args(1).pop() {
-                    out.push((Edit, p));
+            "sed" if !git => {
+                let edit = plain.iter().any(|w| w.starts_with("-i"));
+                // The script is the first plain argument, the file the last.
+                let files = args(1);
+                if files.len() >= 2 || plain.iter().any(|w| *w == "-e") {
+                    if let Some(p) = files.last() {
+                        out.push((if edit { Edit } else { Read }, p.clone()));
+                    }
                 }
             }
             "cat" | "head" | "tail" | "wc" | "nl" | "less" if !git => {
@@ -383,6 +388,10 @@ mod tests {
             [(Read, "calc.py".into()), (Write, "out.txt".into())]
         );
         assert_eq!(f("sed -i 's/a/b/' src/x.rs"), [(Edit, "src/x.rs".into())]);
+        assert_eq!(
+            f("sed -n '1,200p' shop/inv.py"),
+            [(Read, "shop/inv.py".into())]
+        );
         assert_eq!(
             f("cd /w && python3 gen.py >> data.csv"),
             [(Edit, "data.csv".into())]
