@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Partition;
+use super::{Continuation, Partition};
 use crate::session::summary::{CLOSE, OPEN};
 use crate::session::{Item, NewMessage, Role, Session};
 
@@ -26,17 +26,38 @@ impl CompactInfo {
     }
 }
 
-/// The summary message's text: a note for the model saying what happened and where the
-/// originals are, then the summary between `<summary>` tags.
-pub fn summary_message_text(summary: &str, messages: usize, info: &CompactInfo) -> String {
+/// The summary message's text: a note for the model saying what happened, where the
+/// originals are and how to go on ([`Continuation`]), then the summary between
+/// `<summary>` tags.
+pub fn summary_message_text(
+    summary: &str,
+    messages: usize,
+    info: &CompactInfo,
+    how: Continuation,
+) -> String {
     let whence = match &info.archive {
         Some(path) => format!("The original messages are archived at {path}."),
         None => "The original messages were not archived.".to_string(),
     };
+    let next = match how {
+        Continuation::Conversation => {
+            "Continue from the summary and the messages after it; ask the user if something you \
+             need is missing."
+        }
+        Continuation::ToolLoop => {
+            "You were in the middle of working on the user's latest request (quoted in the \
+             summary): carry on from the messages after the summary, without asking the user to \
+             repeat anything."
+        }
+        Continuation::Manual => {
+            "The conversation was compacted between turns: the summary and the messages after it \
+             are what came before; wait for the user's next message and answer it with them in \
+             mind."
+        }
+    };
     format!(
         "[ctxctl compaction {seq}] The earlier part of this conversation ({messages} message{s}) \
-         was replaced by the summary below to save context. {whence} Continue from the summary \
-         and the messages after it; ask the user if something you need is missing.\n\n\
+         was replaced by the summary below to save context. {whence} {next}\n\n\
          {OPEN}\n{body}\n{CLOSE}",
         seq = info.seq,
         s = if messages == 1 { "" } else { "s" },
@@ -58,7 +79,12 @@ pub fn summary_message(summary: &str, partition: &Partition, info: &CompactInfo)
     meta.insert("compact_seq".into(), Value::from(info.seq));
     NewMessage {
         role: Role::User,
-        text: summary_message_text(summary, partition.summarized().count(), info),
+        text: summary_message_text(
+            summary,
+            partition.summarized().count(),
+            info,
+            partition.continuation,
+        ),
         meta,
     }
 }
@@ -158,6 +184,7 @@ mod tests {
             middle: 0..3,
             tail: 3..4,
             kept: vec![1],
+            ..Default::default()
         };
         let items = assemble(&s, &p, "They talked.", &info());
         assert!(matches!(items[0], Item::Insert(_)));
@@ -183,7 +210,8 @@ mod tests {
             archive: None,
             ..info()
         };
-        let t = summary_message_text("x", 1, &no_archive);
+        let t = summary_message_text("x", 1, &no_archive, Continuation::ToolLoop);
+        assert!(t.contains("without asking the user to repeat"), "{t}");
         assert!(
             t.contains("(1 message)") && t.contains("not archived"),
             "{t}"

@@ -14,9 +14,44 @@ pub struct Partition {
     pub head: Range<usize>,
     pub middle: Range<usize>,
     pub tail: Range<usize>,
-    /// Messages of the middle kept verbatim, in order: pinned ones (`_preserve`, `--pin`)
+    /// Messages of the middle kept verbatim, in order: pinned ones (`"_preserve": true`)
     /// with their tool partners. The summary goes around them.
     pub kept: Vec<usize>,
+    /// What the session does after the cut, for the summary message's last words.
+    pub continuation: Continuation,
+}
+
+/// How the conversation goes on after a compaction, judged from where the cut falls: the
+/// summary message tells the model what to do next, as agents' own compactions do.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Continuation {
+    /// The tail starts with a request of the user: the conversation goes on from there.
+    #[default]
+    Conversation,
+    /// The cut falls inside the assistant's work on a request (a tool loop) that has not
+    /// ended: carry on without asking the user again.
+    ToolLoop,
+    /// The session ends with the assistant's finished answer: compacted between turns (by
+    /// hand, as `/compact` does); the next message will be the user's.
+    Manual,
+}
+
+impl Continuation {
+    /// The continuation of `msgs` cut at `cut`.
+    pub fn at(msgs: &[Message], cut: usize) -> Continuation {
+        let finished = msgs.last().is_some_and(|m| {
+            m.role == crate::session::Role::Assistant
+                && m.call_ids().next().is_none()
+                && !m.text().trim().is_empty()
+        });
+        if finished {
+            Continuation::Manual
+        } else if msgs.get(cut).is_some_and(Message::is_user_request) {
+            Continuation::Conversation
+        } else {
+            Continuation::ToolLoop
+        }
+    }
 }
 
 impl Partition {
@@ -56,6 +91,7 @@ pub fn partition(session: &Session, counts: &[usize], tail_budget: usize) -> Par
         middle: head_end..head_end,
         tail: head_end..n,
         kept: Vec::new(),
+        continuation: Continuation::at(msgs, head_end),
     };
     if n - head_end < 2 {
         return nothing(head_end);
@@ -103,6 +139,7 @@ pub fn partition(session: &Session, counts: &[usize], tail_budget: usize) -> Par
         middle,
         tail: cut..n,
         kept,
+        continuation: Continuation::at(msgs, cut),
     };
     if p.summarized().all(|i| msgs[i].compact.is_some()) {
         return nothing(head_end);
@@ -310,6 +347,21 @@ mod tests {
         only.pinned = true;
         let s = session(vec![only, msg(User, "u2"), msg(Assistant, "a2")]);
         assert!(!partition(&s, &[10; 3], 20).has_middle());
+    }
+
+    #[test]
+    fn the_continuation_follows_from_the_cut() {
+        use Role::*;
+        let msgs = vec![msg(User, "u1"), call("c1"), result("c1"), msg(User, "u2")];
+        assert_eq!(Continuation::at(&msgs, 3), Continuation::Conversation);
+        assert_eq!(Continuation::at(&msgs[..3], 1), Continuation::ToolLoop);
+        let done = vec![
+            msg(User, "u1"),
+            call("c1"),
+            result("c1"),
+            msg(Assistant, "done"),
+        ];
+        assert_eq!(Continuation::at(&done, 1), Continuation::Manual);
     }
 
     #[test]
