@@ -66,17 +66,7 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
             fit::clamp(&text, counter, cap / 2),
         ));
     }
-    let files = f
-        .files
-        .iter()
-        .map(|(p, fate)| (*fate, format!("{}: {p}", fate.name())));
-    let mut files: Vec<(FileFate, String)> = files.collect();
-    files.sort_by_key(|(fate, _)| *fate);
-    sections.push(Section::list(
-        "Files",
-        files.into_iter().map(|x| x.1),
-        false,
-    ));
+    sections.push(Section::list("Files", files(&f), false));
     sections.push(Section::list("Commands run", commands(&f), true));
     sections.push(Section::list("Tool calls", tool_stats(&f), false));
     sections.push(Section::list("Errors seen", errors(&f), true));
@@ -88,19 +78,30 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
     sections.push(Section::list("Open TODOs", f.todos.clone(), false));
     sections.extend(verbatim(STATE, &state(&f), 5));
     sections.retain(|s| !s.is_empty());
-    // Least important first.
+    // Least important first: the facts the next turn needs most (paths, commands, errors)
+    // go after the assistant's last words, the user's requests last.
     let order = [
         "Tool calls",
         "Decisions",
-        "Commands run",
-        "Errors seen",
-        "Files",
-        "Earlier summary (carried forward)",
-        "Open TODOs",
         STATE,
+        "Open TODOs",
+        "Earlier summary (carried forward)",
+        "Errors seen",
+        "Commands run",
+        "Files",
         REQUESTS,
     ];
     fit::fit(&header(&f), &mut sections, &order, counter, cap)
+}
+
+/// A request cut to `limit` characters: its head and tail down to 400, its head alone
+/// below (the words a request starts with say the most; the marker costs less).
+fn shorten_request(text: &str, limit: usize) -> String {
+    if limit >= 400 {
+        return fit::shorten(text, limit);
+    }
+    let head: String = text.chars().take(limit).collect();
+    format!("{} […]", head.trim_end())
 }
 
 /// The title of the section on the work in progress at the cut.
@@ -150,7 +151,7 @@ fn requests(reqs: &[String], counter: &Counter, cap: usize) -> String {
         let t = &mut texts[i];
         {
             if t.chars().count() > limit {
-                let short = fit::shorten(t, limit);
+                let short = shorten_request(t, limit);
                 total = total - cost(t) + cost(&short);
                 *t = short;
             }
@@ -177,6 +178,29 @@ fn header(f: &Facts) -> String {
     }
     h.push('.');
     h
+}
+
+/// Paths this many to a line of the files section.
+const PATHS_PER_LINE: usize = 8;
+
+/// The files by fate (deleted, created, modified, read), a few paths to a line.
+fn files(f: &Facts) -> Vec<String> {
+    let mut out = Vec::new();
+    for fate in [
+        FileFate::Deleted,
+        FileFate::Created,
+        FileFate::Modified,
+        FileFate::Read,
+    ] {
+        let paths: Vec<&str> = (f.files.iter())
+            .filter(|(_, x)| *x == fate)
+            .map(|(p, _)| p.as_str())
+            .collect();
+        for chunk in paths.chunks(PATHS_PER_LINE) {
+            out.push(format!("{}: {}", fate.name(), chunk.join(", ")));
+        }
+    }
+    out
 }
 
 fn commands(f: &Facts) -> Vec<String> {
