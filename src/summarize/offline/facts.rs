@@ -178,6 +178,7 @@ pub fn collect(messages: &[Message]) -> Facts {
                 target,
                 ok: !failed,
                 changed,
+                command: facts.command.is_some(),
             });
         }
     }
@@ -196,6 +197,8 @@ struct Call {
     ok: bool,
     /// Files the call wrote, edited or deleted.
     changed: Vec<String>,
+    /// The target is a shell command (not a file).
+    command: bool,
 }
 
 /// The first line of `t`, at most 120 characters.
@@ -234,22 +237,50 @@ fn todo_list(name: &str, arguments: &str) -> Option<Vec<String>> {
 }
 
 /// Identical errors are reported once, with a count; an error is resolved when a later
-/// call with the same tool and target succeeded after its last occurrence.
+/// call with the same tool and target succeeded after its last occurrence, or a later
+/// broader run of the same program (`pytest -q` after `pytest -q tests/t.py`).
 fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
     // The successful calls of each (tool, step), in order: linear, however many errors.
     let mut oks: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::new();
+    // And the runs of each (tool, program) in their commands: a failed
+    // `pytest -q tests/t.py` is resolved by a later broader run, `pytest -q`, that passes.
+    let mut runs: HashMap<(&str, String), Vec<(usize, Vec<&str>)>> = HashMap::new();
     for (i, c) in calls.iter().enumerate().filter(|(_, c)| c.ok) {
         oks.entry((c.key.as_str(), c.target.as_deref().map(step)))
             .or_default()
             .push(i);
+        let target = c.target.as_deref().filter(|_| c.command);
+        for (prog, words) in target.map(programs).unwrap_or_default() {
+            runs.entry((c.key.as_str(), prog))
+                .or_default()
+                .push((i, words));
+        }
     }
+    let after = |v: Option<&Vec<usize>>, at: usize| {
+        v.and_then(|v| v.get(v.partition_point(|&ok| ok <= at)).copied())
+    };
+    let broader_after = |key: &str, failed: &str, at: usize| {
+        let (prog, words) = programs(failed).into_iter().next()?;
+        let v = runs.get(&(key, prog))?;
+        v[v.partition_point(|(ok, _)| *ok <= at)..]
+            .iter()
+            .find(|(_, w)| words.starts_with(w))
+            .map(|(ok, _)| *ok)
+    };
     let mut out: Vec<ErrorSeen> = Vec::new();
     let mut index: HashMap<(String, Option<String>, String), usize> = HashMap::new();
     for (at, line) in errors {
         let c = &calls[at];
-        let ok_after = oks
-            .get(&(c.key.as_str(), c.target.as_deref().map(step)))
-            .and_then(|v| v.get(v.partition_point(|&ok| ok <= at)).copied());
+        let same_step = after(
+            oks.get(&(c.key.as_str(), c.target.as_deref().map(step))),
+            at,
+        );
+        let same_program =
+            (c.target.as_deref().filter(|_| c.command)).and_then(|t| broader_after(&c.key, t, at));
+        let ok_after = match (same_step, same_program) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let resolved = ok_after.is_some();
         let fixed_by = ok_after
             .map(|ok| changed_between(calls, at, ok))
@@ -270,6 +301,32 @@ fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
                 fixed_by,
             });
         }
+    }
+    out
+}
+
+/// Programs whose runs stand for one another when deciding whether an error was resolved:
+/// these by their first two words (`cargo test`, `git push`, `npm run`), others by the first.
+const TWO_WORD_PROGRAMS: [&str; 14] = [
+    "git", "cargo", "npm", "pnpm", "yarn", "go", "docker", "kubectl", "mix", "uv", "poetry",
+    "bundle", "dotnet", "gradle",
+];
+
+/// The programs a shell command runs, in order (`cd` and variable assignments skipped),
+/// each with the words of its run.
+fn programs(cmd: &str) -> Vec<(String, Vec<&str>)> {
+    let mut out = Vec::new();
+    for seg in cmd.split(['\n', ';', '|', '&']) {
+        let words: Vec<&str> = (seg.split_whitespace())
+            .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+            .collect();
+        let prog = match words.as_slice() {
+            [] | ["cd", ..] => continue,
+            [py, "-m", module, ..] if py.starts_with("python") => format!("{py} -m {module}"),
+            [first, second, ..] if TWO_WORD_PROGRAMS.contains(first) => format!("{first} {second}"),
+            [first, ..] => first.to_string(),
+        };
+        out.push((prog, words));
     }
     out
 }
@@ -550,6 +607,40 @@ mod tests {
         assert_eq!(f.errors.len(), 1);
         assert_eq!(f.errors[0].line, "1 failed, 2 passed");
         assert_eq!(f.files, [("log.txt".to_string(), FileFate::Read)]);
+    }
+
+    #[test]
+    fn a_failed_run_is_resolved_by_a_later_passing_run_of_the_same_program() {
+        let msgs = vec![
+            call(
+                "1",
+                "Bash",
+                r#"{"command":"cd /w && pytest -q tests/t.py"}"#,
+            ),
+            result("1", "Exit code: 1\nE   assert 0 == 1", false),
+            call("2", "Edit", r#"{"file_path":"src/t.py"}"#),
+            result("2", "ok", false),
+            call("3", "Bash", r#"{"command":"rm -rf .cache && pytest -q"}"#),
+            result("3", "Exit code: 0\n15 passed", false),
+            call("4", "Bash", r#"{"command":"git push"}"#),
+            result("4", "Exit code: 1\nfatal: denied", false),
+            call("5", "Bash", r#"{"command":"git status"}"#),
+            result("5", "Exit code: 0", false),
+        ];
+        let f = collect(&msgs);
+        let seen: Vec<(bool, Vec<String>)> = (f.errors.iter())
+            .map(|e| (e.resolved, e.fixed_by.clone()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (true, vec!["src/t.py".to_string(), ".cache".to_string()]),
+                (false, vec![])
+            ]
+        );
+        let progs = programs("A=1 python3 -m pytest -x; cd d && git commit -m x");
+        let names: Vec<&str> = progs.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(names, ["python3 -m pytest", "git commit"]);
     }
 
     #[test]
