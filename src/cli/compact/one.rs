@@ -138,9 +138,7 @@ pub fn compact_file(
     };
     if let Some(min) = settings::min_recall(args)?.filter(|&m| recall.score() < m) {
         ctx.printer.error(&anyhow::anyhow!(
-            "{shown}: the summary mentions {:.1}% of the replaced messages' facts, below \
-             --min-recall {min} ({})",
-            recall.score() * 100.0,
+            "{shown}: the summary's {} is below --min-recall {min}",
             recall.describe()
         ));
         ctx.printer.hint(
