@@ -244,7 +244,7 @@ fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
     let mut oks: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::new();
     // And the runs of each (tool, program) in their commands: a failed
     // `pytest -q tests/t.py` is resolved by a later broader run, `pytest -q`, that passes.
-    let mut runs: HashMap<(&str, String), Vec<(usize, Vec<&str>)>> = HashMap::new();
+    let mut runs: HashMap<(&str, String), Vec<Run>> = HashMap::new();
     for (i, c) in calls.iter().enumerate().filter(|(_, c)| c.ok) {
         oks.entry((c.key.as_str(), c.target.as_deref().map(step)))
             .or_default()
@@ -304,6 +304,9 @@ fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
     }
     out
 }
+
+/// A successful call running a program, and the words of that run.
+type Run<'a> = (usize, Vec<&'a str>);
 
 /// Programs whose runs stand for one another when deciding whether an error was resolved:
 /// these by their first two words (`cargo test`, `git push`, `npm run`), others by the first.

@@ -2,11 +2,11 @@
 //! randomness. The same messages always give the same text, byte for byte.
 //!
 //! Sections, in output order: every request of the user verbatim (the oldest shortened
-//! first when they outgrow half the cap),
-//! earlier summaries carried forward, files read/created/modified/deleted, commands run and
-//! their outcome, tool calls per tool with failures, errors and whether they were resolved,
-//! decisions, and the assistant's last statement of status. When the text would exceed the
-//! cap, the least important sections are shortened first.
+//! first when they outgrow half the cap), earlier summaries carried forward, files
+//! read/created/modified/deleted, commands run and their outcome, tool calls per tool with
+//! failures, errors and whether and how they were resolved, decisions, open TODOs, and the
+//! state at the cut (latest request, last tool call, the assistant's last words). When the
+//! text would exceed the cap, the least important sections are shortened first.
 
 mod facts;
 pub(crate) mod fit;

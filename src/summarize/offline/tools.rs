@@ -256,7 +256,7 @@ fn shell_files(cmd: &str) -> Vec<(FileOp, String)> {
                 let edit = plain.iter().any(|w| w.starts_with("-i"));
                 // The script is the first plain argument, the file the last.
                 let files = args(1);
-                if files.len() >= 2 || plain.iter().any(|w| *w == "-e") {
+                if files.len() >= 2 || plain.contains(&"-e") {
                     if let Some(p) = files.last() {
                         out.push((if edit { Edit } else { Read }, p.clone()));
                     }
