@@ -155,6 +155,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--summary-tokens', '--summary-tokens', [CompletionResultType]::ParameterName, 'Cap on the offline summary, in tokens (default 2000)')
             [CompletionResult]::new('--instructions', '--instructions', [CompletionResultType]::ParameterName, 'What the summary should pay attention to (llm)')
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries of a failed summarizer call (default 2)')
+            [CompletionResult]::new('--min-recall', '--min-recall', [CompletionResultType]::ParameterName, 'Refuse a summary that mentions less than this share of the replaced messages'' facts (paths, commands, error lines, user requests): exit 3, nothing changed')
+            [CompletionResult]::new('--fallback', '--fallback', [CompletionResultType]::ParameterName, 'When the llm summarizer fails after its retries, use this one instead of exiting 3')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output)')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')

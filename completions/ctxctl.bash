@@ -759,7 +759,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__compact)
-            opts="-r -o -q -v -h -V --recursive --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --redact --output --in-place --dry-run --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version"
+            opts="-r -o -q -v -h -V --recursive --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --redact --min-recall --fallback --output --in-place --dry-run --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -815,6 +815,14 @@ _ctxctl() {
                     ;;
                 --retries)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-recall)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fallback)
+                    COMPREPLY=($(compgen -W "offline" -- "${cur}"))
                     return 0
                     ;;
                 --output)

@@ -148,6 +148,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --summary-tokens 'Cap on the offline summary, in tokens (default 2000)'
             cand --instructions 'What the summary should pay attention to (llm)'
             cand --retries 'Retries of a failed summarizer call (default 2)'
+            cand --min-recall 'Refuse a summary that mentions less than this share of the replaced messages'' facts (paths, commands, error lines, user requests): exit 3, nothing changed'
+            cand --fallback 'When the llm summarizer fails after its retries, use this one instead of exiting 3'
             cand -o 'Write the result to FILE (`-` for standard output)'
             cand --output 'Write the result to FILE (`-` for standard output)'
             cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'

@@ -159,6 +159,8 @@ llm\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l summary-tokens -d 'Cap on the offline summary, in tokens (default 2000)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l instructions -d 'What the summary should pay attention to (llm)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l retries -d 'Retries of a failed summarizer call (default 2)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l min-recall -d 'Refuse a summary that mentions less than this share of the replaced messages\' facts (paths, commands, error lines, user requests): exit 3, nothing changed' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l fallback -d 'When the llm summarizer fails after its retries, use this one instead of exiting 3' -r -f -a "offline\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s o -l output -d 'Write the result to FILE (`-` for standard output)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Partition;
+use super::{Continuation, Partition};
 use crate::session::summary::{CLOSE, OPEN};
 use crate::session::{Item, NewMessage, Role, Session};
 
@@ -26,17 +26,38 @@ impl CompactInfo {
     }
 }
 
-/// The summary message's text: a note for the model saying what happened and where the
-/// originals are, then the summary between `<summary>` tags.
-pub fn summary_message_text(summary: &str, messages: usize, info: &CompactInfo) -> String {
+/// The summary message's text: a note for the model saying what happened, where the
+/// originals are and how to go on ([`Continuation`]), then the summary between
+/// `<summary>` tags.
+pub fn summary_message_text(
+    summary: &str,
+    messages: usize,
+    info: &CompactInfo,
+    how: Continuation,
+) -> String {
     let whence = match &info.archive {
         Some(path) => format!("The original messages are archived at {path}."),
         None => "The original messages were not archived.".to_string(),
     };
+    let next = match how {
+        Continuation::Conversation => {
+            "Continue from the summary and the messages after it; ask the user if something you \
+             need is missing."
+        }
+        Continuation::ToolLoop => {
+            "You were in the middle of working on the user's latest request (quoted in the \
+             summary): carry on from the messages after the summary, without asking the user to \
+             repeat anything."
+        }
+        Continuation::Manual => {
+            "The conversation was compacted between turns: the summary and the messages after it \
+             are what came before; wait for the user's next message and answer it with them in \
+             mind."
+        }
+    };
     format!(
         "[ctxctl compaction {seq}] The earlier part of this conversation ({messages} message{s}) \
-         was replaced by the summary below to save context. {whence} Continue from the summary \
-         and the messages after it; ask the user if something you need is missing.\n\n\
+         was replaced by the summary below to save context. {whence} {next}\n\n\
          {OPEN}\n{body}\n{CLOSE}",
         seq = info.seq,
         s = if messages == 1 { "" } else { "s" },
@@ -58,12 +79,19 @@ pub fn summary_message(summary: &str, partition: &Partition, info: &CompactInfo)
     meta.insert("compact_seq".into(), Value::from(info.seq));
     NewMessage {
         role: Role::User,
-        text: summary_message_text(summary, partition.middle.len(), info),
+        text: summary_message_text(
+            summary,
+            partition.summarized().count(),
+            info,
+            partition.continuation,
+        ),
         meta,
     }
 }
 
-/// The write plan of the compacted session: `[head…, summary message, tail…]`.
+/// The write plan of the compacted session: `[head…, summary message, tail…]`, the
+/// messages of the middle it keeps ([`Partition::kept`]) in their places around the
+/// summary, which takes the place of the first message it replaces.
 pub fn assemble(
     session: &Session,
     partition: &Partition,
@@ -72,7 +100,14 @@ pub fn assemble(
 ) -> Vec<Item> {
     debug_assert_eq!(partition.tail.end, session.messages.len());
     let mut items: Vec<Item> = partition.head.clone().map(Item::Keep).collect();
-    items.push(Item::Insert(summary_message(summary, partition, info)));
+    let first = partition.summarized().next();
+    for i in partition.middle.clone() {
+        if partition.kept.binary_search(&i).is_ok() {
+            items.push(Item::Keep(i));
+        } else if Some(i) == first {
+            items.push(Item::Insert(summary_message(summary, partition, info)));
+        }
+    }
     items.extend(partition.tail.clone().map(Item::Keep));
     items
 }
@@ -110,6 +145,7 @@ mod tests {
             head: 0..1,
             middle: 1..3,
             tail: 3..4,
+            ..Default::default()
         };
         let items = assemble(&s, &p, "They talked.", &info());
         let out = write(&s, &items).unwrap();
@@ -131,6 +167,39 @@ mod tests {
     }
 
     #[test]
+    fn kept_messages_stay_in_place_around_the_summary() {
+        let input = concat!(
+            r#"{"role":"user","content":"old question"}"#,
+            "\n",
+            r#"{"role":"assistant","content":"keep me","_preserve":true}"#,
+            "\n",
+            r#"{"role":"assistant","content":"old answer"}"#,
+            "\n",
+            r#"{"role":"user","content":"new question"}"#,
+            "\n"
+        );
+        let s = read(input.as_bytes(), Some(Format::Jsonl)).unwrap();
+        let p = Partition {
+            head: 0..0,
+            middle: 0..3,
+            tail: 3..4,
+            kept: vec![1],
+            ..Default::default()
+        };
+        let items = assemble(&s, &p, "They talked.", &info());
+        assert!(matches!(items[0], Item::Insert(_)));
+        assert_eq!(items[1..], [Item::Keep(1), Item::Keep(3)]);
+        let out = String::from_utf8(write(&s, &items).unwrap()).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[1],
+            input.lines().nth(1).unwrap(),
+            "kept byte for byte"
+        );
+        assert!(lines[0].contains("(2 messages)"), "{}", lines[0]);
+    }
+
+    #[test]
     fn summary_body_of_foreign_text_is_the_text() {
         assert_eq!(summary_body("  plain summary \n"), "plain summary");
         assert_eq!(
@@ -141,7 +210,8 @@ mod tests {
             archive: None,
             ..info()
         };
-        let t = summary_message_text("x", 1, &no_archive);
+        let t = summary_message_text("x", 1, &no_archive, Continuation::ToolLoop);
+        assert!(t.contains("without asking the user to repeat"), "{t}");
         assert!(
             t.contains("(1 message)") && t.contains("not archived"),
             "{t}"

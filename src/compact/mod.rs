@@ -11,7 +11,7 @@ mod assemble;
 mod partition;
 
 pub use assemble::{assemble, summary_message, summary_message_text, CompactInfo};
-pub use partition::{partition, Partition};
+pub use partition::{partition, Continuation, Partition};
 
 use crate::session::{Message, NewMessage, Origin, Part};
 use crate::tokens::Counter;
@@ -26,7 +26,7 @@ pub fn needs_compaction(tokens: usize, effective_limit: usize, threshold: f64) -
     tokens as f64 >= threshold * effective_limit as f64
 }
 
-/// Tokens of the compacted session: head and tail as counted, plus the summary message and
+/// Tokens of the compacted session: head, kept middle messages and tail as counted, plus the summary message and
 /// the reply priming.
 pub fn compacted_tokens(
     counter: &Counter,
@@ -37,6 +37,7 @@ pub fn compacted_tokens(
     let kept = partition
         .head
         .clone()
+        .chain(partition.kept.iter().copied())
         .chain(partition.tail.clone())
         .filter_map(|i| counts.get(i).copied());
     let message = Message::new(
@@ -73,6 +74,7 @@ mod tests {
             head: 0..1,
             middle: 1..3,
             tail: 3..4,
+            ..Default::default()
         };
         let summary = NewMessage {
             role: crate::session::Role::User,

@@ -9,17 +9,62 @@ use std::ops::Range;
 use crate::session::{pairs, Message, Session};
 
 /// Head, middle and tail of a session, as consecutive index ranges covering every message.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Partition {
     pub head: Range<usize>,
     pub middle: Range<usize>,
     pub tail: Range<usize>,
+    /// Messages of the middle kept verbatim, in order: pinned ones (`"_preserve": true`)
+    /// with their tool partners. The summary goes around them.
+    pub kept: Vec<usize>,
+    /// What the session does after the cut, for the summary message's last words.
+    pub continuation: Continuation,
+}
+
+/// How the conversation goes on after a compaction, judged from where the cut falls: the
+/// summary message tells the model what to do next, as agents' own compactions do.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Continuation {
+    /// The tail starts with a request of the user: the conversation goes on from there.
+    #[default]
+    Conversation,
+    /// The cut falls inside the assistant's work on a request (a tool loop) that has not
+    /// ended: carry on without asking the user again.
+    ToolLoop,
+    /// The session ends with the assistant's finished answer: compacted between turns (by
+    /// hand, as `/compact` does); the next message will be the user's.
+    Manual,
+}
+
+impl Continuation {
+    /// The continuation of `msgs` cut at `cut`.
+    pub fn at(msgs: &[Message], cut: usize) -> Continuation {
+        let finished = msgs.last().is_some_and(|m| {
+            m.role == crate::session::Role::Assistant
+                && m.call_ids().next().is_none()
+                && !m.text().trim().is_empty()
+        });
+        if finished {
+            Continuation::Manual
+        } else if msgs.get(cut).is_some_and(Message::is_user_request) {
+            Continuation::Conversation
+        } else {
+            Continuation::ToolLoop
+        }
+    }
 }
 
 impl Partition {
     /// Whether there is something to summarize.
     pub fn has_middle(&self) -> bool {
-        !self.middle.is_empty()
+        self.summarized().next().is_some()
+    }
+
+    /// The messages of the middle the summary replaces, in order.
+    pub fn summarized(&self) -> impl Iterator<Item = usize> + '_ {
+        self.middle
+            .clone()
+            .filter(|i| self.kept.binary_search(i).is_err())
     }
 }
 
@@ -45,6 +90,8 @@ pub fn partition(session: &Session, counts: &[usize], tail_budget: usize) -> Par
         head: 0..head_end,
         middle: head_end..head_end,
         tail: head_end..n,
+        kept: Vec::new(),
+        continuation: Continuation::at(msgs, head_end),
     };
     if n - head_end < 2 {
         return nothing(head_end);
@@ -86,14 +133,28 @@ pub fn partition(session: &Session, counts: &[usize], tail_budget: usize) -> Par
     cut = prefer_user_turn(msgs, &boundaries, cut, counts, tail_budget);
 
     let middle = head_end..cut;
-    if msgs[middle.clone()].iter().all(|m| m.compact.is_some()) {
-        return nothing(head_end);
-    }
-    Partition {
+    let kept = kept_in(&units, msgs, &middle);
+    let p = Partition {
         head: 0..head_end,
         middle,
         tail: cut..n,
+        kept,
+        continuation: Continuation::at(msgs, cut),
+    };
+    if p.summarized().all(|i| msgs[i].compact.is_some()) {
+        return nothing(head_end);
     }
+    p
+}
+
+/// The messages of `middle` kept verbatim: every pairing unit holding a pinned message.
+fn kept_in(units: &[Range<usize>], msgs: &[Message], middle: &Range<usize>) -> Vec<usize> {
+    units
+        .iter()
+        .filter(|u| u.start >= middle.start && u.end <= middle.end)
+        .filter(|u| msgs[(*u).clone()].iter().any(|m| m.pinned))
+        .flat_map(|u| u.clone())
+        .collect()
 }
 
 /// Moves `cut` (a safe point) to the nearest safe point starting a user turn, when that
@@ -259,6 +320,48 @@ mod tests {
         // Cut at index 2 (10+10+10 ≥ 25); u1 is too far back (130 > 50), u2 keeps 20 ≥ 12.
         let (_, middle) = split(&s, &[10, 100, 10, 10, 10], 25);
         assert_eq!(middle, 0..3);
+    }
+
+    #[test]
+    fn pinned_messages_of_the_middle_are_kept_with_their_tool_partners() {
+        use Role::*;
+        let mut pinned_result = result("c1");
+        pinned_result.pinned = true;
+        let mut pinned = msg(User, "remember: port 8080");
+        pinned.pinned = true;
+        let s = session(vec![
+            msg(User, "u1"),
+            call("c1"),
+            pinned_result,
+            msg(Assistant, "a1"),
+            pinned,
+            msg(User, "u2"),
+            msg(Assistant, "a2"),
+        ]);
+        let p = partition(&s, &[10; 7], 20);
+        assert_eq!((p.middle.clone(), p.tail.clone()), (0..5, 5..7));
+        assert_eq!(p.kept, [1, 2, 4]);
+        assert_eq!(p.summarized().collect::<Vec<_>>(), [0, 3]);
+        // A middle of nothing but pinned messages has nothing to summarize.
+        let mut only = msg(User, "keep");
+        only.pinned = true;
+        let s = session(vec![only, msg(User, "u2"), msg(Assistant, "a2")]);
+        assert!(!partition(&s, &[10; 3], 20).has_middle());
+    }
+
+    #[test]
+    fn the_continuation_follows_from_the_cut() {
+        use Role::*;
+        let msgs = vec![msg(User, "u1"), call("c1"), result("c1"), msg(User, "u2")];
+        assert_eq!(Continuation::at(&msgs, 3), Continuation::Conversation);
+        assert_eq!(Continuation::at(&msgs[..3], 1), Continuation::ToolLoop);
+        let done = vec![
+            msg(User, "u1"),
+            call("c1"),
+            result("c1"),
+            msg(Assistant, "done"),
+        ];
+        assert_eq!(Continuation::at(&done, 1), Continuation::Manual);
     }
 
     #[test]

@@ -5,8 +5,10 @@
 
 pub mod llm;
 pub mod offline;
+pub mod recall;
 pub mod redact;
 mod render;
+pub mod requests;
 
 pub use llm::{LlmConfig, LlmError, LlmSummarizer, Provider};
 pub use offline::OfflineSummarizer;

@@ -191,10 +191,12 @@ fn no_progress_bar_off_a_terminal() {
         "300",
     ]);
     assert_eq!(run.code, 0, "{run:?}");
-    // Only the two reports, one line each.
-    assert_eq!(run.stderr.lines().count(), 2, "{run:?}");
+    // Only the two reports, two lines each: what was done and the summary's recall.
+    assert_eq!(run.stderr.lines().count(), 4, "{run:?}");
     assert!(
-        run.stderr.lines().all(|l| l.starts_with("compacted c/")),
+        run.stderr
+            .lines()
+            .all(|l| l.starts_with("compacted c/") || l.contains(": summary recall ")),
         "{run:?}"
     );
     assert!(

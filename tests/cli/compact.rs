@@ -106,9 +106,10 @@ fn dry_run_shows_the_partition_and_summary_and_writes_nothing() {
     assert_eq!(p["middle"]["messages"], v["compacted_messages"]);
     let summary = v["summary"].as_str().unwrap();
     assert!(
-        summary.contains("## User's goal (first request)"),
+        summary.contains("## User requests (verbatim, oldest first)\n1. The CI run"),
         "{summary}"
     );
+    assert_eq!(v["recall"], 1.0, "{v}");
     assert!(!env.data_dir().exists(), "nothing written");
 
     let human = compact(&env, &[s(&f), "--tail-tokens", "300", "--dry-run"]);

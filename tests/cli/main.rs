@@ -35,6 +35,7 @@ mod readme;
 mod readme_blocks;
 mod samples;
 mod secrets;
+mod summaries;
 mod trim;
 
 /// Every file in tests/cli is compiled into this binary (none forgotten).

@@ -34,6 +34,7 @@ Examples:
   ctxctl compact session.json --tail-tokens 8000 --dry-run
   ctxctl compact session.json --summarizer llm --instructions 'keep all file paths'
   ctxctl compact session.jsonl --summarizer llm --redact --in-place
+  ctxctl compact session.jsonl --summarizer llm --fallback offline --min-recall 0.9
 
 Several files or -r DIR are compacted in parallel, one report per file (a JSON array with
 --json). A session that changes while ctxctl works on it (an agent still writing to it) is
@@ -93,6 +94,13 @@ pub struct CompactArgs {
     /// sees and from the summary
     #[arg(long, help_heading = "Summary")]
     pub redact: bool,
+    /// Refuse a summary that mentions less than this share of the replaced messages'
+    /// facts (paths, commands, error lines, user requests): exit 3, nothing changed
+    #[arg(long, value_name = "R", help_heading = "Summary")]
+    pub min_recall: Option<f64>,
+    /// When the llm summarizer fails after its retries, use this one instead of exiting 3
+    #[arg(long, value_name = "S", value_parser = ["offline"], help_heading = "Summary")]
+    pub fallback: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use super::report::{dry_run, unchanged, Doc, Done, Report};
-use super::settings::tail_budget;
+use super::report::{self, dry_run, recall_line, unchanged, Doc, Done, Report};
+use super::settings::{self, tail_budget};
 use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
 use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens};
 use crate::cli::args::limits;
@@ -15,7 +15,7 @@ use crate::ops::load;
 use crate::ops::store::{clock, lock};
 use crate::ops::write::{self, Destination};
 use crate::render::table::thousands;
-use crate::summarize::{Input, Summarizer};
+use crate::summarize::{recall, Input, Summarizer};
 
 /// Compacts one session (`from_store`: the store's copy of `--name`, compacted in place).
 /// Prints its human report; the `--json` document is returned for the caller to print.
@@ -80,7 +80,17 @@ pub fn compact_file(
         ));
     }
 
-    let middle = &loaded.session.messages[part.middle.clone()];
+    let summarized: Vec<usize> = part.summarized().collect();
+    // The messages the summary replaces: the middle, less those it keeps verbatim.
+    let picked: Vec<crate::session::Message>;
+    let middle = if part.kept.is_empty() {
+        &loaded.session.messages[part.middle.clone()]
+    } else {
+        picked = (summarized.iter())
+            .map(|&i| loaded.session.messages[i].clone())
+            .collect();
+        &picked[..]
+    };
     let input = Input::new(middle)
         .with_instructions(args.instructions.clone())
         .with_redaction(args.redact);
@@ -89,19 +99,57 @@ pub fn compact_file(
         .spinner(&format!("summarizing {} messages", middle.len()));
     let summary = summarizer.summarize(&input, &loaded.counter);
     spinner.finish_and_clear();
+    let mut used = summarizer.name();
     let summary = match summary {
         Ok(s) => s,
+        Err(e) if args.fallback.is_some() => {
+            let fallback = settings::offline(ctx, args);
+            ctx.printer.warn(&format!(
+                "{shown}: the {used} summarizer failed ({e}); using the offline summary (--fallback)"
+            ));
+            used = fallback.name();
+            fallback.summarize(&input, &loaded.counter)?
+        }
         Err(e) => {
             let err = anyhow::Error::new(e).context(format!("{shown}: the summarizer failed"));
             ctx.printer.error(&err);
-            ctx.printer
-                .hint("nothing was changed; check the llm settings with `ctxctl config`");
+            ctx.printer.hint(
+                "nothing was changed; check the llm settings with `ctxctl config`, or pass \
+                 --fallback offline",
+            );
             return Ok(Done {
                 status: ExitStatus::SummarizerFailed,
                 doc: None,
             });
         }
     };
+    // The self-check: which facts of the replaced messages the summary mentions. A model's
+    // summary gets the list of those it left out.
+    let facts = input.with_secrets_removed(|i| recall::facts(i.messages));
+    let recall = recall::measure(&facts, &summary);
+    let summary = if used != "offline" && !recall.missing.is_empty() {
+        format!(
+            "{}\n\n{}",
+            summary.trim_end(),
+            recall::appendix(&recall.missing)
+        )
+    } else {
+        summary
+    };
+    if let Some(min) = settings::min_recall(args)?.filter(|&m| recall.score() < m) {
+        ctx.printer.error(&anyhow::anyhow!(
+            "{shown}: the summary's {} is below --min-recall {min}",
+            recall.describe()
+        ));
+        ctx.printer.hint(
+            "nothing was changed; keep a longer tail (--tail-tokens), allow a longer summary \
+             (--summary-tokens) or lower --min-recall",
+        );
+        return Ok(Done {
+            status: ExitStatus::SummarizerFailed,
+            doc: None,
+        });
+    }
 
     let name = archive_name(args, &loaded.path)?;
     let store = ArchiveStore::new(ctx.data_dir()?.value);
@@ -114,7 +162,7 @@ pub fn compact_file(
             Some(store.path_for(&name, seq, now)?),
             now,
         );
-        return dry_run(ctx, &loaded, &part, &summary, &info, summarizer.name());
+        return dry_run(ctx, &loaded, &part, &summary, &info, used, &recall);
     }
     // Summarized: the messages' text goes, the document's comes back for archiving and
     // writing.
@@ -136,9 +184,9 @@ pub fn compact_file(
              outweighs the {} messages it replaces)",
             thousands(loaded.total as u64),
             thousands(after as u64),
-            part.middle.len()
+            summarized.len()
         );
-        return Ok(unchanged(ctx, &shown, summarizer.name(), reason, false));
+        return Ok(unchanged(ctx, &shown, used, reason, false));
     }
 
     let dest = if from_store && args.output.output.is_none() {
@@ -156,6 +204,15 @@ pub fn compact_file(
     let archived = (|| {
         let seq = store.next_seq(&name)?;
         let info = info(&id, seq, Some(store.path_for(&name, seq, now)?), now);
+        // Messages kept in the middle stand between the summary and the originals' place:
+        // `archive restore` rebuilds the file from what is written instead.
+        // Written once: writers may give new records fresh ids.
+        let items = compact::assemble(&loaded.session, &part, &summary, &info);
+        let written = formats::write(&loaded.session, &items)?;
+        let undo = match (part.kept.is_empty(), loaded.session.doc.text()) {
+            (false, Some(original)) => Some(archive::Undo::new(original, &written)),
+            _ => None,
+        };
         let record = ArchiveRecord {
             seq: Some(seq),
             compact_id: id.clone(),
@@ -167,25 +224,25 @@ pub fn compact_file(
             },
             format: loaded.session.format.name().to_string(),
             model: Some(loaded.model.name.clone()),
-            summarizer: summarizer.name().to_string(),
+            summarizer: used.to_string(),
             tokens: Tokens {
                 original: loaded.total,
                 compacted: planned.unwrap_or_else(|| compacted(&loaded, &part, &summary, &info)),
-                archived: loaded.counts[part.middle.clone()].iter().sum(),
+                archived: summarized.iter().map(|&i| loaded.counts[i]).sum(),
             },
-            first_message: part.middle.start,
-            messages: part.middle.len(),
+            first_message: summarized.first().copied().unwrap_or(part.middle.start),
+            messages: summarized.len(),
             summary: summary.clone(),
-            records: archive::original_records(&loaded.session, part.middle.clone())?,
-            undo: None,
+            records: archive::records_of(&loaded.session, &summarized)?,
+            undo,
         };
         let stored = store.put(&name, &record)?;
-        Ok::<_, archive::ArchiveError>((info, stored))
+        Ok::<_, anyhow::Error>((info, stored, written))
     })();
-    let (info, archived) = match archived {
-        Ok((info, stored)) => (info, Some((stored.seq, stored.path))),
+    let (info, archived, written) = match archived {
+        Ok((info, stored, written)) => (info, Some((stored.seq, stored.path)), Some(written)),
         Err(e) if dest.replaces_input() => {
-            return Err(anyhow::Error::new(e).context(format!(
+            return Err(e.context(format!(
                 "archiving the originals of {shown}; nothing was changed"
             )))
         }
@@ -193,11 +250,16 @@ pub fn compact_file(
             ctx.printer.warn(&format!(
                 "cannot archive the originals of {shown} ({e}); writing the compacted session anyway"
             ));
-            (info(&id, 0, None, now), None)
+            (info(&id, 0, None, now), None, None)
         }
     };
-    let items = compact::assemble(&loaded.session, &part, &summary, &info);
-    let bytes = formats::write(&loaded.session, &items)?;
+    let bytes = match written {
+        Some(b) => b,
+        None => {
+            let items = compact::assemble(&loaded.session, &part, &summary, &info);
+            formats::write(&loaded.session, &items)?
+        }
+    };
     // The "after" figure is a count of what is written.
     let tokens = loaded
         .recount(&bytes)
@@ -210,14 +272,15 @@ pub fn compact_file(
         original_tokens: loaded.total,
         compacted_tokens: tokens,
         compaction_ratio: ratio(tokens, loaded.total),
-        compacted_messages: part.middle.len(),
-        retained_messages: part.head.len() + part.tail.len(),
+        compacted_messages: summarized.len(),
+        retained_messages: loaded.session.messages.len() - summarized.len(),
         archive: archived.as_ref().map(|(_, p)| p.display().to_string()),
         output: Some(dest.display()),
         archive_id: archived.map(|(seq, _)| format!("{name}/{seq}")),
-        summarizer: summarizer.name(),
+        summarizer: used,
         reason: None,
         dry_run: false,
+        recall: Some(report::RecallFigures::of(&recall)),
     };
     let doc = if ctx.printer.json {
         (dest != Destination::Stdout).then_some(Doc::Report(report))
@@ -236,6 +299,7 @@ pub fn compact_file(
                 .unwrap_or_default(),
             dest.display()
         ));
+        ctx.printer.note(&recall_line(&shown, &recall, used));
         None
     };
     Ok(Done {

@@ -2,12 +2,15 @@
 
 use serde::Serialize;
 
+use std::collections::BTreeMap;
+
 use super::Loaded;
 use super::{compacted, ratio};
 use crate::compact::{CompactInfo, Partition};
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::render::table::{table, thousands};
+use crate::summarize::recall::{Kind, Recall, Tally};
 
 /// `compact --json`.
 #[derive(Debug, Serialize)]
@@ -26,6 +29,42 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub dry_run: bool,
+    /// The share of the replaced messages' facts the summary mentions.
+    #[serde(flatten)]
+    pub recall: Option<RecallFigures>,
+}
+
+/// `recall` (a share) and `recall_facts` (mentioned / facts per kind) in `--json`.
+#[derive(Debug, Serialize)]
+pub struct RecallFigures {
+    pub recall: f64,
+    pub recall_facts: BTreeMap<&'static str, Tally>,
+    /// Facts the summary did not mention (listed after a model's summary).
+    pub unmentioned: usize,
+}
+
+impl RecallFigures {
+    pub fn of(r: &Recall) -> RecallFigures {
+        RecallFigures {
+            recall: r.score(),
+            recall_facts: Kind::ALL.iter().map(|k| (k.name(), r.tally(*k))).collect(),
+            unmentioned: r.missing.len(),
+        }
+    }
+}
+
+/// The human report's recall line.
+pub fn recall_line(shown: &str, r: &Recall, summarizer: &str) -> String {
+    let mut line = format!("{shown}: summary {}", r.describe());
+    if summarizer != "offline" && !r.missing.is_empty() {
+        let n = r.missing.len();
+        line.push_str(&format!(
+            "; the {n} fact{} it did not mention {} listed after it",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "is" } else { "are" }
+        ));
+    }
+    line
 }
 
 impl Report {
@@ -43,6 +82,7 @@ impl Report {
             summarizer,
             reason: Some(reason),
             dry_run,
+            recall: None,
         }
     }
 }
@@ -106,6 +146,7 @@ pub fn dry_run(
     summary: &str,
     info: &CompactInfo,
     summarizer: &'static str,
+    recall: &Recall,
 ) -> anyhow::Result<Done> {
     let tokens = compacted(l, part, summary, info);
     let span = |r: &std::ops::Range<usize>| Span {
@@ -121,14 +162,15 @@ pub fn dry_run(
             original_tokens: l.total,
             compacted_tokens: tokens,
             compaction_ratio: ratio(tokens, l.total),
-            compacted_messages: middle.messages,
-            retained_messages: head.messages + tail.messages,
+            compacted_messages: part.summarized().count(),
+            retained_messages: l.session.messages.len() - part.summarized().count(),
             archive: None,
             output: None,
             archive_id: None,
             summarizer,
             reason: None,
             dry_run: true,
+            recall: Some(RecallFigures::of(recall)),
         };
         let doc = Doc::DryRun(DryRun {
             report,
@@ -149,11 +191,21 @@ pub fn dry_run(
             action.to_string(),
         ]
     };
-    let rows = vec![
+    let mut rows = vec![
         row("head", &head, "keep"),
         row("middle", &middle, "summarize and archive"),
         row("tail", &tail, "keep"),
     ];
+    if !part.kept.is_empty() {
+        let kept = vec![
+            "pinned".to_string(),
+            "in middle".to_string(),
+            part.kept.len().to_string(),
+            thousands(part.kept.iter().map(|&i| l.counts[i]).sum::<usize>() as u64),
+            "keep".to_string(),
+        ];
+        rows.insert(2, kept);
+    }
     let p = &ctx.printer;
     p.line(&table(
         &["part", "range", "messages", "tokens", "action"],
@@ -161,11 +213,12 @@ pub fn dry_run(
         &[2, 3],
     ))?;
     p.line(&format!(
-        "would compact {}: {} → {} tokens ({:.0}%)\n\nsummary ({summarizer}):\n{summary}",
+        "would compact {}: {} → {} tokens ({:.0}%), summary {}\n\nsummary ({summarizer}):\n{summary}",
         l.display(),
         thousands(l.total as u64),
         thousands(tokens as u64),
-        ratio(tokens, l.total) * 100.0
+        ratio(tokens, l.total) * 100.0,
+        recall.describe()
     ))?;
     Ok(Done {
         status: ExitStatus::Failure,

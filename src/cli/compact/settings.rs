@@ -23,13 +23,7 @@ pub fn summarizer(
         .or_else(|| ctx.settings.file.compact.summarizer.clone())
         .unwrap_or_else(|| "offline".into());
     match kind.as_str() {
-        "offline" => {
-            let cap = args
-                .summary_tokens
-                .or(ctx.settings.file.compact.summary_tokens.map(|n| n as usize))
-                .unwrap_or(summarize::offline::DEFAULT_CAP);
-            Ok(Box::new(OfflineSummarizer { cap }))
-        }
+        "offline" => Ok(Box::new(offline(ctx, args))),
         "llm" => {
             let config = llm_config(ctx, args.retries)?;
             // `LlmConfig`'s Debug never shows the key.
@@ -37,6 +31,26 @@ pub fn summarizer(
             Ok(Box::new(LlmSummarizer::new(config)))
         }
         other => anyhow::bail!("config compact.summarizer: expected offline or llm, got {other:?}"),
+    }
+}
+
+/// The offline summarizer with its cap: `--summary-tokens`, config
+/// `compact.summary_tokens`, default 2000.
+pub fn offline(ctx: &Context, args: &CompactArgs) -> OfflineSummarizer {
+    let cap = args
+        .summary_tokens
+        .or(ctx.settings.file.compact.summary_tokens.map(|n| n as usize))
+        .unwrap_or(summarize::offline::DEFAULT_CAP);
+    OfflineSummarizer { cap }
+}
+
+/// `--min-recall`, checked to be a share.
+pub fn min_recall(args: &CompactArgs) -> anyhow::Result<Option<f64>> {
+    match args.min_recall {
+        Some(r) if !(0.0..=1.0).contains(&r) => {
+            anyhow::bail!("--min-recall: expected a share in [0, 1], got {r}")
+        }
+        r => Ok(r),
     }
 }
 

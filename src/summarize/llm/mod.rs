@@ -4,6 +4,7 @@
 //! The only module that uses tokio: [`LlmSummarizer::summarize`] builds a current-thread
 //! runtime for its request and drops it afterwards.
 
+mod chunked;
 mod error;
 mod prompt;
 mod provider;
@@ -119,9 +120,7 @@ impl Summarizer for LlmSummarizer {
     }
 
     fn summarize(&self, input: &Input<'_>, counter: &Counter) -> Result<String, SummarizeError> {
-        let limit = self.config.max_input_tokens;
-        let prompt = input.with_secrets_removed(|i| prompt::build(i, counter, limit))?;
-        let summary = self.complete(&prompt).0?;
+        let summary = input.with_secrets_removed(|i| self.any_size(i, counter))?;
         Ok(if input.redact {
             super::redact::redact_string(&summary)
         } else {

@@ -70,6 +70,46 @@ pub fn build(
     })
 }
 
+/// Tokens of the request for `input` with an empty conversation: what every chunk's
+/// request carries besides its messages.
+pub(super) fn overhead(input: &Input<'_>, counter: &Counter) -> usize {
+    counter.text(SYSTEM) + counter.text(&user_text(input, "")) + OVERHEAD
+}
+
+/// Tokens of `prompt` as sent.
+pub(super) fn tokens(prompt: &Prompt, counter: &Counter) -> usize {
+    counter.text(&prompt.system) + counter.text(&prompt.user) + OVERHEAD
+}
+
+/// The request merging `partials`, summaries of consecutive parts of one conversation
+/// (oldest first), into one summary in the usual sections.
+pub(super) fn merge(partials: &[String], input: &Input<'_>) -> Prompt {
+    let mut parts = String::new();
+    for (i, p) in partials.iter().enumerate() {
+        parts.push_str(&format!("<part n=\"{}\">\n{}\n</part>\n", i + 1, p.trim()));
+    }
+    let mut user = String::from(
+        "The conversation was too long to summarize at once. Below are summaries of its \
+         consecutive parts, oldest first: merge them into one summary, keeping every file path, \
+         command, error and user request they mention.\n\n",
+    );
+    let rest = user_text(input, "");
+    // The sections, instructions and earlier summary, without the empty conversation.
+    user.push_str(
+        rest.trim_end()
+            .trim_end_matches("<conversation>\n</conversation>")
+            .trim_end(),
+    );
+    user.push_str("\n\n<parts>\n");
+    user.push_str(&parts);
+    user.push_str("</parts>");
+    Prompt {
+        system: SYSTEM.to_string(),
+        user,
+        stripped: 0,
+    }
+}
+
 /// The `k` indices of `0..n` nearest its middle (ties: the earlier one first).
 pub fn middle_out(n: usize, k: usize) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..n).collect();

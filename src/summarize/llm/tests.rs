@@ -326,3 +326,65 @@ fn with_redact_no_secret_reaches_the_server_or_the_summary() {
     }
     assert!(sent.contains("[REDACTED:private-key]"), "{sent}");
 }
+
+#[test]
+fn a_middle_larger_than_the_window_is_summarized_in_chunks_each_within_it() {
+    // 40 turns of ~60 tokens of plain conversation: no tool result to leave out.
+    let mut msgs = Vec::new();
+    for i in 0..40 {
+        let role = if i % 2 == 0 { "user" } else { "assistant" };
+        let text = format!(
+            "turn {i}: {}",
+            "we talk about the parser and its tests ".repeat(6)
+        );
+        msgs.push(serde_json::json!({"role": role, "content": text}));
+    }
+    let s = read(
+        serde_json::Value::Array(msgs).to_string().as_bytes(),
+        Some(Format::OpenAi),
+    )
+    .unwrap();
+    let replies = (0..64)
+        .map(|i| openai_ok(&format!("PART {i} summary")))
+        .collect();
+    let server = TestServer::start(replies);
+    let mut c = config(Provider::OpenAi, &server);
+    c.max_input_tokens = 600;
+    let input = Input::new(&s.messages);
+    let summary = LlmSummarizer::new(c).summarize(&input, &counter()).unwrap();
+    let requests = server.requests();
+    assert!(requests.len() >= 4, "{} requests", requests.len());
+    // The last request merges the parts; the answer to it is the summary.
+    assert_eq!(summary, format!("PART {} summary", requests.len() - 1));
+    let last: serde_json::Value = serde_json::from_str(&requests.last().unwrap().body).unwrap();
+    let merge = last["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        merge.contains("<part n=\"2\">\nPART 1 summary\n</part>"),
+        "{merge}"
+    );
+    let mut seen = String::new();
+    for r in &requests {
+        let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+        let sent: usize = (v["messages"].as_array().unwrap().iter())
+            .map(|m| counter().text(m["content"].as_str().unwrap()))
+            .sum();
+        assert!(sent + 16 <= 600, "a request of {sent} tokens");
+        seen.push_str(v["messages"][1]["content"].as_str().unwrap());
+    }
+    // Every turn went to the server in some chunk.
+    for i in 0..40 {
+        assert!(seen.contains(&format!("turn {i}: ")), "turn {i} never sent");
+    }
+    // A window too small for the instructions alone fails before any request.
+    let server = TestServer::start(vec![openai_ok("x")]);
+    let mut c = config(Provider::OpenAi, &server);
+    c.max_input_tokens = 100;
+    let e = LlmSummarizer::new(c)
+        .summarize(&input, &counter())
+        .unwrap_err();
+    assert!(
+        matches!(e, SummarizeError::Llm(LlmError::TooLarge { .. })),
+        "{e:?}"
+    );
+    assert!(server.requests().is_empty());
+}

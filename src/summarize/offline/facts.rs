@@ -9,6 +9,7 @@ use regex::Regex;
 
 use super::tools::{self, FileOp};
 use crate::session::{join_text, Message, Part, Role};
+use crate::summarize::requests::request_text;
 
 /// How a tool call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +41,8 @@ pub struct ErrorSeen {
     pub times: usize,
     /// A later call of the same tool on the same command or file succeeded.
     pub resolved: bool,
+    /// How it was resolved: files changed between the error and the success.
+    pub fixed_by: Vec<String>,
 }
 
 /// Where a file ended up, strongest first.
@@ -67,8 +70,8 @@ impl FileFate {
 pub struct Facts {
     /// Messages by role, in `Role::ALL` order.
     pub roles: BTreeMap<Role, usize>,
-    pub goal: Option<String>,
-    pub latest: Option<String>,
+    /// Every request of the user, oldest first, verbatim (injected context left out).
+    pub requests: Vec<String>,
     /// Files in order of first appearance, with their fate.
     pub files: Vec<(String, FileFate)>,
     pub commands: Vec<(String, Outcome)>,
@@ -77,6 +80,11 @@ pub struct Facts {
     pub errors: Vec<ErrorSeen>,
     pub decisions: Vec<String>,
     pub status: Option<String>,
+    /// Open items of the latest todo list or plan (`TodoWrite`, `update_plan`,
+    /// `write_todos`), as `[status] text`.
+    pub todos: Vec<String>,
+    /// The last tool call, with its target and outcome: the work in progress at the cut.
+    pub last_call: Option<String>,
 }
 
 /// Collects the facts of `messages` (earlier summaries among them are skipped; the caller
@@ -102,19 +110,9 @@ pub fn collect(messages: &[Message]) -> Facts {
     // (tool, target, succeeded) of every call in order, and errors as indices into it.
     let mut calls: Vec<Call> = Vec::new();
     let mut errors: Vec<(usize, String)> = Vec::new();
-    // The first user turn is the goal, the last the latest request; only those are kept.
-    let mut user_turns = 0;
     for m in messages.iter().filter(|m| m.compact.is_none()) {
         *f.roles.entry(m.role).or_default() += 1;
-        if m.is_user_request() {
-            let text = text_of(m);
-            if user_turns == 0 {
-                f.goal = Some(text);
-            } else {
-                f.latest = Some(text);
-            }
-            user_turns += 1;
-        }
+        f.requests.extend(request_text(m));
         if m.role == Role::Assistant {
             let text = text_of(m);
             if !text.trim().is_empty() {
@@ -135,7 +133,7 @@ pub fn collect(messages: &[Message]) -> Facts {
             let outcome = match results.get(id.as_str()) {
                 None => Outcome::NoResult,
                 Some((is_error, content)) => {
-                    let text = &join_text(content);
+                    let text = &unwrap_output(join_text(content));
                     let (head, tail) = ends(text, 2000);
                     let code = tools::exit_code(head).or_else(|| tools::exit_code(tail));
                     // A shell tool that reports no exit code: trust its output.
@@ -150,6 +148,9 @@ pub fn collect(messages: &[Message]) -> Facts {
                     }
                 }
             };
+            if let Some(list) = todo_list(name, arguments) {
+                f.todos = list;
+            }
             let failed = matches!(outcome, Outcome::Failed(_));
             let stat = f.tools.entry(name.clone()).or_default();
             stat.0 += 1;
@@ -163,11 +164,21 @@ pub fn collect(messages: &[Message]) -> Facts {
                 f.commands.push((cmd.clone(), outcome));
             }
             let target = facts.target().map(str::to_string);
+            f.last_call = Some(match &target {
+                Some(t) => format!("{name} `{}` → {}", fit_line(t), outcome.describe()),
+                None => format!("{name} → {}", outcome.describe()),
+            });
+            let changed = (facts.files.iter())
+                .filter(|(op, _)| !failed && *op != FileOp::Read)
+                .map(|(_, p)| p.clone())
+                .collect();
             calls.push(Call {
                 name: name.clone(),
                 key: tools::base_name(name),
                 target,
                 ok: !failed,
+                changed,
+                command: facts.command.is_some(),
             });
         }
     }
@@ -184,27 +195,101 @@ struct Call {
     key: String,
     target: Option<String>,
     ok: bool,
+    /// Files the call wrote, edited or deleted.
+    changed: Vec<String>,
+    /// The target is a shell command (not a file).
+    command: bool,
+}
+
+/// The first line of `t`, at most 120 characters.
+fn fit_line(t: &str) -> String {
+    super::fit::one_line(t, 120)
+}
+
+/// The open items of a todo list or plan a call writes, if it is one.
+fn todo_list(name: &str, arguments: &str) -> Option<Vec<String>> {
+    let base = tools::base_name(name);
+    if !matches!(
+        base.as_str(),
+        "todowrite" | "update_plan" | "write_todos" | "todo_write"
+    ) {
+        return None;
+    }
+    let args: serde_json::Value = serde_json::from_str(arguments).ok()?;
+    let list = ["todos", "plan", "items"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(serde_json::Value::as_array))?;
+    let field = |v: &serde_json::Value, keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| v.get(*k).and_then(serde_json::Value::as_str))
+            .map(str::to_string)
+    };
+    Some(
+        list.iter()
+            .filter_map(|item| {
+                let text = field(item, &["content", "step", "description", "text", "title"])?;
+                let status = field(item, &["status"]).unwrap_or_else(|| "pending".into());
+                (!matches!(status.as_str(), "completed" | "done" | "cancelled"))
+                    .then(|| format!("[{status}] {}", fit_line(&text)))
+            })
+            .collect(),
+    )
 }
 
 /// Identical errors are reported once, with a count; an error is resolved when a later
-/// call with the same tool and target succeeded after its last occurrence.
+/// call with the same tool and target succeeded after its last occurrence, or a later
+/// broader run of the same program (`pytest -q` after `pytest -q tests/t.py`).
 fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
-    // The last successful call of each (tool, step): linear, however many errors.
-    let mut last_ok: HashMap<(&str, Option<&str>), usize> = HashMap::new();
+    // The successful calls of each (tool, step), in order: linear, however many errors.
+    let mut oks: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::new();
+    // And the runs of each (tool, program) in their commands: a failed
+    // `pytest -q tests/t.py` is resolved by a later broader run, `pytest -q`, that passes.
+    let mut runs: HashMap<(&str, String), Vec<Run>> = HashMap::new();
     for (i, c) in calls.iter().enumerate().filter(|(_, c)| c.ok) {
-        last_ok.insert((c.key.as_str(), c.target.as_deref().map(step)), i);
+        oks.entry((c.key.as_str(), c.target.as_deref().map(step)))
+            .or_default()
+            .push(i);
+        let target = c.target.as_deref().filter(|_| c.command);
+        for (prog, words) in target.map(programs).unwrap_or_default() {
+            runs.entry((c.key.as_str(), prog))
+                .or_default()
+                .push((i, words));
+        }
     }
+    let after = |v: Option<&Vec<usize>>, at: usize| {
+        v.and_then(|v| v.get(v.partition_point(|&ok| ok <= at)).copied())
+    };
+    let broader_after = |key: &str, failed: &str, at: usize| {
+        let (prog, words) = programs(failed).into_iter().next()?;
+        let v = runs.get(&(key, prog))?;
+        v[v.partition_point(|(ok, _)| *ok <= at)..]
+            .iter()
+            .find(|(_, w)| words.starts_with(w))
+            .map(|(ok, _)| *ok)
+    };
     let mut out: Vec<ErrorSeen> = Vec::new();
     let mut index: HashMap<(String, Option<String>, String), usize> = HashMap::new();
     for (at, line) in errors {
         let c = &calls[at];
-        let resolved = last_ok
-            .get(&(c.key.as_str(), c.target.as_deref().map(step)))
-            .is_some_and(|&ok| ok > at);
+        let same_step = after(
+            oks.get(&(c.key.as_str(), c.target.as_deref().map(step))),
+            at,
+        );
+        let same_program =
+            (c.target.as_deref().filter(|_| c.command)).and_then(|t| broader_after(&c.key, t, at));
+        let ok_after = match (same_step, same_program) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let resolved = ok_after.is_some();
+        let fixed_by = ok_after
+            .map(|ok| changed_between(calls, at, ok))
+            .unwrap_or_default();
         let key = (c.name.clone(), c.target.clone(), line);
         if let Some(&i) = index.get(&key) {
             out[i].times += 1;
             out[i].resolved = resolved;
+            out[i].fixed_by = fixed_by;
         } else {
             index.insert(key.clone(), out.len());
             out.push(ErrorSeen {
@@ -213,7 +298,51 @@ fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
                 line: key.2,
                 times: 1,
                 resolved,
+                fixed_by,
             });
+        }
+    }
+    out
+}
+
+/// A successful call running a program, and the words of that run.
+type Run<'a> = (usize, Vec<&'a str>);
+
+/// Programs whose runs stand for one another when deciding whether an error was resolved:
+/// these by their first two words (`cargo test`, `git push`, `npm run`), others by the first.
+const TWO_WORD_PROGRAMS: [&str; 14] = [
+    "git", "cargo", "npm", "pnpm", "yarn", "go", "docker", "kubectl", "mix", "uv", "poetry",
+    "bundle", "dotnet", "gradle",
+];
+
+/// The programs a shell command runs, in order (`cd` and variable assignments skipped),
+/// each with the words of its run.
+fn programs(cmd: &str) -> Vec<(String, Vec<&str>)> {
+    let mut out = Vec::new();
+    for seg in cmd.split(['\n', ';', '|', '&']) {
+        let words: Vec<&str> = (seg.split_whitespace())
+            .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+            .collect();
+        let prog = match words.as_slice() {
+            [] | ["cd", ..] => continue,
+            [py, "-m", module, ..] if py.starts_with("python") => format!("{py} -m {module}"),
+            [first, second, ..] if TWO_WORD_PROGRAMS.contains(first) => format!("{first} {second}"),
+            [first, ..] => first.to_string(),
+        };
+        out.push((prog, words));
+    }
+    out
+}
+
+/// Up to three files changed by the calls after `from` up to and including `to` (at most
+/// 200 calls looked at), in order.
+fn changed_between(calls: &[Call], from: usize, to: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in calls[from + 1..=to].iter().take(200) {
+        for p in &c.changed {
+            if out.len() < 3 && !out.contains(p) {
+                out.push(p.clone());
+            }
         }
     }
     out
@@ -245,6 +374,27 @@ fn text_of(m: &Message) -> String {
         out.push_str(t);
     }
     out
+}
+
+/// The output inside Codex 0.5x's JSON wrapping (`{"output": …, "metadata": …}`), or
+/// `text` as it is.
+fn unwrap_output(text: String) -> String {
+    if !text.starts_with("{\"output\"") {
+        return text;
+    }
+    let v: Option<serde_json::Value> = serde_json::from_str(&text).ok();
+    let output = v
+        .as_ref()
+        .and_then(|v| v.get("output"))
+        .and_then(|o| o.as_str());
+    match (
+        output,
+        v.as_ref().and_then(|v| v.pointer("/metadata/exit_code")),
+    ) {
+        (Some(o), Some(code)) => format!("{o}\nExit code: {code}"),
+        (Some(o), None) => o.to_string(),
+        _ => text,
+    }
 }
 
 /// The first and last `n` bytes of `text` (on character boundaries).
@@ -407,8 +557,7 @@ mod tests {
             text(Role::Assistant, "Tests fail in b."),
         ];
         let f = collect(&msgs);
-        assert_eq!(f.goal.as_deref(), Some("Fix the build"));
-        assert_eq!(f.latest.as_deref(), Some("Now run the tests"));
+        assert_eq!(f.requests, ["Fix the build", "Now run the tests"]);
         // The failed Write created nothing.
         assert_eq!(f.files, [("src/a.rs".to_string(), FileFate::Modified)]);
         assert_eq!(
@@ -461,6 +610,40 @@ mod tests {
         assert_eq!(f.errors.len(), 1);
         assert_eq!(f.errors[0].line, "1 failed, 2 passed");
         assert_eq!(f.files, [("log.txt".to_string(), FileFate::Read)]);
+    }
+
+    #[test]
+    fn a_failed_run_is_resolved_by_a_later_passing_run_of_the_same_program() {
+        let msgs = vec![
+            call(
+                "1",
+                "Bash",
+                r#"{"command":"cd /w && pytest -q tests/t.py"}"#,
+            ),
+            result("1", "Exit code: 1\nE   assert 0 == 1", false),
+            call("2", "Edit", r#"{"file_path":"src/t.py"}"#),
+            result("2", "ok", false),
+            call("3", "Bash", r#"{"command":"rm -rf .cache && pytest -q"}"#),
+            result("3", "Exit code: 0\n15 passed", false),
+            call("4", "Bash", r#"{"command":"git push"}"#),
+            result("4", "Exit code: 1\nfatal: denied", false),
+            call("5", "Bash", r#"{"command":"git status"}"#),
+            result("5", "Exit code: 0", false),
+        ];
+        let f = collect(&msgs);
+        let seen: Vec<(bool, Vec<String>)> = (f.errors.iter())
+            .map(|e| (e.resolved, e.fixed_by.clone()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (true, vec!["src/t.py".to_string(), ".cache".to_string()]),
+                (false, vec![])
+            ]
+        );
+        let progs = programs("A=1 python3 -m pytest -x; cd d && git commit -m x");
+        let names: Vec<&str> = progs.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(names, ["python3 -m pytest", "git commit"]);
     }
 
     #[test]

@@ -1,14 +1,15 @@
 //! The offline summarizer: a structured, extractive summary with no network and no
 //! randomness. The same messages always give the same text, byte for byte.
 //!
-//! Sections, in output order: the user's goal (first request) and latest request verbatim,
-//! earlier summaries carried forward, files read/created/modified/deleted, commands run and
-//! their outcome, tool calls per tool with failures, errors and whether they were resolved,
-//! decisions, and the assistant's last statement of status. When the text would exceed the
-//! cap, the least important sections are shortened first.
+//! Sections, in output order: every request of the user verbatim (the oldest shortened
+//! first when they outgrow half the cap), earlier summaries carried forward, files
+//! read/created/modified/deleted, commands run and their outcome, tool calls per tool with
+//! failures, errors and whether and how they were resolved, decisions, open TODOs, and the
+//! state at the cut (latest request, last tool call, the assistant's last words). When the
+//! text would exceed the cap, the least important sections are shortened first.
 
 mod facts;
-mod fit;
+pub(crate) mod fit;
 pub mod tools;
 
 pub use facts::{collect, ErrorSeen, Facts, FileFate, Outcome};
@@ -57,8 +58,7 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
         text.as_ref()
             .map(|t| Section::text(title, fit::clamp(t, counter, cap / share)))
     };
-    sections.extend(verbatim("User's goal (first request)", &f.goal, 3));
-    sections.extend(verbatim("Latest request", &f.latest, 3));
+    sections.push(Section::text(REQUESTS, requests(&f.requests, counter, cap)));
     if !input.previous.is_empty() {
         let text = input.previous.join("\n\n---\n\n");
         sections.push(Section::text(
@@ -66,17 +66,7 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
             fit::clamp(&text, counter, cap / 2),
         ));
     }
-    let files = f
-        .files
-        .iter()
-        .map(|(p, fate)| (*fate, format!("{}: {p}", fate.name())));
-    let mut files: Vec<(FileFate, String)> = files.collect();
-    files.sort_by_key(|(fate, _)| *fate);
-    sections.push(Section::list(
-        "Files",
-        files.into_iter().map(|x| x.1),
-        false,
-    ));
+    sections.push(Section::list("Files", files(&f), false));
     sections.push(Section::list("Commands run", commands(&f), true));
     sections.push(Section::list("Tool calls", tool_stats(&f), false));
     sections.push(Section::list("Errors seen", errors(&f), true));
@@ -85,21 +75,92 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
         f.decisions.iter().map(|d| fit::one_line(d, 300)),
         true,
     ));
-    sections.extend(verbatim("Last status from the assistant", &f.status, 5));
+    sections.push(Section::list("Open TODOs", f.todos.clone(), false));
+    sections.extend(verbatim(STATE, &state(&f), 5));
     sections.retain(|s| !s.is_empty());
-    // Least important first.
+    // Least important first: the facts the next turn needs most (paths, commands, errors)
+    // go after the assistant's last words, the user's requests last.
     let order = [
         "Tool calls",
         "Decisions",
-        "Commands run",
-        "Errors seen",
-        "Files",
+        STATE,
+        "Open TODOs",
         "Earlier summary (carried forward)",
-        "Last status from the assistant",
-        "Latest request",
-        "User's goal (first request)",
+        "Errors seen",
+        "Commands run",
+        "Files",
+        REQUESTS,
     ];
     fit::fit(&header(&f), &mut sections, &order, counter, cap)
+}
+
+/// A request cut to `limit` characters: its head and tail down to 400, its head alone
+/// below (the words a request starts with say the most; the marker costs less).
+fn shorten_request(text: &str, limit: usize) -> String {
+    if limit >= 400 {
+        return fit::shorten(text, limit);
+    }
+    let head: String = text.chars().take(limit).collect();
+    format!("{} […]", head.trim_end())
+}
+
+/// The title of the section on the work in progress at the cut.
+pub const STATE: &str = "State at the cut";
+
+/// The latest request, the last tool call and the assistant's last words.
+fn state(f: &Facts) -> Option<String> {
+    let mut out = Vec::new();
+    if !f.requests.is_empty() {
+        out.push(format!("Latest request: {} above.", f.requests.len()));
+    }
+    if let Some(c) = &f.last_call {
+        out.push(format!("Last tool call: {c}"));
+    }
+    if let Some(s) = &f.status {
+        out.push(format!("Last status from the assistant:\n{s}"));
+    }
+    (!out.is_empty()).then(|| out.join("\n"))
+}
+
+/// The title of the section of the user's requests.
+pub const REQUESTS: &str = "User requests (verbatim, oldest first)";
+
+/// Characters the oldest requests are shortened to, in turn, when the requests together
+/// outgrow half the cap.
+const REQUEST_LIMITS: [usize; 3] = [400, 160, 60];
+
+/// The user's requests, numbered, each verbatim up to a quarter of `cap`; when together
+/// they outgrow half of it, the oldest are shortened first (to 400, then 160, then 60
+/// characters, head and tail kept), the latest only when all the others are at 60.
+fn requests(reqs: &[String], counter: &Counter, cap: usize) -> String {
+    let mut texts: Vec<String> = reqs
+        .iter()
+        .map(|r| fit::clamp(r, counter, cap / 4))
+        .collect();
+    let cost = |t: &str| counter.text(t) + 2;
+    let mut total: usize = texts.iter().map(|t| cost(t)).sum();
+    // The earlier requests through every limit first, then the latest.
+    let n = texts.len();
+    let steps = (REQUEST_LIMITS.iter())
+        .flat_map(|&l| (0..n.saturating_sub(1)).map(move |i| (l, i)))
+        .chain(REQUEST_LIMITS.iter().map(|&l| (l, n.saturating_sub(1))));
+    for (limit, i) in steps {
+        if total <= cap / 2 || n == 0 {
+            break;
+        }
+        let t = &mut texts[i];
+        {
+            if t.chars().count() > limit {
+                let short = shorten_request(t, limit);
+                total = total - cost(t) + cost(&short);
+                *t = short;
+            }
+        }
+    }
+    let numbered: Vec<String> = (texts.iter().enumerate())
+        .map(|(i, t)| format!("{}. {t}", i + 1))
+        .collect();
+    numbered.join("\n")
 }
 
 fn header(f: &Facts) -> String {
@@ -117,6 +178,29 @@ fn header(f: &Facts) -> String {
     }
     h.push('.');
     h
+}
+
+/// Paths this many to a line of the files section.
+const PATHS_PER_LINE: usize = 8;
+
+/// The files by fate (deleted, created, modified, read), a few paths to a line.
+fn files(f: &Facts) -> Vec<String> {
+    let mut out = Vec::new();
+    for fate in [
+        FileFate::Deleted,
+        FileFate::Created,
+        FileFate::Modified,
+        FileFate::Read,
+    ] {
+        let paths: Vec<&str> = (f.files.iter())
+            .filter(|(_, x)| *x == fate)
+            .map(|(p, _)| p.as_str())
+            .collect();
+        for chunk in paths.chunks(PATHS_PER_LINE) {
+            out.push(format!("{}: {}", fate.name(), chunk.join(", ")));
+        }
+    }
+    out
 }
 
 fn commands(f: &Facts) -> Vec<String> {
@@ -161,11 +245,16 @@ fn errors(f: &Facts) -> Vec<String> {
             if e.times > 1 {
                 s.push_str(&format!(" (×{})", e.times));
             }
-            s.push_str(if e.resolved {
-                " — resolved later"
+            if !e.resolved {
+                s.push_str(" — not seen resolved");
+            } else if e.fixed_by.is_empty() {
+                s.push_str(" — resolved: succeeded on a later try");
             } else {
-                " — not seen resolved"
-            });
+                s.push_str(&format!(
+                    " — resolved: succeeded after changes to {}",
+                    e.fixed_by.join(", ")
+                ));
+            }
             s
         })
         .collect()

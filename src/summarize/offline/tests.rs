@@ -34,11 +34,9 @@ fn has_every_section_with_facts_from_the_tool_calls() {
     let text = summary_of(SESSION, DEFAULT_CAP, Encoding::Approx);
     let want = "Offline summary of 9 earlier messages (2 user, 4 assistant, 3 tool).
 
-## User's goal (first request)
-Please make the parser accept trailing commas.
-
-## Latest request
-Also update the changelog.
+## User requests (verbatim, oldest first)
+1. Please make the parser accept trailing commas.
+2. Also update the changelog.
 
 ## Files
 - modified: src/parser.rs
@@ -57,7 +55,10 @@ Also update the changelog.
 ## Decisions
 - I decided to handle the comma in parse_list instead of the lexer.
 
-## Last status from the assistant
+## State at the cut
+Latest request: 2 above.
+Last tool call: bash `cargo test` → failed (exit 101)
+Last status from the assistant:
 The parser change is done; one test still fails.
 ";
     assert_eq!(text, want);
@@ -136,11 +137,11 @@ fn same_input_same_bytes_and_the_cap_holds_with_a_real_tokenizer() {
     }
     let full = summarize(&Input::new(&s.messages[1..]), &c, 2000);
     for needle in [
-        "## Files\n- modified: /repo/src/part0.ts\n",
+        "## Files\n- modified: /repo/src/part0.ts, /repo/src/part1.ts,",
+        ", /repo/src/part39.ts\n",
         "- Bash: 40 calls, 20 failed\n",
         "`npm run test:run -- part39` → ok",
         "Bash `npm run test:run -- part38`: Error: expected 1 to be 2 — not seen resolved",
-        "more omitted)",
         "earlier omitted)",
     ] {
         assert!(full.contains(needle), "{needle} missing:\n{full}");
@@ -193,4 +194,58 @@ fn huge_requests_are_shortened_verbatim_at_both_ends() {
     );
     assert!(text.contains("characters omitted"));
     assert!(counter(Encoding::Approx).text(&text) <= DEFAULT_CAP);
+}
+
+#[test]
+fn every_request_survives_and_the_oldest_are_shortened_first() {
+    let mut msgs = vec![serde_json::json!({"role": "system", "content": "sys"})];
+    for i in 0..30 {
+        let text = format!("request {i}: {}", "please do this carefully ".repeat(20));
+        msgs.push(serde_json::json!({"role": "user", "content": text}));
+        msgs.push(serde_json::json!({"role": "assistant", "content": format!("done {i}")}));
+    }
+    let json = serde_json::Value::Array(msgs).to_string();
+    let c = counter(Encoding::Approx);
+    let text = summary_of(&json, 4000, Encoding::Approx);
+    assert!(c.text(&text) <= 4000, "{}", c.text(&text));
+    for i in 0..30 {
+        assert!(
+            text.contains(&format!("{}. request {i}: please", i + 1)),
+            "{i}: {text}"
+        );
+    }
+    // The latest request is whole, the oldest shortened.
+    let latest = format!("request 29: {}", "please do this carefully ".repeat(20));
+    assert!(text.contains(latest.trim()), "{text}");
+    let oldest = format!("request 0: {}", "please do this carefully ".repeat(20));
+    assert!(!text.contains(oldest.trim()), "{text}");
+}
+
+#[test]
+fn todos_and_how_errors_were_resolved() {
+    let json = r#"[
+  {"role": "user", "content": "Make the tests pass."},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"pytest -q\"}"}}]},
+  {"role": "tool", "tool_call_id": "c1", "content": "Exit code: 1\nE   ImportError: no module named calc"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c2", "type": "function", "function": {"name": "mcp__fs__write_file", "arguments": "{\"path\": \"calc.py\"}"}}]},
+  {"role": "tool", "tool_call_id": "c2", "content": "written"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c3", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"pytest -q && echo ok\"}"}}]},
+  {"role": "tool", "tool_call_id": "c3", "content": "Exit code: 0\n3 passed"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c4", "type": "function", "function": {"name": "TodoWrite", "arguments": "{\"todos\": [{\"content\": \"fix import\", \"status\": \"completed\"}, {\"content\": \"add docs\", \"status\": \"in_progress\"}]}"}}]},
+  {"role": "tool", "tool_call_id": "c4", "content": "ok"}
+]"#;
+    let text = summary_of(json, DEFAULT_CAP, Encoding::Approx);
+    for needle in [
+        "- created: calc.py\n",
+        "bash `pytest -q`: E   ImportError: no module named calc — resolved: succeeded after changes to calc.py\n",
+        "## Open TODOs\n- [in_progress] add docs\n",
+        "Last tool call: TodoWrite → ok",
+    ] {
+        assert!(text.contains(needle), "{needle} missing:\n{text}");
+    }
+    assert!(!text.contains("fix import"), "{text}");
 }

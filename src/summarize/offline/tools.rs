@@ -92,10 +92,7 @@ pub fn facts(name: &str, arguments: &str) -> CallFacts {
         return out;
     }
     if let Some(cmd) = command(&args).filter(|_| is_shell(&base)) {
-        out.files = removed_paths(&cmd)
-            .into_iter()
-            .map(|p| (FileOp::Delete, p))
-            .collect();
+        out.files = shell_files(&cmd);
         out.command = Some(cmd);
     }
     out
@@ -207,23 +204,114 @@ fn patch_files(patch: &str) -> Vec<(FileOp, String)> {
         .collect()
 }
 
-/// Paths removed by `rm` (or `git rm`) in a simple shell command.
-fn removed_paths(cmd: &str) -> Vec<String> {
+/// Files a simple shell command touches: removed (`rm`, `git rm`), moved (`mv`: the source
+/// deleted, the target written), copied (`cp`), created (`touch`), edited in place
+/// (`sed -i`), written by a redirection (`> f`, `>> f`) and read (`cat`, `head`, `tail`,
+/// `wc`, `nl`, `less`).
+fn shell_files(cmd: &str) -> Vec<(FileOp, String)> {
+    use FileOp::*;
     let mut out = Vec::new();
     for segment in cmd.split(['\n', ';', '|', '&']) {
         let words: Vec<&str> = segment.split_whitespace().collect();
-        let args = match words.as_slice() {
-            ["rm", rest @ ..] | ["git", "rm", rest @ ..] => rest,
-            _ => continue,
-        };
-        out.extend(
-            args.iter()
+        let mut words: &[&str] = &words;
+        while let [w, rest @ ..] = words {
+            if *w == "sudo" || (w.contains('=') && !w.starts_with('-')) {
+                words = rest;
+            } else {
+                break;
+            }
+        }
+        let (plain, redirects) = redirections(words);
+        out.extend(redirects);
+        let args = |from: usize| -> Vec<String> {
+            plain
+                .iter()
+                .skip(from)
                 .filter(|w| !w.starts_with('-'))
                 .map(|w| w.trim_matches(['"', '\'']).to_string())
-                .filter(|w| !w.is_empty()),
-        );
+                .filter(|w| is_path(w))
+                .collect()
+        };
+        let first = plain.first().copied().unwrap_or_default();
+        let git = first == "git";
+        let verb = if git {
+            plain.get(1).copied().unwrap_or_default()
+        } else {
+            first
+        };
+        let skip = if git { 2 } else { 1 };
+        match verb {
+            "rm" if git || first == "rm" => {
+                out.extend(args(skip).into_iter().map(|p| (Delete, p)));
+            }
+            "mv" | "cp" if git || first == verb => {
+                if let [from, to] = args(skip).as_slice() {
+                    let op = if verb == "mv" { Delete } else { Read };
+                    out.push((op, from.clone()));
+                    out.push((Write, to.clone()));
+                }
+            }
+            "touch" if !git => out.extend(args(1).into_iter().map(|p| (Write, p))),
+            "sed" if !git => {
+                let edit = plain.iter().any(|w| w.starts_with("-i"));
+                // The script is the first plain argument, the file the last.
+                let files = args(1);
+                if files.len() >= 2 || plain.contains(&"-e") {
+                    if let Some(p) = files.last() {
+                        out.push((if edit { Edit } else { Read }, p.clone()));
+                    }
+                }
+            }
+            "cat" | "head" | "tail" | "wc" | "nl" | "less" if !git => {
+                out.extend(args(1).into_iter().map(|p| (Read, p)));
+            }
+            _ => {}
+        }
     }
     out
+}
+
+/// The words of a command without its redirections, and the files those write.
+fn redirections<'a>(words: &[&'a str]) -> (Vec<&'a str>, Vec<(FileOp, String)>) {
+    let mut plain = Vec::new();
+    let mut files = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        let op = w.trim_start_matches(|c: char| c.is_ascii_digit());
+        let (append, rest) = match (op.strip_prefix(">>"), op.strip_prefix('>')) {
+            (Some(r), _) => (true, r),
+            (None, Some(r)) => (false, r),
+            _ => {
+                if !w.starts_with('<') {
+                    plain.push(w);
+                }
+                i += 1;
+                continue;
+            }
+        };
+        let target = if rest.is_empty() {
+            i += 1;
+            words.get(i).copied().unwrap_or_default()
+        } else {
+            rest
+        };
+        let target = target.trim_matches(['"', '\'']);
+        if is_path(target) && !target.starts_with('&') && target != "/dev/null" {
+            let op = if append { FileOp::Edit } else { FileOp::Write };
+            files.push((op, target.to_string()));
+        }
+        i += 1;
+    }
+    (plain, files)
+}
+
+/// A word that names a file: no variables, globs or options, and not empty.
+fn is_path(w: &str) -> bool {
+    !w.is_empty()
+        && !w.bytes().all(|b| b.is_ascii_digit())
+        && !w.starts_with('-')
+        && !w.contains(['$', '*', '?', '`', '(', ')', '{', '}', '<', '>'])
 }
 
 /// The exit code a shell tool's output reports (`Exit code: 1`, `"exit_code": 1`,
@@ -285,6 +373,38 @@ mod tests {
             f.files,
             [(Delete, "target/tmp".into()), (Delete, "old.txt".into())]
         );
+    }
+
+    #[test]
+    fn shell_commands_that_touch_files() {
+        use FileOp::*;
+        let f = |cmd: &str| shell_files(cmd);
+        assert_eq!(
+            f("mv notes.txt NOTES.md && ls"),
+            [(Delete, "notes.txt".into()), (Write, "NOTES.md".into())]
+        );
+        assert_eq!(
+            f("cat calc.py | wc -l; echo hi > out.txt 2>&1"),
+            [(Read, "calc.py".into()), (Write, "out.txt".into())]
+        );
+        assert_eq!(f("sed -i 's/a/b/' src/x.rs"), [(Edit, "src/x.rs".into())]);
+        assert_eq!(
+            f("sed -n '1,200p' shop/inv.py"),
+            [(Read, "shop/inv.py".into())]
+        );
+        assert_eq!(
+            f("cd /w && python3 gen.py >> data.csv"),
+            [(Edit, "data.csv".into())]
+        );
+        assert_eq!(
+            f("make 2>/dev/null >&2; touch a.txt"),
+            [(Write, "a.txt".into())]
+        );
+        assert_eq!(
+            f("git mv a.rs b.rs"),
+            [(Delete, "a.rs".into()), (Write, "b.rs".into())]
+        );
+        assert_eq!(f("head -n 5 $FILE; ls *.rs"), []);
     }
 
     #[test]
