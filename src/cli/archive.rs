@@ -179,7 +179,7 @@ fn restore(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
     let (entry, file) = store.get(&args.id)?;
     let target = target(ctx, &entry, &file, args.file.as_deref())?;
     let _lock = crate::ops::store::lock(ctx, store, &entry.session)?;
-    let loaded = load::load(ctx, &target)?;
+    let loaded = load::load_selected(ctx, &target, file.agent_session.as_deref())?;
     let bytes = match &file.undo {
         // A trim: the original comes back from what the trim wrote.
         Some(undo) => {
@@ -275,6 +275,7 @@ fn carries(r: &serde_json::Value, compact_id: &str) -> bool {
     [
         "/compact_id",
         "/ctxctl/compact_id",
+        "/metadata/ctxctl/compact_id",
         "/payload/ctxctl/compact_id",
     ]
     .iter()

@@ -281,6 +281,7 @@ fn archive_removed(
             .doc
             .text()
             .map(|original| Undo::new(original, written)),
+        agent_session: l.db_session.as_ref().map(|s| s.id.clone()),
     };
     Ok(store.put(name, &record)?.path)
 }

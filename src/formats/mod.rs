@@ -15,6 +15,7 @@ pub mod codex;
 mod detect;
 mod edit;
 pub mod goose;
+pub mod goose_db;
 pub mod jsonl;
 mod lines_out;
 pub mod message;
@@ -124,13 +125,14 @@ pub fn classify_path(path: &Path) -> Found {
 
 /// Every format, in the order `--format` lists them. Detection prefers the earlier of two
 /// equally likely line formats.
-pub static CODECS: [&dyn Codec; 6] = [
+pub static CODECS: [&dyn Codec; 7] = [
     &chat::OPENAI,
     &chat::ANTHROPIC,
     &jsonl::Jsonl,
     &claude_code::ClaudeCode,
     &codex::Codex,
     &goose::Goose,
+    &goose_db::GooseDb,
 ];
 
 impl Format {
@@ -143,6 +145,7 @@ impl Format {
             Format::ClaudeCode => &claude_code::ClaudeCode,
             Format::Codex => &codex::Codex,
             Format::Goose => &goose::Goose,
+            Format::GooseDb => &goose_db::GooseDb,
         }
     }
 

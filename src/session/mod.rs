@@ -38,6 +38,8 @@ pub enum Format {
     Codex,
     /// goose JSONL sessions (metadata line, then messages).
     Goose,
+    /// One session of goose's SQLite database (goose ≥ 1.10), rendered as goose JSONL.
+    GooseDb,
 }
 
 /// Who speaks a message.

@@ -147,9 +147,9 @@ pub fn compact_file(
         write::destination(ctx, &args.output.choice(), Some(&name), &loaded)?
     };
     let _lock = lock(ctx, &store, &name)?;
-    if let Destination::InPlace(p) = &dest {
+    if let Destination::InPlace(_) = &dest {
         // Do not even archive a session that already changed.
-        load::ensure_unchanged(p, loaded.fingerprint)?;
+        loaded.ensure_unchanged()?;
     }
     let id = CompactInfo::new_id();
     // Archive the originals before anything is replaced.
@@ -178,6 +178,7 @@ pub fn compact_file(
             summary: summary.clone(),
             records: archive::original_records(&loaded.session, part.middle.clone())?,
             undo: None,
+            agent_session: loaded.db_session.as_ref().map(|s| s.id.clone()),
         };
         let stored = store.put(&name, &record)?;
         Ok::<_, archive::ArchiveError>((info, stored))

@@ -1,0 +1,229 @@
+//! goose's SQLite session store (goose ≥ 1.10): `sessions.db`, one database for every
+//! session, found at `${XDG_DATA_HOME:-~/.local/share}/goose/sessions/sessions.db`
+//! (`$GOOSE_PATH_ROOT/data/sessions/sessions.db` when set).
+//!
+//! A database holds many sessions, so it is not read as text: [`db`] opens it (read-only
+//! for reading: that works while goose holds it and its WAL), selects one session and
+//! renders it as goose JSONL, one line per `messages` row; this codec reads and writes that
+//! rendering with the goose JSONL logic ([`super::goose`]), and [`apply`] writes a
+//! rewritten rendering back into the database in one transaction. The commands see a
+//! session like any other; only loading and replacing go through here
+//! ([`crate::ops::load`], [`crate::ops::write`]).
+//!
+//! Rewrites are goose's own compaction layout: nothing is deleted, summarized messages get
+//! `agentVisible: false`, the summary is a `user` message only the agent sees
+//! (`userVisible: false`), ctxctl's facts about it ride in its `metadata.ctxctl`.
+
+mod apply;
+pub mod db;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::goose;
+use super::{lines_doc, Codec};
+use crate::session::{Format, Item, Keep, ReadError, RestorePlan, Session, WriteError};
+
+pub use apply::{Applied, Guard, LIVE_SECS};
+pub use db::{is_database, SessionInfo};
+
+/// Why a goose database cannot be read or written. Nothing was written in any case.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{}: the database is locked by another program (goose?); waited {} s, nothing was written", .path.display(), db::BUSY_TIMEOUT.as_secs())]
+    Locked { path: PathBuf },
+    #[error("{}: {msg}", .path.display())]
+    Sql { path: PathBuf, msg: String },
+    #[error("{}: not a goose session database (expected a {missing} column)", .path.display())]
+    NotGoose { path: PathBuf, missing: String },
+    #[error("{}: no goose session with the id or name {wanted:?}; sessions: {candidates}", .path.display())]
+    NoSuchSession {
+        path: PathBuf,
+        wanted: String,
+        candidates: String,
+    },
+    #[error("{}: choose a goose session with --session ID|NAME; user sessions: {candidates}", .path.display())]
+    ChooseOne { path: PathBuf, candidates: String },
+    #[error("{}: messages row {row}: {what}", .path.display())]
+    BadRow {
+        path: PathBuf,
+        row: i64,
+        what: String,
+    },
+    #[error("{}: goose session {id} changed while ctxctl was working on it (is goose running it?); nothing was written", .path.display())]
+    Changed { path: PathBuf, id: String },
+    #[error("{}: goose session {id} was active {secs} s ago and may be open in goose, which writes its whole session back and would undo ctxctl's change; nothing was written (quit that goose session, or pass --include-live)", .path.display())]
+    Live {
+        path: PathBuf,
+        id: String,
+        secs: i64,
+    },
+    #[error("{}: {why}", .path.display())]
+    Unsupported { path: PathBuf, why: String },
+}
+
+impl StoreError {
+    fn sql(path: &Path, e: rusqlite::Error) -> StoreError {
+        let path = path.to_path_buf();
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+                StoreError::Locked { path }
+            }
+            Some(rusqlite::ErrorCode::NotADatabase) => StoreError::NotGoose {
+                path,
+                missing: "messages.session_id".into(),
+            },
+            _ => StoreError::Sql {
+                path,
+                msg: e.to_string().replace('\n', " "),
+            },
+        }
+    }
+}
+
+/// A session read from a goose database: its rendering and which session it is.
+pub struct Selected {
+    pub session: SessionInfo,
+    pub text: String,
+}
+
+/// Reads session `wanted` (an id or a name; `None`: the only user session) of the goose
+/// database at `path`, read-only.
+pub fn read_session(path: &Path, wanted: Option<&str>) -> Result<Selected, StoreError> {
+    let db = db::Db::open(path, false)?;
+    let session = db.select(wanted)?;
+    let text = db.render(&session)?.text;
+    Ok(Selected { session, text })
+}
+
+/// Writes `text`, session `s` of the database at `path` rewritten, in one transaction.
+pub fn write_session(
+    path: &Path,
+    s: &SessionInfo,
+    text: &[u8],
+    guard: &Guard,
+) -> Result<Applied, StoreError> {
+    let text = std::str::from_utf8(text).map_err(|_| StoreError::Unsupported {
+        path: path.to_path_buf(),
+        why: "the rewritten session is not UTF-8".into(),
+    })?;
+    let mut db = db::Db::open(path, true)?;
+    apply::apply(&mut db, s, text, guard)
+}
+
+/// A session of a goose database, as its rendering (see the module docs).
+pub struct GooseDb;
+
+impl Codec for GooseDb {
+    fn format(&self) -> Format {
+        Format::GooseDb
+    }
+
+    fn name(&self) -> &'static str {
+        "goose-db"
+    }
+
+    fn read(&self, text: String, _keep: Keep) -> Result<Session, ReadError> {
+        let model = text
+            .lines()
+            .next()
+            .and_then(|l| serde_json::from_str::<Value>(l).ok())
+            .and_then(|v| v.get("model").and_then(Value::as_str).map(String::from));
+        let mut s = goose::read(text)?;
+        s.format = Format::GooseDb;
+        s.model = model;
+        Ok(s)
+    }
+
+    fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+        let out = goose::write::write(session, lines_doc(session)?, items)?;
+        rows_out(&out)
+    }
+
+    fn restores_summaries(&self) -> bool {
+        true
+    }
+
+    fn restore(&self, session: &Session, plan: &RestorePlan) -> Result<Vec<u8>, WriteError> {
+        let out = goose::restore::restore(session, lines_doc(session)?, plan)?;
+        rows_out(&out)
+    }
+}
+
+/// Turns the lines the goose writer added into rows as the database renders them: a
+/// `message_id` like goose's (`msg_<session>_<uuid>`), ctxctl's facts inside `metadata`,
+/// and a `created_timestamp` that sorts the row where it stands (at or after the message
+/// before it, before the next existing one: rows added later have larger row ids, which
+/// break ties after every existing row). Existing lines are kept byte for byte.
+fn rows_out(out: &[u8]) -> Result<Vec<u8>, WriteError> {
+    let text = std::str::from_utf8(out).map_err(|e| WriteError::Document(e.to_string()))?;
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let Some(head) = lines.first() else {
+        return Ok(out.to_vec());
+    };
+    let sid = serde_json::from_str::<Value>(head)?
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let mut values: Vec<(bool, Value)> = Vec::with_capacity(lines.len());
+    for l in &lines[1..] {
+        let v: Value = serde_json::from_str(l)?;
+        let new = v.get("id").is_none_or(Value::is_null);
+        values.push((new, v));
+    }
+    let created = |v: &Value| v.get("created").and_then(Value::as_i64).unwrap_or(0);
+    let mut prev = i64::MIN;
+    for k in 0..values.len() {
+        let (new, v) = &values[k];
+        if !new {
+            prev = created(v);
+            continue;
+        }
+        let next = values[k + 1..]
+            .iter()
+            .find(|(n, _)| !n)
+            .map(|(_, v)| created(v));
+        let at = match next {
+            Some(hi) if hi > prev => hi - 1,
+            Some(_) => {
+                return Err(WriteError::Document(format!(
+                    "a message added before line {} cannot be placed in goose's order: the \
+                     messages around it share one created_timestamp",
+                    k + 2
+                )))
+            }
+            None => prev.max(created(v)),
+        };
+        prev = at;
+        lines[k + 1] = added_row(&sid, v, at)?;
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    Ok(text.into_bytes())
+}
+
+/// A line the goose writer added, as a row of session `sid` created at `at` renders.
+fn added_row(sid: &str, v: &Value, at: i64) -> Result<String, WriteError> {
+    let mut meta = match v.get("metadata") {
+        Some(Value::Object(m)) => m.clone(),
+        _ => Map::new(),
+    };
+    if let Some(c) = v.get("ctxctl") {
+        meta.insert("ctxctl".into(), c.clone());
+    }
+    let id = format!("msg_{sid}_{}", uuid::Uuid::new_v4());
+    let content = v
+        .get("content")
+        .cloned()
+        .unwrap_or(Value::Array(Vec::new()));
+    let role = v.get("role").and_then(Value::as_str).unwrap_or("user");
+    Ok(format!(
+        "{{\"id\":{},\"role\":{},\"created\":{at},\"content\":{},\"metadata\":{}}}",
+        Value::String(id),
+        Value::String(role.into()),
+        serde_json::to_string(&content)?,
+        serde_json::to_string(&Value::Object(meta))?
+    ))
+}
