@@ -26,7 +26,14 @@ pub fn compact_file(
     path: &Path,
     from_store: bool,
 ) -> anyhow::Result<Done> {
-    let mut loaded = load::load_for_rewrite(ctx, path)?;
+    // `--name` found in goose's database rather than in the store: that goose session.
+    let goose_name = (from_store && load::is_database(path))
+        .then_some(args.name.as_deref())
+        .flatten();
+    let mut loaded = match goose_name {
+        Some(n) => load::load_selected(ctx, path, Some(n))?,
+        None => load::load_for_rewrite(ctx, path)?,
+    };
     let shown = loaded.display();
     let agent = loaded.session.agent_limits;
     let mut limit = args
@@ -103,7 +110,11 @@ pub fn compact_file(
         }
     };
 
-    let name = archive_name(args, &loaded.path);
+    let name = match &loaded.db_session {
+        // Archives of a database session are filed under its id.
+        Some(s) => format!("goose-{}", s.id),
+        None => archive_name(args, &loaded.path),
+    };
     let store = ArchiveStore::new(ctx.data_dir()?.value);
     let now = clock(ctx)?;
     if args.output.dry_run {

@@ -147,7 +147,25 @@ impl Codec for GooseDb {
 
     fn restore(&self, session: &Session, plan: &RestorePlan) -> Result<Vec<u8>, WriteError> {
         let out = goose::restore::restore(session, lines_doc(session)?, plan)?;
-        rows_out(&out)
+        // The continuation message the compaction added goes with its summary.
+        let id = session.messages[plan.at]
+            .compact
+            .as_ref()
+            .and_then(|c| c.id.clone());
+        let text =
+            String::from_utf8(rows_out(&out)?).map_err(|e| WriteError::Document(e.to_string()))?;
+        let mut kept = String::with_capacity(text.len());
+        for line in text.split_inclusive('\n') {
+            let continues = serde_json::from_str::<Value>(line).ok().and_then(|v| {
+                v.pointer("/metadata/ctxctl/continues")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            });
+            if id.is_none() || continues != id {
+                kept.push_str(line);
+            }
+        }
+        Ok(kept.into_bytes())
     }
 }
 
@@ -197,11 +215,33 @@ fn rows_out(out: &[u8]) -> Result<Vec<u8>, WriteError> {
             None => prev.max(created(v)),
         };
         prev = at;
-        lines[k + 1] = added_row(&sid, v, at)?;
+        let mut row = added_row(&sid, v, at)?;
+        if let Some(id) = v.pointer("/ctxctl/compact_id").and_then(Value::as_str) {
+            row.push('\n');
+            row.push_str(&continuation(&sid, id, at)?);
+        }
+        lines[k + 1] = row;
     }
     let mut text = lines.join("\n");
     text.push('\n');
     Ok(text.into_bytes())
+}
+
+/// What goose's own compaction says after its summary (an assistant message only the
+/// agent sees), so that the conversation goes on from the summary.
+const CONTINUATION: &str = "Your context was compacted. The previous message contains a summary \
+of the conversation so far.\nDo not mention that you read a summary or that conversation \
+summarization occurred.\nJust continue the conversation naturally based on the summarized context.";
+
+/// The assistant message after the summary of compaction `compact_id`, as goose adds one.
+fn continuation(sid: &str, compact_id: &str, at: i64) -> Result<String, WriteError> {
+    let v = serde_json::json!({
+        "role": "assistant",
+        "content": [{"type": "text", "text": CONTINUATION}],
+        "metadata": {"userVisible": false, "agentVisible": true},
+        "ctxctl": {"continues": compact_id},
+    });
+    added_row(sid, &v, at)
 }
 
 /// A line the goose writer added, as a row of session `sid` created at `at` renders.
