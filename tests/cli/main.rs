@@ -21,6 +21,7 @@ mod crash;
 mod cron;
 mod errors;
 mod generated;
+mod goose_db;
 mod help;
 mod hostile;
 mod http;
