@@ -82,16 +82,25 @@ const NEEDED: [&str; 5] = [
 ];
 
 impl Db {
-    /// Opens `path` read-only (reading works while goose holds the database and its WAL), or
-    /// for writing.
+    /// Opens `path` for reading only (which works while goose holds the database and its
+    /// WAL), or for writing.
     pub fn open(path: &Path, write: bool) -> Result<Db, StoreError> {
-        let flags = if write {
-            OpenFlags::SQLITE_OPEN_READ_WRITE
-        } else {
-            OpenFlags::SQLITE_OPEN_READ_ONLY
-        } | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let err = |e: rusqlite::Error| StoreError::sql(path, e);
-        let conn = Connection::open_with_flags(path, flags).map_err(err)?;
+        let rw = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = if write {
+            Connection::open_with_flags(path, rw).map_err(err)?
+        } else {
+            // Reading never changes the database (`query_only`); opened for writing all the
+            // same where it can be, so that closing it removes the WAL files SQLite makes
+            // when it opens a WAL database nobody else has open (a read-only connection would
+            // leave them behind). A database that cannot be written is opened read-only.
+            let ro = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = Connection::open_with_flags(path, rw)
+                .or_else(|_| Connection::open_with_flags(path, ro))
+                .map_err(err)?;
+            conn.pragma_update(None, "query_only", true).map_err(err)?;
+            conn
+        };
         conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
         let columns = |table: &str| -> Result<HashSet<String>, StoreError> {
             let mut st = conn
