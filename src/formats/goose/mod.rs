@@ -430,4 +430,14 @@ mod tests {
             "line 1.content[0]: expected a content item with a \"type\""
         );
     }
+
+    #[test]
+    fn content_for_the_user_only_is_not_what_the_model_sees() {
+        let line = r#"{"id":"m","role":"user","created":1,"content":[{"type":"toolResponse","id":"t","toolResult":{"status":"success","value":{"content":[{"type":"text","text":"for the model","annotations":{"audience":["assistant"]}},{"type":"text","text":"for the user","annotations":{"audience":["user"],"priority":0.0}},{"type":"text","text":"for both"}],"isError":false}}},{"type":"text","text":"ui","annotations":{"audience":["user"]}}]}"#;
+        let s = read(format!("{line}\n")).unwrap();
+        assert_eq!(s.messages[0].text(), "for the model\nfor both");
+        assert!(
+            matches!(&s.messages[0].parts[1], Part::Other { kind } if kind.contains("user only"))
+        );
+    }
 }

@@ -267,3 +267,87 @@ fn added_row(sid: &str, v: &Value, at: i64) -> Result<String, WriteError> {
         serde_json::to_string(&Value::Object(meta))?
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: Option<&str>, created: i64) -> String {
+        serde_json::json!({"id": id, "role": "user", "created": created,
+            "content": [{"type": "text", "text": "x"}]})
+        .to_string()
+    }
+
+    fn created(out: &[u8]) -> Vec<i64> {
+        std::str::from_utf8(out)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["created"]
+                    .as_i64()
+                    .unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn added_rows_sort_where_they_stand() {
+        let head = r#"{"id":"s1"}"#;
+        let text = [
+            head.to_string(),
+            line(Some("a"), 10),
+            line(None, 20),
+            line(Some("b"), 20),
+        ]
+        .join("\n");
+        let out = rows_out(text.as_bytes()).unwrap();
+        // Before the next existing row (a larger row id would sort it after `b` otherwise).
+        assert_eq!(created(&out), [10, 19, 20]);
+        let added = std::str::from_utf8(&out)
+            .unwrap()
+            .lines()
+            .nth(2)
+            .unwrap()
+            .to_string();
+        assert!(added.starts_with(r#"{"id":"msg_s1_"#), "{added}");
+        assert!(added.ends_with(r#""metadata":{}}"#), "{added}");
+        // At the end: at or after the last one.
+        let text = [head.to_string(), line(Some("a"), 10), line(None, 3)].join("\n");
+        assert_eq!(created(&rows_out(text.as_bytes()).unwrap()), [10, 10]);
+        // No room between two rows of the same second: refused.
+        let text = [
+            head.to_string(),
+            line(Some("a"), 10),
+            line(None, 10),
+            line(Some("b"), 10),
+        ]
+        .join("\n");
+        assert!(rows_out(text.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn a_compaction_summary_is_followed_by_gooses_continuation() {
+        let summary = serde_json::json!({"id": null, "role": "user", "created": 0,
+            "content": [{"type": "text", "text": "sum"}],
+            "metadata": {"userVisible": false, "agentVisible": true},
+            "ctxctl": {"compact_id": "c1"}})
+        .to_string();
+        let text = [r#"{"id":"s1"}"#.to_string(), summary, line(Some("b"), 20)].join("\n");
+        let out = String::from_utf8(rows_out(text.as_bytes()).unwrap()).unwrap();
+        let lines: Vec<Value> = out
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0]["metadata"]["ctxctl"]["compact_id"], "c1");
+        assert_eq!(lines[1]["role"], "assistant");
+        assert_eq!(lines[1]["metadata"]["ctxctl"]["continues"], "c1");
+        assert_eq!(lines[1]["metadata"]["userVisible"], false);
+        assert_eq!(
+            (lines[0]["created"].as_i64(), lines[1]["created"].as_i64()),
+            (Some(19), Some(19))
+        );
+    }
+}
