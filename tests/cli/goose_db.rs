@@ -223,7 +223,16 @@ fn compact_and_restore(schema: Schema) {
     assert!(after[summary + 2..]
         .iter()
         .all(|(_, m, _)| m.contains("\"agentVisible\":true")));
-    // Session 2 untouched.
+    // goose's last-request figure is cleared (else goose would compact again at once).
+    let total: Option<i64> = Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT total_tokens FROM sessions WHERE id = '20261123_1'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(total, None);
     let count = env.run(&["count", s(&db), "--session", "20261123_1", "--json"]);
     assert_eq!(
         count.json()["files"][0]["messages"],

@@ -46,6 +46,8 @@ pub struct Applied {
     pub updated: usize,
     pub inserted: usize,
     pub deleted: usize,
+    /// Whether the `sessions` row's token figures were written.
+    pub session_updated: bool,
 }
 
 /// Writes `text` (the rendering of session `s`, rewritten) into the database.
@@ -81,6 +83,8 @@ pub fn apply(
             why: format!("session {} has messages without a message_id (a goose older than 1.10's schema v7)", s.id),
         });
     }
+    let mut done = Applied::default();
+    session_tokens(&tx, &schema, s, &before.text, text, &mut done)?;
     let mut by_id: HashMap<&str, VecDeque<usize>> = HashMap::new();
     for (i, r) in before.rows.iter().enumerate() {
         by_id
@@ -90,7 +94,6 @@ pub fn apply(
     }
     let mut seen = vec![false; before.rows.len()];
     let mut last_matched: Option<usize> = None;
-    let mut done = Applied::default();
     let bad = |n: usize, why: &str| StoreError::Unsupported {
         path: path.clone(),
         why: format!("rewritten line {n}: {why}"),
@@ -182,6 +185,50 @@ pub fn apply(
     }
     tx.commit().map_err(|e| StoreError::sql(&path, e))?;
     Ok(done)
+}
+
+/// Writes the token figures of the rendering's first line (`after`) that differ from
+/// those read (`before`) into the `sessions` row; nothing else of that line may change.
+fn session_tokens(
+    tx: &rusqlite::Transaction<'_>,
+    schema: &Schema,
+    s: &SessionInfo,
+    before: &str,
+    after: &str,
+    done: &mut Applied,
+) -> Result<(), StoreError> {
+    let head = |t: &str| {
+        serde_json::from_str::<serde_json::Value>(t.lines().next().unwrap_or_default()).ok()
+    };
+    let (Some(old), Some(new)) = (head(before), head(after)) else {
+        return Err(StoreError::Unsupported {
+            path: schema.path.clone(),
+            why: "the rewritten session has no first line describing it".into(),
+        });
+    };
+    let keys = ["total_tokens", "input_tokens", "output_tokens"];
+    let (mut a, mut b) = (old.clone(), new.clone());
+    for k in keys {
+        a[k] = serde_json::Value::Null;
+        b[k] = serde_json::Value::Null;
+    }
+    if a != b {
+        return Err(StoreError::Unsupported {
+            path: schema.path.clone(),
+            why: format!("session {}: only its token figures can be rewritten", s.id),
+        });
+    }
+    for k in keys {
+        if old[k] != new[k] && schema.has_session_column(k) {
+            tx.execute(
+                &format!("UPDATE sessions SET {k} = ?1 WHERE id = ?2"),
+                rusqlite::params![new[k].as_i64(), s.id],
+            )
+            .map_err(|e| StoreError::sql(&schema.path, e))?;
+            done.session_updated = true;
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a session goose seems to be running: updated or written to within

@@ -151,6 +151,10 @@ impl Schema {
         self.messages.contains(c)
     }
 
+    pub fn has_session_column(&self, c: &str) -> bool {
+        self.sessions.contains(c)
+    }
+
     /// `column` of the sessions table, or `default` (SQL) when this database has none.
     fn session_col(&self, column: &str, default: &str) -> String {
         if self.sessions.contains(column) {

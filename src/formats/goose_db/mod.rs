@@ -138,7 +138,10 @@ impl Codec for GooseDb {
 
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
         let out = goose::write::write(session, lines_doc(session)?, items)?;
-        rows_out(&out)
+        if items == session.keep_all().as_slice() {
+            return Ok(out);
+        }
+        rows_out(&out, true)
     }
 
     fn restores_summaries(&self) -> bool {
@@ -152,10 +155,22 @@ impl Codec for GooseDb {
             .compact
             .as_ref()
             .and_then(|c| c.id.clone());
-        let text =
-            String::from_utf8(rows_out(&out)?).map_err(|e| WriteError::Document(e.to_string()))?;
+        let text = String::from_utf8(rows_out(&out, false)?)
+            .map_err(|e| WriteError::Document(e.to_string()))?;
+        // The session's token figures the compaction cleared, back from its summary.
+        let doc = lines_doc(session)?;
+        let stash = session.messages[plan.at]
+            .origin
+            .records()
+            .first()
+            .and_then(|&r| serde_json::from_str::<Value>(doc.line(r)).ok())
+            .and_then(|v| v.pointer("/metadata/ctxctl/session_tokens").cloned());
         let mut kept = String::with_capacity(text.len());
-        for line in text.split_inclusive('\n') {
+        for (n, line) in text.split_inclusive('\n').enumerate() {
+            if n == 0 {
+                kept.push_str(&head_with_tokens(line, stash.as_ref())?);
+                continue;
+            }
             let continues = serde_json::from_str::<Value>(line).ok().and_then(|v| {
                 v.pointer("/metadata/ctxctl/continues")
                     .and_then(Value::as_str)
@@ -174,17 +189,35 @@ impl Codec for GooseDb {
 /// and a `created_timestamp` that sorts the row where it stands (at or after the message
 /// before it, before the next existing one: rows added later have larger row ids, which
 /// break ties after every existing row). Existing lines are kept byte for byte.
-fn rows_out(out: &[u8]) -> Result<Vec<u8>, WriteError> {
+///
+/// A rewrite (`rewritten`) also clears the session's token figures (goose's last request):
+/// goose decides to compact from `total_tokens` when it is set, and would compact again a
+/// session ctxctl just made smaller. A compaction's summary keeps them for its restore.
+fn rows_out(out: &[u8], rewritten: bool) -> Result<Vec<u8>, WriteError> {
     let text = std::str::from_utf8(out).map_err(|e| WriteError::Document(e.to_string()))?;
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let Some(head) = lines.first() else {
         return Ok(out.to_vec());
     };
-    let sid = serde_json::from_str::<Value>(head)?
+    let mut head: Value = serde_json::from_str(head)?;
+    let sid = head
         .get("id")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
+    let mut stash = Map::new();
+    if rewritten {
+        if let Value::Object(h) = &mut head {
+            for k in TOKEN_KEYS {
+                if let Some(v) = h.get_mut(k) {
+                    if !v.is_null() {
+                        stash.insert(k.to_string(), std::mem::take(v));
+                    }
+                }
+            }
+        }
+        lines[0] = head.to_string();
+    }
     let mut values: Vec<(bool, Value)> = Vec::with_capacity(lines.len());
     for l in &lines[1..] {
         let v: Value = serde_json::from_str(l)?;
@@ -215,7 +248,13 @@ fn rows_out(out: &[u8]) -> Result<Vec<u8>, WriteError> {
             None => prev.max(created(v)),
         };
         prev = at;
-        let mut row = added_row(&sid, v, at)?;
+        let mut v = v.clone();
+        if let Some(c) = v.get_mut("ctxctl").and_then(Value::as_object_mut) {
+            if c.contains_key("compact_id") && !stash.is_empty() {
+                c.insert("session_tokens".into(), Value::Object(stash.clone()));
+            }
+        }
+        let mut row = added_row(&sid, &v, at)?;
         if let Some(id) = v.pointer("/ctxctl/compact_id").and_then(Value::as_str) {
             row.push('\n');
             row.push_str(&continuation(&sid, id, at)?);
@@ -225,6 +264,30 @@ fn rows_out(out: &[u8]) -> Result<Vec<u8>, WriteError> {
     let mut text = lines.join("\n");
     text.push('\n');
     Ok(text.into_bytes())
+}
+
+/// The token figures of the `sessions` row the rendering's first line carries.
+const TOKEN_KEYS: [&str; 3] = ["total_tokens", "input_tokens", "output_tokens"];
+
+/// The rendering's first line `line` with the token figures `stash` holds put back where
+/// they are cleared.
+fn head_with_tokens(line: &str, stash: Option<&Value>) -> Result<String, WriteError> {
+    let Some(stash) = stash.and_then(Value::as_object) else {
+        return Ok(line.to_string());
+    };
+    let mut head: Value = serde_json::from_str(line)?;
+    if let Value::Object(h) = &mut head {
+        for (k, v) in stash {
+            if h.get(k).is_some_and(Value::is_null) {
+                h.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    let mut out = head.to_string();
+    if line.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok(out)
 }
 
 /// What goose's own compaction says after its summary (an assistant message only the
@@ -301,7 +364,7 @@ mod tests {
             line(Some("b"), 20),
         ]
         .join("\n");
-        let out = rows_out(text.as_bytes()).unwrap();
+        let out = rows_out(text.as_bytes(), true).unwrap();
         // Before the next existing row (a larger row id would sort it after `b` otherwise).
         assert_eq!(created(&out), [10, 19, 20]);
         let added = std::str::from_utf8(&out)
@@ -314,7 +377,7 @@ mod tests {
         assert!(added.ends_with(r#""metadata":{}}"#), "{added}");
         // At the end: at or after the last one.
         let text = [head.to_string(), line(Some("a"), 10), line(None, 3)].join("\n");
-        assert_eq!(created(&rows_out(text.as_bytes()).unwrap()), [10, 10]);
+        assert_eq!(created(&rows_out(text.as_bytes(), true).unwrap()), [10, 10]);
         // No room between two rows of the same second: refused.
         let text = [
             head.to_string(),
@@ -323,7 +386,7 @@ mod tests {
             line(Some("b"), 10),
         ]
         .join("\n");
-        assert!(rows_out(text.as_bytes()).is_err());
+        assert!(rows_out(text.as_bytes(), true).is_err());
     }
 
     #[test]
@@ -334,7 +397,7 @@ mod tests {
             "ctxctl": {"compact_id": "c1"}})
         .to_string();
         let text = [r#"{"id":"s1"}"#.to_string(), summary, line(Some("b"), 20)].join("\n");
-        let out = String::from_utf8(rows_out(text.as_bytes()).unwrap()).unwrap();
+        let out = String::from_utf8(rows_out(text.as_bytes(), true).unwrap()).unwrap();
         let lines: Vec<Value> = out
             .lines()
             .skip(1)
