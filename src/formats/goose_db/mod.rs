@@ -199,7 +199,11 @@ fn rows_out(out: &[u8], rewritten: bool) -> Result<Vec<u8>, WriteError> {
     let Some(head) = lines.first() else {
         return Ok(out.to_vec());
     };
-    let mut head: Value = serde_json::from_str(head)?;
+    // Not a rendering of goose's database (a text read with `--format goose-db`): the
+    // goose writer's output as it is.
+    let Ok(mut head) = serde_json::from_str::<Value>(head) else {
+        return Ok(out.to_vec());
+    };
     let sid = head
         .get("id")
         .and_then(Value::as_str)
@@ -218,22 +222,30 @@ fn rows_out(out: &[u8], rewritten: bool) -> Result<Vec<u8>, WriteError> {
         }
         lines[0] = head.to_string();
     }
-    let mut values: Vec<(bool, Value)> = Vec::with_capacity(lines.len());
-    for l in &lines[1..] {
-        let v: Value = serde_json::from_str(l)?;
-        let new = v.get("id").is_none_or(Value::is_null);
-        values.push((new, v));
-    }
+    // Lines that are not messages (only in texts that are no rendering) are kept and do
+    // not constrain the order.
+    let values: Vec<Option<(bool, Value)>> = lines[1..]
+        .iter()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l)
+                .ok()
+                .filter(|v: &Value| v.get("role").is_some())?;
+            Some((v.get("id").is_none_or(Value::is_null), v))
+        })
+        .collect();
     let created = |v: &Value| v.get("created").and_then(Value::as_i64).unwrap_or(0);
     let mut prev = i64::MIN;
     for k in 0..values.len() {
-        let (new, v) = &values[k];
+        let Some((new, v)) = &values[k] else {
+            continue;
+        };
         if !new {
             prev = created(v);
             continue;
         }
         let next = values[k + 1..]
             .iter()
+            .flatten()
             .find(|(n, _)| !n)
             .map(|(_, v)| created(v));
         let at = match next {
@@ -261,9 +273,11 @@ fn rows_out(out: &[u8], rewritten: bool) -> Result<Vec<u8>, WriteError> {
         }
         lines[k + 1] = row;
     }
-    let mut text = lines.join("\n");
-    text.push('\n');
-    Ok(text.into_bytes())
+    let mut joined = lines.join("\n");
+    if text.ends_with('\n') {
+        joined.push('\n');
+    }
+    Ok(joined.into_bytes())
 }
 
 /// The token figures of the `sessions` row the rendering's first line carries.
