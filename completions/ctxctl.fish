@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_ctxctl_global_optspecs
-    string join \n model= tokenizer= format= config= no-config json q/quiet v/verbose color= no-progress no-cache h/help V/version
+    string join \n model= tokenizer= format= config= no-config json q/quiet v/verbose color= no-progress no-cache session= include-live h/help V/version
 end
 
 function __fish_ctxctl_needs_command
@@ -32,17 +32,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "count" -d 'Count tokens per file, per role and per message'
@@ -67,11 +70,13 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l by-role -d 'Show tokens and messages per role'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l per-message -d 'Show tokens of every message'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-config -d 'Ignore the config file'
@@ -80,6 +85,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s q -l quiet -d 'P
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s r -l recursive -d 'Also read every *.json / *.jsonl session below DIR' -r -F
@@ -95,17 +101,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l strategy -d 'How to trim' -r
@@ -130,11 +139,13 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l keep-marked -d 'Never drop messages marked `"_preserve": true`'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l in-place -d 'Replace the input file (the removed messages are archived first)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
@@ -144,6 +155,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s q -l quiet -d 'Pr
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s r -l recursive -d 'Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)' -r -F
@@ -170,11 +182,13 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l if-needed -d 'Only compact when usage is at or over the threshold'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l redact -d 'Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer sees and from the summary'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l in-place -d 'Replace the input file (the removed messages are archived first)'
@@ -185,6 +199,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s q -l quiet -d 
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s r -l recursive -d 'Also read every *.json / *.jsonl session below DIR' -r -F
@@ -199,17 +214,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
@@ -220,11 +238,13 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l all -d 'Also list the messages both hold'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l json -d 'Machine-readable JSON on stdout'
@@ -232,6 +252,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -s q -l quiet -d 'Pr
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
@@ -242,17 +263,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
@@ -263,17 +287,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -f -a "ls" -d 'List archives: of one session, or of all'
@@ -290,17 +317,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
@@ -311,17 +341,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s o -l output -d 'Write the restored session here (`-` for standard output) instead of replacing FILE' -r -F
@@ -333,11 +366,13 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l dry-run -d 'Only show what would be restored (exit 1 if something would change)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l force -d 'Restore even if the archive was already restored into this file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-config -d 'Ignore the config file'
@@ -346,6 +381,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
@@ -356,17 +392,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l keep -d 'Keep the newest N archives of each session' -r
@@ -379,11 +418,13 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l dry-run -d 'Only list what would be deleted (exit 1 if something would be)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l json -d 'Machine-readable JSON on stdout'
@@ -391,6 +432,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from help" -f -a "ls" -d 'List archives: of one session, or of all'
@@ -407,17 +449,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
@@ -428,17 +473,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -f -a "path" -d 'Print the config file\'s location'
@@ -451,17 +499,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the config file\'s location'
@@ -474,17 +525,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -f -a "path" -d 'Print the cache directory (counts and session digests)'
@@ -498,17 +552,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
@@ -519,17 +576,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the cache directory (counts and session digests)'
@@ -543,17 +603,20 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+goose-db\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-progress -d 'Never draw progress bars'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "count" -d 'Count tokens per file, per role and per message'

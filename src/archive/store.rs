@@ -40,6 +40,8 @@ pub struct ArchiveRecord<'a> {
     pub records: Vec<Cow<'a, RawValue>>,
     /// For a trim: how to rebuild the original file from what the trim wrote.
     pub undo: Option<Undo>,
+    /// The session inside the agent's database `source` names (goose's `sessions.db`).
+    pub agent_session: Option<String>,
 }
 
 /// Token counts recorded with an archive.
@@ -77,6 +79,9 @@ pub struct ArchiveFile {
     /// compactions, and of trims by ctxctl before 0.1, have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undo: Option<Undo>,
+    /// The session inside the agent's database `output` names (goose's `sessions.db`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_session: Option<String>,
 }
 
 /// An [`ArchiveFile`] as written: the same fields in the same order, borrowed from the
@@ -100,6 +105,8 @@ struct ArchiveOut<'a> {
     records: &'a [Cow<'a, RawValue>],
     #[serde(skip_serializing_if = "Option::is_none")]
     undo: Option<&'a Undo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent_session: Option<&'a str>,
 }
 
 /// The fields `list` reads (the records are skipped).
@@ -220,6 +227,7 @@ impl ArchiveStore {
                 summary: &record.summary,
                 records: &record.records,
                 undo: record.undo.as_ref(),
+                agent_session: record.agent_session.as_deref(),
             };
             match write_new(&dir, &path, &file) {
                 Err(ArchiveError::Exists(_)) if record.seq.is_none() => seq += 1,

@@ -27,6 +27,7 @@ fn record(created: i64, records: Vec<serde_json::Value>) -> ArchiveRecord<'stati
             .map(|v| std::borrow::Cow::Owned(serde_json::value::to_raw_value(v).unwrap()))
             .collect(),
         undo: None,
+        agent_session: None,
     }
 }
 
@@ -220,6 +221,7 @@ fn compact_and_archive(s: &Session, store: &ArchiveStore, name: &str) -> Vec<u8>
         summary: "sum".into(),
         records: original_records(s, p.middle.clone()).unwrap(),
         undo: None,
+        agent_session: None,
     };
     store.put(name, &rec).unwrap();
     write(s, &assemble(s, &p, "sum", &info)).unwrap()

@@ -100,6 +100,17 @@ pub struct GlobalArgs {
     /// Do not read or write the token-count cache
     #[arg(long, global = true, help_heading = "Global options")]
     pub no_cache: bool,
+    /// The session to use inside an agent's database (goose's sessions.db): its id or name
+    #[arg(
+        long,
+        global = true,
+        value_name = "ID|NAME",
+        help_heading = "Global options"
+    )]
+    pub session: Option<String>,
+    /// Rewrite a database session even when it looks open in its agent (active < 2 min ago)
+    #[arg(long, global = true, help_heading = "Global options")]
+    pub include_live: bool,
 }
 
 /// `--format` takes the names of the codecs' table, in its order.
@@ -188,6 +199,8 @@ impl GlobalArgs {
             config: self.config.clone(),
             no_config: self.no_config,
             no_cache: self.no_cache,
+            session: self.session.clone(),
+            include_live: self.include_live,
         }
     }
 }

@@ -193,7 +193,11 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         ));
     } else if dest.replaces_input() {
         // Archive what goes before anything is replaced, under the session's lock.
-        let name = write::archive_name(args.name.as_deref(), &loaded.path)?;
+        let name = match &loaded.db_session {
+            // Archives of a database session are filed under its id.
+            Some(s) => format!("goose-{}", s.id),
+            None => write::archive_name(args.name.as_deref(), &loaded.path)?,
+        };
         let store = ArchiveStore::new(ctx.data_dir()?.value);
         let _lock = crate::ops::store::lock(ctx, &store, &name)?;
         let stored = archive_removed(ctx, &store, &name, &loaded, &plan, args.strategy, &bytes)
@@ -287,6 +291,7 @@ fn archive_removed(
             .doc
             .text()
             .map(|original| Undo::new(original, written)),
+        agent_session: l.db_session.as_ref().map(|s| s.id.clone()),
     };
     Ok(store.put(name, &record)?.path)
 }

@@ -35,6 +35,9 @@ pub const NO_COLOR: &str = "NO_COLOR";
 pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
 pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
 pub const XDG_CACHE_HOME: &str = "XDG_CACHE_HOME";
+/// goose's own root for its files (`$GOOSE_PATH_ROOT/data/sessions/sessions.db`).
+pub const GOOSE_PATH_ROOT: &str = "GOOSE_PATH_ROOT";
+pub const HOME: &str = "HOME";
 
 /// The documented `CTXCTL_*` variables with a one-line meaning, for `ctxctl config` and the
 /// README.

@@ -26,6 +26,10 @@ pub struct Globals {
     pub config: Option<PathBuf>,
     pub no_config: bool,
     pub no_cache: bool,
+    /// `--session`: the session to use inside an agent's database (its id or name).
+    pub session: Option<String>,
+    /// `--include-live`: rewrite a database session even when it looks open in its agent.
+    pub include_live: bool,
 }
 
 /// The LLM summarizer's connection settings (the key itself is never held here: only the
@@ -57,6 +61,10 @@ pub struct Settings {
     /// `None`: the model's own tokenizer.
     pub tokenizer: Sourced<Option<Encoding>>,
     pub no_cache: bool,
+    /// `--session`: the session to use inside an agent's database (its id or name).
+    pub session: Option<String>,
+    /// `--include-live`: rewrite a database session even when it looks open in its agent.
+    pub include_live: bool,
     threshold: Result<Sourced<f64>, SettingError>,
     threshold_file: Result<(), SettingError>,
     reserved: Result<Sourced<u64>, SettingError>,
@@ -151,6 +159,8 @@ impl Settings {
             model,
             tokenizer,
             no_cache: g.no_cache,
+            session: g.session.clone(),
+            include_live: g.include_live,
             threshold,
             threshold_file,
             reserved,

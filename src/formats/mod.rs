@@ -16,6 +16,7 @@ mod detect;
 mod edit;
 pub mod gemini;
 pub mod goose;
+pub mod goose_db;
 pub mod jsonl;
 mod lines_out;
 pub mod message;
@@ -125,7 +126,7 @@ pub fn classify_path(path: &Path) -> Found {
 
 /// Every format, in the order `--format` lists them. Detection prefers the earlier of two
 /// equally likely line formats.
-pub static CODECS: [&dyn Codec; 7] = [
+pub static CODECS: [&dyn Codec; 8] = [
     &chat::OPENAI,
     &chat::ANTHROPIC,
     &jsonl::Jsonl,
@@ -133,6 +134,7 @@ pub static CODECS: [&dyn Codec; 7] = [
     &codex::Codex,
     &goose::Goose,
     &gemini::Gemini,
+    &goose_db::GooseDb,
 ];
 
 impl Format {
@@ -146,6 +148,7 @@ impl Format {
             Format::Codex => &codex::Codex,
             Format::Goose => &goose::Goose,
             Format::Gemini => &gemini::Gemini,
+            Format::GooseDb => &goose_db::GooseDb,
         }
     }
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use anyhow::Context as _;
 
 use crate::context::{Context, ResolvedModel};
-use crate::formats;
-use crate::session::{self, Keep, Session};
+use crate::formats::{self, goose_db};
+use crate::session::{self, Format, Keep, Session};
 use crate::tokens::Counter;
 
 /// A session read, resolved against its model and counted.
@@ -24,6 +24,8 @@ pub struct Loaded {
     pub counts: Vec<usize>,
     /// The session's total (messages + reply priming).
     pub total: usize,
+    /// The session inside an agent's database (`path`) this is; `None` for a file.
+    pub db_session: Option<goose_db::SessionInfo>,
 }
 
 impl Loaded {
@@ -60,6 +62,25 @@ impl Loaded {
             .reattach(bytes)
             .with_context(|| self.display())?;
         Ok(())
+    }
+
+    /// Errors with [`Changed`] if the session no longer is what was read (for a database
+    /// session, its rows; see [`ensure_unchanged`]).
+    pub fn ensure_unchanged(&self) -> anyhow::Result<()> {
+        match &self.db_session {
+            Some(s) => {
+                let now = goose_db::read_session(&self.path, Some(&s.id))?;
+                if Fingerprint::of(now.text.as_bytes()) != self.fingerprint {
+                    return Err(goose_db::StoreError::Changed {
+                        path: self.path.clone(),
+                        id: s.id.clone(),
+                    }
+                    .into());
+                }
+                Ok(())
+            }
+            None => ensure_unchanged(&self.path, self.fingerprint),
+        }
     }
 
     /// The total of `bytes`, this session rewritten, counted as this session was: the
@@ -150,8 +171,59 @@ pub fn load_for_reading(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
 }
 
 fn load_keeping(ctx: &Context, path: &Path, keep: Keep) -> anyhow::Result<Loaded> {
+    load_source(ctx, path, keep, ctx.settings.session.as_deref())
+}
+
+/// Like [`load`], choosing session `wanted` (an id or a name) when `path` is an agent's
+/// database (`None`: `--session`, else its only user session).
+pub fn load_selected(ctx: &Context, path: &Path, wanted: Option<&str>) -> anyhow::Result<Loaded> {
+    load_source(
+        ctx,
+        path,
+        Keep::Document,
+        wanted.or(ctx.settings.session.as_deref()),
+    )
+}
+
+fn load_source(
+    ctx: &Context,
+    path: &Path,
+    keep: Keep,
+    wanted: Option<&str>,
+) -> anyhow::Result<Loaded> {
+    if is_database(path) {
+        return load_db(ctx, path, wanted);
+    }
+    if let Some(w) = wanted {
+        anyhow::bail!(
+            "{}: --session {w} selects a session inside an agent's database (goose's \
+             sessions.db), and this is not one",
+            display(path)
+        );
+    }
     let (bytes, fingerprint) = read(path)?;
     load_bytes(ctx, path, bytes, fingerprint, keep)
+}
+
+/// Whether `path` is an agent's database (goose's `sessions.db`) rather than a session file.
+pub fn is_database(path: &Path) -> bool {
+    path != Path::new("-") && goose_db::is_database(path)
+}
+
+/// Loads one session of goose's database, rendered as its codec reads it; the fingerprint
+/// is the rendering's, so that a rewrite notices rows changed meanwhile.
+fn load_db(ctx: &Context, path: &Path, wanted: Option<&str>) -> anyhow::Result<Loaded> {
+    let selected = goose_db::read_session(path, wanted)?;
+    let shown = format!("{} (goose session {})", display(path), selected.session.id);
+    ctx.printer.debug(&format!("{shown}: selected"));
+    let bytes = selected.text.into_bytes();
+    let fingerprint = Fingerprint::of(&bytes);
+    let session = formats::read_keeping(bytes, Some(Format::GooseDb), Keep::Document)
+        .with_context(|| shown.clone())?;
+    warn_session(ctx, path, &session);
+    let mut loaded = count_session(ctx, path, session, fingerprint)?;
+    loaded.db_session = Some(selected.session);
+    Ok(loaded)
 }
 
 /// The bytes of one input and their fingerprint.
@@ -226,6 +298,7 @@ pub fn count_session(
         counter,
         counts,
         total,
+        db_session: None,
     })
 }
 

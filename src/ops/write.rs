@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::context::Context;
+use crate::formats::goose_db;
 use crate::fsutil;
 use crate::ops::load::Loaded;
 
@@ -174,6 +175,7 @@ pub fn write(
         Destination::File(p) => fsutil::write_atomic(p, bytes, false)
             .with_context(|| format!("writing {}", p.display())),
         Destination::Store { path, .. } => write_store(&ctx.data_dir()?.value, path, bytes),
+        Destination::InPlace(p) if loaded.db_session.is_some() => write_db(ctx, p, loaded, bytes),
         Destination::InPlace(p) => {
             test_hold_before_replace(ctx, p);
             replace_in_place(ctx, p, loaded, bytes)
@@ -213,6 +215,29 @@ fn replace_in_place(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> a
         }
         .into()),
     }
+}
+
+/// Writes a session of an agent's database back into it, in one transaction that first
+/// checks its rows are still what was read (and that the agent is not running it).
+fn write_db(ctx: &Context, db: &Path, loaded: &Loaded, bytes: &[u8]) -> anyhow::Result<()> {
+    let Some(session) = &loaded.db_session else {
+        anyhow::bail!("{}: not a database session", db.display());
+    };
+    let guard = goose_db::Guard {
+        expected: loaded.fingerprint.hash,
+        now: crate::ops::store::clock(ctx)?.unix(),
+        include_live: ctx.settings.include_live,
+    };
+    let done = goose_db::write_session(db, session, bytes, &guard)?;
+    ctx.printer.debug(&format!(
+        "{} (goose session {}): {} rows updated, {} inserted, {} deleted",
+        db.display(),
+        session.id,
+        done.updated,
+        done.inserted,
+        done.deleted
+    ));
+    Ok(())
 }
 
 /// Writes a session into the store under `data_dir` (0600, in 0700 directories), refusing

@@ -40,6 +40,8 @@ pub enum Format {
     Goose,
     /// Gemini CLI session logs (`~/.gemini/tmp/<project>/chats/session-*.jsonl`).
     Gemini,
+    /// One session of goose's SQLite database (goose ≥ 1.10), rendered as goose JSONL.
+    GooseDb,
 }
 
 /// Who speaks a message.

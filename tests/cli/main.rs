@@ -25,6 +25,7 @@ mod errors;
 mod flags;
 mod gemini;
 mod generated;
+mod goose_db;
 mod help;
 mod hostile;
 mod http;

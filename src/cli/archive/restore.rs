@@ -43,7 +43,7 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
             );
         }
     }
-    let loaded = load::load(ctx, &target)?;
+    let loaded = load::load_selected(ctx, &target, file.agent_session.as_deref())?;
     let bytes = match &file.undo {
         // A trim: the original comes back from what the trim wrote.
         Some(undo) => {
@@ -151,6 +151,7 @@ fn carries(r: &serde_json::Value, compact_id: &str) -> bool {
     [
         "/compact_id",
         "/ctxctl/compact_id",
+        "/metadata/ctxctl/compact_id",
         "/payload/ctxctl/compact_id",
     ]
     .iter()

@@ -26,6 +26,11 @@ pub struct Checked {
 
 /// Reads one session for a check.
 pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
+    if load::is_database(path) {
+        // One session of an agent's database: no digest (it is not a file of its own).
+        let l = load::load_for_reading(ctx, path)?;
+        return finish(ctx, path, None, l, None);
+    }
     let (bytes, fingerprint) = load::read(path)?;
     let digests = ctx.digests();
     let key = digests.and_then(|d| d.key(path, ctx.settings.format));

@@ -46,7 +46,7 @@ skipped with a warning and left as it was; that alone is not an error. A cron li
 #[command(after_help = AFTER_HELP)]
 pub struct CompactArgs {
     /// Session files (`-` reads standard input); leave out to compact `--name` in the store
-    #[arg(value_name = "FILE", required_unless_present_any = ["name", "recursive"])]
+    #[arg(value_name = "FILE", required_unless_present_any = ["name", "recursive", "session"])]
     pub files: Vec<PathBuf>,
     /// Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)
     #[arg(
@@ -107,10 +107,14 @@ pub struct CompactArgs {
 pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     testhook::install(ctx)?;
     let (path, from_store) = match (args.files.as_slice(), args.recursive.is_empty()) {
-        ([], true) => {
-            let name = args.name.as_deref().unwrap_or_default();
-            (stored_session(ctx, name)?, true)
-        }
+        ([], true) => match (&args.name, &ctx.settings.session) {
+            // `--session` alone: that session of goose's database, rewritten in place.
+            (None, Some(_)) => (goose_db(ctx)?, true),
+            (name, _) => (
+                stored_or_goose(ctx, name.as_deref().unwrap_or_default())?,
+                true,
+            ),
+        },
         ([one], true) => (one.clone(), false),
         _ => return many::run(ctx, args, &*summarizer(ctx, args)?),
     };
@@ -124,6 +128,37 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
         ctx.printer.json(doc)?;
     }
     Ok(done.status)
+}
+
+/// goose's session database (the default location; see `config::paths::goose_db`).
+fn goose_db(ctx: &Context) -> anyhow::Result<PathBuf> {
+    let path = crate::config::paths::goose_db(&ctx.env)
+        .ok_or_else(|| anyhow::anyhow!("cannot tell where goose keeps its sessions (no HOME)"))?;
+    anyhow::ensure!(
+        path.is_file(),
+        "no goose session database at {} (goose ≥ 1.10 keeps its sessions there; pass the \
+         database as FILE)",
+        path.display()
+    );
+    Ok(path)
+}
+
+/// `--name NAME`: the session stored in ctxctl's store under NAME; when there is none,
+/// the goose session named NAME (or with id NAME) in goose's database, as
+/// `goose session --name NAME` finds it.
+fn stored_or_goose(ctx: &Context, name: &str) -> anyhow::Result<PathBuf> {
+    let stored = stored_session(ctx, name);
+    if stored.is_ok() || ctx.settings.session.is_some() {
+        return stored;
+    }
+    match crate::config::paths::goose_db(&ctx.env).filter(|p| p.is_file()) {
+        Some(db) if goose_has(&db, name) => Ok(db),
+        _ => stored,
+    }
+}
+
+fn goose_has(db: &Path, name: &str) -> bool {
+    crate::formats::goose_db::read_session(db, Some(name)).is_ok()
 }
 
 /// The session name archives are filed under (see [`write::archive_name`]).

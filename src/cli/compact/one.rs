@@ -26,7 +26,14 @@ pub fn compact_file(
     path: &Path,
     from_store: bool,
 ) -> anyhow::Result<Done> {
-    let mut loaded = load::load_for_rewrite(ctx, path)?;
+    // `--name` found in goose's database rather than in the store: that goose session.
+    let goose_name = (from_store && load::is_database(path))
+        .then_some(args.name.as_deref())
+        .flatten();
+    let mut loaded = match goose_name {
+        Some(n) => load::load_selected(ctx, path, Some(n))?,
+        None => load::load_for_rewrite(ctx, path)?,
+    };
     let shown = loaded.display();
     let agent = loaded.session.agent_limits;
     let mut limit = args
@@ -151,7 +158,11 @@ pub fn compact_file(
         });
     }
 
-    let name = archive_name(args, &loaded.path)?;
+    let name = match &loaded.db_session {
+        // Archives of a database session are filed under its id.
+        Some(s) => format!("goose-{}", s.id),
+        None => archive_name(args, &loaded.path)?,
+    };
     let store = ArchiveStore::new(ctx.data_dir()?.value);
     let now = clock(ctx)?;
     if args.output.dry_run {
@@ -195,9 +206,9 @@ pub fn compact_file(
         write::destination(ctx, &args.output.choice(), Some(&name), &loaded)?
     };
     let _lock = lock(ctx, &store, &name)?;
-    if let Destination::InPlace(p) = &dest {
+    if let Destination::InPlace(_) = &dest {
         // Do not even archive a session that already changed.
-        load::ensure_unchanged(p, loaded.fingerprint)?;
+        loaded.ensure_unchanged()?;
     }
     let id = CompactInfo::new_id();
     // Archive the originals before anything is replaced.
@@ -235,6 +246,7 @@ pub fn compact_file(
             summary: summary.clone(),
             records: archive::records_of(&loaded.session, &summarized)?,
             undo,
+            agent_session: loaded.db_session.as_ref().map(|s| s.id.clone()),
         };
         let stored = store.put(&name, &record)?;
         Ok::<_, anyhow::Error>((info, stored, written))

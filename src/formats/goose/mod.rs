@@ -4,8 +4,8 @@
 //! Messages marked `metadata.agentVisible: false` (summarized by a compaction, UI-only) are
 //! not part of what the model sees: they are carried along untouched, not read as messages.
 
-mod restore;
-mod write;
+pub(crate) mod restore;
+pub(crate) mod write;
 
 use serde_json::Value;
 
@@ -149,6 +149,7 @@ fn message(
     m.pinned = v.get("_preserve").and_then(Value::as_bool) == Some(true);
     m.compact = v
         .get("ctxctl")
+        .or_else(|| v.pointer("/metadata/ctxctl"))
         .and_then(message::compact_meta)
         .or_else(|| goose_summary(v, &m));
     Ok(m)
@@ -167,6 +168,11 @@ fn goose_summary(v: &Value, m: &Message) -> Option<CompactMeta> {
 }
 
 fn content(ty: &str, c: &Value, notes: &mut Notes) -> Part {
+    if !for_assistant(c) {
+        return Part::Other {
+            kind: format!("{ty} for the user only"),
+        };
+    }
     match ty {
         "text" => Part::Text(text_of(c, "text")),
         "image" => Part::Image {
@@ -237,8 +243,13 @@ fn tool_result(r: Option<&Value>) -> (Vec<Part>, bool) {
     };
     let parts = items
         .iter()
-        .map(
-            |c| match c.get("type").and_then(Value::as_str).unwrap_or("") {
+        .map(|c| {
+            if !for_assistant(c) {
+                return Part::Other {
+                    kind: "content for the user only".into(),
+                };
+            }
+            match c.get("type").and_then(Value::as_str).unwrap_or("") {
                 "text" => Part::Text(text_of(c, "text")),
                 "image" => Part::Image {
                     media_type: c
@@ -255,10 +266,19 @@ fn tool_result(r: Option<&Value>) -> (Vec<Part>, bool) {
                 other => Part::Other {
                     kind: other.to_string(),
                 },
-            },
-        )
+            }
+        })
         .collect();
     (parts, is_error)
+}
+
+/// Whether the model sees a content item: goose (`agent_visible_content`) leaves out items
+/// whose `annotations.audience` does not include `assistant`.
+fn for_assistant(c: &Value) -> bool {
+    match c.pointer("/annotations/audience").and_then(Value::as_array) {
+        Some(a) => a.iter().any(|r| r.as_str() == Some("assistant")),
+        None => true,
+    }
 }
 
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
@@ -408,6 +428,16 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "line 1.content[0]: expected a content item with a \"type\""
+        );
+    }
+
+    #[test]
+    fn content_for_the_user_only_is_not_what_the_model_sees() {
+        let line = r#"{"id":"m","role":"user","created":1,"content":[{"type":"toolResponse","id":"t","toolResult":{"status":"success","value":{"content":[{"type":"text","text":"for the model","annotations":{"audience":["assistant"]}},{"type":"text","text":"for the user","annotations":{"audience":["user"],"priority":0.0}},{"type":"text","text":"for both"}],"isError":false}}},{"type":"text","text":"ui","annotations":{"audience":["user"]}}]}"#;
+        let s = read(format!("{line}\n")).unwrap();
+        assert_eq!(s.messages[0].text(), "for the model\nfor both");
+        assert!(
+            matches!(&s.messages[0].parts[1], Part::Other { kind } if kind.contains("user only"))
         );
     }
 }

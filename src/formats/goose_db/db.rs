@@ -1,0 +1,424 @@
+//! goose's SQLite store itself: opening it, finding its columns by name, choosing a session
+//! and rendering its rows as the lines the [`GooseDb`](super::GooseDb) codec reads.
+//!
+//! A session renders as goose JSONL: a metadata line (from the `sessions` row), then one
+//! line per `messages` row in goose's load order (`created_timestamp, id`), built from the
+//! row's columns verbatim: `{"id":message_id,"role":…,"created":…,"content":content_json,
+//! "metadata":metadata_json}`. Writing ([`super::apply`]) maps lines back to rows.
+
+use std::collections::HashSet;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+use super::StoreError;
+
+/// How long a write waits for goose (or anyone) holding the database's write lock.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The first 16 bytes of every SQLite database file.
+const MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// Whether `path` is a SQLite database (by its header; no SQLite involved).
+pub fn is_database(path: &Path) -> bool {
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == MAGIC)
+}
+
+/// An open goose session database.
+pub struct Db {
+    pub conn: Connection,
+    pub schema: Schema,
+}
+
+/// What a goose database holds: its path and the columns of its tables.
+#[derive(Debug, Clone)]
+pub struct Schema {
+    pub path: PathBuf,
+    messages: HashSet<String>,
+    sessions: HashSet<String>,
+}
+
+/// One session of the database, as listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionInfo {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub updated_at: Option<String>,
+    pub messages: usize,
+}
+
+/// One `messages` row as rendered.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub rowid: i64,
+    pub message_id: Option<String>,
+    pub created: i64,
+    /// The `content_json` and `metadata_json` texts the line holds.
+    pub content: String,
+    pub metadata: Option<String>,
+}
+
+/// A session rendered as goose JSONL.
+pub struct Rendered {
+    pub text: String,
+    pub rows: Vec<Row>,
+}
+
+/// Columns ctxctl cannot read a goose database without.
+const NEEDED: [&str; 5] = [
+    "id",
+    "session_id",
+    "role",
+    "content_json",
+    "created_timestamp",
+];
+
+impl Db {
+    /// Opens `path` for reading only (which works while goose holds the database and its
+    /// WAL), or for writing.
+    pub fn open(path: &Path, write: bool) -> Result<Db, StoreError> {
+        let err = |e: rusqlite::Error| StoreError::sql(path, e);
+        let rw = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = if write {
+            Connection::open_with_flags(path, rw).map_err(err)?
+        } else {
+            // Reading never changes the database (`query_only`); opened for writing all the
+            // same where it can be, so that closing it removes the WAL files SQLite makes
+            // when it opens a WAL database nobody else has open (a read-only connection would
+            // leave them behind). A database that cannot be written is opened read-only.
+            let ro = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = Connection::open_with_flags(path, rw)
+                .or_else(|_| Connection::open_with_flags(path, ro))
+                .map_err(err)?;
+            conn.pragma_update(None, "query_only", true).map_err(err)?;
+            conn
+        };
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+        let columns = |table: &str| -> Result<HashSet<String>, StoreError> {
+            let mut st = conn
+                .prepare("SELECT name FROM pragma_table_info(?1)")
+                .map_err(err)?;
+            let names = st
+                .query_map([table], |r| r.get::<_, String>(0))
+                .map_err(err)?
+                .collect::<Result<HashSet<_>, _>>()
+                .map_err(err)?;
+            Ok(names)
+        };
+        let messages = columns("messages")?;
+        let sessions = columns("sessions")?;
+        if let Some(missing) = NEEDED.iter().find(|c| !messages.contains(**c)) {
+            return Err(StoreError::NotGoose {
+                path: path.to_path_buf(),
+                missing: format!("messages.{missing}"),
+            });
+        }
+        if !sessions.contains("id") {
+            return Err(StoreError::NotGoose {
+                path: path.to_path_buf(),
+                missing: "sessions.id".into(),
+            });
+        }
+        let schema = Schema {
+            path: path.to_path_buf(),
+            messages,
+            sessions,
+        };
+        Ok(Db { conn, schema })
+    }
+
+    /// See [`Schema::select`].
+    pub fn select(&self, wanted: Option<&str>) -> Result<SessionInfo, StoreError> {
+        self.schema.select(&self.conn, wanted)
+    }
+
+    /// See [`Schema::render`].
+    pub fn render(&self, s: &SessionInfo) -> Result<Rendered, StoreError> {
+        self.schema.render(&self.conn, s)
+    }
+}
+
+impl Schema {
+    pub fn has_message_column(&self, c: &str) -> bool {
+        self.messages.contains(c)
+    }
+
+    pub fn has_session_column(&self, c: &str) -> bool {
+        self.sessions.contains(c)
+    }
+
+    /// `column` of the sessions table, or `default` (SQL) when this database has none.
+    fn session_col(&self, column: &str, default: &str) -> String {
+        if self.sessions.contains(column) {
+            format!("s.{column}")
+        } else {
+            default.to_string()
+        }
+    }
+
+    fn message_col(&self, column: &str) -> String {
+        if self.messages.contains(column) {
+            column.to_string()
+        } else {
+            "NULL".to_string()
+        }
+    }
+
+    pub(super) fn err(&self, e: rusqlite::Error) -> StoreError {
+        StoreError::sql(&self.path, e)
+    }
+
+    /// Every session, the most recently updated first (goose's list order).
+    pub fn sessions(&self, conn: &Connection) -> Result<Vec<SessionInfo>, StoreError> {
+        let updated = self.session_col("updated_at", "NULL");
+        let sql = format!(
+            "SELECT s.id, {}, {}, {updated}, \
+             (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) \
+             FROM sessions s ORDER BY {updated} DESC, s.id DESC",
+            self.session_col("name", "''"),
+            self.session_col("session_type", "'user'"),
+        );
+        let mut st = conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(SessionInfo {
+                    id: r.get(0)?,
+                    name: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                    kind: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                    updated_at: text(r.get_ref(3)?),
+                    messages: r.get::<_, i64>(4)? as usize,
+                })
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e));
+        rows
+    }
+
+    /// The session `wanted` names (its id or its name, as `goose session --name` takes
+    /// either; the most recently updated one wins), or with none the only user session.
+    pub fn select(
+        &self,
+        conn: &Connection,
+        wanted: Option<&str>,
+    ) -> Result<SessionInfo, StoreError> {
+        let all = self.sessions(conn)?;
+        if let Some(w) = wanted {
+            return all
+                .iter()
+                .find(|s| s.id == w)
+                .or_else(|| all.iter().find(|s| s.name == w))
+                .cloned()
+                .ok_or_else(|| StoreError::NoSuchSession {
+                    path: self.path.clone(),
+                    wanted: w.to_string(),
+                    candidates: listing(&all),
+                });
+        }
+        let users: Vec<&SessionInfo> = all
+            .iter()
+            .filter(|s| matches!(s.kind.as_str(), "user" | "scheduled" | ""))
+            .collect();
+        match users.as_slice() {
+            [one] => Ok((*one).clone()),
+            _ => Err(StoreError::ChooseOne {
+                path: self.path.clone(),
+                candidates: listing(&users.into_iter().cloned().collect::<Vec<_>>()),
+            }),
+        }
+    }
+
+    /// The session's rows as goose JSONL.
+    pub fn render(&self, conn: &Connection, s: &SessionInfo) -> Result<Rendered, StoreError> {
+        let sql = format!(
+            "SELECT {}, {}, {}, {}, {} FROM sessions s WHERE s.id = ?1",
+            self.session_col("working_dir", "NULL"),
+            self.session_col("total_tokens", "NULL"),
+            self.session_col("input_tokens", "NULL"),
+            self.session_col("output_tokens", "NULL"),
+            self.session_col("model_config_json", "NULL"),
+        );
+        let meta = conn
+            .query_row(&sql, [&s.id], |r| {
+                Ok((
+                    text(r.get_ref(0)?),
+                    r.get::<_, Option<i64>>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                    r.get::<_, Option<i64>>(3)?,
+                    text(r.get_ref(4)?),
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        let model = meta
+            .4
+            .and_then(|m: String| serde_json::from_str::<Value>(&m).ok())
+            .and_then(|m| {
+                m.get("model_name")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            });
+        let sql = format!(
+            "SELECT id, {}, role, content_json, created_timestamp, {} FROM messages \
+             WHERE session_id = ?1 ORDER BY created_timestamp, id",
+            self.message_col("message_id"),
+            self.message_col("metadata_json"),
+        );
+        let mut st = conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let mut q = st.query([&s.id]).map_err(|e| self.err(e))?;
+        let mut rows = Vec::new();
+        let mut lines = Vec::new();
+        while let Some(r) = q.next().map_err(|e| self.err(e))? {
+            let rowid: i64 = r.get(0).map_err(|e| self.err(e))?;
+            let bad = |what: &str| StoreError::BadRow {
+                path: self.path.clone(),
+                row: rowid,
+                what: what.to_string(),
+            };
+            let role = text(r.get_ref(2).map_err(|e| self.err(e))?).unwrap_or_default();
+            // goose skips rows of any other role when it loads a session.
+            if role != "user" && role != "assistant" {
+                continue;
+            }
+            let message_id = text(r.get_ref(1).map_err(|e| self.err(e))?);
+            let content = text(r.get_ref(3).map_err(|e| self.err(e))?)
+                .ok_or_else(|| bad("content_json is not text"))?;
+            let created: i64 = r
+                .get(4)
+                .map_err(|_| bad("created_timestamp is not an integer"))?;
+            let metadata = text(r.get_ref(5).map_err(|e| self.err(e))?);
+            let content = one_line(&content).ok_or_else(|| bad("content_json is not JSON"))?;
+            let metadata = match metadata {
+                Some(m) => Some(one_line(&m).ok_or_else(|| bad("metadata_json is not JSON"))?),
+                None => None,
+            };
+            let mut line = format!(
+                "{{\"id\":{},\"role\":{},\"created\":{created},\"content\":{content}",
+                json!(message_id),
+                json!(role)
+            );
+            if let Some(m) = &metadata {
+                line.push_str(",\"metadata\":");
+                line.push_str(m);
+            }
+            line.push('}');
+            lines.push(line);
+            rows.push(Row {
+                rowid,
+                message_id,
+                created,
+                content,
+                metadata,
+            });
+        }
+        let head = json!({
+            "id": s.id,
+            "description": s.name,
+            "working_dir": meta.0,
+            "total_tokens": meta.1,
+            "input_tokens": meta.2,
+            "output_tokens": meta.3,
+            "model": model,
+        });
+        let mut text = head.to_string();
+        text.push('\n');
+        for l in lines {
+            text.push_str(&l);
+            text.push('\n');
+        }
+        Ok(Rendered { text, rows })
+    }
+}
+
+/// A column's value as text (`None` for NULL and for non-text values).
+fn text(v: rusqlite::types::ValueRef<'_>) -> Option<String> {
+    match v {
+        rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+        _ => None,
+    }
+}
+
+/// `json` as it is when it is JSON on one line; compacted when it spans lines (a line of
+/// the rendering must stay one line); `None` when it is not JSON.
+fn one_line(json: &str) -> Option<String> {
+    let raw: &RawValue = serde_json::from_str(json).ok()?;
+    if raw.get().contains('\n') || raw.get().contains('\r') {
+        let v: Value = serde_json::from_str(json).ok()?;
+        return Some(v.to_string());
+    }
+    Some(raw.get().to_string())
+}
+
+/// The sessions to choose from, one per line, for an error message.
+fn listing(all: &[SessionInfo]) -> String {
+    const MAX: usize = 20;
+    let mut out: Vec<String> = all
+        .iter()
+        .take(MAX)
+        .map(|s| {
+            format!(
+                "{} {:?} ({} messages, {}, updated {})",
+                s.id,
+                s.name,
+                s.messages,
+                if s.kind.is_empty() { "user" } else { &s.kind },
+                s.updated_at.as_deref().unwrap_or("?")
+            )
+        })
+        .collect();
+    if all.len() > MAX {
+        out.push(format!("… and {} more", all.len() - MAX));
+    }
+    if out.is_empty() {
+        return "none".into();
+    }
+    out.join("; ")
+}
+
+/// Seconds since the epoch of goose's `updated_at` (`YYYY-MM-DD HH:MM:SS`, UTC).
+pub fn unix_of(ts: &str) -> Option<i64> {
+    let b = ts.trim();
+    let num = |r: std::ops::Range<usize>| b.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss) = (
+        num(11..13).unwrap_or(0),
+        num(14..16).unwrap_or(0),
+        num(17..19).unwrap_or(0),
+    );
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn goose_timestamps_read_as_unix_seconds() {
+        assert_eq!(unix_of("1970-01-01 00:00:00"), Some(0));
+        assert_eq!(unix_of("2026-11-23 20:00:00"), Some(1_795_464_000));
+        assert_eq!(unix_of("2000-03-01T00:00:01Z"), Some(951_868_801));
+        assert_eq!(unix_of("yesterday"), None);
+    }
+
+    #[test]
+    fn json_on_several_lines_is_compacted_and_other_text_refused() {
+        assert_eq!(one_line("[1, 2]").as_deref(), Some("[1, 2]"));
+        assert_eq!(one_line("[1,\n 2]").as_deref(), Some("[1,2]"));
+        assert_eq!(one_line("[1,"), None);
+    }
+}
