@@ -25,7 +25,7 @@ use crate::session::{Format, ReportedUsage, Resume};
 use crate::tokens::Encoding;
 
 /// Bumped whenever a digest's meaning or layout changes.
-pub const DIGEST_VERSION: u32 = 4;
+pub const DIGEST_VERSION: u32 = 5;
 /// At most this many digests are kept.
 pub const MAX_DIGESTS: usize = 20_000;
 /// At most this many bytes of digests are kept.
@@ -129,6 +129,10 @@ pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub after_message: Option<usize>,
+    #[serde(default)]
+    pub request_end: Option<usize>,
+    #[serde(default)]
+    pub earlier: Vec<(usize, u64)>,
 }
 
 impl From<&ReportedUsage> for Usage {
@@ -137,6 +141,8 @@ impl From<&ReportedUsage> for Usage {
             input_tokens: u.input_tokens,
             output_tokens: u.output_tokens,
             after_message: u.after_message,
+            request_end: u.request_end,
+            earlier: u.earlier.clone(),
         }
     }
 }
@@ -147,6 +153,8 @@ impl From<&Usage> for ReportedUsage {
             input_tokens: u.input_tokens,
             output_tokens: u.output_tokens,
             after_message: u.after_message,
+            request_end: u.request_end,
+            earlier: u.earlier.clone(),
         }
     }
 }

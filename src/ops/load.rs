@@ -40,6 +40,26 @@ impl Loaded {
         self.session.reported_usage.as_ref()
     }
 
+    /// The predicted input tokens of the session's next request (see [`crate::ops::predict`]).
+    pub fn prediction(&self) -> crate::ops::predict::Prediction {
+        crate::ops::predict::predict(
+            self.live_usage(),
+            &self.counts,
+            self.model.exact,
+            self.model.factor,
+        )
+    }
+
+    /// The context window the session's agent uses (see [`crate::ops::window`]).
+    pub fn window(&self) -> crate::ops::window::Window {
+        crate::ops::window::of(
+            &self.model,
+            self.session.format,
+            &self.session.agent_limits,
+            self.live_usage(),
+        )
+    }
+
     /// Makes a session loaded with [`load_for_rewrite`] writable: when its text was released
     /// (a large file), drops its messages' text (the plan is made) and reads the file's
     /// text again. A file that changed since it

@@ -321,6 +321,12 @@ pub struct ReportedUsage {
     pub output_tokens: u64,
     /// Index of the last message the report covers.
     pub after_message: Option<usize>,
+    /// Index of the first message of the response the report is for: the messages before
+    /// it were that request's input. `None` when the file does not say.
+    pub request_end: Option<usize>,
+    /// Earlier reports of the same live thread, oldest first: `(request_end, input_tokens)`
+    /// (for calibrating estimates; only where the file records usage per response).
+    pub earlier: Vec<(usize, u64)>,
 }
 
 /// What an agent recorded about the window of a session (Codex records the window it

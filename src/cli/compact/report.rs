@@ -25,6 +25,10 @@ pub struct Report {
     /// Why nothing was compacted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The predicted input of the next request after the rewrite: the agent's hidden part
+    /// (from the reported usage) plus the compacted messages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_request_tokens: Option<usize>,
     pub dry_run: bool,
 }
 
@@ -42,6 +46,7 @@ impl Report {
             archive_id: None,
             summarizer,
             reason: Some(reason),
+            next_request_tokens: None,
             dry_run,
         }
     }
@@ -128,6 +133,7 @@ pub fn dry_run(
             archive_id: None,
             summarizer,
             reason: None,
+            next_request_tokens: None,
             dry_run: true,
         };
         let doc = Doc::DryRun(DryRun {

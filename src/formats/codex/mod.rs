@@ -339,10 +339,19 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
             .iter()
             .take_while(|m| m.origin.records().first().is_some_and(|&l| l < line))
             .count();
+        // The response is the run of assistant items (reasoning, calls, answers) the
+        // report follows; what came before it was the request.
+        let response = messages[..before]
+            .iter()
+            .rev()
+            .take_while(|m| m.role == Role::Assistant)
+            .count();
         ReportedUsage {
             input_tokens,
             output_tokens,
             after_message: before.checked_sub(1),
+            request_end: (response > 0).then(|| before - response),
+            earlier: Vec::new(),
         }
     });
     let mut warnings = r.warnings.clone();

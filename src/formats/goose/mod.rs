@@ -278,6 +278,8 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
             input_tokens,
             output_tokens: n("output_tokens").unwrap_or(0),
             after_message: messages.iter().rposition(|m| m.role == Role::Assistant),
+            request_end: None,
+            earlier: Vec::new(),
         });
     let mut warnings = g.warnings;
     warnings.extend(notes.into_warnings());
