@@ -61,6 +61,9 @@ pub struct Digest {
     /// The window and refusals the agent recorded.
     #[serde(default)]
     pub agent_limits: AgentLimits,
+    /// Tokens a request body sends besides its messages (tools), scaled like `counts`.
+    #[serde(default)]
+    pub extra_tokens: usize,
 }
 
 /// What reading a grown file from where its digest ends needs.
@@ -349,6 +352,7 @@ mod tests {
             counts,
             resume: None,
             agent_limits: AgentLimits::default(),
+            extra_tokens: 0,
         }
     }
 

@@ -24,6 +24,8 @@ pub struct Loaded {
     pub counts: Vec<usize>,
     /// The session's total (messages + reply priming).
     pub total: usize,
+    /// Tokens the request sends besides the messages (a request body's tools).
+    pub extra_tokens: usize,
 }
 
 impl Loaded {
@@ -45,6 +47,7 @@ impl Loaded {
         crate::ops::predict::predict(
             self.live_usage(),
             &self.counts,
+            self.extra_tokens,
             self.model.exact,
             self.model.factor,
         )
@@ -238,6 +241,10 @@ pub fn count_session(
         }
     }
     let total = Counter::total(&counts);
+    let extra_tokens = session
+        .request_extra
+        .as_deref()
+        .map_or(0, |t| scale(counter.text(t), model.factor));
     Ok(Loaded {
         path: path.to_path_buf(),
         fingerprint,
@@ -246,6 +253,7 @@ pub fn count_session(
         counter,
         counts,
         total,
+        extra_tokens,
     })
 }
 

@@ -354,6 +354,10 @@ pub struct Session {
     pub reported_usage: Option<ReportedUsage>,
     /// The window and refusals the agent recorded.
     pub agent_limits: AgentLimits,
+    /// What a request body sends besides its messages: its `tools` (or legacy `functions`)
+    /// and `tool_choice`, as JSON text (Anthropic and OpenAI request bodies). Counted into
+    /// the next request, not into the messages.
+    pub request_extra: Option<String>,
     /// Where this file's records end, for reading a longer version of it from there on;
     /// only when read with [`Keep::After`], and only for documents and plain JSONL.
     pub resume: Option<Resume>,

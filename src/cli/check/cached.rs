@@ -25,6 +25,8 @@ pub struct Checked {
     /// The window and refusals the agent recorded.
     pub agent: AgentLimits,
     pub format: Format,
+    /// Tokens the request sends besides the messages (a request body's tools).
+    pub extra_tokens: usize,
 }
 
 impl Checked {
@@ -33,6 +35,7 @@ impl Checked {
         predict::predict(
             self.usage.as_ref(),
             &self.counts,
+            self.extra_tokens,
             self.model.exact,
             self.model.factor,
         )
@@ -157,6 +160,7 @@ fn finish(
                 .collect(),
             resume,
             agent_limits: l.session.agent_limits,
+            extra_tokens: l.extra_tokens,
         };
         ctx.remember_digest(key, &digest);
     }
@@ -168,6 +172,7 @@ fn finish(
         problems,
         agent: l.session.agent_limits,
         format: l.session.format,
+        extra_tokens: l.extra_tokens,
     })
 }
 
@@ -194,5 +199,6 @@ fn from_digest(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
         problems: d.problems.clone(),
         agent: d.agent_limits,
         format,
+        extra_tokens: d.extra_tokens,
     })
 }

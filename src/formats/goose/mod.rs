@@ -291,6 +291,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         warnings,
         reported_usage,
         agent_limits: Default::default(),
+        request_extra: None,
         resume: None,
         skipped: false,
     })
