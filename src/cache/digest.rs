@@ -345,6 +345,8 @@ mod tests {
                 input_tokens: 10,
                 output_tokens: 2,
                 after_message: Some(1),
+                request_end: Some(1),
+                earlier: vec![(0, 10)],
             }),
             problems: vec!["message 2: a problem".into()],
             encoding: "o200k_base".into(),
