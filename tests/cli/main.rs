@@ -32,6 +32,7 @@ mod readme_blocks;
 mod samples;
 mod secrets;
 mod trim;
+mod window;
 
 /// Every file in tests/cli is compiled into this binary (none forgotten).
 #[test]
