@@ -127,7 +127,7 @@ fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> an
     }
     if f.next_request_tokens != f.tokens {
         p.line(&format!(
-            "{:>12}  next request ({}: the agent's hidden part + the messages), window {} ({})",
+            "{:>12}  next request ({}), window {} ({})",
             thousands(f.next_request_tokens as u64),
             f.next_request_source,
             thousands(f.context_window),

@@ -241,10 +241,12 @@ pub fn count_session(
         }
     }
     let total = Counter::total(&counts);
-    let extra_tokens = session
-        .request_extra
-        .as_deref()
-        .map_or(0, |t| scale(counter.text(t), model.factor));
+    // Counted through the cache like the messages: a warm run builds no tokenizer.
+    let extra_tokens = session.request_extra.as_ref().map_or(0, |t| {
+        let part = session::Part::Text(t.clone());
+        let n = ctx.count_parts(&counter, &[&part]);
+        scale(n.first().copied().unwrap_or(0), model.factor)
+    });
     Ok(Loaded {
         path: path.to_path_buf(),
         fingerprint,

@@ -143,14 +143,13 @@ fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
         _ => Style::Red,
     };
     p.line(&format!(
-        "{}{:>11} / {} ({:.1}%)  {}  [{}; next request {}, window {} {}]",
+        "{}{:>11} / {} ({:.1}%)  {}  [{}; window {} ({})]",
         p.paint(&format!("{:<7}", f.status), style),
         thousands(f.tokens as u64),
         thousands(f.effective_limit),
         f.usage * 100.0,
         f.path,
         f.model,
-        f.next_request_source,
         thousands(f.context_window),
         f.context_window_source
     ))?;
