@@ -78,10 +78,9 @@ pub fn claude_code_window(
         .any(|m| bare == *m || bare.strip_prefix(m).is_some_and(|r| r.starts_with("-20")));
     if opt_in {
         CLAUDE_CODE_WINDOW.min(registry_window)
-    } else if registry_window > CLAUDE_CODE_WINDOW {
-        registry_window
     } else {
-        registry_window.min(CLAUDE_CODE_WINDOW)
+        // Served with 1M natively (or at most 200K anyway).
+        registry_window
     }
 }
 
