@@ -58,6 +58,10 @@ pub struct ResolvedModel {
     pub exact: bool,
     /// Factor applied to estimated counts (see [`CLAUDE_FACTOR`]); 1.0 for exact counts.
     pub factor: f64,
+    /// The name asked for a 1M-context session (Claude Code's `[1m]` suffix).
+    pub one_m: bool,
+    /// Whether a `[models]` entry of the config file sets this model's window.
+    pub window_from_config: bool,
 }
 
 /// Claude has no public tokenizer; cl100k_base undercounts it. On the Claude Code fixtures
@@ -152,9 +156,16 @@ impl Context {
             ));
             (models::DEFAULT_MODEL.to_string(), Source::Default)
         };
-        let found = self.registry.lookup(&name);
+        // Agents' aliases (`opus`) and Claude Code's `[1m]` suffix.
+        let agent = models::agent_name(&name);
+        let found = self.registry.lookup(&agent.model);
         let known = found.is_some();
-        let spec = found.unwrap_or_else(|| ModelSpec::fallback(&name));
+        let spec = found.unwrap_or_else(|| ModelSpec::fallback(&agent.model));
+        let window_from_config = known
+            && self.settings.file.models.iter().any(|(key, o)| {
+                o.context_window.is_some()
+                    && self.registry.find(key).is_some_and(|s| s.id == spec.id)
+            });
         if !known {
             let close = self.registry.suggest(&name, 3);
             let hint = if close.is_empty() {
@@ -174,7 +185,8 @@ impl Context {
             Some(e) => (e, e.is_exact() && model_exact && e == model_encoding),
             None => (model_encoding, model_exact),
         };
-        let factor = if self.settings.tokenizer.value.is_none() && !exact && is_claude(&name) {
+        let factor = if self.settings.tokenizer.value.is_none() && !exact && is_claude(&agent.model)
+        {
             CLAUDE_FACTOR
         } else {
             1.0
@@ -187,6 +199,8 @@ impl Context {
             encoding,
             exact,
             factor,
+            one_m: agent.one_m,
+            window_from_config,
         }
     }
 

@@ -25,7 +25,7 @@ use crate::session::{Format, ReportedUsage, Resume};
 use crate::tokens::Encoding;
 
 /// Bumped whenever a digest's meaning or layout changes.
-pub const DIGEST_VERSION: u32 = 4;
+pub const DIGEST_VERSION: u32 = 5;
 /// At most this many digests are kept.
 pub const MAX_DIGESTS: usize = 20_000;
 /// At most this many bytes of digests are kept.
@@ -61,6 +61,9 @@ pub struct Digest {
     /// The window and refusals the agent recorded.
     #[serde(default)]
     pub agent_limits: AgentLimits,
+    /// Tokens a request body sends besides its messages (tools), scaled like `counts`.
+    #[serde(default)]
+    pub extra_tokens: usize,
 }
 
 /// What reading a grown file from where its digest ends needs.
@@ -129,6 +132,10 @@ pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub after_message: Option<usize>,
+    #[serde(default)]
+    pub request_end: Option<usize>,
+    #[serde(default)]
+    pub earlier: Vec<(usize, u64)>,
 }
 
 impl From<&ReportedUsage> for Usage {
@@ -137,6 +144,8 @@ impl From<&ReportedUsage> for Usage {
             input_tokens: u.input_tokens,
             output_tokens: u.output_tokens,
             after_message: u.after_message,
+            request_end: u.request_end,
+            earlier: u.earlier.clone(),
         }
     }
 }
@@ -147,6 +156,8 @@ impl From<&Usage> for ReportedUsage {
             input_tokens: u.input_tokens,
             output_tokens: u.output_tokens,
             after_message: u.after_message,
+            request_end: u.request_end,
+            earlier: u.earlier.clone(),
         }
     }
 }
@@ -334,6 +345,8 @@ mod tests {
                 input_tokens: 10,
                 output_tokens: 2,
                 after_message: Some(1),
+                request_end: Some(1),
+                earlier: vec![(0, 10)],
             }),
             problems: vec!["message 2: a problem".into()],
             encoding: "o200k_base".into(),
@@ -341,6 +354,7 @@ mod tests {
             counts,
             resume: None,
             agent_limits: AgentLimits::default(),
+            extra_tokens: 0,
         }
     }
 

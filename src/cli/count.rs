@@ -66,6 +66,8 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
 
 fn count_file(l: &Loaded, per_message: bool) -> CountFile {
     let msgs = &l.session.messages;
+    let next = l.prediction();
+    let window = l.window();
     CountFile {
         path: l.display(),
         format: l.session.format.name(),
@@ -89,6 +91,10 @@ fn count_file(l: &Loaded, per_message: bool) -> CountFile {
                 .collect()
         }),
         reported: reported(l),
+        next_request_tokens: next.tokens,
+        next_request_source: next.source.name(),
+        context_window: window.tokens,
+        context_window_source: window.source.name(),
     }
 }
 
@@ -117,6 +123,15 @@ fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> an
             "{:>12}  reported by the provider (input), ctxctl differs by {:+}",
             thousands(r.input_tokens),
             r.difference
+        ))?;
+    }
+    if f.next_request_tokens != f.tokens {
+        p.line(&format!(
+            "{:>12}  next request ({}), window {} ({})",
+            thousands(f.next_request_tokens as u64),
+            f.next_request_source,
+            thousands(f.context_window),
+            f.context_window_source
         ))?;
     }
     if args.by_role {

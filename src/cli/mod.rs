@@ -57,6 +57,7 @@ pub struct GlobalArgs {
         long,
         global = true,
         value_name = "ID",
+        value_parser = clap::builder::NonEmptyStringValueParser::new(),
         help_heading = "Global options"
     )]
     pub model: Option<String>,

@@ -73,7 +73,10 @@ struct StatsFile {
     largest: Vec<Largest>,
     compactions: Vec<Compaction>,
     reported: Option<Reported>,
+    next_request_tokens: usize,
+    next_request_source: &'static str,
     context_window: u64,
+    context_window_source: &'static str,
     effective_limit: u64,
     usage: f64,
 }
@@ -107,7 +110,8 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
 
 fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFile> {
     let msgs = &l.session.messages;
-    let limits = args.limits.limits(ctx, &l.model, &l.session.agent_limits)?;
+    let window = l.window();
+    let limits = args.limits.limits(ctx, &l.model, &window)?;
     let effective = limits.effective_limit();
     // The largest first; previews only for those shown.
     let mut order: Vec<usize> = (0..msgs.len()).collect();
@@ -133,7 +137,8 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
             })
         })
         .collect();
-    let tokens = crate::ops::usage::context_tokens(l.live_usage(), &l.counts);
+    let next = l.prediction();
+    let tokens = next.tokens;
     Ok(StatsFile {
         path: l.display(),
         format: l.session.format.name(),
@@ -148,7 +153,10 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
         largest,
         compactions,
         reported: reported(l),
+        next_request_tokens: tokens,
+        next_request_source: next.source.name(),
         context_window: limits.context_window,
+        context_window_source: args.limits.source(&window).name(),
         effective_limit: effective,
         usage: if effective == 0 {
             0.0
@@ -233,11 +241,14 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
     };
     let drawn = bar(s.usage, 30, p.color);
     p.line(&format!(
-        "  window {} {:.1}% of {} effective ({} window)",
+        "  window {} {:.1}% of {} effective ({} window, {}); next request {} ({})",
         p.paint(&drawn, style),
         s.usage * 100.0,
         thousands(s.effective_limit),
-        thousands(s.context_window)
+        thousands(s.context_window),
+        s.context_window_source,
+        thousands(s.next_request_tokens as u64),
+        s.next_request_source
     ))?;
     if let Some(r) = &s.reported {
         p.line(&format!(

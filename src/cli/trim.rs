@@ -105,6 +105,9 @@ struct TrimReport {
     edited_messages: usize,
     fits: bool,
     budget: usize,
+    /// The predicted input of the next request after the trim: the agent's hidden part
+    /// plus the trimmed messages.
+    next_request_tokens: usize,
     dry_run: bool,
     output: Option<String>,
     archive: Option<String>,
@@ -119,12 +122,16 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
 /// One read-plan-write pass (the input may change under the first; see `replace`).
 fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     let mut loaded = load::load_for_rewrite(ctx, &args.file)?;
+    // What the next request holds besides the messages (the agent's system prompt and
+    // tools, from the reported usage): the default budget leaves room for it.
+    let overhead = loaded.prediction().overhead;
     let budget = match args.max_tokens {
         Some(n) => n as usize,
-        None => args
+        None => (args
             .reserve
-            .limits(ctx, &loaded.model, loaded.session.agent_limits.window)?
-            .effective_limit() as usize,
+            .limits(ctx, &loaded.model, Some(loaded.window().tokens))?
+            .effective_limit() as usize)
+            .saturating_sub(overhead),
     };
     let opts = options(args)?;
     for (flag, applies) in ignored_flags(args) {
@@ -163,6 +170,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         edited_messages: plan.edited.len(),
         fits: plan.fits,
         budget,
+        next_request_tokens: overhead + plan.tokens,
         dry_run: args.output.dry_run,
         output: None,
         archive: None,
@@ -184,6 +192,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     if changed {
         if let Some(n) = loaded.recount(&bytes) {
             report.trimmed_tokens = n;
+            report.next_request_tokens = overhead + n;
         }
     }
     if dest.replaces_input() && !changed {
@@ -224,12 +233,13 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         }
     } else {
         ctx.printer.note(&format!(
-            "trimmed {} with {}: {} → {} tokens (budget {}), removed {} of {} messages{}{} → {}",
+            "trimmed {} with {}: {} → {} tokens (budget {}{}), removed {} of {} messages{}{} → {}",
             loaded.display(),
             report.strategy,
             thousands(report.original_tokens as u64),
             thousands(report.trimmed_tokens as u64),
             thousands(budget as u64),
+            next_request(overhead, report.next_request_tokens),
             report.removed_messages,
             loaded.session.messages.len(),
             if report.edited_messages > 0 {
@@ -327,6 +337,15 @@ fn options(args: &TrimArgs) -> anyhow::Result<Options> {
         );
     }
     Ok(opts)
+}
+
+/// `; next request N` when the agent sends more than the messages.
+fn next_request(overhead: usize, tokens: usize) -> String {
+    if overhead == 0 {
+        String::new()
+    } else {
+        format!("; next request {}", thousands(tokens as u64))
+    }
 }
 
 fn print_dry_run(

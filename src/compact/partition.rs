@@ -225,6 +225,7 @@ mod tests {
             warnings: Vec::new(),
             reported_usage: None,
             agent_limits: Default::default(),
+            request_extra: None,
             resume: None,
             skipped: false,
         }

@@ -65,6 +65,7 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
         warnings,
         reported_usage: None,
         agent_limits: Default::default(),
+        request_extra: None,
         resume,
         skipped: skip.is_some(),
     })

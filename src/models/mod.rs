@@ -6,6 +6,7 @@
 //! Lookups are forgiving about how a model is spelled (provider prefixes, dated snapshots,
 //! OpenRouter and Bedrock ids, ...): see [`Registry::lookup`].
 
+mod agent;
 mod encoding;
 mod limits;
 mod normalize;
@@ -13,6 +14,10 @@ mod overrides;
 mod registry;
 mod suggest;
 
+pub use agent::{
+    agent_name, claude_code_window, AgentName, WindowSource, CLAUDE_CODE_1M_WINDOW,
+    CLAUDE_CODE_WINDOW,
+};
 pub use encoding::encoding_for_model;
 pub use limits::{Limits, MAX_OUTPUT_RESERVE_PERCENT, UNKNOWN_OUTPUT_RESERVE};
 pub use overrides::ModelOverride;

@@ -26,6 +26,8 @@ pub struct Loaded {
     pub total: usize,
     /// The session inside an agent's database (`path`) this is; `None` for a file.
     pub db_session: Option<goose_db::SessionInfo>,
+    /// Tokens the request sends besides the messages (a request body's tools).
+    pub extra_tokens: usize,
 }
 
 impl Loaded {
@@ -40,6 +42,27 @@ impl Loaded {
     /// summary or omission marker makes it stale.
     pub fn live_usage(&self) -> Option<&crate::session::ReportedUsage> {
         self.session.reported_usage.as_ref()
+    }
+
+    /// The predicted input tokens of the session's next request (see [`crate::ops::predict`]).
+    pub fn prediction(&self) -> crate::ops::predict::Prediction {
+        crate::ops::predict::predict(
+            self.live_usage(),
+            &self.counts,
+            self.extra_tokens,
+            self.model.exact,
+            self.model.factor,
+        )
+    }
+
+    /// The context window the session's agent uses (see [`crate::ops::window`]).
+    pub fn window(&self) -> crate::ops::window::Window {
+        crate::ops::window::of(
+            &self.model,
+            self.session.format,
+            &self.session.agent_limits,
+            self.live_usage(),
+        )
     }
 
     /// Makes a session loaded with [`load_for_rewrite`] writable: when its text was released
@@ -290,6 +313,12 @@ pub fn count_session(
         }
     }
     let total = Counter::total(&counts);
+    // Counted through the cache like the messages: a warm run builds no tokenizer.
+    let extra_tokens = session.request_extra.as_ref().map_or(0, |t| {
+        let part = session::Part::Text(t.clone());
+        let n = ctx.count_parts(&counter, &[&part]);
+        scale(n.first().copied().unwrap_or(0), model.factor)
+    });
     Ok(Loaded {
         path: path.to_path_buf(),
         fingerprint,
@@ -299,6 +328,7 @@ pub fn count_session(
         counts,
         total,
         db_session: None,
+        extra_tokens,
     })
 }
 

@@ -1,16 +1,19 @@
 //! Services the commands share, as cargo's `ops`: loading a session ([`load`]), finding
 //! the input files ([`walk`]), running many files in parallel ([`batch`]), the store, clock
 //! and per-session lock ([`store`]), writing a rewrite atomically after checking that its
-//! input did not change ([`write`], [`retry`]), and usage figures ([`usage`]).
+//! input did not change ([`write`], [`retry`]), usage figures ([`usage`]), the predicted
+//! next request ([`predict`]) and the window the agent uses ([`window`]).
 //!
 //! Commands (`crate::cli`) import these and the engine, never another command.
 
 pub mod batch;
 pub mod carry;
 pub mod load;
+pub mod predict;
 pub mod retry;
 pub mod store;
 pub mod testhook;
 pub mod usage;
 pub mod walk;
+pub mod window;
 pub mod write;

@@ -2,21 +2,6 @@
 
 use crate::ops::load::Loaded;
 use crate::render::json::Reported;
-use crate::session::ReportedUsage;
-use crate::tokens::Counter;
-
-/// The tokens the model will see: the latest provider-reported usage plus ctxctl's count
-/// of what came after it, when the file records usage; ctxctl's own count otherwise.
-pub fn context_tokens(usage: Option<&ReportedUsage>, counts: &[usize]) -> usize {
-    match usage {
-        Some(r) => {
-            let after = r.after_message.map_or(counts.len(), |i| i + 1);
-            let rest: usize = counts.get(after..).map_or(0, |c| c.iter().sum());
-            (r.input_tokens + r.output_tokens) as usize + rest
-        }
-        None => Counter::total(counts),
-    }
-}
 
 /// The provider-reported usage beside ctxctl's count of the same messages.
 pub fn reported(l: &Loaded) -> Option<Reported> {

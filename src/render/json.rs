@@ -75,6 +75,14 @@ pub struct CountFile {
     pub per_message: Option<Vec<MessageTokens>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reported: Option<Reported>,
+    /// The predicted input tokens of the next request: the agent's hidden part (from the
+    /// reported usage) plus the messages.
+    pub next_request_tokens: usize,
+    /// `reported`, `calibrated`, `tokenizer`, `api` or `estimate`.
+    pub next_request_source: &'static str,
+    pub context_window: u64,
+    /// `recorded`, `agent`, `registry`, `config` or `default`.
+    pub context_window_source: &'static str,
 }
 
 /// Usage the provider reported inside the file, beside ctxctl's own count.
@@ -98,8 +106,14 @@ pub struct CheckFile {
     pub path: String,
     pub model: String,
     pub status: &'static str,
+    /// The predicted input tokens of the next request (`next_request_tokens`).
     pub tokens: usize,
+    pub next_request_tokens: usize,
+    /// `reported`, `calibrated`, `tokenizer`, `api` or `estimate`.
+    pub next_request_source: &'static str,
     pub context_window: u64,
+    /// `flag`, `recorded`, `agent`, `registry`, `config` or `default`.
+    pub context_window_source: &'static str,
     pub max_output_tokens: u64,
     pub reserved: u64,
     pub effective_limit: u64,

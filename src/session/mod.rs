@@ -325,6 +325,12 @@ pub struct ReportedUsage {
     pub output_tokens: u64,
     /// Index of the last message the report covers.
     pub after_message: Option<usize>,
+    /// Index of the first message of the response the report is for: the messages before
+    /// it were that request's input. `None` when the file does not say.
+    pub request_end: Option<usize>,
+    /// Earlier reports of the same live thread, oldest first: `(request_end, input_tokens)`
+    /// (for calibrating estimates; only where the file records usage per response).
+    pub earlier: Vec<(usize, u64)>,
 }
 
 /// What an agent recorded about the window of a session (Codex records the window it
@@ -352,6 +358,10 @@ pub struct Session {
     pub reported_usage: Option<ReportedUsage>,
     /// The window and refusals the agent recorded.
     pub agent_limits: AgentLimits,
+    /// What a request body sends besides its messages: its `tools` (or legacy `functions`)
+    /// and `tool_choice`, as JSON text (Anthropic and OpenAI request bodies). Counted into
+    /// the next request, not into the messages.
+    pub request_extra: Option<String>,
     /// Where this file's records end, for reading a longer version of it from there on;
     /// only when read with [`Keep::After`], and only for documents and plain JSONL.
     pub resume: Option<Resume>,

@@ -22,6 +22,31 @@ fn counted(env: &TestEnv, f: &Path) -> u64 {
     run.json()["total_tokens"].as_u64().unwrap()
 }
 
+/// ctxctl's count of the last messages of `f` (`responses` of them, or the trailing
+/// assistant messages when `None`) plus the reply priming: what the next request holds
+/// beyond the reported prompt of the response they are.
+fn response_tokens(env: &TestEnv, f: &Path, responses: Option<usize>) -> u64 {
+    let run = env.run(&["count", s(f), "--json", "--per-message"]);
+    let per: Vec<(String, u64)> = run.json()["files"][0]["per_message"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap().to_string(),
+                m["tokens"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let n = responses.unwrap_or_else(|| {
+        per.iter()
+            .rev()
+            .take_while(|(r, _)| r == "assistant")
+            .count()
+    });
+    per[per.len() - n..].iter().map(|(_, t)| t).sum::<u64>() + 3
+}
+
 fn append(f: &Path, record: &Value) {
     let mut text = fs::read_to_string(f).unwrap();
     text.push_str(&format!("{record}\n"));
@@ -76,7 +101,12 @@ fn claude_code_usage_is_stale_after_a_trim_until_the_agent_reports_again() {
         assert_eq!(checked(&env, &f), estimate, "{trim:?}: stale usage ignored");
         // Claude Code resumes and reports the trimmed history's size.
         append(&f, &claude_answer(&f, 4321, 12));
-        assert_eq!(checked(&env, &f), 4321 + 12, "{trim:?}: fresh usage used");
+        // The next request: the reported prompt, then the answer itself.
+        assert_eq!(
+            checked(&env, &f),
+            4321 + response_tokens(&env, &f, Some(1)),
+            "{trim:?}: fresh usage used"
+        );
     }
 }
 
@@ -90,8 +120,11 @@ fn claude_code_usage_reported_after_a_compaction_counts() {
     let run = env.run(&["compact", s(&f), "--tail-tokens", "500", "--in-place"]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(checked(&env, &f), counted(&env, &f));
-    append(&f, &claude_answer(&f, 2345, 6));
-    assert_eq!(checked(&env, &f), 2345 + 6);
+    append(&f, &claude_answer(&f, 22345, 6));
+    assert_eq!(
+        checked(&env, &f),
+        22345 + response_tokens(&env, &f, Some(1))
+    );
 }
 
 #[test]
@@ -122,7 +155,11 @@ fn codex_usage_is_stale_after_a_trim_until_codex_reports_again() {
             "payload": {"type": "token_count", "info": {"last_token_usage":
                 {"input_tokens": 3456, "output_tokens": 7}}}}),
     );
-    assert_eq!(checked(&env, &f), 3456 + 7, "fresh usage used");
+    assert_eq!(
+        checked(&env, &f),
+        3456 + response_tokens(&env, &f, None),
+        "fresh usage used"
+    );
 }
 
 #[test]
@@ -144,8 +181,11 @@ fn restoring_after_the_agent_reported_again_marks_the_usage_stale() {
     ]);
     assert_eq!(run.code, 0, "{run:?}");
     let id = run.json()["archive_id"].as_str().unwrap().to_string();
-    append(&f, &claude_answer(&f, 1111, 2));
-    assert_eq!(checked(&env, &f), 1111 + 2);
+    append(&f, &claude_answer(&f, 21111, 2));
+    assert_eq!(
+        checked(&env, &f),
+        21111 + response_tokens(&env, &f, Some(1))
+    );
     let run = env.run(&["archive", "restore", &id]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(checked(&env, &f), counted(&env, &f));

@@ -120,7 +120,8 @@ fn dry_run_shows_the_partition_and_summary_and_writes_nothing() {
 #[test]
 fn if_needed_compacts_at_exactly_the_threshold_and_not_below() {
     let env = TestEnv::new();
-    let f = copy_sample(&env, "openai-chat.json");
+    // The conversation without a request body's tools: its next request is its messages.
+    let f = copy_sample(&env, "plain.jsonl");
     let t = count(&env, &f);
     let limit = |n: u64| n.to_string();
     let args = |max: &str| {

@@ -38,6 +38,7 @@ mod samples;
 mod secrets;
 mod summaries;
 mod trim;
+mod window;
 
 /// Every file in tests/cli is compiled into this binary (none forgotten).
 #[test]

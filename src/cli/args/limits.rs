@@ -4,8 +4,8 @@ use clap::Args;
 
 use crate::config::Sourced;
 use crate::context::{Context, ResolvedModel};
-use crate::models::Limits;
-use crate::session::AgentLimits;
+use crate::models::{Limits, WindowSource};
+use crate::ops::window::Window;
 
 #[derive(Debug, Clone, Default, Args)]
 pub struct LimitArgs {
@@ -28,16 +28,25 @@ pub struct ReserveArgs {
 }
 
 impl LimitArgs {
-    /// The limits for a loaded session: `--max-tokens`, else the window its agent recorded
-    /// (`agent`), else the model's.
+    /// The limits for a loaded session: `--max-tokens`, else the window its agent uses
+    /// (see [`crate::ops::window`]).
     pub fn limits(
         &self,
         ctx: &Context,
         model: &ResolvedModel,
-        agent: &AgentLimits,
+        window: &Window,
     ) -> anyhow::Result<Limits> {
         self.reserve
-            .limits(ctx, model, self.max_tokens.or(agent.window))
+            .limits(ctx, model, Some(self.max_tokens.unwrap_or(window.tokens)))
+    }
+
+    /// Where the window [`LimitArgs::limits`] uses came from.
+    pub fn source(&self, window: &Window) -> WindowSource {
+        if self.max_tokens.is_some() {
+            WindowSource::Flag
+        } else {
+            window.source
+        }
     }
 }
 

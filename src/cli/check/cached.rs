@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use crate::cache::digest::{Digest, Resumable, DIGEST_VERSION};
 use crate::context::{Context, ResolvedModel};
 use crate::ops::load;
+use crate::ops::predict::{self, Prediction};
+use crate::ops::window::{self, Window};
 use crate::session::pairs::{self, Shape};
-use crate::session::{AgentLimits, Keep, ReportedUsage};
+use crate::session::{AgentLimits, Format, Keep, ReportedUsage};
 
 /// What a check needs of one session.
 pub struct Checked {
@@ -22,6 +24,27 @@ pub struct Checked {
     pub problems: Vec<String>,
     /// The window and refusals the agent recorded.
     pub agent: AgentLimits,
+    pub format: Format,
+    /// Tokens the request sends besides the messages (a request body's tools).
+    pub extra_tokens: usize,
+}
+
+impl Checked {
+    /// The predicted input tokens of the session's next request.
+    pub fn prediction(&self) -> Prediction {
+        predict::predict(
+            self.usage.as_ref(),
+            &self.counts,
+            self.extra_tokens,
+            self.model.exact,
+            self.model.factor,
+        )
+    }
+
+    /// The context window the session's agent uses.
+    pub fn window(&self) -> Window {
+        window::of(&self.model, self.format, &self.agent, self.usage.as_ref())
+    }
 }
 
 /// Reads one session for a check.
@@ -142,6 +165,7 @@ fn finish(
                 .collect(),
             resume,
             agent_limits: l.session.agent_limits,
+            extra_tokens: l.extra_tokens,
         };
         ctx.remember_digest(key, &digest);
     }
@@ -152,12 +176,15 @@ fn finish(
         counts,
         problems,
         agent: l.session.agent_limits,
+        format: l.session.format,
+        extra_tokens: l.extra_tokens,
     })
 }
 
 /// The check of `path` from its digest, if the digest's counts fit the model resolved now.
 fn from_digest(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
     let shown = load::display(path);
+    let format = Format::from_name(&d.format)?;
     let model = ctx.resolve_model_quietly(d.model.as_deref());
     let counts = d.counts_for(model.encoding, model.factor)?;
     // In the order a fresh read gives them: the file's warnings, then the model's.
@@ -176,5 +203,7 @@ fn from_digest(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
         usage: d.usage.as_ref().map(Into::into),
         problems: d.problems.clone(),
         agent: d.agent_limits,
+        format,
+        extra_tokens: d.extra_tokens,
     })
 }

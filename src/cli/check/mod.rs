@@ -93,8 +93,10 @@ fn check_file(
     l: &Checked,
     threshold: f64,
 ) -> anyhow::Result<CheckFile> {
-    let limits = args.limits.limits(ctx, &l.model, &l.agent)?;
-    let tokens = crate::ops::usage::context_tokens(l.usage.as_ref(), &l.counts);
+    let window = l.window();
+    let limits = args.limits.limits(ctx, &l.model, &window)?;
+    let next = l.prediction();
+    let tokens = next.tokens;
     let effective = limits.effective_limit();
     let usage = if effective == 0 {
         if tokens == 0 {
@@ -115,7 +117,10 @@ fn check_file(
             status(tokens, effective, threshold)
         },
         tokens,
+        next_request_tokens: tokens,
+        next_request_source: next.source.name(),
         context_window: limits.context_window,
+        context_window_source: args.limits.source(&window).name(),
         max_output_tokens: limits.max_output_tokens,
         reserved: limits.reserved,
         effective_limit: effective,
@@ -138,13 +143,15 @@ fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
         _ => Style::Red,
     };
     p.line(&format!(
-        "{}{:>11} / {} ({:.1}%)  {}  [{}]",
+        "{}{:>11} / {} ({:.1}%)  {}  [{}; window {} ({})]",
         p.paint(&format!("{:<7}", f.status), style),
         thousands(f.tokens as u64),
         thousands(f.effective_limit),
         f.usage * 100.0,
         f.path,
-        f.model
+        f.model,
+        thousands(f.context_window),
+        f.context_window_source
     ))?;
     if f.status == "over" && f.tokens as u64 <= f.effective_limit {
         p.line("         the agent's last request was refused as larger than its context window")?;

@@ -36,10 +36,15 @@ pub fn compact_file(
     };
     let shown = loaded.display();
     let agent = loaded.session.agent_limits;
-    let mut limit = args
+    let window = loaded.window();
+    let next = loaded.prediction();
+    // The limit for the messages: the effective limit less what the agent sends besides
+    // them (its system prompt and tools, from the reported usage).
+    let effective = args
         .limits
-        .limits(ctx, &loaded.model, &agent)?
+        .limits(ctx, &loaded.model, &window)?
         .effective_limit() as usize;
+    let mut limit = effective.saturating_sub(next.overhead);
     if agent.overflow && args.limits.max_tokens.is_none() {
         // The agent's last request was refused: what fits is less than what is there now.
         limit = limit.min(loaded.total);
@@ -51,13 +56,15 @@ pub fn compact_file(
     }
 
     if args.if_needed && !agent.overflow {
+        // The same figure `check` uses: the predicted next request against the effective
+        // limit.
         let t = limits::threshold(ctx, args.threshold)?.value;
-        if !compact::needs_compaction(loaded.total, limit, t) {
+        if !compact::needs_compaction(next.tokens, effective, t) {
             let reason = format!(
-                "below the threshold: {} of {} tokens ({:.0}% < {:.0}%)",
-                thousands(loaded.total as u64),
-                thousands(limit as u64),
-                ratio(loaded.total, limit) * 100.0,
+                "below the threshold: next request {} of {} tokens ({:.0}% < {:.0}%)",
+                thousands(next.tokens as u64),
+                thousands(effective as u64),
+                ratio(next.tokens, effective) * 100.0,
                 t * 100.0
             );
             return Ok(unchanged(
@@ -291,6 +298,7 @@ pub fn compact_file(
         archive_id: archived.map(|(seq, _)| format!("{name}/{seq}")),
         summarizer: used,
         reason: None,
+        next_request_tokens: Some(next.overhead + tokens),
         dry_run: false,
         recall: Some(report::RecallFigures::of(&recall)),
     };
@@ -298,10 +306,18 @@ pub fn compact_file(
         (dest != Destination::Stdout).then_some(Doc::Report(report))
     } else {
         ctx.printer.note(&format!(
-            "compacted {shown}: {} → {} tokens ({:.0}%), summarized {} of {} messages{} → {}",
+            "compacted {shown}: {} → {} tokens ({:.0}%{}), summarized {} of {} messages{} → {}",
             thousands(report.original_tokens as u64),
             thousands(report.compacted_tokens as u64),
             report.compaction_ratio * 100.0,
+            if next.overhead > 0 {
+                format!(
+                    "; next request {}",
+                    thousands((next.overhead + tokens) as u64)
+                )
+            } else {
+                String::new()
+            },
             report.compacted_messages,
             loaded.session.messages.len(),
             report

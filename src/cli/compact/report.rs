@@ -28,6 +28,10 @@ pub struct Report {
     /// Why nothing was compacted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The predicted input of the next request after the rewrite: the agent's hidden part
+    /// (from the reported usage) plus the compacted messages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_request_tokens: Option<usize>,
     pub dry_run: bool,
     /// The share of the replaced messages' facts the summary mentions.
     #[serde(flatten)]
@@ -81,6 +85,7 @@ impl Report {
             archive_id: None,
             summarizer,
             reason: Some(reason),
+            next_request_tokens: None,
             dry_run,
             recall: None,
         }
@@ -169,6 +174,7 @@ pub fn dry_run(
             archive_id: None,
             summarizer,
             reason: None,
+            next_request_tokens: None,
             dry_run: true,
             recall: Some(RecallFigures::of(recall)),
         };

@@ -109,6 +109,15 @@ fn read_layout(
             }
         }
     }
+    // Tool definitions and tool choice are sent with every request.
+    let extra: Vec<&str> = layout
+        .members
+        .iter()
+        .filter(|(k, _)| REQUEST_EXTRA.contains(&k.as_str()))
+        .map(|(_, r)| &text[r.clone()])
+        .filter(|t| !matches!(t.trim(), "null" | "[]"))
+        .collect();
+    let request_extra = (!extra.is_empty()).then(|| extra.join("\n"));
     let model = match &layout.model {
         Some(span) => parse_span::<Value>(&text, span)?
             .as_str()
@@ -164,6 +173,7 @@ fn read_layout(
         warnings: notes.into_warnings(),
         reported_usage: None,
         agent_limits: Default::default(),
+        request_extra,
         resume,
         skipped: skip.is_some(),
     })
@@ -196,6 +206,9 @@ fn skippable(layout: &Layout, keep: Keep) -> Option<usize> {
     keep.skippable(records.len(), |i| (records[i].start, records[i].end))
         .filter(|_| around)
 }
+
+/// Top-level members of a request body sent besides the messages.
+const REQUEST_EXTRA: &[&str] = &["tools", "functions", "tool_choice", "function_call"];
 
 /// Where things are in the document text.
 struct Layout {

@@ -127,6 +127,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         warnings,
         reported_usage,
         agent_limits: Default::default(),
+        request_extra: None,
         resume: None,
         skipped: false,
     })
@@ -155,27 +156,52 @@ fn stale_until(t: &Transcript) -> Option<usize> {
 }
 
 /// The usage of the last real API response in the thread, unless ctxctl rewrote the
-/// history after it or Claude Code compacted it. Its records repeat the same usage (counted once); some builds write
-/// partial `output_tokens` on early records, so the largest is taken.
+/// history after it or Claude Code compacted it, with the live responses' reports before it.
 fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage> {
     let stale = stale_until(t);
-    let (idx, (_, recs)) = msgs.iter().enumerate().rev().find(|(_, (m, recs))| {
-        m.role == Role::Assistant
-            && model_of(&t.recs[recs[0]]).is_some()
-            && recs
-                .iter()
-                .any(|&i| t.recs[i].v.pointer("/message/usage").is_some())
-    })?;
-    if stale.is_some_and(|s| recs.iter().any(|&i| t.recs[i].line <= s)) {
+    let boundary = t.splice.as_ref().map(|s| t.recs[s.boundary].line);
+    // A report still describes the live thread unless ctxctl rewrote the history after it
+    // or it was made before Claude Code's compaction (a response preserved across the
+    // compaction reported the larger context it was answered in).
+    let live = |recs: &[usize]| {
+        !stale.is_some_and(|s| recs.iter().any(|&i| t.recs[i].line <= s))
+            && !boundary.is_some_and(|b| recs.iter().any(|&i| t.recs[i].line < b))
+    };
+    let reported: Vec<(usize, &Vec<usize>)> = msgs
+        .iter()
+        .enumerate()
+        .filter(|(_, (m, recs))| {
+            m.role == Role::Assistant
+                && model_of(&t.recs[recs[0]]).is_some()
+                && recs
+                    .iter()
+                    .any(|&i| t.recs[i].v.pointer("/message/usage").is_some())
+        })
+        .map(|(i, (_, recs))| (i, recs))
+        .collect();
+    let &(idx, recs) = reported.last()?;
+    if !live(recs) {
         return None;
     }
-    // A response preserved across Claude Code's compaction reported the larger context it
-    // was answered in.
-    if let Some(b) = t.splice.as_ref().map(|s| t.recs[s.boundary].line) {
-        if recs.iter().any(|&i| t.recs[i].line < b) {
-            return None;
-        }
-    }
+    let (input_tokens, output_tokens) = usage_of(t, recs)?;
+    let earlier = reported[..reported.len() - 1]
+        .iter()
+        .filter(|(_, recs)| live(recs))
+        .filter_map(|&(i, recs)| usage_of(t, recs).map(|(input, _)| (i, input)))
+        .collect();
+    Some(ReportedUsage {
+        input_tokens,
+        output_tokens,
+        after_message: Some(idx),
+        request_end: Some(idx),
+        earlier,
+    })
+}
+
+/// The prompt (input + cache reads + cache writes) and output tokens one response reported.
+/// Its records repeat the same usage (counted once); some builds write partial
+/// `output_tokens` on early records, so the largest is taken.
+fn usage_of(t: &Transcript, recs: &[usize]) -> Option<(u64, u64)> {
     let mut found = None;
     for &i in recs {
         let Some(u) = t.recs[i].v.pointer("/message/usage") else {
@@ -190,11 +216,7 @@ fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage
             None => (input, output),
         });
     }
-    found.map(|(input_tokens, output_tokens)| ReportedUsage {
-        input_tokens,
-        output_tokens,
-        after_message: Some(idx),
-    })
+    found
 }
 
 /// Claude Code transcripts (`~/.claude/projects/**.jsonl`).

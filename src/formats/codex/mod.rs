@@ -106,6 +106,9 @@ pub struct Rollout {
     in_reasoned_response: bool,
     /// Billed reasoning items by their encrypted content's hash.
     billed: std::collections::HashMap<u128, usize>,
+    /// The session total of the last usage report: Codex repeats a report unchanged (a
+    /// rate-limit update), and the first of them is where the response's report stands.
+    last_total: Option<Value>,
 }
 
 impl Rollout {
@@ -201,7 +204,12 @@ impl Rollout {
                     self.bill(u);
                 }
                 let n = |k: &str| last.and_then(|u| u.get(k)).and_then(Value::as_u64);
-                if let (Some(input), Some(output)) = (n("input_tokens"), n("output_tokens")) {
+                let total = info.get("total_token_usage").cloned();
+                let repeated = total.is_some() && total == self.last_total && self.usage.is_some();
+                self.last_total = total;
+                if let (Some(input), Some(output), false) =
+                    (n("input_tokens"), n("output_tokens"), repeated)
+                {
                     if input > 0 {
                         self.usage = Some((input, output, line));
                         self.limits.overflow = false;
@@ -339,10 +347,20 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
             .iter()
             .take_while(|m| m.origin.records().first().is_some_and(|&l| l < line))
             .count();
+        // The response is the run of assistant items (reasoning, calls, answers) the
+        // report follows; what came before it was the request. Older Codex builds (0.58)
+        // write the report before the response: then everything before it was the request.
+        let response = messages[..before]
+            .iter()
+            .rev()
+            .take_while(|m| m.role == Role::Assistant)
+            .count();
         ReportedUsage {
             input_tokens,
             output_tokens,
             after_message: before.checked_sub(1),
+            request_end: Some(before - response),
+            earlier: Vec::new(),
         }
     });
     let mut warnings = r.warnings.clone();
@@ -355,6 +373,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         warnings,
         reported_usage,
         agent_limits: r.limits,
+        request_extra: None,
         resume: None,
         skipped: false,
     })

@@ -56,6 +56,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         agent_limits: Default::default(),
         resume: None,
         skipped: false,
+        request_extra: None,
     })
 }
 

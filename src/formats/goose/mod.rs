@@ -298,6 +298,8 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
             input_tokens,
             output_tokens: n("output_tokens").unwrap_or(0),
             after_message: messages.iter().rposition(|m| m.role == Role::Assistant),
+            request_end: None,
+            earlier: Vec::new(),
         });
     let mut warnings = g.warnings;
     warnings.extend(notes.into_warnings());
@@ -309,6 +311,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         warnings,
         reported_usage,
         agent_limits: Default::default(),
+        request_extra: None,
         resume: None,
         skipped: false,
     })

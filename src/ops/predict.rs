@@ -1,0 +1,225 @@
+//! The one figure `check`, `compact --if-needed`, `trim`'s default budget, `stats` and
+//! `count` share: the input tokens of the session's next request.
+//!
+//! An agent sends more than its transcript holds (its system prompt, tool schemas, ...).
+//! Where the file records the provider's usage, that hidden part is the reported prompt of
+//! the latest response minus ctxctl's count of the messages that request held; the next
+//! request is the hidden part plus ctxctl's count of the live thread. Without usage it is
+//! ctxctl's count of the messages.
+//!
+//! Claude has no public tokenizer: where the transcript records usage for several
+//! responses, the session's own ratio between Claude's count and ctxctl's tokenizer is
+//! taken from the growth of the reported prompt between them ("calibrated"), instead of
+//! the fixed default factor.
+
+use serde::Serialize;
+
+use crate::session::ReportedUsage;
+use crate::tokens::Counter;
+
+/// Where the predicted figure comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NextSource {
+    /// The provider's reported usage plus the model's own tokenizer for what came after.
+    Reported,
+    /// The provider's reported usage plus estimates scaled by the session's own ratio.
+    Calibrated,
+    /// The model's own tokenizer, no recorded usage.
+    Tokenizer,
+    /// The provider's token-counting endpoint.
+    Api,
+    /// An estimate (no public tokenizer, no recorded usage).
+    Estimate,
+}
+
+impl NextSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            NextSource::Reported => "reported",
+            NextSource::Calibrated => "calibrated",
+            NextSource::Tokenizer => "tokenizer",
+            NextSource::Api => "api",
+            NextSource::Estimate => "estimate",
+        }
+    }
+}
+
+/// The predicted input of the next request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prediction {
+    pub tokens: usize,
+    pub source: NextSource,
+    /// What the request holds besides ctxctl's total of the messages (`tokens − total`):
+    /// the agent's hidden part. What a rewrite leaves of the messages adds to it.
+    pub overhead: usize,
+    /// The session's Claude-to-tokenizer ratio, when calibrated.
+    pub ratio: Option<f64>,
+}
+
+/// Calibration needs at least this many tokenizer tokens of growth between reports.
+const MIN_CALIBRATION_TOKENS: f64 = 200.0;
+/// Ratios outside this range are taken as noise (a report that jumped for other reasons).
+const RATIO_RANGE: (f64, f64) = (0.8, 3.0);
+
+/// The next request of a session whose messages count `counts` (already scaled by
+/// `factor`, the default estimate factor; 1.0 for exact tokenizers), given its live usage.
+/// `extra` is what a request body sends besides its messages (its tools), counted; files
+/// with usage have it in their hidden part.
+pub fn predict(
+    usage: Option<&ReportedUsage>,
+    counts: &[usize],
+    extra: usize,
+    exact: bool,
+    factor: f64,
+) -> Prediction {
+    let total = Counter::total(counts);
+    let Some(u) = usage else {
+        return Prediction {
+            tokens: total + extra,
+            source: if exact {
+                NextSource::Tokenizer
+            } else {
+                NextSource::Estimate
+            },
+            overhead: extra,
+            ratio: None,
+        };
+    };
+    let ratio = if factor != 1.0 {
+        calibration(u, counts, factor)
+    } else {
+        None
+    };
+    // The counts as the provider would count them.
+    let scale = ratio.map_or(1.0, |r| r / factor);
+    let scaled = |c: &[usize]| -> f64 { c.iter().map(|&n| n as f64).sum::<f64>() * scale };
+    let all = scaled(counts) + total.saturating_sub(counts.iter().sum()) as f64;
+    let tokens = match u.request_end {
+        Some(end) => {
+            let covered = scaled(&counts[..end.min(counts.len())]);
+            let hidden = (u.input_tokens as f64 - covered).max(0.0);
+            hidden + all
+        }
+        None => {
+            // Only where the report ends is known: its prompt and reply, then the rest.
+            let after = u.after_message.map_or(counts.len(), |i| i + 1);
+            let rest = scaled(counts.get(after..).unwrap_or_default());
+            (u.input_tokens + u.output_tokens) as f64 + rest
+        }
+    };
+    let tokens = tokens.round() as usize;
+    Prediction {
+        tokens,
+        source: if ratio.is_some() {
+            NextSource::Calibrated
+        } else {
+            NextSource::Reported
+        },
+        overhead: tokens.saturating_sub(total),
+        ratio,
+    }
+}
+
+/// The ratio of the provider's count to ctxctl's tokenizer over the prompt's growth between
+/// consecutive reports: the messages added between two requests against the reported
+/// prompt's growth. `None` when the file gives too little growth to tell.
+fn calibration(u: &ReportedUsage, counts: &[usize], factor: f64) -> Option<f64> {
+    let latest = (u.request_end?, u.input_tokens);
+    let points: Vec<(usize, u64)> = u.earlier.iter().copied().chain([latest]).collect();
+    let (mut reported, mut counted) = (0.0, 0.0);
+    for pair in points.windows(2) {
+        let ((a, ra), (b, rb)) = (pair[0], pair[1]);
+        if b <= a || rb < ra || b > counts.len() {
+            continue;
+        }
+        let ours: f64 = counts[a..b].iter().map(|&n| n as f64 / factor).sum();
+        reported += (rb - ra) as f64;
+        counted += ours;
+    }
+    if counted < MIN_CALIBRATION_TOKENS {
+        return None;
+    }
+    let ratio = reported / counted;
+    (RATIO_RANGE.0..=RATIO_RANGE.1)
+        .contains(&ratio)
+        .then_some(ratio)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(input: u64, end: usize, earlier: Vec<(usize, u64)>) -> ReportedUsage {
+        ReportedUsage {
+            input_tokens: input,
+            output_tokens: 50,
+            after_message: Some(end),
+            request_end: Some(end),
+            earlier,
+        }
+    }
+
+    #[test]
+    fn without_usage_the_local_count() {
+        let p = predict(None, &[10, 20], 0, true, 1.0);
+        assert_eq!(
+            (p.tokens, p.source, p.overhead),
+            (33, NextSource::Tokenizer, 0)
+        );
+        assert_eq!(
+            predict(None, &[10], 0, false, 1.2).source,
+            NextSource::Estimate
+        );
+    }
+
+    #[test]
+    fn the_hidden_part_is_added_to_the_live_thread() {
+        // The request before message 2 held 30 counted tokens and was reported as 1030:
+        // 1000 hidden; the thread now counts 10+20+40+5 (+3 priming).
+        let u = usage(1030, 2, vec![]);
+        let p = predict(Some(&u), &[10, 20, 40, 5], 0, true, 1.0);
+        assert_eq!(p.tokens, 1000 + 78);
+        assert_eq!((p.source, p.overhead), (NextSource::Reported, 1000));
+    }
+
+    #[test]
+    fn a_report_smaller_than_the_count_leaves_no_negative_hidden_part() {
+        let u = usage(10, 2, vec![]);
+        let p = predict(Some(&u), &[100, 100, 5], 0, true, 1.0);
+        assert_eq!((p.tokens, p.overhead), (208, 0));
+    }
+
+    #[test]
+    fn estimates_are_calibrated_on_the_reported_growth() {
+        // Counts are ×1.2 of the tokenizer; between the two requests 1,200 scaled (1,000
+        // raw) tokens were added and the report grew by 1,500: ratio 1.5.
+        let counts = [120, 600, 600, 120];
+        let u = usage(5_000 + 1_500, 3, vec![(1, 5_000)]);
+        let p = predict(Some(&u), &counts, 0, false, 1.2);
+        assert_eq!(p.source, NextSource::Calibrated);
+        assert!((p.ratio.unwrap() - 1.5).abs() < 1e-9);
+        // Hidden: 6500 − 1.5 × 1100 raw = 4850; all: 1.5 × 1200 raw + 3 priming.
+        assert_eq!(p.tokens, 4_850 + 1_800 + 3);
+    }
+
+    #[test]
+    fn too_little_growth_keeps_the_default_factor() {
+        let u = usage(5_010, 2, vec![(1, 5_000)]);
+        let p = predict(Some(&u), &[120, 12, 12], 0, false, 1.2);
+        assert_eq!((p.source, p.ratio), (NextSource::Reported, None));
+    }
+
+    #[test]
+    fn without_a_request_boundary_the_report_and_what_follows() {
+        let u = ReportedUsage {
+            input_tokens: 900,
+            output_tokens: 100,
+            after_message: Some(1),
+            request_end: None,
+            earlier: vec![],
+        };
+        let p = predict(Some(&u), &[10, 20, 30], 0, true, 1.0);
+        assert_eq!(p.tokens, 1_030);
+    }
+}
