@@ -248,8 +248,17 @@ fn rows_out(out: &[u8], rewritten: bool) -> Result<Vec<u8>, WriteError> {
             .flatten()
             .find(|(n, _)| !n)
             .map(|(_, v)| created(v));
+        // Rows after this one that share `prev`'s timestamp sort before it whatever its
+        // row id; that only matters when the model sees them.
+        let hidden_ties = values[k + 1..]
+            .iter()
+            .flatten()
+            .filter(|(n, _)| !n)
+            .take_while(|(_, w)| created(w) <= prev)
+            .all(|(_, w)| w.pointer("/metadata/agentVisible") == Some(&Value::Bool(false)));
         let at = match next {
             Some(hi) if hi > prev => hi - 1,
+            Some(_) if hidden_ties => prev,
             Some(_) => {
                 return Err(WriteError::Document(format!(
                     "a message added before line {} cannot be placed in goose's order: the \
@@ -401,6 +410,23 @@ mod tests {
         ]
         .join("\n");
         assert!(rows_out(text.as_bytes(), true).is_err());
+        // Unless the rows of that second after it are hidden from the model: then sorting
+        // after them changes nothing it sees.
+        let hidden = serde_json::json!({"id": "b", "role": "user", "created": 10,
+            "content": [], "metadata": {"agentVisible": false}})
+        .to_string();
+        let text = [
+            head.to_string(),
+            line(Some("a"), 10),
+            line(None, 10),
+            hidden,
+            line(Some("c"), 30),
+        ]
+        .join("\n");
+        assert_eq!(
+            created(&rows_out(text.as_bytes(), true).unwrap()),
+            [10, 10, 10, 30]
+        );
     }
 
     #[test]
