@@ -509,10 +509,13 @@ def analyze_request(h, s, name, req, kind, rewritten, what_if):
         no_key = all("ctxctl" not in it for it in req["body"]["input"])
         check(f"{name}.no-ctxctl-key-sent", no_key, "the summary's `ctxctl` key is dropped by Codex before sending" + tag)
         if name == "compact.in-place" and stext:
-            goal = stext.split("## User's goal (first request)", 1)[-1].split("##", 1)[0].strip()
-            check("summary.first-request", goal.startswith("TASK-A"),
-                  f"the summary's 'User's goal (first request)' is {goal[:60]!r}… (the user's first prompt was "
-                  f"'TASK-A: …'; <environment_context> is a message Codex injects)")
+            # The summary lists every user request verbatim, oldest first ("1. …").
+            section = stext.split("## User requests (verbatim, oldest first)", 1)
+            first = section[1].split("##", 1)[0].strip().split("\n", 1)[0] if len(section) == 2 else ""
+            goal = first.split(". ", 1)[-1].strip()
+            check("summary.first-request", goal.startswith("TASK-A") and "environment_context" not in section[-1].split("##", 1)[0],
+                  f"the summary's first user request is {goal[:60]!r}… (the user's first prompt was "
+                  f"'TASK-A: …'; <environment_context> is a message Codex injects and is no request)")
             files = stext.split("## Files", 1)[1].split("##", 1)[0] if "## Files" in stext else ""
             check("summary.files", "calc.py" in files and "NOTES.md" in files,
                   "the summary lists the files apply_patch changed (calc.py modified, NOTES.md added): "
