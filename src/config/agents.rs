@@ -38,30 +38,29 @@ pub fn default_stores(env: &Env) -> Vec<AgentStore> {
         .get("CODEX_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| home.join(".codex"));
-    let goose_root = env
-        .get("GOOSE_PATH_ROOT")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute());
-    let goose_data = goose_root
-        .as_ref()
-        .map(|r| r.join("data"))
-        .unwrap_or_else(|| data.join("goose"));
-    vec![
+    // goose's database as goose (and `compact --session`) finds it; the JSONL files of
+    // goose ≤ 1.9 sat beside it.
+    let goose_db = super::paths::goose_db(env);
+    let mut stores = vec![
         dir("claude-code", claude.join("projects")),
         dir("codex", codex.join("sessions")),
         dir("gemini-cli", home.join(".gemini/tmp")),
-        AgentStore {
+    ];
+    if let Some(db) = goose_db {
+        let jsonl = db.parent().map(PathBuf::from).unwrap_or_default();
+        stores.push(AgentStore {
             agent: "goose (database)",
-            path: goose_data.join("sessions/sessions.db"),
+            path: db,
             database: true,
-        },
-        dir("goose (jsonl, before 1.10)", goose_data.join("sessions")),
-        AgentStore {
-            agent: "opencode",
-            path: data.join("opencode/opencode.db"),
-            database: true,
-        },
-    ]
+        });
+        stores.push(dir("goose (jsonl, before 1.10)", jsonl));
+    }
+    stores.push(AgentStore {
+        agent: "opencode",
+        path: data.join("opencode/opencode.db"),
+        database: true,
+    });
+    stores
 }
 
 #[cfg(test)]

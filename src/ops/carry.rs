@@ -36,21 +36,7 @@ const SETTLE: Duration = Duration::from_millis(20);
 /// `original` describes. `Ok(None)`: it changed.
 pub fn open_unchanged(path: &Path, original: Fingerprint) -> io::Result<Option<File>> {
     let mut f = File::open(path)?;
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut buf = vec![0; 1 << 20];
-    let mut len = 0;
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        len += n;
-    }
-    let now = Fingerprint {
-        len,
-        hash: hasher.digest128(),
-    };
+    let now = Fingerprint::of_reader(&mut f)?;
     Ok((now == original).then_some(f))
 }
 

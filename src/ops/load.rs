@@ -351,13 +351,16 @@ impl Fingerprint {
     /// The fingerprint of a file's current content, read in chunks (a second copy of a
     /// huge session is never held).
     pub fn of_file(path: &Path) -> std::io::Result<Fingerprint> {
-        use std::io::Read;
-        let mut file = std::fs::File::open(path)?;
+        Fingerprint::of_reader(&mut std::fs::File::open(path)?)
+    }
+
+    /// The fingerprint of what is left to read from `r`, read in 1 MiB chunks.
+    pub fn of_reader(r: &mut impl std::io::Read) -> std::io::Result<Fingerprint> {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         let mut buf = vec![0; 1 << 20];
         let mut len = 0;
         loop {
-            let n = file.read(&mut buf)?;
+            let n = r.read(&mut buf)?;
             if n == 0 {
                 break;
             }
