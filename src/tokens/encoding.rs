@@ -4,6 +4,8 @@ use std::fmt;
 
 use tiktoken_rs::CoreBPE;
 
+use super::bpe::{self, Bpe};
+
 /// A way of turning text into a token count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Encoding {
@@ -68,9 +70,9 @@ pub struct EncodingError {
 
 /// A built tokenizer.
 pub enum Tokenizer {
-    /// o200k_base and cl100k_base: GitHub's `bpe-openai`, which counts exactly as tiktoken
+    /// o200k_base and cl100k_base: [`super::bpe`], which counts exactly as tiktoken
     /// (tested against tiktoken-rs on every fixture and on random text) and faster.
-    Fast(Encoding, &'static bpe_openai::Tokenizer),
+    Fast(Encoding, &'static Bpe),
     /// The older encodings, through tiktoken-rs.
     Bpe(Encoding, &'static CoreBPE),
     Approx,
@@ -83,8 +85,8 @@ impl Tokenizer {
         let bpe = match encoding {
             Encoding::Approx => return Ok(Tokenizer::Approx),
             Encoding::Words => return Ok(Tokenizer::Words),
-            Encoding::O200kBase => return fast(encoding, bpe_openai::o200k_base),
-            Encoding::Cl100kBase => return fast(encoding, bpe_openai::cl100k_base),
+            Encoding::O200kBase => return fast(encoding, bpe::o200k_base),
+            Encoding::Cl100kBase => return fast(encoding, bpe::cl100k_base),
             Encoding::P50kBase => std::panic::catch_unwind(tiktoken_rs::p50k_base_singleton),
             Encoding::R50kBase => std::panic::catch_unwind(tiktoken_rs::r50k_base_singleton),
         };
@@ -127,11 +129,14 @@ impl Tokenizer {
 
 fn fast(
     encoding: Encoding,
-    get: fn() -> &'static bpe_openai::Tokenizer,
+    get: fn() -> Result<&'static Bpe, &'static str>,
 ) -> Result<Tokenizer, EncodingError> {
-    std::panic::catch_unwind(get)
+    get()
         .map(|b| Tokenizer::Fast(encoding, b))
-        .map_err(|_| load_error(encoding))
+        .map_err(|e| EncodingError {
+            encoding,
+            message: format!("its pre-tokenizer regex does not build: {e}"),
+        })
 }
 
 fn load_error(encoding: Encoding) -> EncodingError {
