@@ -1,4 +1,4 @@
-//! The vocabulary table's hash, shared with `build.rs` (which lays the table out with it):
+//! The vocabulary table's hash, shared with `build/vocab.rs` (which lays the table out with it):
 //! the two must agree bit for bit, so this file depends on nothing but `core`.
 
 /// A 64-bit hash of a token's bytes: FxHash's multiply-rotate over 8-byte words (the last

@@ -1,5 +1,5 @@
 //! Counting tokens exactly as tiktoken does, for o200k_base and cl100k_base, at the
-//! tokenizer's limit: the vocabulary is a static table laid out by `build.rs` (nothing to
+//! tokenizer's limit: the vocabulary is a static table laid out by `build/vocab.rs` (nothing to
 //! decode at start-up), a piece that is itself a vocabulary entry counts 1 without merging
 //! (tiktoken's own shortcut), every thread searches with its own regex cache, and nothing
 //! is allocated per piece.

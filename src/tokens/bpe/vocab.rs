@@ -1,4 +1,4 @@
-//! A tokenizer's vocabulary as laid out by `build.rs`: static bytes in the binary, read in
+//! A tokenizer's vocabulary as laid out by `build/vocab.rs`: static bytes in the binary, read in
 //! place. Nothing is decoded or rebuilt at start-up; the OS pages in what lookups touch.
 //!
 //! Three tables per encoding, all little-endian:

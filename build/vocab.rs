@@ -1,20 +1,14 @@
-//! Lays out the o200k_base and cl100k_base vocabularies as static tables in OUT_DIR
-//! (read in place at run time by src/tokens/bpe/vocab.rs, which describes the layout), so
-//! that start-up decodes nothing. The ranks come from tiktoken-rs, the reference the
-//! tests compare counts with.
+//! The o200k_base and cl100k_base vocabularies as static tables (read in place at run time
+//! by src/tokens/bpe/vocab.rs, which describes the layout). The ranks come from
+//! tiktoken-rs, the reference the tests compare counts with.
 
 use std::path::Path;
 
-#[path = "src/tokens/bpe/hash.rs"]
+#[path = "../src/tokens/bpe/hash.rs"]
 mod hash;
 
-fn main() {
-    println!("cargo::rerun-if-changed=build.rs");
+pub fn write_all(out: &Path) {
     println!("cargo::rerun-if-changed=src/tokens/bpe/hash.rs");
-    // A build script learns where to write from cargo's environment, not the user's.
-    #[allow(clippy::disallowed_methods)]
-    let out = std::env::var("OUT_DIR").expect("OUT_DIR is set for build scripts");
-    let out = Path::new(&out);
     write(
         out,
         "o200k_base",

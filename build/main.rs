@@ -1,0 +1,17 @@
+//! Build-time tables, so that start-up decodes and parses nothing: the tokenizers'
+//! vocabularies (vocab.rs) and the built-in model registry (models.rs), written to OUT_DIR.
+
+use std::path::Path;
+
+mod models;
+mod vocab;
+
+fn main() {
+    println!("cargo::rerun-if-changed=build");
+    // A build script learns where to write from cargo's environment, not the user's.
+    #[allow(clippy::disallowed_methods)]
+    let out = std::env::var("OUT_DIR").expect("OUT_DIR is set for build scripts");
+    let out = Path::new(&out);
+    vocab::write_all(out);
+    models::write(out);
+}
