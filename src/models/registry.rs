@@ -213,7 +213,7 @@ impl Registry {
             .filter(|(_, h)| *h)
             .map(|(m, _)| m.clone())
             .collect();
-        out.sort_by(|a, b| sort_key(&a.id).cmp(&sort_key(&b.id)));
+        out.sort_by_cached_key(|m| sort_key(&m.id));
         out
     }
 
