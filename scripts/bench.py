@@ -1,18 +1,27 @@
 #!/usr/bin/env python3
-"""End-to-end benchmark: times the release binary against a bare tiktoken-rs program
-(examples/bare_count.rs) built in the same run, on generated sessions.
+"""End-to-end benchmark: times the release binary against a reference program
+(examples/bare_count.rs: two counting threads, streaming, ctxctl's tokenizer with the
+whole-token shortcut, the same totals as `ctxctl count`) built in the same run, on
+generated sessions.
 
 usage: scripts/bench.py [--sizes 200k,2m,10m] [--runs N] [--commands count,check,...]
+                        [--compare OTHER_CTXCTL]
 
-For each session size it reports the median wall time of N runs, throughput (tokens/s),
-peak memory (max RSS) relative to the file size, and the ratio to the bare program.
-Nothing here asserts a time: it prints figures for people to read and compare."""
-import argparse, os, statistics, subprocess, sys, time
+--compare times another ctxctl binary (an older build, say) in the same rounds; its rows
+are marked with `@other`.
+
+Runs are interleaved: each round runs the reference and then every command once, so
+that a noisy machine slows them alike. For each session size it reports the median wall
+time, the median of the per-round ratios to the reference, throughput (tokens/s) and peak
+memory (max RSS). Sessions of 100M tokens and more are generated for the run and deleted
+after it. Nothing here asserts a time: it prints figures for people to read and compare."""
+import argparse, json, os, shutil, statistics, subprocess, sys, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BENCH = os.path.join(ROOT, "target", "bench")
 BIN = os.path.join(ROOT, "target", "release", "ctxctl")
-BARE = os.path.join(ROOT, "target", "release", "examples", "bare_count")
+REF = os.path.join(ROOT, "target", "release", "examples", "bare_count")
+ALL = "count,check,stats,trim,compact,check-warm,check-append"
 
 
 def parse_size(s):
@@ -34,19 +43,9 @@ def run(cmd, env):
     return elapsed, usage.ru_maxrss * 1024, out
 
 
-def measure(cmd, runs, env):
-    times, rss, out = [], 0, b""
-    for _ in range(runs):
-        t, r, out = run(cmd, env)
-        times.append(t)
-        rss = max(rss, r)
-    return statistics.median(times), rss, out
-
-
 def appended(path, salt):
     """A copy of the session at `path` with 10 new messages at the end, never seen before
     (the process id is part of their text, so no earlier run's cache knows them)."""
-    import json
     with open(path) as f:
         doc = json.load(f)
     for k in range(10):
@@ -58,11 +57,24 @@ def appended(path, salt):
     return out
 
 
+def check_append(path, size, i, env):
+    """A session that grows between runs: checked as it was (its counts and digest warm),
+    then timed checking it again with 10 new messages appended."""
+    grown_path = path + ".growing.json"
+    shutil.copyfile(path, grown_path)
+    run([BIN, "check", grown_path, "--model", "gpt-4o"], env)
+    os.replace(appended(path, f"{size}-{i}"), grown_path)
+    t, rss, _ = run([BIN, "check", grown_path, "--model", "gpt-4o"], env)
+    os.remove(grown_path)
+    return t, rss
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="200k,2m")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--commands", default="count,check,check-warm,check-append,trim,compact")
+    ap.add_argument("--commands", default=ALL)
+    ap.add_argument("--compare", help="another ctxctl binary to time in the same rounds")
     args = ap.parse_args()
     subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "ctxctl", "--example", "bare_count"],
                    cwd=ROOT, check=True)
@@ -71,52 +83,63 @@ def main():
     env = dict(os.environ, HOME=home, XDG_DATA_HOME=os.path.join(home, "data"),
                XDG_CACHE_HOME=os.path.join(home, "cache"), XDG_CONFIG_HOME=os.path.join(home, "config"),
                NO_COLOR="1")
-    print(f"machine: {os.cpu_count()} cores; median of {args.runs} runs\n")
-    print(f"{'session':>8} {'command':<12} {'time':>9} {'vs bare':>8} {'Mtok/s':>7} {'peak RSS':>10} {'RSS/file':>8}")
+    names = args.commands.split(",")
+    print(f"machine: {os.cpu_count()} cores; {args.runs} interleaved rounds; median time, median per-round ratio\n")
+    print(f"{'session':>8} {'command':<13} {'time':>9} {'vs ref':>7} {'Mtok/s':>7} {'peak RSS':>10}")
     for size in args.sizes.split(","):
         path = os.path.join(BENCH, f"session-{size}.json")
+        temporary = parse_size(size) >= 100_000_000 and not os.path.exists(path)
         if not os.path.exists(path):
             subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen-session.py"), str(parse_size(size)), path], check=True)
-        fsize = os.path.getsize(path)
-        bare_t, bare_rss, out = measure([BARE, path, "o200k_base"], args.runs, env)
-        text_tokens = int(out.decode().strip() or 0)
-        _, _, out = run([BIN, "count", path, "--model", "gpt-4o", "--json", "--no-cache"], env)
-        import json
-        tokens = json.loads(out)["total_tokens"]
-        def row(name, t, rss):
-            print(f"{size:>8} {name:<12} {t*1000:>7.0f}ms {t/bare_t:>7.2f}x {tokens/t/1e6:>7.2f} {rss/1e6:>8.1f}MB {rss/fsize:>7.2f}x")
-        row("bare", bare_t, bare_rss)
-        cmds = {
-            "count": [BIN, "count", path, "--model", "gpt-4o", "--no-cache"],
-            "check": [BIN, "check", path, "--model", "gpt-4o", "--no-cache"],
-            "check-warm": [BIN, "check", path, "--model", "gpt-4o"],
-            "trim": [BIN, "trim", path, "--model", "gpt-4o", "--no-cache", "--strategy", "fifo",
-                     "--max-tokens", str(tokens // 2), "-o", "-"],
-            "compact": [BIN, "compact", path, "--model", "gpt-4o", "--no-cache", "-o", "-"],
-        }
-        for name in args.commands.split(","):
+        try:
+            bench_size(size, path, names, args.runs, env, args.compare)
+        finally:
+            if temporary:
+                os.remove(path)
+
+
+def bench_size(size, path, names, runs, env, other=None):
+    fsize = os.path.getsize(path)
+    _, _, out = run([REF, path, "o200k_base"], env)
+    ref_tokens = int(out.decode().strip() or 0)
+    _, _, out = run([BIN, "count", path, "--model", "gpt-4o", "--json", "--no-cache"], env)
+    tokens = json.loads(out)["total_tokens"]
+    if tokens != ref_tokens:
+        print(f"  !! totals differ: ctxctl {tokens}, reference {ref_tokens}")
+    cmds = {
+        "ref": [REF, path, "o200k_base"],
+        "count": [BIN, "count", path, "--model", "gpt-4o", "--no-cache"],
+        "check": [BIN, "check", path, "--model", "gpt-4o", "--no-cache"],
+        "stats": [BIN, "stats", path, "--model", "gpt-4o", "--no-cache"],
+        "check-warm": [BIN, "check", path, "--model", "gpt-4o"],
+        "trim": [BIN, "trim", path, "--model", "gpt-4o", "--no-cache", "--strategy", "fifo",
+                 "--max-tokens", str(tokens // 2), "-o", "-"],
+        "compact": [BIN, "compact", path, "--model", "gpt-4o", "--no-cache", "-o", "-"],
+    }
+    order = ["ref"] + names
+    if other:
+        for name in names:
+            if name in cmds and name != "check-warm":
+                cmds[name + "@other"] = [other] + cmds[name][1:]
+                order.append(name + "@other")
+    if "check-warm" in names:
+        run(cmds["check-warm"], env)  # fill the cache
+    times = {n: [] for n in order}
+    rss = {n: 0 for n in order}
+    for i in range(runs):
+        for name in order:
             if name == "check-append":
-                # A session that grows between runs: checked as it was (its counts and
-                # digest warm), then again with 10 new messages appended.
-                import shutil
-                grown_path = path + ".growing.json"
-                times, rss = [], 0
-                for i in range(args.runs):
-                    shutil.copyfile(path, grown_path)
-                    run([BIN, "check", grown_path, "--model", "gpt-4o"], env)
-                    grown = appended(path, f"{size}-{i}")
-                    os.replace(grown, grown_path)
-                    t, r, _ = run([BIN, "check", grown_path, "--model", "gpt-4o"], env)
-                    times.append(t)
-                    rss = max(rss, r)
-                os.remove(grown_path)
-                row(name, statistics.median(times), rss)
-                continue
-            if name == "check-warm":
-                run(cmds["check-warm"], env)  # fill the cache
-            t, rss, _ = measure(cmds[name], args.runs, env)
-            row(name, t, rss)
-        print(f"{size:>8} file {fsize/1e6:.1f} MB, {tokens} tokens (bare counts {text_tokens} text tokens)\n")
+                t, r = check_append(path, size, i, env)
+            else:
+                t, r, _ = run(cmds[name], env)
+            times[name].append(t)
+            rss[name] = max(rss[name], r)
+    for name in order:
+        t = statistics.median(times[name])
+        ratio = statistics.median(a / b for a, b in zip(times[name], times["ref"]))
+        label = "reference" if name == "ref" else name
+        print(f"{size:>8} {label:<13} {t*1000:>7.0f}ms {ratio:>6.2f}x {tokens/t/1e6:>7.2f} {rss[name]/2**20:>7.0f} MiB")
+    print(f"{size:>8} file {fsize/1e6:.1f} MB, {tokens} tokens (reference {ref_tokens})\n")
 
 
 if __name__ == "__main__":
