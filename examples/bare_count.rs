@@ -99,7 +99,10 @@ impl Batcher {
         }
         match m.content {
             Some(Content::Text(t)) => push(b, t),
-            Some(Content::Parts(parts)) => parts.into_iter().filter_map(|p| p.text).for_each(|t| push(b, t)),
+            Some(Content::Parts(parts)) => parts
+                .into_iter()
+                .filter_map(|p| p.text)
+                .for_each(|t| push(b, t)),
             None => {}
         }
         for call in m.tool_calls {
@@ -164,7 +167,10 @@ impl<'de> Visitor<'de> for Document<'_> {
     }
 }
 
-fn counter(tokenizer: Arc<Tokenizer>, recv: Arc<Mutex<Receiver<Batch>>>) -> std::thread::JoinHandle<usize> {
+fn counter(
+    tokenizer: Arc<Tokenizer>,
+    recv: Arc<Mutex<Receiver<Batch>>>,
+) -> std::thread::JoinHandle<usize> {
     std::thread::spawn(move || {
         let mut total = 0;
         loop {
@@ -172,7 +178,12 @@ fn counter(tokenizer: Arc<Tokenizer>, recv: Arc<Mutex<Receiver<Batch>>>) -> std:
                 Ok(b) => b,
                 Err(_) => break total,
             };
-            total += batch.fixed + batch.texts.iter().map(|t| tokenizer.count(t)).sum::<usize>();
+            total += batch.fixed
+                + batch
+                    .texts
+                    .iter()
+                    .map(|t| tokenizer.count(t))
+                    .sum::<usize>();
         }
     })
 }
@@ -185,13 +196,19 @@ fn main() {
         _ => Encoding::O200kBase,
     };
     // The tokenizer is built on its own thread while the file is read.
-    let tokenizer = std::thread::spawn(move || Arc::new(Tokenizer::new(encoding).expect("tokenizer")));
+    let tokenizer =
+        std::thread::spawn(move || Arc::new(Tokenizer::new(encoding).expect("tokenizer")));
     let (send, recv) = sync_channel::<Batch>(2 * THREADS);
     let recv = Arc::new(Mutex::new(recv));
     let counters = std::thread::spawn(move || {
         let tokenizer = tokenizer.join().expect("tokenizer thread");
-        let threads: Vec<_> = (0..THREADS).map(|_| counter(tokenizer.clone(), recv.clone())).collect();
-        threads.into_iter().map(|t| t.join().expect("counting thread")).sum::<usize>()
+        let threads: Vec<_> = (0..THREADS)
+            .map(|_| counter(tokenizer.clone(), recv.clone()))
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().expect("counting thread"))
+            .sum::<usize>()
     });
     let mut batcher = Batcher {
         batch: Batch::default(),
