@@ -39,6 +39,21 @@
 //! # let _ = Compaction::Skipped { reason: "" };
 //! ```
 //!
+//! In short:
+//!
+//! ```
+//! use ctxctl::{ContextManager, Message, Mode};
+//!
+//! let mut cm = ContextManager::for_model("claude-3-opus").with_mode(Mode::Summarize);
+//! cm.set_system_prompt("You are a coding agent.");
+//! cm.add_message(Message::user("Fix the failing test"));
+//! cm.add_message(Message::tool_calls([("c1", "bash", r#"{"cmd":"cargo test"}"#)]));
+//! cm.add_message(Message::tool_result("c1", "test result: FAILED. 1 failed"));
+//! let request = cm.context_for_request(); // system prompt first, within the limit
+//! assert_eq!(request.len(), 4);
+//! println!("{:.1}% used, near the limit: {}", cm.stats().usage_percent, cm.is_near_limit());
+//! ```
+//!
 //! # The pieces
 //!
 //! - Limits and budgets: [`ContextLimits`] (a model's window from the built-in registry of
