@@ -11,8 +11,11 @@ use crate::session::{pairs, Message, Session};
 /// Head, middle and tail of a session, as consecutive index ranges covering every message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Partition {
+    /// The leading instructions, kept.
     pub head: Range<usize>,
+    /// What the summary replaces (but for [`Partition::kept`]).
     pub middle: Range<usize>,
+    /// The recent messages, kept.
     pub tail: Range<usize>,
     /// Messages of the middle kept verbatim, in order: pinned ones (`"_preserve": true`)
     /// with their tool partners. The summary goes around them.

@@ -7,7 +7,7 @@
 //!
 //! Shared by the codecs: provider-shaped messages ([`message`]), JSONL records ([`jsonl`]),
 //! raw JSONL lines ([`raw`]) and their rewriting ([`lines_out`]), edits of tool results
-//! ([`edit`]), parallel parsing ([`par`]), and detection ([`detect`], [`sniff`]).
+//! ([`edit`]), parallel parsing ([`par`]), and detection (`detect`, [`sniff`]).
 
 pub mod chat;
 pub mod claude_code;

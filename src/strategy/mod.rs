@@ -1,6 +1,6 @@
 //! Trimming strategies: pure planners that decide which messages of a session to keep, edit,
 //! drop or replace by a marker so that it fits a token budget. Nothing here reads files or
-//! prints; [`plan`] returns a [`Plan`] whose `items` go straight to [`crate::session::write`].
+//! prints; [`plan`] returns a [`Plan`] whose `items` go straight to [`crate::formats::write`].
 //!
 //! Every strategy keeps these invariants:
 //! 1. System and developer messages (and Anthropic's top-level `system`) are always kept and
@@ -51,7 +51,7 @@ use view::{Ctx, View};
 /// What a strategy decided.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
-    /// The output, in order, for [`crate::session::write`].
+    /// The output, in order, for [`crate::formats::write`].
     pub items: Vec<Item>,
     /// Indices of the input messages that are not in the output, ascending.
     pub removed: Vec<usize>,

@@ -3,13 +3,18 @@
 //! - [`offline`]: deterministic and extractive, no network (the default);
 //! - [`llm`]: asks an OpenAI- or Anthropic-compatible server.
 
+#[cfg(feature = "llm")]
 pub mod llm;
 pub mod offline;
+#[doc(hidden)]
 pub mod recall;
+#[doc(hidden)]
 pub mod redact;
 mod render;
+#[doc(hidden)]
 pub mod requests;
 
+#[cfg(feature = "llm")]
 pub use llm::{LlmConfig, LlmError, LlmSummarizer, Provider};
 pub use offline::OfflineSummarizer;
 pub use render::{render_transcript, TranscriptOptions};
@@ -70,6 +75,7 @@ impl<'a> Input<'a> {
         f(&clean)
     }
 
+    /// Asks the summary to focus on `instructions` (`--instructions`); blank is none.
     pub fn with_instructions(mut self, instructions: Option<String>) -> Input<'a> {
         self.instructions = instructions.filter(|s| !s.trim().is_empty());
         self
@@ -79,8 +85,13 @@ impl<'a> Input<'a> {
 /// Why a summary could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum SummarizeError {
+    /// The LLM summarizer failed.
+    #[cfg(feature = "llm")]
     #[error(transparent)]
     Llm(#[from] LlmError),
+    /// A summarizer of the embedding program failed; the text says why.
+    #[error("{0}")]
+    Other(String),
 }
 
 /// Something that writes a summary of an [`Input`].

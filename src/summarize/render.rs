@@ -14,6 +14,7 @@ pub struct TranscriptOptions {
 /// What a removed tool result's content becomes.
 pub const STRIPPED: &str = "[content removed to fit the summarizer's input window]";
 
+#[cfg_attr(not(feature = "llm"), allow(dead_code))]
 /// Number of tool results in `messages` (earlier summaries skipped), the units
 /// [`TranscriptOptions::stripped_results`] counts.
 pub fn count_results(messages: &[Message]) -> usize {

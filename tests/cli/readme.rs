@@ -77,7 +77,7 @@ const NOT_RUNNABLE: &[(&str, &str)] = &[
 const TOOLS: &[&str] = &["cat", "cp", "mkdir", "head"];
 
 /// Block languages the README may use; anything else must be added here with a rule.
-const LANGUAGES: &[&str] = &["console", "sh", "toml", "yaml"];
+const LANGUAGES: &[&str] = &["console", "sh", "toml", "yaml", "rust"];
 
 fn readme() -> String {
     std::fs::read_to_string(repo().join("README.md")).unwrap()
@@ -333,6 +333,72 @@ impl Scratch {
     }
 }
 
+/// A `Cargo.toml` snippet (the library section): a `[dependencies]` table.
+fn is_manifest(block: &Block) -> bool {
+    block
+        .lines
+        .first()
+        .is_some_and(|l| l.trim() == "[dependencies]")
+}
+
+/// A manifest snippet must depend on ctxctl without its default features (the CLI), and
+/// only ask for features the crate has.
+fn manifest(block: &Block) {
+    let text = block.lines.join("\n");
+    let value: toml::Table = text
+        .parse()
+        .unwrap_or_else(|e| panic!("README.md:{}: not TOML: {e}", block.line));
+    let dep = &value["dependencies"]["ctxctl"];
+    assert_eq!(
+        dep.get("default-features").and_then(|v| v.as_bool()),
+        Some(false),
+        "README.md:{}: the library is used without the CLI",
+        block.line
+    );
+    let cargo: toml::Table = std::fs::read_to_string(repo().join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let features = cargo["features"].as_table().unwrap();
+    for f in dep
+        .get("features")
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let f = f.as_str().unwrap();
+        assert!(
+            features.contains_key(f),
+            "README.md:{}: no feature {f}",
+            block.line
+        );
+    }
+}
+
+/// A Rust example must be one of the crate's doc tests (which `cargo test` compiles and
+/// runs), line for line: its lines appear, in order, in the docs of src/lib.rs or
+/// src/manager/mod.rs.
+fn rust(block: &Block) {
+    let docs: String = ["src/lib.rs", "src/manager/mod.rs"]
+        .iter()
+        .map(|f| std::fs::read_to_string(repo().join(f)).unwrap())
+        .flat_map(|text| {
+            text.lines()
+                .filter_map(|l| l.strip_prefix("//!"))
+                .map(|l| l.strip_prefix(' ').unwrap_or(l).to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let example = block.lines.join("\n");
+    assert!(
+        docs.contains(&example),
+        "README.md:{}: this Rust example is not a doc test of src/lib.rs or src/manager/mod.rs; \
+         copy it there so that `cargo test` runs it",
+        block.line
+    );
+}
+
 #[test]
 fn every_readme_command_runs() {
     let text = readme();
@@ -346,8 +412,10 @@ fn every_readme_command_runs() {
         );
         match block.lang.as_str() {
             "console" => s.console(&block),
+            "toml" if is_manifest(&block) => manifest(&block),
             "toml" => s.toml(&block),
             "yaml" => s.yaml(&block),
+            "rust" => rust(&block),
             _ => s.sh(&block),
         }
     }

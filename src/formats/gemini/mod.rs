@@ -1,7 +1,7 @@
 //! Gemini CLI sessions (`~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl`).
 //!
 //! A session file is an event log ([`replay`]); the conversation is what replaying it
-//! leaves, turned into the history Gemini CLI sends ([`history`]). Rewrites append one
+//! leaves, turned into the history Gemini CLI sends (`history`). Rewrites append one
 //! `$set.messages` checkpoint and change no earlier byte ([`write`]).
 
 mod history;

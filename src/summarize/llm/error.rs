@@ -8,44 +8,84 @@ pub enum LlmError {
     #[error(
         "cannot reach the summarizer at {url}: {detail} (gave up after {attempts} attempt(s))"
     )]
+    /// The server could not be reached.
     Network {
+        /// The URL asked (the key removed).
         url: String,
+        /// What went wrong (the key removed).
         detail: String,
+        /// Attempts made.
         attempts: u32,
     },
     #[error("the summarizer at {url} did not answer within {secs}s (gave up after {attempts} attempt(s))")]
+    /// The server did not answer in time.
     Timeout {
+        /// The URL asked (the key removed).
         url: String,
+        /// The timeout, in seconds.
         secs: u64,
+        /// Attempts made.
         attempts: u32,
     },
     #[error("the summarizer at {url} answered HTTP {status}: {detail} (gave up after {attempts} attempt(s))")]
+    /// The server answered with an error status.
     Status {
+        /// The URL asked (the key removed).
         url: String,
+        /// The HTTP status.
         status: u16,
+        /// What went wrong (the key removed).
         detail: String,
+        /// Attempts made.
         attempts: u32,
     },
     #[error("the summarizer at {url} refused the API key (HTTP {status}): {detail}")]
+    /// The server refused the API key.
     Auth {
+        /// The URL asked (the key removed).
         url: String,
+        /// The HTTP status.
         status: u16,
+        /// What went wrong (the key removed).
         detail: String,
     },
     #[error(
         "the summarizer at {url} returned an empty summary (gave up after {attempts} attempt(s))"
     )]
-    Empty { url: String, attempts: u32 },
+    /// The server returned an empty summary.
+    Empty {
+        /// The URL asked (the key removed).
+        url: String,
+        /// Attempts made.
+        attempts: u32,
+    },
     #[error("the summarizer at {url} sent an answer ctxctl cannot read: {detail}")]
-    Malformed { url: String, detail: String },
+    /// The server's answer could not be read.
+    Malformed {
+        /// The URL asked (the key removed).
+        url: String,
+        /// What could not be read.
+        detail: String,
+    },
     #[error(
         "the conversation to summarize takes {tokens} tokens, more than the summarizer's \
          input limit of {limit} even with every tool result left out"
     )]
-    TooLarge { tokens: usize, limit: usize },
+    /// The conversation does not fit the summarizer's input, even without tool results.
+    TooLarge {
+        /// Tokens of the conversation.
+        tokens: usize,
+        /// The summarizer's input limit.
+        limit: usize,
+    },
     #[error("invalid summarizer base URL {url:?}: expected http:// or https://")]
-    BadUrl { url: String },
+    /// The base URL is not http(s).
+    BadUrl {
+        /// The URL given.
+        url: String,
+    },
     #[error("cannot start the HTTP client: {0}")]
+    /// The HTTP client could not be built.
     Client(String),
 }
 

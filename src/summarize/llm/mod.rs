@@ -6,10 +6,12 @@
 
 mod chunked;
 mod error;
-mod prompt;
+#[doc(hidden)]
+pub mod prompt;
 mod provider;
 
 pub use error::LlmError;
+#[doc(hidden)]
 pub use prompt::{middle_out, Prompt, SYSTEM};
 pub use provider::Provider;
 
@@ -27,10 +29,12 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 /// How to reach the summarizer model.
 #[derive(Clone)]
 pub struct LlmConfig {
+    /// The API the server speaks.
     pub provider: Provider,
     /// `https://api.openai.com/v1`-style for OpenAI, `https://api.anthropic.com` for
     /// Anthropic.
     pub base_url: String,
+    /// The model that writes the summary.
     pub model: String,
     /// Never printed: `Debug` shows `[redacted]`, errors replace it wherever it appears.
     pub api_key: String,
@@ -94,10 +98,12 @@ impl fmt::Debug for LlmConfig {
 /// The LLM summarizer.
 #[derive(Debug, Clone)]
 pub struct LlmSummarizer {
+    /// Where and how to ask.
     pub config: LlmConfig,
 }
 
 impl LlmSummarizer {
+    /// A summarizer asking the server of `config`.
     pub fn new(config: LlmConfig) -> LlmSummarizer {
         LlmSummarizer { config }
     }

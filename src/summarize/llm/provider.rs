@@ -15,6 +15,7 @@ pub enum Provider {
 }
 
 impl Provider {
+    /// `openai` or `anthropic`, as the config file spells it.
     pub fn name(self) -> &'static str {
         match self {
             Provider::OpenAi => "openai",

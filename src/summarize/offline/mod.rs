@@ -8,10 +8,13 @@
 //! state at the cut (latest request, last tool call, the assistant's last words). When the
 //! text would exceed the cap, the least important sections are shortened first.
 
-mod facts;
+#[doc(hidden)]
+pub mod facts;
 pub(crate) mod fit;
+#[doc(hidden)]
 pub mod tools;
 
+#[doc(hidden)]
 pub use facts::{collect, ErrorSeen, Facts, FileFate, Outcome};
 
 use fit::Section;
@@ -26,6 +29,7 @@ pub const DEFAULT_CAP: usize = 2000;
 /// The offline summarizer, fitting its summary into `cap` tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OfflineSummarizer {
+    /// The most tokens the summary may take.
     pub cap: usize,
 }
 
