@@ -1,6 +1,7 @@
 //! Token counting: exact tiktoken encodings, two offline estimates, and the per-message
 //! formula from OpenAI's cookbook ("How to count tokens with tiktoken").
 
+pub mod api;
 mod cache;
 mod encoding;
 pub mod key;
