@@ -191,7 +191,7 @@ _ctxctl() {
 
     case "${cmd}" in
         ctxctl)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version count check trim compact stats diff doctor archive models config cache completions help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version count check trim compact stats diff doctor archive models config cache completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -221,6 +221,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -229,7 +233,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version ls show restore rm prune help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version ls show restore rm prune help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -257,6 +261,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -365,7 +373,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__ls)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -395,6 +403,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -403,7 +415,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__prune)
-            opts="-q -v -h -V --keep --older-than --dry-run --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-q -v -h -V --keep --older-than --dry-run --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -441,6 +453,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -449,7 +465,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__restore)
-            opts="-o -q -v -h -V --output --dry-run --force --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-o -q -v -h -V --output --dry-run --force --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -487,6 +503,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -495,7 +515,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__rm)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -523,6 +543,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -533,7 +557,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__show)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -563,6 +587,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -571,7 +599,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__cache)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version path clear help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version path clear help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -601,6 +629,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -609,7 +641,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__cache__subcmd__clear)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -637,6 +669,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -703,7 +739,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__cache__subcmd__path)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -733,6 +769,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -741,7 +781,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__check)
-            opts="-r -q -v -h -V --recursive --threshold --max-tokens --reserve-output --reserved --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-r -q -v -h -V --recursive --threshold --max-tokens --reserve-output --reserved --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -795,6 +835,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -803,7 +847,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__compact)
-            opts="-r -o -q -v -h -V --recursive --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --redact --min-recall --fallback --output --in-place --dry-run --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-r -o -q -v -h -V --recursive --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --redact --min-recall --fallback --output --in-place --dry-run --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -901,6 +945,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -909,7 +957,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__completions)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version bash elvish fish powershell zsh"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -937,6 +985,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -947,7 +999,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__config)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version path help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version path help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -975,6 +1027,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1027,7 +1083,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__config__subcmd__path)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1057,6 +1113,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1065,7 +1125,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__count)
-            opts="-r -q -v -h -V --recursive --by-role --per-message --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-r -q -v -h -V --recursive --by-role --per-message --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1103,6 +1163,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1111,7 +1175,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__diff)
-            opts="-q -v -h -V --all --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-q -v -h -V --all --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1139,6 +1203,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1149,7 +1217,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__doctor)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1177,6 +1245,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1495,7 +1567,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__models)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1525,6 +1597,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1533,7 +1609,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__stats)
-            opts="-r -q -v -h -V --recursive --max-tokens --reserve-output --reserved --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-r -q -v -h -V --recursive --max-tokens --reserve-output --reserved --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1583,6 +1659,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1591,7 +1671,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__trim)
-            opts="-o -q -v -h -V --strategy --max-tokens --reserve-output --reserved --window --keep-first --keep-last --keep-roles --keep-marked --pin --chain --max-result-tokens --keep-recent --output --in-place --dry-run --name --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-o -q -v -h -V --strategy --max-tokens --reserve-output --reserved --window --keep-first --keep-last --keep-roles --keep-marked --pin --chain --max-result-tokens --keep-recent --output --in-place --dry-run --name --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1679,6 +1759,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_ctxctl_global_optspecs
-    string join \n model= tokenizer= format= config= no-config json q/quiet v/verbose color= no-progress no-cache session= include-live h/help V/version
+    string join \n model= tokenizer= format= config= no-config json q/quiet v/verbose color= no-progress no-cache session= include-live count-with= h/help V/version
 end
 
 function __fish_ctxctl_needs_command
@@ -39,6 +39,8 @@ complete -c ctxctl -n "__fish_ctxctl_needs_command" -l color -d 'When to use col
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -s q -l quiet -d 'Print nothing but errors'
@@ -77,6 +79,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l color -d 'When t
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l by-role -d 'Show tokens and messages per role'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l per-message -d 'Show tokens of every message'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-config -d 'Ignore the config file'
@@ -108,6 +112,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l color -d 'When t
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s q -l quiet -d 'Print nothing but errors'
@@ -146,6 +152,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l color -d 'When to
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l keep-marked -d 'Never drop messages marked `"_preserve": true`'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l in-place -d 'Replace the input file (the removed messages are archived first)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
@@ -189,6 +197,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l color -d 'When
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l if-needed -d 'Only compact when usage is at or over the threshold'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l redact -d 'Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer sees and from the summary'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l in-place -d 'Replace the input file (the removed messages are archived first)'
@@ -221,6 +231,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l color -d 'When t
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s q -l quiet -d 'Print nothing but errors'
@@ -245,6 +257,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l color -d 'When to
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l all -d 'Also list the messages both hold'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l json -d 'Machine-readable JSON on stdout'
@@ -270,6 +284,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l color -d 'When 
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -s q -l quiet -d 'Print nothing but errors'
@@ -294,6 +310,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_se
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -s q -l quiet -d 'Print nothing but errors'
@@ -324,6 +342,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s q -l quiet -d 'Print nothing but errors'
@@ -348,6 +368,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing but errors'
@@ -373,6 +395,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l dry-run -d 'Only show what would be restored (exit 1 if something would change)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l force -d 'Restore even if the archive was already restored into this file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-config -d 'Ignore the config file'
@@ -399,6 +423,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -s q -l quiet -d 'Print nothing but errors'
@@ -425,6 +451,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l dry-run -d 'Only list what would be deleted (exit 1 if something would be)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l json -d 'Machine-readable JSON on stdout'
@@ -456,6 +484,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l color -d 'When 
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -s q -l quiet -d 'Print nothing but errors'
@@ -480,6 +510,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_see
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -s q -l quiet -d 'Print nothing but errors'
@@ -506,6 +538,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_su
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing but errors'
@@ -532,6 +566,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s q -l quiet -d 'Print nothing but errors'
@@ -559,6 +595,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_sub
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing but errors'
@@ -583,6 +621,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_sub
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s q -l quiet -d 'Print nothing but errors'
@@ -610,6 +650,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l color -d '
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s q -l quiet -d 'Print nothing but errors'

@@ -8,7 +8,7 @@ provider reported for response k (input + cache reads + cache writes for Anthrop
 cached included, for OpenAI). Prints the median and p90 absolute error per agent, over all
 turns and over the turns that follow an earlier report in the same live thread (the first
 turn of a session, or the first after a compaction, has no report to learn the agent's
-hidden part from, so ctxctl can only give its own count of the messages).
+hidden part from: ctxctl adds its documented prior for the agent, see src/ops/prior.rs).
 
 Usage: scripts/bench-predict.py [--ctxctl PATH] [--verbose] [FIXTURE_DIR ...]
 (default fixture dirs: ../shared/fixtures/{claude-code,realclients/claude-code,codex}

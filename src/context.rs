@@ -270,6 +270,23 @@ impl Context {
         counts
     }
 
+    /// A provider's count remembered under `key` (see [`crate::tokens::api::cache_key`]),
+    /// unless `--no-cache`.
+    pub fn api_count(&self, key: u128) -> Option<usize> {
+        if self.settings.no_cache {
+            return None;
+        }
+        self.with_store(|s| s.get(key)).map(|n| n as usize)
+    }
+
+    /// Remembers a provider's count, so that asking again sends nothing.
+    pub fn remember_api_count(&self, key: u128, count: usize) {
+        if !self.settings.no_cache {
+            let n = u32::try_from(count).unwrap_or(u32::MAX);
+            self.with_store(|s| s.record(key, n));
+        }
+    }
+
     /// Runs `f` on the persistent cache (opened on first use), under its lock.
     fn with_store<T>(&self, f: impl FnOnce(&mut CountStore) -> T) -> T {
         let mut guard = self.store.lock().unwrap_or_else(|e| e.into_inner());

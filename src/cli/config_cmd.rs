@@ -121,6 +121,16 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
             Source::Default,
         ),
     }
+    let c = s.count_with.clone()?;
+    push("count_with", c.value.name().to_string(), c.source);
+    match &s.count_api_base_url {
+        Some(u) => push("count_api.base_url", u.value.clone(), u.source),
+        None => push(
+            "count_api.base_url",
+            "(each provider's public API)".into(),
+            Source::Default,
+        ),
+    }
     let data = ctx.data_dir()?;
     push("data_dir", data.value.display().to_string(), data.source);
     let llm = &s.llm;

@@ -7,6 +7,7 @@ use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
 use crate::ops::load::{self, Loaded};
+use crate::ops::predict::Prediction;
 use crate::ops::usage::reported;
 use crate::render::json::{ByRole, CountFile, CountReport, MessageTokens};
 use crate::render::preview::preview;
@@ -38,7 +39,8 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
     };
     let work = |path: &std::path::Path| -> anyhow::Result<CountFile> {
         let loaded = load::load_for_reading(ctx, path)?;
-        let file = count_file(&loaded, args.per_message);
+        let next = crate::ops::exact::prediction(ctx, &loaded)?;
+        let file = count_file(&loaded, next, args.per_message);
         if !ctx.printer.json {
             print_human(ctx, &loaded, &file, args)?;
         }
@@ -64,9 +66,8 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
     Ok(status)
 }
 
-fn count_file(l: &Loaded, per_message: bool) -> CountFile {
+fn count_file(l: &Loaded, next: Prediction, per_message: bool) -> CountFile {
     let msgs = &l.session.messages;
-    let next = l.prediction();
     let window = l.window();
     CountFile {
         path: l.display(),

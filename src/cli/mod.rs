@@ -112,6 +112,9 @@ pub struct GlobalArgs {
     /// Rewrite a database session even when it looks open in its agent (active < 2 min ago)
     #[arg(long, global = true, help_heading = "Global options")]
     pub include_live: bool,
+    /// Count the next request locally or with the provider's token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]
+    #[arg(long, global = true, value_name = "WHERE", value_parser = ["local", "api"], help_heading = "Global options")]
+    pub count_with: Option<String>,
 }
 
 /// `--format` takes the names of the codecs' table, in its order.
@@ -202,6 +205,10 @@ impl GlobalArgs {
             no_cache: self.no_cache,
             session: self.session.clone(),
             include_live: self.include_live,
+            count_with: self
+                .count_with
+                .as_deref()
+                .and_then(crate::config::CountWith::from_name),
         }
     }
 }

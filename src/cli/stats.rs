@@ -137,7 +137,7 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
             })
         })
         .collect();
-    let next = l.prediction();
+    let next = crate::ops::exact::prediction(ctx, l)?;
     let tokens = next.tokens;
     Ok(StatsFile {
         path: l.display(),

@@ -17,6 +17,8 @@ pub const CTXCTL_LLM_BASE_URL: &str = "CTXCTL_LLM_BASE_URL";
 pub const CTXCTL_LLM_MODEL: &str = "CTXCTL_LLM_MODEL";
 pub const CTXCTL_LLM_API_KEY: &str = "CTXCTL_LLM_API_KEY";
 pub const CTXCTL_LOCK_TIMEOUT: &str = "CTXCTL_LOCK_TIMEOUT";
+pub const CTXCTL_COUNT_WITH: &str = "CTXCTL_COUNT_WITH";
+pub const CTXCTL_COUNT_API_BASE_URL: &str = "CTXCTL_COUNT_API_BASE_URL";
 /// Test hook, not for users: makes `trim`/`compact` fail at a step of a rewrite
 /// (`archive-write`, `after-archive`, `write`, `before-rename`, optionally `:kill`); see
 /// `cli/testhook.rs`.
@@ -31,6 +33,7 @@ pub const CTXCTL_TEST_PAUSE_BEFORE_REPLACE: &str = "CTXCTL_TEST_PAUSE_BEFORE_REP
 pub const CTXCTL_TEST_HOLD_BEFORE_REPLACE: &str = "CTXCTL_TEST_HOLD_BEFORE_REPLACE";
 pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
+pub const GEMINI_API_KEY: &str = "GEMINI_API_KEY";
 pub const NO_COLOR: &str = "NO_COLOR";
 pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
 pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
@@ -56,6 +59,8 @@ pub const DOCUMENTED: &[(&str, &str)] = &[
     (CTXCTL_LLM_MODEL, "summarizer model"),
     (CTXCTL_LLM_API_KEY, "summarizer API key (else OPENAI_API_KEY / ANTHROPIC_API_KEY)"),
     (CTXCTL_LOCK_TIMEOUT, "seconds to wait for another ctxctl holding a lock (default 30)"),
+    (CTXCTL_COUNT_WITH, "local (default) or api: ask the provider's token-counting endpoint"),
+    (CTXCTL_COUNT_API_BASE_URL, "root URL of the token-counting API, for every provider (a proxy, a test server)"),
 ];
 
 /// A snapshot of the environment, so that settings resolution is testable and reads go

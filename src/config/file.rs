@@ -24,6 +24,10 @@ pub struct FileConfig {
     pub reserve_output: Option<u64>,
     /// Where rewritten sessions and archives go.
     pub data_dir: Option<PathBuf>,
+    /// `local` (default) or `api`: where the next request's figure is counted.
+    pub count_with: Option<String>,
+    #[serde(default)]
+    pub count_api: CountApiConfig,
     #[serde(default)]
     pub compact: CompactConfig,
     #[serde(default)]
@@ -61,6 +65,16 @@ pub struct LlmConfig {
     pub retries: Option<u32>,
     /// The summarizer model's context window, when it is not in the registry.
     pub context_window: Option<u64>,
+}
+
+/// `[count_api]`: the providers' token-counting endpoints (`count_with = "api"`).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CountApiConfig {
+    /// Root URL used for every provider instead of its public API (a proxy, a test server).
+    pub base_url: Option<String>,
+    /// Seconds before a count is abandoned and the local figure used (default 10).
+    pub timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -119,6 +133,10 @@ tokenizer = "auto"
 threshold = 0.75
 reserved = 1000
 reserve_output = 8000
+count_with = "api"
+[count_api]
+base_url = "http://127.0.0.1:8081"
+timeout_secs = 5
 [compact]
 summarizer = "offline"
 tail_ratio = 0.25

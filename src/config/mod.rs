@@ -11,9 +11,10 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use env::Env;
-pub use file::{CompactConfig, ConfigError, FileConfig, LlmConfig};
+pub use file::{CompactConfig, ConfigError, CountApiConfig, FileConfig, LlmConfig};
 pub use settings::{
-    Globals, LlmSettings, ResolveError, Settings, DEFAULT_LOCK_TIMEOUT, DEFAULT_THRESHOLD,
+    CountWith, Globals, LlmSettings, ResolveError, Settings, DEFAULT_LOCK_TIMEOUT,
+    DEFAULT_THRESHOLD,
 };
 
 use crate::tokens::Encoding;

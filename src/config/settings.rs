@@ -30,6 +30,35 @@ pub struct Globals {
     pub session: Option<String>,
     /// `--include-live`: rewrite a database session even when it looks open in its agent.
     pub include_live: bool,
+    /// `--count-with`: `local` or `api`.
+    pub count_with: Option<CountWith>,
+}
+
+/// Where the next request's figure is counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CountWith {
+    /// ctxctl's own tokenizers and the file's reported usage.
+    #[default]
+    Local,
+    /// The provider's token-counting endpoint, falling back to the local figure.
+    Api,
+}
+
+impl CountWith {
+    pub fn name(self) -> &'static str {
+        match self {
+            CountWith::Local => "local",
+            CountWith::Api => "api",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<CountWith> {
+        match s {
+            "local" => Some(CountWith::Local),
+            "api" => Some(CountWith::Api),
+            _ => None,
+        }
+    }
 }
 
 /// The LLM summarizer's connection settings (the key itself is never held here: only the
@@ -72,6 +101,10 @@ pub struct Settings {
     pub data_dir: Option<Sourced<PathBuf>>,
     pub lock_timeout: Result<Sourced<u64>, SettingError>,
     pub llm: LlmSettings,
+    /// `--count-with`, `CTXCTL_COUNT_WITH`, `count_with`, or `local`.
+    pub count_with: Result<Sourced<CountWith>, SettingError>,
+    /// `CTXCTL_COUNT_API_BASE_URL`, else `[count_api] base_url`.
+    pub count_api_base_url: Option<Sourced<String>>,
 }
 
 impl Settings {
@@ -150,6 +183,18 @@ impl Settings {
             None => Ok(Sourced::new(DEFAULT_LOCK_TIMEOUT, Source::Default)),
         };
         let llm = resolve_llm(env, &file);
+        let count_with = resolve_count_with(g.count_with, env, &file);
+        let count_api_base_url = match (
+            env.get(env::CTXCTL_COUNT_API_BASE_URL),
+            &file.count_api.base_url,
+        ) {
+            (Some(u), _) => Some(Sourced::new(
+                u.to_string(),
+                Source::Env(env::CTXCTL_COUNT_API_BASE_URL),
+            )),
+            (None, Some(u)) => Some(Sourced::new(u.clone(), Source::File)),
+            (None, None) => None,
+        };
         Ok(Settings {
             config_path,
             config_loaded,
@@ -168,6 +213,8 @@ impl Settings {
             data_dir,
             lock_timeout,
             llm,
+            count_with,
+            count_api_base_url,
         })
     }
 
@@ -237,6 +284,30 @@ fn resolve_tokenizer(
         }
         None => Sourced::new(None, Source::Default),
     })
+}
+
+fn resolve_count_with(
+    flag: Option<CountWith>,
+    env: &Env,
+    file: &FileConfig,
+) -> Result<Sourced<CountWith>, SettingError> {
+    let from_file = match file.count_with.as_deref() {
+        Some(s) => Some(CountWith::from_name(s).ok_or_else(|| {
+            SettingError::Message(format!(
+                "config count_with: expected local or api, got {s:?}"
+            ))
+        })?),
+        None => None,
+    };
+    let got = layer(
+        flag,
+        env,
+        env::CTXCTL_COUNT_WITH,
+        from_file,
+        CountWith::from_name,
+        "local or api",
+    )?;
+    Ok(got.unwrap_or(Sourced::new(CountWith::Local, Source::Default)))
 }
 
 fn unknown_tokenizer(name: &str) -> String {
@@ -313,6 +384,19 @@ mod tests {
         assert_eq!(s.llm.provider.source, Source::Default);
         assert_eq!(s.llm.api_key_var, None);
         assert!(s.threshold(Some(1.5)).is_err());
+    }
+
+    #[test]
+    fn counting_with_the_api_is_opt_in() {
+        assert_eq!(resolve(&[]).count_with.unwrap().value, CountWith::Local);
+        let s = resolve(&[("CTXCTL_COUNT_WITH", "api")]);
+        assert_eq!(
+            s.count_with.unwrap(),
+            Sourced::new(CountWith::Api, Source::Env("CTXCTL_COUNT_WITH"))
+        );
+        assert!(resolve(&[("CTXCTL_COUNT_WITH", "remote")])
+            .count_with
+            .is_err());
     }
 
     #[test]

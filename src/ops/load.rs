@@ -52,6 +52,7 @@ impl Loaded {
             self.extra_tokens,
             self.model.exact,
             self.model.factor,
+            crate::ops::prior::hidden(self.session.format, &self.session.agent_limits),
         )
     }
 

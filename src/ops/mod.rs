@@ -2,14 +2,16 @@
 //! the input files ([`walk`]), running many files in parallel ([`batch`]), the store, clock
 //! and per-session lock ([`store`]), writing a rewrite atomically after checking that its
 //! input did not change ([`write`], [`retry`]), usage figures ([`usage`]), the predicted
-//! next request ([`predict`]) and the window the agent uses ([`window`]).
+//! next request ([`predict`], with the agent's [`prior`] hidden part) and the window the agent uses ([`window`]).
 //!
 //! Commands (`crate::cli`) import these and the engine, never another command.
 
 pub mod batch;
 pub mod carry;
+pub mod exact;
 pub mod load;
 pub mod predict;
+pub mod prior;
 pub mod retry;
 pub mod store;
 pub mod testhook;

@@ -65,24 +65,27 @@ const RATIO_RANGE: (f64, f64) = (0.8, 3.0);
 /// The next request of a session whose messages count `counts` (already scaled by
 /// `factor`, the default estimate factor; 1.0 for exact tokenizers), given its live usage.
 /// `extra` is what a request body sends besides its messages (its tools), counted; files
-/// with usage have it in their hidden part.
+/// with usage have it in their hidden part. `prior` is the agent's hidden part assumed
+/// when there is no usage to learn it from (see [`crate::ops::prior`]): a figure that
+/// uses it is an estimate.
 pub fn predict(
     usage: Option<&ReportedUsage>,
     counts: &[usize],
     extra: usize,
     exact: bool,
     factor: f64,
+    prior: usize,
 ) -> Prediction {
     let total = Counter::total(counts);
     let Some(u) = usage else {
         return Prediction {
-            tokens: total + extra,
-            source: if exact {
+            tokens: total + extra + prior,
+            source: if exact && prior == 0 {
                 NextSource::Tokenizer
             } else {
                 NextSource::Estimate
             },
-            overhead: extra,
+            overhead: extra + prior,
             ratio: None,
         };
     };
@@ -161,14 +164,29 @@ mod tests {
     }
 
     #[test]
+    fn without_usage_the_prior_hidden_part_makes_an_estimate() {
+        let p = predict(None, &[10, 20], 5, true, 1.0, 1000);
+        assert_eq!(
+            (p.tokens, p.source, p.overhead),
+            (1038, NextSource::Estimate, 1005)
+        );
+        // Usage, when there is some, is what counts.
+        let u = usage(1030, 2, vec![]);
+        assert_eq!(
+            predict(Some(&u), &[10, 20, 40], 0, true, 1.0, 500).tokens,
+            1073
+        );
+    }
+
+    #[test]
     fn without_usage_the_local_count() {
-        let p = predict(None, &[10, 20], 0, true, 1.0);
+        let p = predict(None, &[10, 20], 0, true, 1.0, 0);
         assert_eq!(
             (p.tokens, p.source, p.overhead),
             (33, NextSource::Tokenizer, 0)
         );
         assert_eq!(
-            predict(None, &[10], 0, false, 1.2).source,
+            predict(None, &[10], 0, false, 1.2, 0).source,
             NextSource::Estimate
         );
     }
@@ -178,7 +196,7 @@ mod tests {
         // The request before message 2 held 30 counted tokens and was reported as 1030:
         // 1000 hidden; the thread now counts 10+20+40+5 (+3 priming).
         let u = usage(1030, 2, vec![]);
-        let p = predict(Some(&u), &[10, 20, 40, 5], 0, true, 1.0);
+        let p = predict(Some(&u), &[10, 20, 40, 5], 0, true, 1.0, 0);
         assert_eq!(p.tokens, 1000 + 78);
         assert_eq!((p.source, p.overhead), (NextSource::Reported, 1000));
     }
@@ -186,7 +204,7 @@ mod tests {
     #[test]
     fn a_report_smaller_than_the_count_leaves_no_negative_hidden_part() {
         let u = usage(10, 2, vec![]);
-        let p = predict(Some(&u), &[100, 100, 5], 0, true, 1.0);
+        let p = predict(Some(&u), &[100, 100, 5], 0, true, 1.0, 0);
         assert_eq!((p.tokens, p.overhead), (208, 0));
     }
 
@@ -196,7 +214,7 @@ mod tests {
         // raw) tokens were added and the report grew by 1,500: ratio 1.5.
         let counts = [120, 600, 600, 120];
         let u = usage(5_000 + 1_500, 3, vec![(1, 5_000)]);
-        let p = predict(Some(&u), &counts, 0, false, 1.2);
+        let p = predict(Some(&u), &counts, 0, false, 1.2, 0);
         assert_eq!(p.source, NextSource::Calibrated);
         assert!((p.ratio.unwrap() - 1.5).abs() < 1e-9);
         // Hidden: 6500 − 1.5 × 1100 raw = 4850; all: 1.5 × 1200 raw + 3 priming.
@@ -206,7 +224,7 @@ mod tests {
     #[test]
     fn too_little_growth_keeps_the_default_factor() {
         let u = usage(5_010, 2, vec![(1, 5_000)]);
-        let p = predict(Some(&u), &[120, 12, 12], 0, false, 1.2);
+        let p = predict(Some(&u), &[120, 12, 12], 0, false, 1.2, 0);
         assert_eq!((p.source, p.ratio), (NextSource::Reported, None));
     }
 
@@ -219,7 +237,7 @@ mod tests {
             request_end: None,
             earlier: vec![],
         };
-        let p = predict(Some(&u), &[10, 20, 30], 0, true, 1.0);
+        let p = predict(Some(&u), &[10, 20, 30], 0, true, 1.0, 0);
         assert_eq!(p.tokens, 1_030);
     }
 }

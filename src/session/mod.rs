@@ -342,6 +342,10 @@ pub struct AgentLimits {
     /// The agent's last request was refused as larger than the window, and nothing since
     /// (a compaction, a later answer) changed that.
     pub overflow: bool,
+    /// The session is a subagent's (Claude Code's `isSidechain` transcripts): its agent
+    /// sends a smaller hidden part than a main session's.
+    #[serde(default)]
+    pub subagent: bool,
 }
 
 /// A session read from a file.

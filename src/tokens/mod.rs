@@ -1,6 +1,9 @@
 //! Token counting: exact tiktoken encodings, two offline estimates, and the per-message
 //! formula from OpenAI's cookbook ("How to count tokens with tiktoken").
 
+/// Exact counts from the providers' counting endpoints (`--count-with api`).
+#[cfg(feature = "llm")]
+pub mod api;
 mod bpe;
 mod cache;
 mod encoding;

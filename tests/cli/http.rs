@@ -34,6 +34,54 @@ impl Server {
         })
     }
 
+    /// A stand-in for the three token-counting endpoints, answering each in its
+    /// provider's shape with 1000 + 100 × the number of messages (input items, contents)
+    /// in the request's body, so that a test can tell which messages were counted.
+    pub fn count_stub() -> Server {
+        Server::serve(None, |request| {
+            let line = request.lines().next().unwrap_or_default();
+            let path = line.split(' ').nth(1).unwrap_or_default().to_string();
+            let body = request.split("\r\n\r\n").nth(1).unwrap_or_default();
+            let v: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+            let items = [
+                "/messages",
+                "/input",
+                "/contents",
+                "/generateContentRequest/contents",
+            ]
+            .iter()
+            .find_map(|p| v.pointer(p).and_then(|a| a.as_array()))
+            .map_or(0, Vec::len);
+            let n = 1000 + 100 * items;
+            let answer = if path == "/v1/messages/count_tokens" {
+                serde_json::json!({"input_tokens": n})
+            } else if path == "/v1/responses/input_tokens" {
+                serde_json::json!({"object": "response.input_tokens", "input_tokens": n})
+            } else if path.starts_with("/v1beta/models/") && path.ends_with(":countTokens") {
+                serde_json::json!({"totalTokens": n})
+            } else {
+                return (404, format!("{{\"error\":\"no route {path}\"}}"));
+            };
+            (200, answer.to_string())
+        })
+    }
+
+    /// A server that accepts connections and never answers them.
+    pub fn silent() -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            while let Ok((stream, _)) = listener.accept() {
+                held.push(stream);
+            }
+        });
+        Server {
+            url,
+            requests: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
     /// Serves `limit` connections (or any number) one by one, answering each with
     /// `reply(recorded request)`; later connections are refused.
     fn serve(

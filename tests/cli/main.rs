@@ -18,6 +18,7 @@ mod claude_tree;
 mod codex;
 mod compact;
 mod count;
+mod count_api;
 mod crash;
 mod cron;
 mod diff;

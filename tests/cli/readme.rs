@@ -20,7 +20,9 @@
 //!
 //! Commands needing an LLM run against a loopback server that answers in OpenAI or Anthropic
 //! shape; `CTXCTL_LLM_BASE_URL` always points at it (a README export of that variable is
-//! replaced), and such a command must have sent it a request. A command that cannot run here
+//! replaced), and such a command must have sent it a request. Likewise the token-counting
+//! examples (`--count-with api`) reach a loopback stand-in for the providers' counting
+//! endpoints through `CTXCTL_COUNT_API_BASE_URL`. A command that cannot run here
 //! is listed in `NOT_RUNNABLE` with the reason; anything else unknown fails the test.
 //!
 //! `CTXCTL_README_TRANSCRIPT=FILE` writes every command with its real output to FILE, for
@@ -94,6 +96,7 @@ fn not_runnable(cmd: &str) -> Option<&'static str> {
 struct Scratch {
     env: TestEnv,
     llm: Server,
+    count: Server,
     keys: Vec<String>,
     pending: Vec<String>,
     ran: usize,
@@ -103,7 +106,10 @@ struct Scratch {
 impl Scratch {
     fn new() -> Scratch {
         let llm = Server::llm_stub();
-        let env = TestEnv::new().env("CTXCTL_LLM_BASE_URL", &format!("{}/v1", llm.url));
+        let count = Server::count_stub();
+        let env = TestEnv::new()
+            .env("CTXCTL_LLM_BASE_URL", &format!("{}/v1", llm.url))
+            .env("CTXCTL_COUNT_API_BASE_URL", &count.url);
         for dir in ["sample-sessions", "completions", "man"] {
             copy_dir(&repo().join(dir), &env.path().join(dir));
         }
@@ -131,6 +137,7 @@ impl Scratch {
         Scratch {
             env,
             llm,
+            count,
             keys: Vec::new(),
             pending: Vec::new(),
             ran: 0,
@@ -146,8 +153,8 @@ impl Scratch {
             if k.ends_with("API_KEY") {
                 self.keys.push(v.to_string());
             }
-            if k == "CTXCTL_LLM_BASE_URL" {
-                continue; // the loopback server stands in for the README's URL
+            if k == "CTXCTL_LLM_BASE_URL" || k == "CTXCTL_COUNT_API_BASE_URL" {
+                continue; // the loopback servers stand in for the README's URLs
             }
             self.env.set(k, v);
         }
@@ -423,6 +430,10 @@ fn every_readme_command_runs() {
     assert!(
         s.llm.requests().len() >= 3,
         "the LLM examples did not reach the server"
+    );
+    assert!(
+        !s.count.requests().is_empty(),
+        "the --count-with api examples did not reach the server"
     );
     for p in &s.pending {
         eprintln!("pending until `compact -r` lands: {p}");

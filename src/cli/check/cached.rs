@@ -27,17 +27,23 @@ pub struct Checked {
     pub format: Format,
     /// Tokens the request sends besides the messages (a request body's tools).
     pub extra_tokens: usize,
+    /// The provider's figure (`--count-with api`), when it counted the session.
+    pub api: Option<Prediction>,
 }
 
 impl Checked {
     /// The predicted input tokens of the session's next request.
     pub fn prediction(&self) -> Prediction {
+        if let Some(p) = self.api {
+            return p;
+        }
         predict::predict(
             self.usage.as_ref(),
             &self.counts,
             self.extra_tokens,
             self.model.exact,
             self.model.factor,
+            crate::ops::prior::hidden(self.format, &self.agent),
         )
     }
 
@@ -49,6 +55,15 @@ impl Checked {
 
 /// Reads one session for a check.
 pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
+    if crate::ops::exact::enabled(ctx)? {
+        // The provider counts the messages themselves: read them all (its answers are
+        // cached by request, so an unchanged session sends nothing again).
+        let l = load::load_for_reading(ctx, path)?;
+        let next = crate::ops::exact::prediction(ctx, &l)?;
+        let mut checked = finish(ctx, path, None, l, None)?;
+        checked.api = (next.source == predict::NextSource::Api).then_some(next);
+        return Ok(checked);
+    }
     if load::is_database(path) {
         // One session of an agent's database: no digest (it is not a file of its own).
         let l = load::load_for_reading(ctx, path)?;
@@ -178,6 +193,7 @@ fn finish(
         agent: l.session.agent_limits,
         format: l.session.format,
         extra_tokens: l.extra_tokens,
+        api: None,
     })
 }
 
@@ -205,5 +221,6 @@ fn from_digest(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
         agent: d.agent_limits,
         format,
         extra_tokens: d.extra_tokens,
+        api: None,
     })
 }

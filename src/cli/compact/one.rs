@@ -37,7 +37,7 @@ pub fn compact_file(
     let shown = loaded.display();
     let agent = loaded.session.agent_limits;
     let window = loaded.window();
-    let next = loaded.prediction();
+    let next = crate::ops::exact::prediction(ctx, &loaded)?;
     // The limit for the messages: the effective limit less what the agent sends besides
     // them (its system prompt and tools, from the reported usage).
     let effective = args

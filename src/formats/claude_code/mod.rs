@@ -25,8 +25,8 @@ use serde_json::Value;
 use crate::formats::message::{self, Notes};
 use crate::formats::{lines_doc, Codec};
 use crate::session::{
-    CompactMeta, Document, Format, LinesDoc, Message, Origin, ReadError, ReportedUsage, Role,
-    Session,
+    AgentLimits, CompactMeta, Document, Format, LinesDoc, Message, Origin, ReadError,
+    ReportedUsage, Role, Session,
 };
 use crate::session::{Item, Keep, RestorePlan, WriteError};
 use marker::is_rewrite_marker;
@@ -117,6 +117,11 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         .or_else(|| t.recs.iter().rev().find_map(model_of))
         .map(str::to_string);
     let reported_usage = usage(&t, &msgs);
+    let conversation = || t.recs.iter().filter(|r| r.is_conversation());
+    let agent_limits = AgentLimits {
+        subagent: conversation().next().is_some() && conversation().all(|r| r.sidechain()),
+        ..AgentLimits::default()
+    };
     let mut warnings = t.warnings;
     warnings.extend(notes.into_warnings());
     Ok(Session {
@@ -126,7 +131,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         model,
         warnings,
         reported_usage,
-        agent_limits: Default::default(),
+        agent_limits,
         request_extra: None,
         resume: None,
         skipped: false,

@@ -596,7 +596,8 @@ mod tests {
             s.agent_limits,
             AgentLimits {
                 window: Some(258_400),
-                overflow: true
+                overflow: true,
+                subagent: false,
             }
         );
         // A compaction (or a later answer) ends it.

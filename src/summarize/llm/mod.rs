@@ -10,15 +10,13 @@ mod error;
 pub mod prompt;
 mod provider;
 
-pub use error::LlmError;
+pub use error::{excerpt, redact, LlmError};
 #[doc(hidden)]
 pub use prompt::{middle_out, Prompt, SYSTEM};
 pub use provider::Provider;
 
 use std::fmt;
 use std::time::Duration;
-
-use error::{excerpt, redact};
 
 use super::{Input, SummarizeError, Summarizer};
 use crate::tokens::Counter;
@@ -288,7 +286,7 @@ fn transport(e: reqwest::Error) -> Failure {
 }
 
 /// An error and its causes, `: `-separated.
-fn error_chain(e: &dyn std::error::Error) -> String {
+pub fn error_chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
