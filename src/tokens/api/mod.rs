@@ -5,7 +5,7 @@
 //! One attempt per request, with a short timeout: a count is an improvement on the local
 //! figure, never worth waiting for. Like the LLM summarizer, it builds a current-thread
 //! tokio runtime for the request; every text from outside is passed through
-//! [`redact`] so no error ever shows the key.
+//! [`redact`](crate::summarize::llm::redact) so no error ever shows the key.
 
 mod shape;
 
