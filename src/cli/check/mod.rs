@@ -3,15 +3,12 @@
 
 use clap::Args;
 
-mod cached;
-
-pub use cached::{load, Checked};
-
 use crate::cli::args::limits::{self, LimitArgs};
 use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
+use crate::ops::checked::{load, status, Checked};
 use crate::ops::load;
 use crate::render::json::CheckFile;
 use crate::render::table::thousands;
@@ -72,19 +69,6 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     Ok(status)
-}
-
-/// Classifies `tokens` against the limits.
-pub fn status(tokens: usize, effective_limit: u64, threshold: f64) -> &'static str {
-    let tokens = tokens as f64;
-    let limit = effective_limit as f64;
-    if tokens > limit {
-        "over"
-    } else if tokens >= threshold * limit && tokens > 0.0 {
-        "compact"
-    } else {
-        "ok"
-    }
 }
 
 fn check_file(
@@ -160,18 +144,4 @@ fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
         p.line(&format!("         problem: {problem}"))?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::status;
-
-    #[test]
-    fn statuses() {
-        assert_eq!(status(0, 100, 0.8), "ok");
-        assert_eq!(status(79, 100, 0.8), "ok");
-        assert_eq!(status(80, 100, 0.8), "compact");
-        assert_eq!(status(100, 100, 0.8), "compact");
-        assert_eq!(status(101, 100, 0.8), "over");
-    }
 }
