@@ -81,20 +81,21 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<ExitStatus> {
         usize::MAX,
         work,
         |c, outcome| {
-            let measured = match outcome {
-                Ok(m) => Ok(m),
+            let (measured, failure) = match outcome {
+                Ok(m) => (Ok(m), None),
                 Err(e) if crate::exit::is_broken_pipe(&e) => return Err(e),
-                Err(e) => {
-                    ctx.report(&e);
-                    status = status.worst(ExitStatus::Error);
-                    Err(format!("{e:#}"))
-                }
+                Err(e) => (Err(format!("{e:#}")), Some(e)),
             };
             let row = row(c, measured, sessions::archives(store.as_ref(), c));
-            let tokens = row.next_request_tokens.unwrap_or(0);
-            if filter.keeps_result(tokens, row.status) {
-                rows.push(row);
+            if !filter.keeps_result(row.next_request_tokens.unwrap_or(0), row.status) {
+                return Ok(());
             }
+            // A failed session is reported (and fails the run) only when it is listed.
+            if let Some(e) = failure {
+                ctx.report(&e);
+                status = status.worst(ExitStatus::Error);
+            }
+            rows.push(row);
             Ok(())
         },
     )?;
