@@ -133,9 +133,11 @@ fn row(c: &Candidate, m: Result<Measured, String>, archives: usize) -> SessionRo
         Ok(m) => (Some(m), None),
         Err(e) => (None, Some(e)),
     };
+    // The format the session was read as; what its first lines suggested otherwise.
+    let format = m.as_ref().map(|m| m.format).or(c.described.format);
     SessionRow {
-        agent: c.described.agent(),
-        format: c.described.format.map(|f| f.name()),
+        agent: format.map_or("unknown", |f| f.codec().agent()),
+        format: format.map(|f| f.name()),
         project: c.described.project.clone(),
         path: load::display(&c.path),
         session: c.db_session.clone(),

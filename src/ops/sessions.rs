@@ -35,6 +35,8 @@ pub struct Candidate {
 /// What a session measures, as `check` would say.
 #[derive(Debug, Clone)]
 pub struct Measured {
+    /// The format the session was read as.
+    pub format: Format,
     pub messages: usize,
     pub model: String,
     pub next_request_tokens: usize,
@@ -251,6 +253,7 @@ pub fn measure(ctx: &Context, c: &Candidate) -> anyhow::Result<Measured> {
         (tokens as f64 / effective as f64 * 10_000.0).round() / 10_000.0
     };
     Ok(Measured {
+        format: checked.format,
         messages: checked.counts.len(),
         model: model.name.clone(),
         next_request_tokens: tokens,
