@@ -78,8 +78,19 @@ pub fn collect(
             }
         }
     }
-    if out.is_empty() && walked_any && filter.filters_files() {
-        anyhow::bail!("no session matches the filters");
+    if out.is_empty() && walked_any {
+        let dirs: Vec<String> = walked
+            .iter()
+            .chain(dirs)
+            .map(|d| d.display().to_string())
+            .collect();
+        if filter.filters_files() {
+            anyhow::bail!("no session below {} matches the filters", dirs.join(", "));
+        }
+        anyhow::bail!(
+            "{}: is a directory with no session file below it",
+            dirs.join(", ")
+        );
     }
     if out.is_empty() {
         anyhow::bail!("no input: give session FILEs, - for standard input, or -r DIR");

@@ -436,10 +436,7 @@ fn recursive_runs_take_the_same_filters_and_plain_directories() {
     assert_eq!(run.json(), serde_json::json!([]));
     let none = env.run(&["count", "-r", "home", "--project", "nowhere"]);
     assert_eq!(none.code, 2, "{none:?}");
-    assert!(
-        none.stderr.contains("no session matches the filters"),
-        "{none:?}"
-    );
+    assert!(none.stderr.contains("matches the filters"), "{none:?}");
     // A file named on the command line is taken whatever the filters.
     let named = env.run(&[
         "count",
