@@ -36,7 +36,7 @@ use crate::session::{
     RestorePlan, Session, WriteError,
 };
 
-pub use detect::detect;
+pub use detect::{detect, detect_head};
 pub use edit::{new_record, set_result_text};
 
 /// One on-disk format: how to recognise, read and write its files.

@@ -5,15 +5,11 @@
 use std::io::Read as _;
 use std::path::Path;
 
-use serde_json::Value;
-
 use crate::formats;
 use crate::session::Format;
 
 /// Bytes read from the start of a file to tell its format and project.
-const HEAD_BYTES: u64 = 64 << 10;
-/// Leading records handed to [`formats::Codec::project`].
-const HEAD_RECORDS: usize = 20;
+const HEAD_BYTES: u64 = 32 << 10;
 
 /// A session file's format and project.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,10 +29,18 @@ impl Described {
 /// Describes the session file at `path` (for `--format`, `format` is taken as given).
 pub fn describe(path: &Path, format: Option<Format>) -> Described {
     let head = head(path).unwrap_or_default();
+    let whole = (head.len() as u64) < HEAD_BYTES;
     let text = String::from_utf8_lossy(&head);
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let records = records(text);
-    let format = format.or_else(|| detect(path, text, &head));
+    // The whole lines of the head (a cut last line is left out).
+    let lines = match text.rfind('\n') {
+        Some(end) if !whole => &text[..end],
+        _ => text,
+    };
+    let (from_lines, records) = formats::detect_head(lines);
+    let format = format
+        .or(from_lines)
+        .or_else(|| detect_whole(path, text, whole));
     let project = format.and_then(|f| f.codec().project(path, &records));
     Described { format, project }
 }
@@ -50,56 +54,25 @@ fn head(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The whole JSON objects on the first lines of `text` (a cut last line is left out).
-fn records(text: &str) -> Vec<Value> {
-    let whole = match text.rfind('\n') {
-        Some(end) => &text[..end],
-        None => text,
-    };
-    whole
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .take(HEAD_RECORDS)
-        .map_while(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(Value::is_object)
-        .collect()
-}
-
-/// The format, from the head when it tells (a whole small file, or the whole lines of a
-/// JSONL file), else from the whole file.
-fn detect(path: &Path, text: &str, head: &[u8]) -> Option<Format> {
-    let whole = (head.len() as u64) < HEAD_BYTES;
+/// The format of a file that is not JSONL (a JSON document, or one record): from `text`
+/// when it is the whole file, else from reading the whole file.
+fn detect_whole(path: &Path, text: &str, whole: bool) -> Option<Format> {
     if whole {
-        return detect_text(text);
+        if text.trim().is_empty() {
+            return None;
+        }
+        if let Ok(f) = formats::detect(text) {
+            return Some(f);
+        }
     }
-    let lines = text.rfind('\n').map(|end| &text[..end]);
-    let jsonl = lines.is_some_and(|l| {
-        l.lines()
-            .next()
-            .is_some_and(|first| serde_json::from_str::<Value>(first).is_ok())
-    });
-    if let Some(l) = lines.filter(|_| jsonl) {
-        return formats::detect(l).ok();
-    }
-    // A large JSON document: only the whole of it tells.
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = if whole {
+        text.as_bytes().to_vec()
+    } else {
+        std::fs::read(path).ok()?
+    };
     formats::read_keeping(bytes, None, crate::session::Keep::Messages)
         .ok()
         .map(|s| s.format)
-}
-
-fn detect_text(text: &str) -> Option<Format> {
-    if text.trim().is_empty() {
-        return None;
-    }
-    formats::read_keeping(
-        text.as_bytes().to_vec(),
-        None,
-        crate::session::Keep::Messages,
-    )
-    .ok()
-    .map(|s| s.format)
-    .or_else(|| formats::detect(text).ok())
 }
 
 #[cfg(test)]
