@@ -46,8 +46,14 @@ _ctxctl() {
             ctxctl,help)
                 cmd="ctxctl__subcmd__help"
                 ;;
+            ctxctl,ls)
+                cmd="ctxctl__subcmd__sessions"
+                ;;
             ctxctl,models)
                 cmd="ctxctl__subcmd__models"
+                ;;
+            ctxctl,sessions)
+                cmd="ctxctl__subcmd__sessions"
                 ;;
             ctxctl,stats)
                 cmd="ctxctl__subcmd__stats"
@@ -154,6 +160,9 @@ _ctxctl() {
             ctxctl__subcmd__help,models)
                 cmd="ctxctl__subcmd__help__subcmd__models"
                 ;;
+            ctxctl__subcmd__help,sessions)
+                cmd="ctxctl__subcmd__help__subcmd__sessions"
+                ;;
             ctxctl__subcmd__help,stats)
                 cmd="ctxctl__subcmd__help__subcmd__stats"
                 ;;
@@ -191,7 +200,7 @@ _ctxctl() {
 
     case "${cmd}" in
         ctxctl)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version count check trim compact stats diff doctor archive models config cache completions help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version count check trim compact stats sessions ls diff doctor archive models config cache completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -233,7 +242,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version ls show restore rm prune help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version ls show restore rm prune help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -373,7 +382,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__ls)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -415,7 +424,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__prune)
-            opts="-q -v -h -V --keep --older-than --dry-run --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --keep --older-than --dry-run --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -465,7 +474,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__restore)
-            opts="-o -q -v -h -V --output --dry-run --force --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-o -q -v -h -V --output --dry-run --force --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -515,7 +524,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__rm)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -557,7 +566,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__show)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -599,7 +608,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__cache)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version path clear help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version path clear help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -641,7 +650,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__cache__subcmd__clear)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -739,7 +748,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__cache__subcmd__path)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -781,7 +790,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__check)
-            opts="-r -q -v -h -V --recursive --threshold --max-tokens --reserve-output --reserved --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --threshold --max-tokens --reserve-output --reserved --min-tokens --status --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -792,6 +801,34 @@ _ctxctl() {
                     return 0
                     ;;
                 -r)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -809,6 +846,14 @@ _ctxctl() {
                     ;;
                 --reserved)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -W "ok compact over error" -- "${cur}"))
                     return 0
                     ;;
                 --model)
@@ -847,7 +892,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__compact)
-            opts="-r -o -q -v -h -V --recursive --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --redact --min-recall --fallback --output --in-place --dry-run --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-r -g -o -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --redact --min-recall --fallback --output --in-place --dry-run --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -858,6 +903,34 @@ _ctxctl() {
                     return 0
                     ;;
                 -r)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -957,7 +1030,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__completions)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version bash elvish fish powershell zsh"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -999,7 +1072,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__config)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version path help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version path help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1083,7 +1156,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__config__subcmd__path)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1125,7 +1198,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__count)
-            opts="-r -q -v -h -V --recursive --by-role --per-message --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --by-role --per-message --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1136,6 +1209,34 @@ _ctxctl() {
                     return 0
                     ;;
                 -r)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1175,7 +1276,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__diff)
-            opts="-q -v -h -V --all --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --all --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1217,7 +1318,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__doctor)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1259,7 +1360,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__help)
-            opts="count check trim compact stats diff doctor archive models config cache completions help"
+            opts="count check trim compact stats sessions diff doctor archive models config cache completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1538,6 +1639,20 @@ _ctxctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxctl__subcmd__help__subcmd__sessions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxctl__subcmd__help__subcmd__stats)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1567,7 +1682,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__models)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1608,8 +1723,90 @@ _ctxctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxctl__subcmd__sessions)
+            opts="-g -q -v -h -V --agent --project --since --older-than --glob --exclude --min-tokens --status --sort --reverse --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -W "ok compact over error" -- "${cur}"))
+                    return 0
+                    ;;
+                --sort)
+                    COMPREPLY=($(compgen -W "agent project activity messages tokens usage status archives path" -- "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxctl__subcmd__stats)
-            opts="-r -q -v -h -V --recursive --max-tokens --reserve-output --reserved --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --max-tokens --reserve-output --reserved --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1620,6 +1817,34 @@ _ctxctl() {
                     return 0
                     ;;
                 -r)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1671,7 +1896,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__trim)
-            opts="-o -q -v -h -V --strategy --max-tokens --reserve-output --reserved --window --keep-first --keep-last --keep-roles --keep-marked --pin --chain --max-result-tokens --keep-recent --output --in-place --dry-run --name --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-o -q -v -h -V --strategy --max-tokens --reserve-output --reserved --window --keep-first --keep-last --keep-roles --keep-marked --pin --chain --max-result-tokens --keep-recent --output --in-place --dry-run --name --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

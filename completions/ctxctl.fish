@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_ctxctl_global_optspecs
-    string join \n model= tokenizer= format= config= no-config json q/quiet v/verbose color= no-progress no-cache session= include-live count-with= h/help V/version
+    string join \n model= tokenizer= format= config= no-config json tsv q/quiet v/verbose color= no-progress no-cache session= include-live count-with= h/help V/version
 end
 
 function __fish_ctxctl_needs_command
@@ -43,6 +43,7 @@ complete -c ctxctl -n "__fish_ctxctl_needs_command" -l count-with -d 'Count the 
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l no-progress -d 'Never draw progress bars'
@@ -55,6 +56,8 @@ complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "check" -d 'Check sess
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "trim" -d 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "compact" -d 'Summarize the middle of a session, keeping its head and recent tail'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "stats" -d 'Show where the tokens go: roles, tools, largest messages, window usage'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "sessions" -d 'List every agent session on the machine: tokens, share of the window, status'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "ls" -d 'List every agent session on the machine: tokens, share of the window, status'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "diff" -d 'Compare two sessions: what a rewrite removed, edited and added'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "doctor" -d 'Check the setup: config, directories, model, agent stores, LLM endpoint'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "archive" -d 'List, show and restore the originals removed by compaction'
@@ -64,6 +67,18 @@ complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "cache" -d 'Manage the
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s r -l recursive -d 'Also read every *.json / *.jsonl session below DIR' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''
+gemini-cli\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s g -l glob -d 'Only files matching GLOB (a name like \'*.jsonl\', or a path like \'2025/**\'); repeatable' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l exclude -d 'Leave out files matching GLOB; repeatable' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
@@ -85,6 +100,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l by-role -d 'Show
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l per-message -d 'Show tokens of every message'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-progress -d 'Never draw progress bars'
@@ -93,10 +109,27 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l include-live -d 
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s r -l recursive -d 'Also read every *.json / *.jsonl session below DIR' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''
+gemini-cli\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s g -l glob -d 'Only files matching GLOB (a name like \'*.jsonl\', or a path like \'2025/**\'); repeatable' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l exclude -d 'Leave out files matching GLOB; repeatable' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l threshold -d 'Fraction of the effective limit at which a session needs compaction [env: CTXCTL_THRESHOLD] [default: 0.8]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l max-tokens -d 'Use this context window instead of the model\'s' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l reserve-output -d 'Tokens reserved for the reply (default: the model\'s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l reserved -d 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l min-tokens -d 'Only sessions whose next request is at least N tokens' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l status -d 'Only sessions with these statuses (comma-separated)' -r -f -a "ok\t''
+compact\t''
+over\t''
+error\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
@@ -116,6 +149,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l count-with -d 'C
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-progress -d 'Never draw progress bars'
@@ -159,6 +193,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l in-place -d 'Repl
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-progress -d 'Never draw progress bars'
@@ -167,6 +202,18 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l include-live -d '
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s r -l recursive -d 'Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''
+gemini-cli\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s g -l glob -d 'Only files matching GLOB (a name like \'*.jsonl\', or a path like \'2025/**\'); repeatable' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l exclude -d 'Leave out files matching GLOB; repeatable' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l name -d 'A stored session to compact in place; with one FILE, the name to store the result under' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tail-tokens -d 'Tokens kept verbatim at the end' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tail-ratio -d 'Share of the effective limit kept verbatim at the end (default 0.2)' -r
@@ -205,6 +252,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l in-place -d 'R
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-progress -d 'Never draw progress bars'
@@ -213,6 +261,18 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l include-live -
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s r -l recursive -d 'Also read every *.json / *.jsonl session below DIR' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''
+gemini-cli\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s g -l glob -d 'Only files matching GLOB (a name like \'*.jsonl\', or a path like \'2025/**\'); repeatable' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l exclude -d 'Leave out files matching GLOB; repeatable' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l max-tokens -d 'Use this context window instead of the model\'s' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l reserve-output -d 'Tokens reserved for the reply (default: the model\'s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l reserved -d 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]' -r
@@ -235,6 +295,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l count-with -d 'C
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-progress -d 'Never draw progress bars'
@@ -242,6 +303,114 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-cache -d 'Do 
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''
+gemini-cli\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -s g -l glob -d 'Only files matching GLOB (a name like \'*.jsonl\', or a path like \'2025/**\'); repeatable' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l exclude -d 'Leave out files matching GLOB; repeatable' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l min-tokens -d 'Only sessions whose next request is at least N tokens' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l status -d 'Only sessions with these statuses (comma-separated)' -r -f -a "ok\t''
+compact\t''
+over\t''
+error\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l sort -d 'Sort by this column' -r -f -a "agent\t''
+project\t''
+activity\t''
+messages\t''
+tokens\t''
+usage\t''
+status\t''
+archives\t''
+path\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''
+gemini-cli\t''
+goose-db\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l reverse -d 'Reverse the order'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''
+gemini-cli\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -s g -l glob -d 'Only files matching GLOB (a name like \'*.jsonl\', or a path like \'2025/**\'); repeatable' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l exclude -d 'Leave out files matching GLOB; repeatable' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l min-tokens -d 'Only sessions whose next request is at least N tokens' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l status -d 'Only sessions with these statuses (comma-separated)' -r -f -a "ok\t''
+compact\t''
+over\t''
+error\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l sort -d 'Sort by this column' -r -f -a "agent\t''
+project\t''
+activity\t''
+messages\t''
+tokens\t''
+usage\t''
+status\t''
+archives\t''
+path\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''
+gemini-cli\t''
+goose-db\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l reverse -d 'Reverse the order'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
@@ -262,6 +431,7 @@ api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l all -d 'Also list the messages both hold'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l no-progress -d 'Never draw progress bars'
@@ -288,6 +458,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l count-with -d '
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l no-progress -d 'Never draw progress bars'
@@ -314,6 +485,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_se
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l no-progress -d 'Never draw progress bars'
@@ -346,6 +518,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-progress -d 'Never draw progress bars'
@@ -372,6 +545,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-progress -d 'Never draw progress bars'
@@ -401,6 +575,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l force -d 'Restore even if the archive was already restored into this file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-progress -d 'Never draw progress bars'
@@ -427,6 +602,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l no-progress -d 'Never draw progress bars'
@@ -456,6 +632,7 @@ api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l dry-run -d 'Only list what would be deleted (exit 1 if something would be)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l no-progress -d 'Never draw progress bars'
@@ -488,6 +665,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l count-with -d '
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l no-progress -d 'Never draw progress bars'
@@ -514,6 +692,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_see
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l no-progress -d 'Never draw progress bars'
@@ -542,6 +721,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_su
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l no-progress -d 'Never draw progress bars'
@@ -570,6 +750,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l no-progress -d 'Never draw progress bars'
@@ -599,6 +780,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_sub
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l no-progress -d 'Never draw progress bars'
@@ -625,6 +807,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_sub
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l no-progress -d 'Never draw progress bars'
@@ -654,6 +837,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l count-with
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s q -l quiet -d 'Print nothing but errors'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-progress -d 'Never draw progress bars'
@@ -661,19 +845,20 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-cache -
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "count" -d 'Count tokens per file, per role and per message'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "check" -d 'Check sessions against their model\'s window (exit 1 when one needs attention)'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "trim" -d 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "compact" -d 'Summarize the middle of a session, keeping its head and recent tail'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "stats" -d 'Show where the tokens go: roles, tools, largest messages, window usage'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "diff" -d 'Compare two sessions: what a rewrite removed, edited and added'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "doctor" -d 'Check the setup: config, directories, model, agent stores, LLM endpoint'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "archive" -d 'List, show and restore the originals removed by compaction'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "models" -d 'List the built-in model registry'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "config" -d 'Print the effective settings and where each came from'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "cache" -d 'Manage the token-count cache'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats diff doctor archive models config cache completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "count" -d 'Count tokens per file, per role and per message'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "check" -d 'Check sessions against their model\'s window (exit 1 when one needs attention)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "trim" -d 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "compact" -d 'Summarize the middle of a session, keeping its head and recent tail'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "stats" -d 'Show where the tokens go: roles, tools, largest messages, window usage'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "sessions" -d 'List every agent session on the machine: tokens, share of the window, status'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "diff" -d 'Compare two sessions: what a rewrite removed, edited and added'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "doctor" -d 'Check the setup: config, directories, model, agent stores, LLM endpoint'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "archive" -d 'List, show and restore the originals removed by compaction'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "models" -d 'List the built-in model registry'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "config" -d 'Print the effective settings and where each came from'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "cache" -d 'Manage the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "ls" -d 'List archives: of one session, or of all'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'

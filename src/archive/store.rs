@@ -252,6 +252,11 @@ impl ArchiveStore {
         Ok(out)
     }
 
+    /// How many archives `session` has (from the file names; none are read).
+    pub fn count(&self, session: &str) -> Result<usize, ArchiveError> {
+        Ok(self.files(session)?.len())
+    }
+
     /// Reads archive `NAME/SEQ`.
     pub fn get(&self, id: &str) -> Result<(ArchiveEntry, ArchiveFile), ArchiveError> {
         let (session, seq) = parse_id(id)?;

@@ -11,7 +11,7 @@ use crate::ops::predict::Prediction;
 use crate::ops::usage::reported;
 use crate::render::json::{ByRole, CountFile, CountReport, MessageTokens};
 use crate::render::preview::preview;
-use crate::render::table::{table, thousands};
+use crate::render::table::{table, thousands, Cell, Table};
 use crate::session::Role;
 
 /// Count tokens exactly as the model's tokenizer would.
@@ -41,7 +41,7 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
         let loaded = load::load_for_reading(ctx, path)?;
         let next = crate::ops::exact::prediction(ctx, &loaded)?;
         let file = count_file(&loaded, next, args.per_message);
-        if !ctx.printer.json {
+        if !ctx.printer.json && !ctx.printer.tsv {
             print_human(ctx, &loaded, &file, args)?;
         }
         Ok(file)
@@ -56,6 +56,8 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
     })?;
     if ctx.printer.json {
         ctx.printer.json(&report)?;
+    } else if ctx.printer.tsv {
+        ctx.printer.table(&tsv(&report.files, args))?;
     } else if report.files.len() > 1 {
         ctx.printer.line(&format!(
             "{:>12}  total ({} files)",
@@ -64,6 +66,61 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
         ))?;
     }
     Ok(status)
+}
+
+/// `--tsv`: one line per file; per message with `--per-message`, per role with
+/// `--by-role`.
+fn tsv(files: &[CountFile], args: &CountArgs) -> Table {
+    if args.per_message {
+        let mut t = Table::new(&["path", "index", "role", "tokens"]);
+        for f in files {
+            for m in f.per_message.iter().flatten() {
+                t.push(vec![
+                    Cell::text(&f.path),
+                    Cell::Num(m.index as u64),
+                    Cell::text(m.role),
+                    Cell::Num(m.tokens as u64),
+                ]);
+            }
+        }
+        return t;
+    }
+    if args.by_role {
+        let mut t = Table::new(&["path", "role", "tokens"]);
+        for f in files {
+            for r in Role::ALL.iter().filter(|r| f.by_role.get(**r) > 0) {
+                t.push(vec![
+                    Cell::text(&f.path),
+                    Cell::text(r.name()),
+                    Cell::Num(f.by_role.get(*r) as u64),
+                ]);
+            }
+        }
+        return t;
+    }
+    let mut t = Table::new(&[
+        "tokens",
+        "messages",
+        "next_request_tokens",
+        "context_window",
+        "format",
+        "model",
+        "tokenizer",
+        "path",
+    ]);
+    for f in files {
+        t.push(vec![
+            Cell::Num(f.tokens as u64),
+            Cell::Num(f.messages as u64),
+            Cell::Num(f.next_request_tokens as u64),
+            Cell::Num(f.context_window),
+            Cell::text(f.format),
+            Cell::text(&f.model),
+            Cell::text(f.tokenizer),
+            Cell::text(&f.path),
+        ]);
+    }
+    t
 }
 
 fn count_file(l: &Loaded, next: Prediction, per_message: bool) -> CountFile {
@@ -114,7 +171,7 @@ fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> an
         "{:>12}  {}  ({} messages; {}, {}, {}{estimate})",
         p.paint(&thousands(f.tokens as u64), crate::render::Style::Bold),
         f.path,
-        f.messages,
+        thousands(f.messages as u64),
         f.format,
         f.model,
         f.tokenizer
@@ -143,7 +200,7 @@ fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> an
             .map(|r| {
                 vec![
                     r.name().to_string(),
-                    msgs.get(*r).to_string(),
+                    thousands(msgs.get(*r) as u64),
                     thousands(f.by_role.get(*r) as u64),
                 ]
             })
@@ -163,7 +220,7 @@ fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> an
             .enumerate()
             .map(|(i, (m, n))| {
                 vec![
-                    i.to_string(),
+                    thousands(i as u64),
                     m.role.name().to_string(),
                     thousands(*n as u64),
                     preview(&m.text(), 60),

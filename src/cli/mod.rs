@@ -13,6 +13,7 @@ mod diff;
 mod doctor;
 pub mod generate;
 mod models_cmd;
+mod sessions;
 mod stats;
 mod trim;
 
@@ -86,6 +87,14 @@ pub struct GlobalArgs {
     /// Machine-readable JSON on stdout
     #[arg(long, global = true, help_heading = "Global options")]
     pub json: bool,
+    /// Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)
+    #[arg(
+        long,
+        global = true,
+        conflicts_with = "json",
+        help_heading = "Global options"
+    )]
+    pub tsv: bool,
     /// Print nothing but errors
     #[arg(short, long, global = true, help_heading = "Global options")]
     pub quiet: bool,
@@ -141,6 +150,9 @@ pub enum Command {
     Compact(compact::CompactArgs),
     /// Show where the tokens go: roles, tools, largest messages, window usage
     Stats(stats::StatsArgs),
+    /// List every agent session on the machine: tokens, share of the window, status
+    #[command(visible_alias = "ls")]
+    Sessions(sessions::SessionsArgs),
     /// Compare two sessions: what a rewrite removed, edited and added
     Diff(diff::DiffArgs),
     /// Check the setup: config, directories, model, agent stores, LLM endpoint
@@ -162,7 +174,7 @@ pub enum Command {
 pub fn main(cli: Cli) -> ExitCode {
     let g = &cli.global;
     let env = crate::config::Env::from_process();
-    let printer = Printer::new(
+    let mut printer = Printer::new(
         g.quiet,
         g.verbose,
         g.json,
@@ -171,6 +183,7 @@ pub fn main(cli: Cli) -> ExitCode {
         g.no_progress,
         env.get(crate::config::env::CTXCTL_LOG),
     );
+    printer.tsv = g.tsv;
     let settings = Settings::resolve(&g.globals(), &env);
     let result = settings
         .map_err(anyhow::Error::from)
@@ -221,6 +234,7 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<ExitStatus> {
         Command::Trim(a) => trim::run(ctx, a),
         Command::Compact(a) => compact::run(ctx, a),
         Command::Stats(a) => stats::run(ctx, a),
+        Command::Sessions(a) => sessions::run(ctx, a),
         Command::Diff(a) => diff::run(ctx, a),
         Command::Doctor(a) => doctor::run(ctx, a),
         Command::Archive(a) => archive::run(ctx, a),

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::context::Context;
 use crate::exit::ExitStatus;
-use crate::render::table::{table, thousands};
+use crate::render::table::{Cell, Table};
 
 /// List known models: context window, max output and tokenizer.
 #[derive(Debug, Args)]
@@ -40,30 +40,41 @@ pub fn run(ctx: &Context, args: &ModelsArgs) -> anyhow::Result<ExitStatus> {
         .collect();
     if ctx.printer.json {
         ctx.printer.json(&rows)?;
-    } else if rows.is_empty() {
+    } else if rows.is_empty() && !ctx.printer.tsv {
         ctx.printer.note(&format!("no model matches {pattern:?}"));
     } else {
-        let cells: Vec<Vec<String>> = rows
-            .iter()
-            .map(|r| {
-                let tok = if r.exact {
-                    r.tokenizer.to_string()
-                } else {
-                    format!("{} (estimate)", r.tokenizer)
-                };
-                vec![
-                    r.id.clone(),
-                    thousands(r.context_window),
-                    r.max_output_tokens.map_or("unknown".into(), thousands),
-                    tok,
-                ]
-            })
-            .collect();
-        ctx.printer.line(&table(
-            &["model", "context", "max output", "tokenizer"],
-            &cells,
-            &[1, 2],
-        ))?;
+        let mut t = Table::new(if ctx.printer.tsv {
+            &[
+                "id",
+                "context_window",
+                "max_output_tokens",
+                "tokenizer",
+                "exact",
+            ]
+        } else {
+            &["model", "context", "max output", "tokenizer"]
+        });
+        for r in &rows {
+            let mut row = vec![
+                Cell::text(&r.id),
+                Cell::Num(r.context_window),
+                match r.max_output_tokens {
+                    Some(n) => Cell::Num(n),
+                    None if ctx.printer.tsv => Cell::None,
+                    None => Cell::text("unknown"),
+                },
+            ];
+            if ctx.printer.tsv {
+                row.push(Cell::text(r.tokenizer));
+                row.push(Cell::text(r.exact.to_string()));
+            } else if r.exact {
+                row.push(Cell::text(r.tokenizer));
+            } else {
+                row.push(Cell::text(format!("{} (estimate)", r.tokenizer)));
+            }
+            t.push(row);
+        }
+        ctx.printer.table(&t)?;
     }
     Ok(if rows.is_empty() {
         ExitStatus::Failure

@@ -15,7 +15,7 @@ use crate::ops::usage::reported;
 use crate::render::bar::bar;
 use crate::render::json::{ByRole, Reported};
 use crate::render::preview::preview;
-use crate::render::table::{table, thousands};
+use crate::render::table::{thousands, Cell, Table};
 use crate::render::Style;
 use crate::session::{Part, Role};
 
@@ -87,7 +87,7 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
     let mut out = Vec::new();
     let work = |path: &std::path::Path| -> anyhow::Result<StatsFile> {
         let s = load::load_for_reading(ctx, path).and_then(|l| stats(ctx, args, &l))?;
-        if !ctx.printer.json {
+        if !ctx.printer.json && !ctx.printer.tsv {
             print_human(ctx, &s)?;
         }
         Ok(s)
@@ -104,6 +104,8 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
         } else {
             ctx.printer.json(&out)?;
         }
+    } else if ctx.printer.tsv {
+        print_tsv(ctx, &out)?;
     }
     Ok(status)
 }
@@ -227,7 +229,7 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
     p.line(&format!(
         "  {} tokens in {} messages ({}, {}, {}{estimate})",
         thousands(s.tokens as u64),
-        s.messages,
+        thousands(s.messages as u64),
         s.format,
         s.model,
         s.tokenizer
@@ -258,70 +260,15 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
             r.difference
         ))?;
     }
-    let rows: Vec<Vec<String>> = Role::ALL
-        .iter()
-        .filter(|r| s.messages_by_role.get(**r) > 0)
-        .map(|r| {
-            let t = s.tokens_by_role.get(*r);
-            let pct = if s.tokens == 0 {
-                0.0
-            } else {
-                t as f64 * 100.0 / s.tokens as f64
-            };
-            vec![
-                r.name().into(),
-                s.messages_by_role.get(*r).to_string(),
-                thousands(t as u64),
-                format!("{pct:.1}%"),
-            ]
-        })
-        .collect();
     p.line("")?;
-    p.line(&indent(&table(
-        &["role", "messages", "tokens", "share"],
-        &rows,
-        &[1, 2, 3],
-    )))?;
+    p.line(&indent(&roles(&[s], false).human()))?;
     if !s.tools.is_empty() {
-        let rows: Vec<Vec<String>> = s
-            .tools
-            .iter()
-            .map(|t| {
-                vec![
-                    t.name.clone(),
-                    t.calls.to_string(),
-                    thousands(t.call_tokens as u64),
-                    thousands(t.result_tokens as u64),
-                    t.errors.to_string(),
-                ]
-            })
-            .collect();
         p.line("")?;
-        p.line(&indent(&table(
-            &["tool", "calls", "call tokens", "result tokens", "errors"],
-            &rows,
-            &[1, 2, 3, 4],
-        )))?;
+        p.line(&indent(&tools(&[s], false).human()))?;
     }
     if !s.largest.is_empty() {
-        let rows: Vec<Vec<String>> = s
-            .largest
-            .iter()
-            .map(|m| {
-                vec![
-                    m.index.to_string(),
-                    m.role.into(),
-                    thousands(m.tokens as u64),
-                    m.preview.clone(),
-                ]
-            })
-            .collect();
         p.line("")?;
-        p.line(&indent(&table(
-            &["largest #", "role", "tokens", "text"],
-            &rows,
-            &[0, 2],
-        )))?;
+        p.line(&indent(&largest(&[s], false).human()))?;
     }
     if !s.compactions.is_empty() {
         p.line("")?;
@@ -337,6 +284,110 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// `--tsv`: the roles, tools and largest-messages tables of every file, each with a
+/// header and a `path` column, separated by an empty line.
+fn print_tsv(ctx: &Context, files: &[StatsFile]) -> anyhow::Result<()> {
+    let files: Vec<&StatsFile> = files.iter().collect();
+    ctx.printer.line(&format!(
+        "{}\n\n{}\n\n{}",
+        roles(&files, true).tsv(),
+        tools(&files, true).tsv(),
+        largest(&files, true).tsv()
+    ))?;
+    Ok(())
+}
+
+/// The header `names`, after a `path` column when `with_path`.
+fn header(names: &[&'static str], with_path: bool) -> Table {
+    let mut h = if with_path { vec!["path"] } else { vec![] };
+    h.extend_from_slice(names);
+    Table::new(&h)
+}
+
+fn row(s: &StatsFile, with_path: bool, cells: Vec<Cell>) -> Vec<Cell> {
+    let mut r = if with_path {
+        vec![Cell::text(&s.path)]
+    } else {
+        vec![]
+    };
+    r.extend(cells);
+    r
+}
+
+fn roles(files: &[&StatsFile], with_path: bool) -> Table {
+    let mut t = header(&["role", "messages", "tokens", "share"], with_path);
+    for s in files {
+        for r in Role::ALL.iter().filter(|r| s.messages_by_role.get(**r) > 0) {
+            let n = s.tokens_by_role.get(*r);
+            let share = if s.tokens == 0 {
+                0.0
+            } else {
+                n as f64 / s.tokens as f64
+            };
+            t.push(row(
+                s,
+                with_path,
+                vec![
+                    Cell::text(r.name()),
+                    Cell::Num(s.messages_by_role.get(*r) as u64),
+                    Cell::Num(n as u64),
+                    Cell::Share(share),
+                ],
+            ));
+        }
+    }
+    t
+}
+
+fn tools(files: &[&StatsFile], with_path: bool) -> Table {
+    let names: &[&'static str] = if with_path {
+        &["tool", "calls", "call_tokens", "result_tokens", "errors"]
+    } else {
+        &["tool", "calls", "call tokens", "result tokens", "errors"]
+    };
+    let mut t = header(names, with_path);
+    for s in files {
+        for tool in &s.tools {
+            t.push(row(
+                s,
+                with_path,
+                vec![
+                    Cell::text(&tool.name),
+                    Cell::Num(tool.calls as u64),
+                    Cell::Num(tool.call_tokens as u64),
+                    Cell::Num(tool.result_tokens as u64),
+                    Cell::Num(tool.errors as u64),
+                ],
+            ));
+        }
+    }
+    t
+}
+
+fn largest(files: &[&StatsFile], with_path: bool) -> Table {
+    let names: &[&'static str] = if with_path {
+        &["index", "role", "tokens", "text"]
+    } else {
+        &["largest #", "role", "tokens", "text"]
+    };
+    let mut t = header(names, with_path);
+    for s in files {
+        for m in &s.largest {
+            t.push(row(
+                s,
+                with_path,
+                vec![
+                    Cell::Num(m.index as u64),
+                    Cell::text(m.role),
+                    Cell::Num(m.tokens as u64),
+                    Cell::text(&m.preview),
+                ],
+            ));
+        }
+    }
+    t
 }
 
 fn indent(text: &str) -> String {

@@ -48,6 +48,22 @@ pub fn detect(text: &str) -> Result<Format, ReadError> {
     Ok(detect_lines(&records))
 }
 
+/// The leading whole JSONL records of `lines` (at most [`SNIFF_LINES`], each as a bounded
+/// skeleton: long strings cut), and the line format they score highest for (`None` when
+/// there are fewer than two: one record may be a whole JSON document, which only
+/// [`detect`] tells).
+pub fn detect_head(lines: &str) -> (Option<Format>, Vec<Value>) {
+    let records: Vec<Value> = lines
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(SNIFF_LINES)
+        .map_while(|l| skeleton(l).ok())
+        .filter(Value::is_object)
+        .collect();
+    let format = (records.len() >= 2).then(|| detect_lines(&records));
+    (format, records)
+}
+
 /// What a JSON document's layout tells about it (see [`detect_layout`]).
 pub struct LayoutFacts<'a> {
     /// The document is the message array.

@@ -36,7 +36,7 @@ use crate::session::{
     RestorePlan, Session, WriteError,
 };
 
-pub use detect::detect;
+pub use detect::{detect, detect_head};
 pub use edit::{new_record, set_result_text};
 
 /// One on-disk format: how to recognise, read and write its files.
@@ -97,6 +97,19 @@ pub trait Codec: Sync {
         None
     }
 
+    /// The agent whose sessions this format holds, as `sessions` lists it and `--agent`
+    /// takes it (the format's name unless several formats are one agent's).
+    fn agent(&self) -> &'static str {
+        self.name()
+    }
+
+    /// The project (working directory) a session file at `path` belongs to, from its place
+    /// and its first records `head` (whole JSON values, the file's first lines); `None`
+    /// when neither says.
+    fn project(&self, _path: &Path, _head: &[Value]) -> Option<String> {
+        None
+    }
+
     /// Whether a file names its model in its first records only, so that reading a grown
     /// file from where an earlier read ended must take the model from that read.
     fn model_in_first_records(&self) -> bool {
@@ -122,6 +135,17 @@ pub fn classify_path(path: &Path) -> Found {
         .iter()
         .find_map(|c| c.classify_path(path))
         .unwrap_or(Found::Session)
+}
+
+/// The agent names of [`Codec::agent`], each once, in table order (`--agent` values).
+pub fn agents() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for c in CODECS {
+        if !out.contains(&c.agent()) {
+            out.push(c.agent());
+        }
+    }
+    out
 }
 
 /// Every format, in the order `--format` lists them. Detection prefers the earlier of two

@@ -33,20 +33,43 @@ pub fn run<T: Send>(
         ctx.prewarm(one);
         return emit(one, work(one));
     }
+    run_items(
+        ctx,
+        files,
+        what,
+        max_workers,
+        |p| work(p),
+        |p, value| emit(p, value),
+    )
+}
+
+/// [`run`] over any items (the sessions of an agent's database are one file, many items),
+/// without [`run`]'s tokenizer prewarming for a lone file.
+pub fn run_items<I: Sync, T: Send>(
+    ctx: &Context,
+    items: &[I],
+    what: &str,
+    max_workers: usize,
+    work: impl Fn(&I) -> T + Sync,
+    mut emit: impl FnMut(&I, T) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    if let [one] = items {
+        return emit(one, work(one));
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = cores.min(max_workers).max(1);
-    let bar = ctx.printer.progress_bar(files.len() as u64, what);
+    let bar = ctx.printer.progress_bar(items.len() as u64, what);
     let result = in_order(
-        files.len(),
+        items.len(),
         workers,
         |i| {
             let _flight = ctx.file_in_flight();
-            capture::capture(|| work(&files[i]))
+            capture::capture(|| work(&items[i]))
         },
         |i, (value, captured): (T, Captured)| {
             let shown = bar.suspend(|| {
                 captured.replay()?;
-                emit(&files[i], value)
+                emit(&items[i], value)
             });
             bar.inc(1);
             shown

@@ -1,5 +1,6 @@
 //! Services the commands share, as cargo's `ops`: loading a session ([`load`]), finding
-//! the input files ([`walk`]), running many files in parallel ([`batch`]), the store, clock
+//! the input files ([`walk`], [`filter`], [`describe`]), listing every agent session
+//! ([`sessions`]), checking one against its window ([`checked`]), running many files in parallel ([`batch`]), the store, clock
 //! and per-session lock ([`store`]), writing a rewrite atomically after checking that its
 //! input did not change ([`write`], [`retry`]), usage figures ([`usage`]), the predicted
 //! next request ([`predict`], with the agent's [`prior`] hidden part) and the window the agent uses ([`window`]).
@@ -8,11 +9,15 @@
 
 pub mod batch;
 pub mod carry;
+pub mod checked;
+pub mod describe;
+pub mod filter;
 pub mod exact;
 pub mod load;
 pub mod predict;
 pub mod prior;
 pub mod retry;
+pub mod sessions;
 pub mod store;
 pub mod testhook;
 pub mod usage;

@@ -1,48 +1,96 @@
-//! The files a command works on: `FILE...` as given, then every session file below each
-//! `-r DIR`, in a stable order, leaving out what the agents keep there that is not a
-//! session (each format says which of its agent's files those are:
-//! [`crate::formats::classify_path`]).
+//! The files a command works on: `FILE...` as given (a directory among them is walked, as
+//! ripgrep and fd do), then every session file below each `-r DIR`, in a stable order,
+//! leaving out what the agents keep there that is not a session (each format says which
+//! of its agent's files those are: [`crate::formats::classify_path`]) and what the run's
+//! filters ([`crate::ops::filter`]) leave out.
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use anyhow::Context as _;
 
 use crate::context::Context;
 use crate::formats::{classify_path, Found};
+use crate::ops::describe::describe;
+use crate::ops::filter::Filter;
 
-/// `files`, then the session files below each of `dirs` (sorted per directory). Below a
-/// directory, files that are not sessions (agent metadata and settings, todo lists, empty
-/// files) are skipped with a note under `-v`; so are subagent transcripts unless
-/// `subagents` (they belong to their parent session: counting reads them, checks and
-/// rewrites leave them to it). Files named on the command line are always taken. No input
-/// at all is a usage error.
+/// A file found below a directory.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub path: PathBuf,
+    pub len: u64,
+    pub modified: Option<SystemTime>,
+}
+
+impl Entry {
+    /// Seconds between the file's last change and `now` (Unix seconds); 0 if unknown.
+    pub fn age(&self, now: i64) -> i64 {
+        now - self.modified_unix().unwrap_or(now)
+    }
+
+    /// When the file last changed, in Unix seconds.
+    pub fn modified_unix(&self) -> Option<i64> {
+        self.modified
+            .map(|t| crate::archive::Timestamp::from_system(t).unix())
+    }
+}
+
+/// `files` (each directory among them walked), then the session files below each of
+/// `dirs` (sorted per directory). Below a directory, files that are not sessions (agent
+/// metadata and settings, todo lists, empty files) are skipped with a note under `-v`; so
+/// are subagent transcripts unless `subagents` (they belong to their parent session:
+/// counting reads them, checks and rewrites leave them to it), and files `filter` leaves
+/// out. Files named on the command line are always taken. No input at all is a usage
+/// error.
 pub fn collect(
     ctx: &Context,
     files: &[PathBuf],
     dirs: &[PathBuf],
     subagents: bool,
+    filter: &Filter,
 ) -> anyhow::Result<Vec<PathBuf>> {
-    let mut out = files.to_vec();
-    for dir in dirs {
-        let mut found = Vec::new();
-        walk(dir, &mut found).with_context(|| format!("{}", dir.display()))?;
-        found.sort();
-        for (path, len) in found {
-            let skip = match classify_path(&path) {
-                _ if len == 0 => Some("empty file".to_string()),
+    let now = crate::ops::store::clock(ctx)?.unix();
+    let mut out = Vec::new();
+    let mut walked = Vec::new();
+    for f in files {
+        if f != Path::new("-") && f.is_dir() {
+            walked.push(f.clone());
+        } else {
+            out.push(f.clone());
+        }
+    }
+    let walked_any = !walked.is_empty() || !dirs.is_empty();
+    for dir in walked.iter().chain(dirs) {
+        for entry in walk_dir(dir, false)? {
+            let skip = match classify_path(&entry.path) {
+                _ if entry.len == 0 => Some("empty file".to_string()),
                 Found::Other(why) => Some(why.to_string()),
                 Found::Subagent { parent } if !subagents => {
                     Some(format!("subagent transcript, part of {}", parent.display()))
                 }
-                _ => None,
+                _ => filtered_out(ctx, filter, &entry, now),
             };
             match skip {
                 Some(why) => ctx
                     .printer
-                    .debug(&format!("{}: skipped ({why})", path.display())),
-                None => out.push(path),
+                    .debug(&format!("{}: skipped ({why})", entry.path.display())),
+                None => out.push(entry.path),
             }
         }
+    }
+    if out.is_empty() && walked_any {
+        let dirs: Vec<String> = walked
+            .iter()
+            .chain(dirs)
+            .map(|d| d.display().to_string())
+            .collect();
+        if filter.filters_files() {
+            anyhow::bail!("no session below {} matches the filters", dirs.join(", "));
+        }
+        anyhow::bail!(
+            "{}: is a directory with no session file below it",
+            dirs.join(", ")
+        );
     }
     if out.is_empty() {
         anyhow::bail!("no input: give session FILEs, - for standard input, or -r DIR");
@@ -50,17 +98,47 @@ pub fn collect(
     Ok(out)
 }
 
-/// The session files below `dir`, with their sizes.
-fn walk(dir: &Path, out: &mut Vec<(PathBuf, u64)>) -> std::io::Result<()> {
+/// Why `filter` leaves out the file `entry`, if it does.
+pub fn filtered_out(ctx: &Context, filter: &Filter, entry: &Entry, now: i64) -> Option<String> {
+    if !filter.keeps_path(&entry.path, entry.age(now)) {
+        return Some("filtered out by its name or time".into());
+    }
+    if filter.needs_description() {
+        let d = describe(&entry.path, ctx.settings.format);
+        if !filter.keeps_described(&d) {
+            return Some(format!(
+                "filtered out: agent {}, project {}",
+                d.agent(),
+                d.project.as_deref().unwrap_or("unknown")
+            ));
+        }
+    }
+    None
+}
+
+/// The session files below `dir` (and the SQLite databases among its files, if
+/// `databases`), sorted by path.
+pub fn walk_dir(dir: &Path, databases: bool) -> anyhow::Result<Vec<Entry>> {
+    let mut found = Vec::new();
+    walk(dir, databases, &mut found).with_context(|| format!("{}", dir.display()))?;
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(found)
+}
+
+fn walk(dir: &Path, databases: bool, out: &mut Vec<Entry>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let path = entry.path();
         let ty = entry.file_type()?;
         if ty.is_dir() {
-            walk(&path, out)?;
-        } else if ty.is_file() && is_session_file(&path) {
-            let len = entry.metadata()?.len();
-            out.push((path, len));
+            walk(&path, databases, out)?;
+        } else if ty.is_file() && (is_session_file(&path) || databases && is_db_file(&path)) {
+            let meta = entry.metadata()?;
+            out.push(Entry {
+                path,
+                len: meta.len(),
+                modified: meta.modified().ok(),
+            });
         }
     }
     Ok(())
@@ -73,4 +151,8 @@ fn is_session_file(path: &Path) -> bool {
             path.extension().and_then(|e| e.to_str()),
             Some("json" | "jsonl")
         )
+}
+
+fn is_db_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "db") && crate::ops::load::is_database(path)
 }

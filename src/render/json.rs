@@ -122,3 +122,41 @@ pub struct CheckFile {
     pub remaining: i64,
     pub problems: Vec<String>,
 }
+
+/// `sessions --json`: `{"sessions":[...]}`.
+#[derive(Debug, Serialize)]
+pub struct SessionsReport {
+    pub sessions: Vec<SessionRow>,
+}
+
+/// One session as `sessions` lists it; the figures are `check`'s, under its names.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionRow {
+    pub agent: &'static str,
+    /// The format it is read as (`claude-code`, `goose-db`, ...); `null` if unreadable.
+    pub format: Option<&'static str>,
+    pub project: Option<String>,
+    pub path: String,
+    /// The session inside an agent's database (`path`); `null` for a file.
+    pub session: Option<String>,
+    /// When it was last active, RFC 3339 UTC (the file's modification time, or the
+    /// database's `updated_at`).
+    pub last_activity: Option<String>,
+    #[serde(skip)]
+    pub last_activity_unix: Option<i64>,
+    pub model: Option<String>,
+    pub messages: Option<usize>,
+    pub next_request_tokens: Option<usize>,
+    pub context_window: Option<u64>,
+    pub effective_limit: Option<u64>,
+    /// `next_request_tokens / effective_limit`.
+    pub usage: Option<f64>,
+    /// `ok`, `compact`, `over` (as `check` says), or `error` (see `error`).
+    pub status: &'static str,
+    /// Archives ctxctl keeps of it (`ctxctl archive ls`).
+    pub archives: usize,
+    /// Its subagents' transcripts, folded into it.
+    pub subagents: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}

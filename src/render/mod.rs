@@ -72,6 +72,8 @@ impl Style {
 pub struct Printer {
     pub quiet: bool,
     pub json: bool,
+    /// Tables as tab-separated values with raw numbers (`--tsv`).
+    pub tsv: bool,
     /// Colour on stdout.
     pub color: bool,
     /// Colour on stderr.
@@ -106,6 +108,7 @@ impl Printer {
         Printer {
             quiet,
             json,
+            tsv: false,
             color: !json && decide(io::stdout().is_terminal()),
             err_color: decide(stderr_tty),
             level: if quiet { Level::Error } else { level },
@@ -118,6 +121,7 @@ impl Printer {
         Printer {
             quiet: false,
             json: false,
+            tsv: false,
             color: false,
             err_color: false,
             level: Level::Warn,
@@ -131,6 +135,15 @@ impl Printer {
             return Ok(());
         }
         stdout(format!("{text}\n").as_bytes())
+    }
+
+    /// A table on stdout: aligned for people, tab-separated with `--tsv`.
+    pub fn table(&self, t: &table::Table) -> io::Result<()> {
+        if self.tsv {
+            self.line(&t.tsv())
+        } else {
+            self.line(&t.human())
+        }
     }
 
     /// JSON output on stdout, pretty-printed, one document.

@@ -1,4 +1,98 @@
-//! Plain aligned text tables for human output.
+//! Tables: aligned text for people, or (`--tsv`) tab-separated values with raw numbers for
+//! `sort -n`, `cut` and spreadsheets. Numbers have one style in human output: thousands
+//! separators (`12,345`), right-aligned.
+
+/// One cell of a [`Table`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Text(String),
+    /// A count: `12,345` for people, `12345` in TSV.
+    Num(u64),
+    /// A share: `12.3%` for people, `0.1234` in TSV.
+    Share(f64),
+    /// Nothing to show: `-` for people, empty in TSV.
+    None,
+}
+
+impl Cell {
+    pub fn text(s: impl Into<String>) -> Cell {
+        Cell::Text(s.into())
+    }
+
+    /// `Num(n)`, or `None` without a value.
+    pub fn opt(n: Option<u64>) -> Cell {
+        n.map_or(Cell::None, Cell::Num)
+    }
+
+    fn human(&self) -> String {
+        match self {
+            Cell::Text(s) => s.clone(),
+            Cell::Num(n) => thousands(*n),
+            Cell::Share(r) => format!("{:.1}%", r * 100.0),
+            Cell::None => "-".into(),
+        }
+    }
+
+    fn tsv(&self) -> String {
+        match self {
+            Cell::Text(s) => s.replace(['\t', '\n', '\r'], " "),
+            Cell::Num(n) => n.to_string(),
+            Cell::Share(r) => format!("{}", (r * 10_000.0).round() / 10_000.0),
+            Cell::None => String::new(),
+        }
+    }
+
+    fn is_number(&self) -> bool {
+        matches!(self, Cell::Num(_) | Cell::Share(_))
+    }
+}
+
+/// A header and rows of cells; numeric columns are right-aligned for people.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    pub header: Vec<&'static str>,
+    pub rows: Vec<Vec<Cell>>,
+}
+
+impl Table {
+    pub fn new(header: &[&'static str]) -> Table {
+        Table {
+            header: header.to_vec(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, row: Vec<Cell>) {
+        self.rows.push(row);
+    }
+
+    /// Aligned columns, numbers right-aligned (see [`table`]).
+    pub fn human(&self) -> String {
+        let right: Vec<usize> = (0..self.header.len())
+            .filter(|&i| {
+                self.rows
+                    .iter()
+                    .any(|r| r.get(i).is_some_and(Cell::is_number))
+            })
+            .collect();
+        let rows: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| r.iter().map(Cell::human).collect())
+            .collect();
+        table(&self.header, &rows, &right)
+    }
+
+    /// A header line, then one line per row, cells separated by tabs, numbers raw.
+    pub fn tsv(&self) -> String {
+        let mut out = self.header.join("\t");
+        for row in &self.rows {
+            out.push('\n');
+            out.push_str(&row.iter().map(Cell::tsv).collect::<Vec<_>>().join("\t"));
+        }
+        out
+    }
+}
 
 /// Formats rows with columns padded to their widest cell; columns listed in `right` are
 /// right-aligned (numbers).
@@ -76,6 +170,22 @@ mod tests {
             &[1],
         );
         assert_eq!(t, "a      n\nxyz    5\nq    100");
+    }
+
+    #[test]
+    fn tables_for_people_and_for_pipes() {
+        let mut t = Table::new(&["name", "tokens", "use"]);
+        t.push(vec![
+            Cell::text("a\tb"),
+            Cell::Num(12_345),
+            Cell::Share(0.5),
+        ]);
+        t.push(vec![Cell::text("c"), Cell::None, Cell::Share(0.12345)]);
+        assert_eq!(
+            t.human(),
+            "name  tokens    use\na\tb   12,345  50.0%\nc          -  12.3%"
+        );
+        assert_eq!(t.tsv(), "name\ttokens\tuse\na b\t12345\t0.5\nc\t\t0.1235");
     }
 
     #[test]

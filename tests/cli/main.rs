@@ -37,6 +37,7 @@ mod readme;
 mod readme_blocks;
 mod samples;
 mod secrets;
+mod sessions;
 mod summaries;
 mod trim;
 mod window;

@@ -76,7 +76,7 @@ const NOT_RUNNABLE: &[(&str, &str)] = &[
 ];
 
 /// Programs README commands may use besides ctxctl.
-const TOOLS: &[&str] = &["cat", "cp", "mkdir", "head"];
+const TOOLS: &[&str] = &["cat", "cp", "mkdir", "head", "cut"];
 
 /// Block languages the README may use; anything else must be added here with a rule.
 const LANGUAGES: &[&str] = &["console", "sh", "toml", "yaml", "rust"];

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::archive::{ArchiveFile, ArchiveStore};
 use crate::context::Context;
 use crate::exit::ExitStatus;
-use crate::render::table::{table, thousands};
+use crate::render::table::{thousands, Cell, Table};
 
 #[derive(Debug, Subcommand)]
 #[command(
@@ -88,7 +88,7 @@ fn ls(ctx: &Context, store: &ArchiveStore, args: &LsArgs) -> anyhow::Result<Exit
         ctx.printer.json(&entries)?;
         return Ok(ExitStatus::Success);
     }
-    if entries.is_empty() {
+    if entries.is_empty() && !ctx.printer.tsv {
         let whose = args
             .name
             .as_ref()
@@ -97,32 +97,32 @@ fn ls(ctx: &Context, store: &ArchiveStore, args: &LsArgs) -> anyhow::Result<Exit
         ctx.printer.note(&format!("no archives{whose}"));
         return Ok(ExitStatus::Success);
     }
-    let rows: Vec<Vec<String>> = entries
-        .iter()
-        .map(|e| {
-            vec![
-                e.id.clone(),
-                e.timestamp.clone(),
-                e.messages.to_string(),
-                thousands(e.tokens as u64),
-                thousands(e.bytes),
-                e.restored
-                    .as_ref()
-                    .map_or_else(|| "-".to_string(), |r| r.at.clone()),
-            ]
-        })
-        .collect();
-    ctx.printer.line(&table(
-        &["id", "time", "messages", "tokens", "bytes", "restored"],
-        &rows,
-        &[2, 3, 4],
-    ))?;
-    let total: u64 = entries.iter().map(|e| e.bytes).sum();
-    ctx.printer.note(&format!(
-        "{} archive(s), {} bytes",
-        entries.len(),
-        thousands(total)
-    ));
+    let mut t = Table::new(if ctx.printer.tsv {
+        &["id", "timestamp", "messages", "tokens", "bytes", "restored"]
+    } else {
+        &["id", "time", "messages", "tokens", "bytes", "restored"]
+    });
+    for e in &entries {
+        t.push(vec![
+            Cell::text(&e.id),
+            Cell::text(&e.timestamp),
+            Cell::Num(e.messages as u64),
+            Cell::Num(e.tokens as u64),
+            Cell::Num(e.bytes),
+            e.restored
+                .as_ref()
+                .map_or(Cell::None, |r| Cell::text(&r.at)),
+        ]);
+    }
+    ctx.printer.table(&t)?;
+    if !ctx.printer.tsv {
+        let total: u64 = entries.iter().map(|e| e.bytes).sum();
+        ctx.printer.note(&format!(
+            "{} archive(s), {} bytes",
+            entries.len(),
+            thousands(total)
+        ));
+    }
     Ok(ExitStatus::Success)
 }
 

@@ -2,6 +2,7 @@
 //! budget options. Each resolves into the plain values the `ops` services take.
 
 pub mod duration;
+pub mod filter;
 pub mod limits;
 
 use std::path::PathBuf;
@@ -13,18 +14,22 @@ use crate::ops::write::OutputChoice;
 
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
-    /// Session files (`-` reads standard input)
+    /// Session files (`-` reads standard input); a directory is read as with -r
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Also read every *.json / *.jsonl session below DIR
     #[arg(short = 'r', long = "recursive", value_name = "DIR")]
     pub recursive: Vec<PathBuf>,
+    #[command(flatten)]
+    pub filters: filter::FileFilterArgs,
 }
 
 impl InputArgs {
-    /// The files to process, in a stable order (see [`crate::ops::walk::collect`]).
+    /// The files to process, in a stable order, filtered (see
+    /// [`crate::ops::walk::collect`]).
     pub fn collect(&self, ctx: &Context, subagents: bool) -> anyhow::Result<Vec<PathBuf>> {
-        crate::ops::walk::collect(ctx, &self.files, &self.recursive, subagents)
+        let filter = self.filters.filter(None)?;
+        crate::ops::walk::collect(ctx, &self.files, &self.recursive, subagents, &filter)
     }
 }
 

@@ -3,18 +3,16 @@
 
 use clap::Args;
 
-mod cached;
-
-pub use cached::{load, Checked};
-
+use crate::cli::args::filter::ResultFilterArgs;
 use crate::cli::args::limits::{self, LimitArgs};
 use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
+use crate::ops::checked::{load, status, Checked};
 use crate::ops::load;
 use crate::render::json::CheckFile;
-use crate::render::table::thousands;
+use crate::render::table::{thousands, Cell, Table};
 use crate::render::Style;
 
 /// Usage above which a warning is printed on stderr, whatever the threshold.
@@ -33,16 +31,26 @@ pub struct CheckArgs {
     pub threshold: Option<f64>,
     #[command(flatten)]
     pub limits: LimitArgs,
+    #[command(flatten)]
+    pub results: ResultFilterArgs,
 }
 
 pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let files = args.input.collect(ctx, false)?;
     let threshold = limits::threshold(ctx, args.threshold)?.value;
+    let filter = args.input.filters.filter(Some(&args.results))?;
     let mut status = ExitStatus::Success;
     let mut results = Vec::new();
-    let work = |path: &std::path::Path| -> anyhow::Result<CheckFile> {
+    let work = |path: &std::path::Path| -> anyhow::Result<Option<CheckFile>> {
         let l = load(ctx, path)?;
         let file = check_file(ctx, args, &l, threshold)?;
+        if !filter.keeps_result(file.next_request_tokens, file.status) {
+            ctx.printer.debug(&format!(
+                "{}: left out ({} tokens, {})",
+                file.path, file.next_request_tokens, file.status
+            ));
+            return Ok(None);
+        }
         if file.usage > WARN_USAGE {
             ctx.printer.warn(&format!(
                 "{}: {:.1}% of the effective limit used",
@@ -50,13 +58,13 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
                 file.usage * 100.0
             ));
         }
-        if !ctx.printer.json {
+        if !ctx.printer.json && !ctx.printer.tsv {
             print_human(ctx, &file)?;
         }
-        Ok(file)
+        Ok(Some(file))
     };
     batch::run(ctx, &files, "checking", usize::MAX, work, |_, outcome| {
-        if let Some(file) = batch::reported(ctx, outcome, &mut status)? {
+        if let Some(file) = batch::reported(ctx, outcome, &mut status)?.flatten() {
             if file.status != "ok" || !file.problems.is_empty() {
                 status = status.worst(ExitStatus::Failure);
             }
@@ -70,21 +78,37 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         } else {
             ctx.printer.json(&results)?;
         }
+    } else if ctx.printer.tsv {
+        ctx.printer.table(&tsv(&results))?;
     }
     Ok(status)
 }
 
-/// Classifies `tokens` against the limits.
-pub fn status(tokens: usize, effective_limit: u64, threshold: f64) -> &'static str {
-    let tokens = tokens as f64;
-    let limit = effective_limit as f64;
-    if tokens > limit {
-        "over"
-    } else if tokens >= threshold * limit && tokens > 0.0 {
-        "compact"
-    } else {
-        "ok"
+/// `--tsv`: one line per file, raw numbers.
+fn tsv(files: &[CheckFile]) -> Table {
+    let mut t = Table::new(&[
+        "status",
+        "next_request_tokens",
+        "effective_limit",
+        "usage",
+        "context_window",
+        "problems",
+        "model",
+        "path",
+    ]);
+    for f in files {
+        t.push(vec![
+            Cell::text(f.status),
+            Cell::Num(f.next_request_tokens as u64),
+            Cell::Num(f.effective_limit),
+            Cell::Share(f.usage),
+            Cell::Num(f.context_window),
+            Cell::Num(f.problems.len() as u64),
+            Cell::text(&f.model),
+            Cell::text(&f.path),
+        ]);
     }
+    t
 }
 
 fn check_file(
@@ -160,18 +184,4 @@ fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
         p.line(&format!("         problem: {problem}"))?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::status;
-
-    #[test]
-    fn statuses() {
-        assert_eq!(status(0, 100, 0.8), "ok");
-        assert_eq!(status(79, 100, 0.8), "ok");
-        assert_eq!(status(80, 100, 0.8), "compact");
-        assert_eq!(status(100, 100, 0.8), "compact");
-        assert_eq!(status(101, 100, 0.8), "over");
-    }
 }

@@ -61,6 +61,7 @@ pub fn run(
     let files = InputArgs {
         files: args.files.clone(),
         recursive: args.recursive.clone(),
+        filters: args.filters.clone(),
     }
     .collect(ctx, false)?;
     if !args.output.in_place && !args.output.dry_run {

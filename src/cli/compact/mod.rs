@@ -56,6 +56,8 @@ pub struct CompactArgs {
         conflicts_with = "name"
     )]
     pub recursive: Vec<PathBuf>,
+    #[command(flatten)]
+    pub filters: crate::cli::args::filter::FileFilterArgs,
     /// A stored session to compact in place; with one FILE, the name to store the result under
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
@@ -115,7 +117,7 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
                 true,
             ),
         },
-        ([one], true) => (one.clone(), false),
+        ([one], true) if !one.is_dir() => (one.clone(), false),
         _ => return many::run(ctx, args, &*summarizer(ctx, args)?),
     };
     ctx.prewarm(&path);

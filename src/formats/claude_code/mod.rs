@@ -19,6 +19,7 @@ mod thread;
 mod write;
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -243,6 +244,10 @@ impl Codec for ClaudeCode {
 
     fn name(&self) -> &'static str {
         "claude-code"
+    }
+
+    fn project(&self, path: &Path, head: &[Value]) -> Option<String> {
+        paths::project(path, head)
     }
 
     fn line_score(&self, _index: usize, r: &Value) -> usize {

@@ -9,7 +9,30 @@
 
 use std::path::Path;
 
+use serde_json::Value;
+
 use crate::formats::Found;
+
+/// The project of a transcript: the `cwd` its first records name, else its directory's
+/// name decoded (`projects/-home-dev-calc` → `/home/dev/calc`; Claude Code writes every
+/// `/`, `.` and `_` of the path as `-`, so the decoding is a guess where a record does not
+/// say). A subagent transcript's directory is its session's, two levels up.
+pub fn project(path: &Path, head: &[Value]) -> Option<String> {
+    if let Some(cwd) = head
+        .iter()
+        .find_map(|r| r.get("cwd").and_then(Value::as_str))
+    {
+        return Some(cwd.to_string());
+    }
+    let dirs: Vec<&str> = path
+        .ancestors()
+        .skip(1)
+        .filter_map(|p| p.file_name()?.to_str())
+        .collect();
+    let at = dirs.iter().position(|d| *d == "projects")?;
+    let encoded = dirs.get(at.checked_sub(1)?)?;
+    Some(encoded.replace('-', "/"))
+}
 
 /// What `path` is, judged by its name and place.
 pub fn classify(path: &Path) -> Found {
@@ -50,6 +73,20 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+
+    #[test]
+    fn projects_come_from_the_records_else_the_directory_name() {
+        let p = Path::new("/h/.claude/projects/-home-dev-calc/abc.jsonl");
+        assert_eq!(project(p, &[]).as_deref(), Some("/home/dev/calc"));
+        let sub = Path::new("/h/.claude/projects/-w-x/abc/subagents/agent-1.jsonl");
+        assert_eq!(project(sub, &[]).as_deref(), Some("/w/x"));
+        let head = [
+            serde_json::json!({"type":"summary"}),
+            serde_json::json!({"type":"user","cwd":"/home/dev/my_calc"}),
+        ];
+        assert_eq!(project(p, &head).as_deref(), Some("/home/dev/my_calc"));
+        assert_eq!(project(Path::new("/tmp/a.jsonl"), &[]), None);
+    }
 
     #[test]
     fn claude_code_files_are_told_apart() {

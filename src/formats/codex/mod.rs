@@ -14,6 +14,8 @@ mod reasoning;
 mod restore;
 mod write;
 
+use std::path::Path;
+
 use serde_json::{json, Value};
 
 use crate::formats::jsonl::{records, Record};
@@ -399,6 +401,14 @@ impl Codec for Codex {
 
     fn name(&self) -> &'static str {
         "codex"
+    }
+
+    fn project(&self, _path: &Path, head: &[Value]) -> Option<String> {
+        head.iter()
+            .find(|r| r.get("type").and_then(Value::as_str) == Some("session_meta"))?
+            .pointer("/payload/cwd")?
+            .as_str()
+            .map(String::from)
     }
 
     fn line_score(&self, index: usize, r: &Value) -> usize {

@@ -9,6 +9,8 @@ mod paths;
 mod replay;
 mod write;
 
+use std::path::Path;
+
 use serde_json::Value;
 
 use crate::formats::message::Notes;
@@ -70,6 +72,10 @@ impl Codec for Gemini {
 
     fn name(&self) -> &'static str {
         "gemini-cli"
+    }
+
+    fn project(&self, path: &Path, _head: &[Value]) -> Option<String> {
+        paths::project(path)
     }
 
     fn line_score(&self, index: usize, r: &Value) -> usize {

@@ -50,6 +50,34 @@ pub fn classify(path: &Path) -> Option<Found> {
     None
 }
 
+/// The project of a session below `.gemini/tmp/<project>/`: the directory Gemini CLI's
+/// `projects.json` maps to that short name (`{"projects":{"/home/dev/proj":"proj"}}`), else
+/// the name itself (older versions name the directory by a hash of the path).
+pub fn project(path: &Path) -> Option<String> {
+    let mut dirs = path.ancestors().skip(1);
+    let below_tmp = dirs.find(|d| {
+        let parent = d.parent();
+        parent.and_then(Path::file_name).is_some_and(|n| n == "tmp")
+            && parent
+                .and_then(Path::parent)
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == ".gemini")
+    })?;
+    let name = below_tmp.file_name()?.to_str()?;
+    let gemini = below_tmp.parent()?.parent()?;
+    let mapped = std::fs::read(gemini.join("projects.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| {
+            v.get("projects")?
+                .as_object()?
+                .iter()
+                .find(|(_, short)| short.as_str() == Some(name))
+                .map(|(dir, _)| dir.clone())
+        });
+    Some(mapped.unwrap_or_else(|| name.to_string()))
+}
+
 /// The session file of parent session `id` beside the subagent directory of `path`.
 fn parent_session(path: &Path, id: &str) -> Option<PathBuf> {
     let chats = path.parent()?.parent()?;
@@ -82,6 +110,26 @@ fn is_stub(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn projects_are_mapped_back_through_projects_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let g = dir.path().join(".gemini");
+        let s = g.join("tmp/proj/chats/session-x.jsonl");
+        assert_eq!(project(&s).as_deref(), Some("proj"));
+        std::fs::create_dir_all(&g).unwrap();
+        std::fs::write(
+            g.join("projects.json"),
+            r#"{"projects":{"/home/dev/proj":"proj","/home/dev/p2":"p2"}}"#,
+        )
+        .unwrap();
+        assert_eq!(project(&s).as_deref(), Some("/home/dev/proj"));
+        assert_eq!(
+            project(&g.join("tmp/proj/chats/a/sub.jsonl")).as_deref(),
+            Some("/home/dev/proj")
+        );
+        assert_eq!(project(Path::new("/x/y.jsonl")), None);
+    }
 
     #[test]
     fn gemini_files_are_told_apart() {

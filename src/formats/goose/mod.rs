@@ -7,6 +7,8 @@
 pub(crate) mod restore;
 pub(crate) mod write;
 
+use std::path::Path;
+
 use serde_json::Value;
 
 use crate::formats::jsonl::{records, Record};
@@ -317,6 +319,15 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     })
 }
 
+/// The `working_dir` of a goose session's metadata line (its first).
+pub fn working_dir(head: &[Value]) -> Option<String> {
+    head.first()?
+        .get("working_dir")?
+        .as_str()
+        .filter(|d| !d.is_empty())
+        .map(String::from)
+}
+
 /// goose JSONL sessions (metadata line, then messages).
 pub struct Goose;
 
@@ -327,6 +338,10 @@ impl Codec for Goose {
 
     fn name(&self) -> &'static str {
         "goose"
+    }
+
+    fn project(&self, _path: &Path, head: &[Value]) -> Option<String> {
+        working_dir(head)
     }
 
     fn line_score(&self, index: usize, r: &Value) -> usize {

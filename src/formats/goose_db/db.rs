@@ -53,6 +53,8 @@ pub struct SessionInfo {
     pub kind: String,
     pub updated_at: Option<String>,
     pub messages: usize,
+    /// The directory goose ran the session in.
+    pub working_dir: Option<String>,
 }
 
 /// One `messages` row as rendered.
@@ -181,10 +183,11 @@ impl Schema {
         let updated = self.session_col("updated_at", "NULL");
         let sql = format!(
             "SELECT s.id, {}, {}, {updated}, \
-             (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) \
+             (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id), {} \
              FROM sessions s ORDER BY {updated} DESC, s.id DESC",
             self.session_col("name", "''"),
             self.session_col("session_type", "'user'"),
+            self.session_col("working_dir", "NULL"),
         );
         let mut st = conn.prepare(&sql).map_err(|e| self.err(e))?;
         let rows = st
@@ -195,6 +198,7 @@ impl Schema {
                     kind: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
                     updated_at: text(r.get_ref(3)?),
                     messages: r.get::<_, i64>(4)? as usize,
+                    working_dir: text(r.get_ref(5)?),
                 })
             })
             .map_err(|e| self.err(e))?

@@ -97,6 +97,12 @@ pub fn read_session(path: &Path, wanted: Option<&str>) -> Result<Selected, Store
     Ok(Selected { session, text })
 }
 
+/// Every session of the goose database at `path`, the most recently updated first.
+pub fn list_sessions(path: &Path) -> Result<Vec<SessionInfo>, StoreError> {
+    let db = db::Db::open(path, false)?;
+    db.schema.sessions(&db.conn)
+}
+
 /// Writes `text`, session `s` of the database at `path` rewritten, in one transaction.
 pub fn write_session(
     path: &Path,
@@ -122,6 +128,14 @@ impl Codec for GooseDb {
 
     fn name(&self) -> &'static str {
         "goose-db"
+    }
+
+    fn agent(&self) -> &'static str {
+        "goose"
+    }
+
+    fn project(&self, _path: &Path, head: &[Value]) -> Option<String> {
+        goose::working_dir(head)
     }
 
     fn read(&self, text: String, _keep: Keep) -> Result<Session, ReadError> {

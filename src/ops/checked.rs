@@ -1,6 +1,7 @@
 //! Reading one session for a check, with its digest (see [`crate::cache::digest`]): an
 //! unchanged session is answered from the digest, a grown one read from where the digest
-//! ends, any other read whole; the digest is then brought up to date.
+//! ends, any other read whole; the digest is then brought up to date. `check` and
+//! `sessions` share it, and [`status`], the verdict on the figure.
 
 use std::path::{Path, PathBuf};
 
@@ -116,6 +117,12 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
     finish(ctx, path, key, l, before)
 }
 
+/// Reads session `id` of the agent database at `path` (goose's `sessions.db`) for a check.
+pub fn load_db(ctx: &Context, path: &Path, id: &str) -> anyhow::Result<Checked> {
+    let l = load::load_selected(ctx, path, Some(id))?;
+    finish(ctx, path, None, l, None)
+}
+
 /// Reads `path` whole, without its digest's help, and brings the digest up to date.
 fn full(ctx: &Context, path: &Path, key: Option<u128>) -> anyhow::Result<Checked> {
     let (bytes, fingerprint) = load::read(path)?;
@@ -223,4 +230,32 @@ fn from_digest(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
         extra_tokens: d.extra_tokens,
         api: None,
     })
+}
+
+/// Classifies `tokens` against the limits: `ok`, `compact` (at or over `threshold` of the
+/// effective limit) or `over` (above it).
+pub fn status(tokens: usize, effective_limit: u64, threshold: f64) -> &'static str {
+    let tokens = tokens as f64;
+    let limit = effective_limit as f64;
+    if tokens > limit {
+        "over"
+    } else if tokens >= threshold * limit && tokens > 0.0 {
+        "compact"
+    } else {
+        "ok"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::status;
+
+    #[test]
+    fn statuses() {
+        assert_eq!(status(0, 100, 0.8), "ok");
+        assert_eq!(status(79, 100, 0.8), "ok");
+        assert_eq!(status(80, 100, 0.8), "compact");
+        assert_eq!(status(100, 100, 0.8), "compact");
+        assert_eq!(status(101, 100, 0.8), "over");
+    }
 }

@@ -1,0 +1,269 @@
+//! `ctxctl sessions` (`ls`): every agent session on the machine, ranked — agent, project,
+//! last activity, messages, the next request's tokens and share of the window, the status
+//! `check` would give, and the archives ctxctl keeps of it.
+
+use std::cmp::Ordering;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use crate::archive::ArchiveStore;
+use crate::cli::args::filter::{FileFilterArgs, ResultFilterArgs};
+use crate::context::Context;
+use crate::exit::ExitStatus;
+use crate::ops::sessions::{self, Candidate, Measured};
+use crate::ops::{batch, load};
+use crate::render::json::{SessionRow, SessionsReport};
+use crate::render::table::{Cell, Table};
+
+const AFTER_HELP: &str = "\
+Without DIRs, the agents' own stores are searched: Claude Code ($CLAUDE_CONFIG_DIR or
+~/.claude/projects), Codex ($CODEX_HOME or ~/.codex/sessions), Gemini CLI (~/.gemini/tmp)
+and goose (its sessions.db and older JSONL files). Subagent transcripts are folded into
+their session. Figures are those of `ctxctl check`, from its cache when a file is unchanged.
+Sorting is largest, newest and worst first for numbers, times and statuses, A to Z for
+text; --reverse flips it.
+
+Examples:
+  ctxctl sessions
+  ctxctl ls --agent claude-code --since 7d --sort tokens
+  ctxctl sessions --status compact,over --json
+  ctxctl sessions --tsv | sort -t$'\\t' -k6 -n";
+
+/// List every agent session: how full it is and what to compact.
+#[derive(Debug, Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct SessionsArgs {
+    /// Directories (or agent databases) to search instead of the agents' stores
+    #[arg(value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+    #[command(flatten)]
+    pub filters: FileFilterArgs,
+    #[command(flatten)]
+    pub results: ResultFilterArgs,
+    /// Sort by this column
+    #[arg(long, value_enum, value_name = "COLUMN", default_value_t = SortKey::Activity, help_heading = "Output")]
+    pub sort: SortKey,
+    /// Reverse the order
+    #[arg(long, help_heading = "Output")]
+    pub reverse: bool,
+}
+
+/// `--sort` columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortKey {
+    Agent,
+    Project,
+    Activity,
+    Messages,
+    Tokens,
+    Usage,
+    Status,
+    Archives,
+    Path,
+}
+
+pub fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<ExitStatus> {
+    let filter = args.filters.filter(Some(&args.results))?;
+    let roots = sessions::roots(ctx, &args.roots);
+    for r in &roots {
+        ctx.printer.debug(&format!("searching {}", r.display()));
+    }
+    let candidates = sessions::discover(ctx, &roots, &filter)?;
+    let store = ctx.data_dir().ok().map(|d| ArchiveStore::new(d.value));
+    let mut status = ExitStatus::Success;
+    let mut rows = Vec::new();
+    let work = |c: &Candidate| sessions::measure(ctx, c);
+    batch::run_items(
+        ctx,
+        &candidates,
+        "measuring",
+        usize::MAX,
+        work,
+        |c, outcome| {
+            let (measured, failure) = match outcome {
+                Ok(m) => (Ok(m), None),
+                Err(e) if crate::exit::is_broken_pipe(&e) => return Err(e),
+                Err(e) => (Err(format!("{e:#}")), Some(e)),
+            };
+            let row = row(c, measured, sessions::archives(store.as_ref(), c));
+            if !filter.keeps_result(row.next_request_tokens.unwrap_or(0), row.status) {
+                return Ok(());
+            }
+            // A failed session is reported (and fails the run) only when it is listed.
+            if let Some(e) = failure {
+                ctx.report(&e);
+                status = status.worst(ExitStatus::Error);
+            }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
+    sort(&mut rows, args.sort, args.reverse);
+    if ctx.printer.json {
+        ctx.printer.json(&SessionsReport { sessions: rows })?;
+        return Ok(status);
+    }
+    if rows.is_empty() && !ctx.printer.tsv {
+        ctx.printer.note(if roots.is_empty() {
+            "no agent session store found (see `ctxctl doctor`)"
+        } else {
+            "no session found"
+        });
+        return Ok(status);
+    }
+    let now = crate::ops::store::clock(ctx)?.unix();
+    let home = ctx.env.get("HOME").map(PathBuf::from);
+    ctx.printer
+        .table(&table(&rows, ctx.printer.tsv, now, home))?;
+    if !ctx.printer.tsv {
+        let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
+        ctx.printer.note(&format!(
+            "{} session(s): {} over, {} to compact",
+            rows.len(),
+            count("over"),
+            count("compact")
+        ));
+    }
+    Ok(status)
+}
+
+fn row(c: &Candidate, m: Result<Measured, String>, archives: usize) -> SessionRow {
+    let (m, error) = match m {
+        Ok(m) => (Some(m), None),
+        Err(e) => (None, Some(e)),
+    };
+    // The format the session was read as; what its first lines suggested otherwise.
+    let format = m.as_ref().map(|m| m.format).or(c.described.format);
+    SessionRow {
+        agent: format.map_or("unknown", |f| f.codec().agent()),
+        format: format.map(|f| f.name()),
+        project: c.described.project.clone(),
+        path: load::display(&c.path),
+        session: c.db_session.clone(),
+        last_activity: c.modified.map(sessions::rfc3339),
+        last_activity_unix: c.modified,
+        model: m.as_ref().map(|m| m.model.clone()),
+        messages: m.as_ref().map(|m| m.messages),
+        next_request_tokens: m.as_ref().map(|m| m.next_request_tokens),
+        context_window: m.as_ref().map(|m| m.context_window),
+        effective_limit: m.as_ref().map(|m| m.effective_limit),
+        usage: m.as_ref().map(|m| m.usage),
+        status: m.as_ref().map_or("error", |m| m.status),
+        archives,
+        subagents: c
+            .subagents
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        error,
+    }
+}
+
+/// Sorts `rows` by `key`: numbers, times and statuses largest/newest/worst first, text
+/// A to Z; ties by path. `reverse` flips the whole order.
+fn sort(rows: &mut [SessionRow], key: SortKey, reverse: bool) {
+    let rank = |s: &str| match s {
+        "over" => 0,
+        "compact" => 1,
+        "ok" => 2,
+        _ => 3,
+    };
+    rows.sort_by(|a, b| {
+        let by = match key {
+            SortKey::Agent => a.agent.cmp(b.agent),
+            SortKey::Project => a.project.cmp(&b.project),
+            SortKey::Activity => b.last_activity_unix.cmp(&a.last_activity_unix),
+            SortKey::Messages => b.messages.cmp(&a.messages),
+            SortKey::Tokens => b.next_request_tokens.cmp(&a.next_request_tokens),
+            SortKey::Usage => b.usage.partial_cmp(&a.usage).unwrap_or(Ordering::Equal),
+            SortKey::Status => rank(a.status)
+                .cmp(&rank(b.status))
+                .then(b.usage.partial_cmp(&a.usage).unwrap_or(Ordering::Equal)),
+            SortKey::Archives => b.archives.cmp(&a.archives),
+            SortKey::Path => Ordering::Equal,
+        };
+        by.then_with(|| a.path.cmp(&b.path))
+            .then_with(|| a.session.cmp(&b.session))
+    });
+    if reverse {
+        rows.reverse();
+    }
+}
+
+fn table(rows: &[SessionRow], tsv: bool, now: i64, home: Option<PathBuf>) -> Table {
+    let short = |p: &str| -> String {
+        match &home {
+            Some(h) if !tsv => match std::path::Path::new(p).strip_prefix(h) {
+                Ok(rest) => format!("~/{}", rest.display()),
+                Err(_) => p.to_string(),
+            },
+            _ => p.to_string(),
+        }
+    };
+    let mut t = Table::new(&[
+        "agent",
+        "project",
+        if tsv { "last_activity" } else { "active" },
+        "messages",
+        if tsv { "next_request_tokens" } else { "tokens" },
+        if tsv { "context_window" } else { "window" },
+        "usage",
+        "status",
+        "archives",
+        "subagents",
+        "path",
+    ]);
+    for r in rows {
+        let active = match (tsv, r.last_activity_unix) {
+            (true, _) => r.last_activity.clone().map_or(Cell::None, Cell::Text),
+            (false, Some(t)) => Cell::text(ago(now - t)),
+            (false, None) => Cell::None,
+        };
+        let path = match &r.session {
+            Some(id) => format!("{}#{id}", short(&r.path)),
+            None => short(&r.path),
+        };
+        t.push(vec![
+            Cell::text(r.agent),
+            r.project
+                .as_deref()
+                .map_or(Cell::None, |p| Cell::text(short(p))),
+            active,
+            Cell::opt(r.messages.map(|n| n as u64)),
+            Cell::opt(r.next_request_tokens.map(|n| n as u64)),
+            Cell::opt(r.context_window),
+            r.usage.map_or(Cell::None, Cell::Share),
+            Cell::text(r.status),
+            Cell::Num(r.archives as u64),
+            Cell::Num(r.subagents.len() as u64),
+            Cell::text(path),
+        ]);
+    }
+    t
+}
+
+/// `secs` ago, in the largest whole unit: `45s ago`, `3m ago`, `5h ago`, `12d ago`.
+fn ago(secs: i64) -> String {
+    let s = secs.max(0);
+    match s {
+        0..60 => format!("{s}s ago"),
+        60..3600 => format!("{}m ago", s / 60),
+        3600..86_400 => format!("{}h ago", s / 3600),
+        _ => format!("{}d ago", s / 86_400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ago;
+
+    #[test]
+    fn ages_in_their_largest_unit() {
+        assert_eq!(ago(-5), "0s ago");
+        assert_eq!(ago(59), "59s ago");
+        assert_eq!(ago(3599), "59m ago");
+        assert_eq!(ago(7200), "2h ago");
+        assert_eq!(ago(86_400 * 3 + 5), "3d ago");
+    }
+}

@@ -1,0 +1,287 @@
+//! Every agent session on the machine: found below the agents' default stores (or given
+//! roots), each described (agent, project), filtered, its subagent transcripts folded into
+//! it, then measured as `check` measures it (through the session digests, so an unchanged
+//! file is not read again as records, let alone tokenized).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::archive::{ArchiveStore, Timestamp};
+use crate::config::agents::default_stores;
+use crate::context::Context;
+use crate::formats::{classify_path, goose_db, Found};
+use crate::models::Limits;
+use crate::ops::checked::{self, Checked};
+use crate::ops::describe::{describe, Described};
+use crate::ops::filter::Filter;
+use crate::ops::walk::{walk_dir, Entry};
+use crate::session::Format;
+
+/// One session to list: a file, or one session of an agent's database.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub path: PathBuf,
+    /// The session inside the database `path` is.
+    pub db_session: Option<String>,
+    pub described: Described,
+    /// When it was last active, in Unix seconds.
+    pub modified: Option<i64>,
+    /// Its subagents' transcripts.
+    pub subagents: Vec<PathBuf>,
+    /// Why a database could not even be listed.
+    pub unreadable: Option<String>,
+}
+
+/// What a session measures, as `check` would say.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    /// The format the session was read as.
+    pub format: Format,
+    pub messages: usize,
+    pub model: String,
+    pub next_request_tokens: usize,
+    pub context_window: u64,
+    pub effective_limit: u64,
+    /// `next_request_tokens / effective_limit`, rounded like `check`'s.
+    pub usage: f64,
+    /// `ok`, `compact` or `over`.
+    pub status: &'static str,
+}
+
+/// One session of an agent's database, as listed.
+struct DbSession {
+    id: String,
+    /// Last activity, Unix seconds.
+    at: Option<i64>,
+    project: Option<String>,
+}
+
+/// Agents' databases ctxctl lists the sessions of, by file name: `(name, format, list)`.
+/// Adding an agent that keeps its sessions in a database is a line here.
+type DbLister = fn(&Path) -> anyhow::Result<Vec<DbSession>>;
+const DATABASES: &[(&str, Format, DbLister)] = &[("sessions.db", Format::GooseDb, goose_rows)];
+
+fn goose_rows(path: &Path) -> anyhow::Result<Vec<DbSession>> {
+    Ok(goose_db::list_sessions(path)?
+        .into_iter()
+        .map(|s| DbSession {
+            at: s.updated_at.as_deref().and_then(goose_db::db::unix_of),
+            id: s.id,
+            project: s.working_dir,
+        })
+        .collect())
+}
+
+/// The roots to search: `given`, else the default stores of every agent that exist.
+pub fn roots(ctx: &Context, given: &[PathBuf]) -> Vec<PathBuf> {
+    if !given.is_empty() {
+        return given.to_vec();
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for store in default_stores(&ctx.env) {
+        let exists = if store.database {
+            store.path.is_file()
+        } else {
+            store.path.is_dir()
+        };
+        if exists && !out.iter().any(|o| store.path.starts_with(o)) {
+            out.push(store.path);
+        }
+    }
+    out
+}
+
+/// The sessions below `roots` that `filter`'s file filters keep, subagent transcripts
+/// folded into their parent (a transcript whose parent is not listed is listed itself).
+pub fn discover(
+    ctx: &Context,
+    roots: &[PathBuf],
+    filter: &Filter,
+) -> anyhow::Result<Vec<Candidate>> {
+    let now = crate::ops::store::clock(ctx)?.unix();
+    let mut entries: Vec<Entry> = Vec::new();
+    for root in roots {
+        if root.is_dir() {
+            entries.extend(walk_dir(root, true)?);
+        } else {
+            let meta =
+                std::fs::metadata(root).map_err(|e| anyhow::anyhow!("{}: {e}", root.display()))?;
+            entries.push(Entry {
+                path: root.clone(),
+                len: meta.len(),
+                modified: meta.modified().ok(),
+            });
+        }
+    }
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
+    entries.dedup_by(|a, b| a.path == b.path);
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut subagents: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
+    for entry in entries {
+        if crate::ops::load::is_database(&entry.path) {
+            out.extend(database(ctx, &entry, filter, now));
+            continue;
+        }
+        let skip = match classify_path(&entry.path) {
+            _ if entry.len == 0 => Some("empty file".to_string()),
+            Found::Other(why) => Some(why.to_string()),
+            Found::Subagent { parent } => {
+                subagents.entry(parent).or_default().push(entry);
+                continue;
+            }
+            Found::Session => None,
+        };
+        if let Some(why) = skip {
+            ctx.printer
+                .debug(&format!("{}: skipped ({why})", entry.path.display()));
+            continue;
+        }
+        if let Some(c) = candidate(ctx, filter, &entry, now) {
+            out.push(c);
+        }
+    }
+    for (parent, subs) in subagents {
+        match out.iter_mut().find(|c| c.path == parent) {
+            Some(c) => c.subagents.extend(subs.into_iter().map(|e| e.path)),
+            None => out.extend(subs.iter().filter_map(|e| candidate(ctx, filter, e, now))),
+        }
+    }
+    Ok(out)
+}
+
+/// `entry` as a candidate, if the filters keep it.
+fn candidate(ctx: &Context, filter: &Filter, entry: &Entry, now: i64) -> Option<Candidate> {
+    if !filter.keeps_path(&entry.path, entry.age(now)) {
+        return skipped(ctx, &entry.path, "filtered out by its name or time");
+    }
+    let described = describe(&entry.path, ctx.settings.format);
+    if !filter.keeps_described(&described) {
+        return skipped(ctx, &entry.path, "filtered out by its agent or project");
+    }
+    Some(Candidate {
+        path: entry.path.clone(),
+        db_session: None,
+        described,
+        modified: entry.modified_unix(),
+        subagents: Vec::new(),
+        unreadable: None,
+    })
+}
+
+fn skipped(ctx: &Context, path: &Path, why: &str) -> Option<Candidate> {
+    ctx.printer
+        .debug(&format!("{}: skipped ({why})", path.display()));
+    None
+}
+
+/// The sessions of the agent database `entry` that the filters keep.
+fn database(ctx: &Context, entry: &Entry, filter: &Filter, now: i64) -> Vec<Candidate> {
+    let name = entry
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    let Some((_, format, list)) = DATABASES.iter().find(|(n, _, _)| *n == name) else {
+        ctx.printer.debug(&format!(
+            "{}: skipped (not an agent database ctxctl lists)",
+            entry.path.display()
+        ));
+        return Vec::new();
+    };
+    let rows = match list(&entry.path) {
+        Ok(rows) => rows,
+        Err(e) => {
+            // Listed as one failed session, so that it is seen.
+            return vec![Candidate {
+                path: entry.path.clone(),
+                db_session: None,
+                described: Described {
+                    format: Some(*format),
+                    project: None,
+                },
+                modified: entry.modified_unix(),
+                subagents: Vec::new(),
+                unreadable: Some(format!("{e:#}")),
+            }];
+        }
+    };
+    rows.into_iter()
+        .filter_map(|DbSession { id, at, project }| {
+            let described = Described {
+                format: Some(*format),
+                project,
+            };
+            let age = at.map_or(0, |t| now - t);
+            let keep = filter.keeps_path(&entry.path, age) && filter.keeps_described(&described);
+            keep.then(|| Candidate {
+                path: entry.path.clone(),
+                db_session: Some(id),
+                described,
+                modified: at.or(entry.modified_unix()),
+                subagents: Vec::new(),
+                unreadable: None,
+            })
+        })
+        .collect()
+}
+
+/// Measures `c` as `check` with its default limits and threshold would.
+pub fn measure(ctx: &Context, c: &Candidate) -> anyhow::Result<Measured> {
+    if let Some(e) = &c.unreadable {
+        anyhow::bail!("{e}");
+    }
+    let checked: Checked = match &c.db_session {
+        Some(id) => checked::load_db(ctx, &c.path, id)?,
+        None => checked::load(ctx, &c.path)?,
+    };
+    let window = checked.window();
+    let model = &checked.model;
+    let reserve_output = ctx.settings.reserve_output(None)?.map(|s| s.value);
+    let reserved = ctx.settings.reserved(None)?.value;
+    let limits = Limits::new(
+        window.tokens,
+        model.max_output_tokens(),
+        reserve_output,
+        reserved,
+    );
+    let threshold = ctx.settings.threshold(None)?.value;
+    let tokens = checked.prediction().tokens;
+    let effective = limits.effective_limit();
+    let usage = if effective == 0 {
+        1e9
+    } else {
+        (tokens as f64 / effective as f64 * 10_000.0).round() / 10_000.0
+    };
+    Ok(Measured {
+        format: checked.format,
+        messages: checked.counts.len(),
+        model: model.name.clone(),
+        next_request_tokens: tokens,
+        context_window: limits.context_window,
+        effective_limit: effective,
+        usage,
+        status: if checked.agent.overflow {
+            "over"
+        } else {
+            checked::status(tokens, effective, threshold)
+        },
+    })
+}
+
+/// How many archives ctxctl keeps of `c` (what its rewrites removed).
+pub fn archives(store: Option<&ArchiveStore>, c: &Candidate) -> usize {
+    let Some(store) = store else { return 0 };
+    let name = match &c.db_session {
+        Some(id) => format!("goose-{id}"),
+        None => match crate::ops::write::archive_name(None, &c.path) {
+            Ok(n) => n,
+            Err(_) => return 0,
+        },
+    };
+    store.count(&name).unwrap_or(0)
+}
+
+/// A Unix time as RFC 3339.
+pub fn rfc3339(t: i64) -> String {
+    Timestamp::from_unix(t).rfc3339()
+}

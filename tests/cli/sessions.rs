@@ -1,0 +1,484 @@
+//! `ctxctl sessions` over a home laid out as each agent lays it out (real fixture files of
+//! Claude Code, Codex, Gemini CLI and goose, JSONL and SQLite), and the same filters on the
+//! recursive runs of `check` and `count`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
+
+use serde_json::Value;
+
+use crate::support::{fixture, sample, TestEnv};
+
+/// The run's clock (`CTXCTL_NOW`): 2026-12-01T00:00:00Z, a week after goose's sessions.
+const NOW: u64 = 1_796_083_200;
+const HOUR: u64 = 3600;
+const DAY: u64 = 86_400;
+const SID: &str = "6f6d54f7-951d-42ac-8933-70040b0f9725";
+
+fn copy(env: &TestEnv, from: &Path, to: &str, age: u64) -> PathBuf {
+    let p = env.write(to, std::fs::read(from).unwrap());
+    age_file(&p, age);
+    p
+}
+
+fn age_file(p: &Path, age: u64) {
+    let t = UNIX_EPOCH + Duration::from_secs(NOW - age);
+    std::fs::File::options()
+        .write(true)
+        .open(p)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+/// A home with every agent's store: a Claude Code session (1 h old) with a subagent
+/// transcript and its metadata, a broken Claude Code file (2 h), a Codex rollout (3 d), a
+/// Gemini CLI session (10 d) with its projects.json, a goose ≤ 1.9 JSONL session (40 d)
+/// and goose's sessions.db with two sessions (updated 2026-11-23, about 7 d).
+fn agent_home() -> TestEnv {
+    let env = TestEnv::new().env("CTXCTL_NOW", "2026-12-01T00:00:00Z");
+    let claude = ".claude/projects/-home-dev-calc";
+    let cc = |n: &str| {
+        fixture(&format!(
+            "realclients/claude-code/realclient_v2.1.197_{n}.jsonl"
+        ))
+    };
+    copy(
+        &env,
+        &cc("session"),
+        &format!("home/{claude}/{SID}.jsonl"),
+        HOUR,
+    );
+    copy(
+        &env,
+        &cc("subagent"),
+        &format!("home/{claude}/{SID}/subagents/agent-a1b2.jsonl"),
+        HOUR,
+    );
+    env.write(
+        &format!("home/{claude}/{SID}/subagents/agent-a1b2.meta.json"),
+        r#"{"agentType":"general-purpose"}"#,
+    );
+    let bad = env.write(
+        &format!("home/{claude}/broken.jsonl"),
+        "{\"type\":\"user\",\n",
+    );
+    age_file(&bad, 2 * HOUR);
+    copy(
+        &env,
+        &fixture("realclients/codex/realclient_v0.169_rollout_tasks.jsonl"),
+        "home/.codex/sessions/2026/11/28/rollout-2026-11-28T00-00-00-a.jsonl",
+        3 * DAY,
+    );
+    let gemini = fixture("gemini-cli/run-a/session-2026-11-23T20-14-f3111096.jsonl");
+    copy(
+        &env,
+        &gemini,
+        "home/.gemini/tmp/proj/chats/session-2026-11-23T20-14-f3111096.jsonl",
+        10 * DAY,
+    );
+    copy(
+        &env,
+        &fixture("gemini-cli/projects.json"),
+        "home/.gemini/projects.json",
+        10 * DAY,
+    );
+    let goose = "home/.local/share/goose/sessions";
+    copy(
+        &env,
+        &sample("goose.jsonl"),
+        &format!("{goose}/shop.jsonl"),
+        40 * DAY,
+    );
+    let db = env.path().join(goose).join("sessions.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(include_str!("../data/goose-sqlite/schema-v13.sql"))
+        .unwrap();
+    c.execute_batch(include_str!("../data/goose-sqlite/data.sql"))
+        .unwrap();
+    drop(c);
+    env
+}
+
+fn sessions(run: &crate::support::Run) -> Vec<Value> {
+    run.json()["sessions"].as_array().unwrap().clone()
+}
+
+/// Each listed session as `agent:file name[#session]`.
+fn names(rows: &[Value]) -> Vec<String> {
+    rows.iter()
+        .map(|r| {
+            let file = Path::new(r["path"].as_str().unwrap())
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            match r["session"].as_str() {
+                Some(id) => format!("{}:{file}#{id}", r["agent"].as_str().unwrap()),
+                None => format!("{}:{file}", r["agent"].as_str().unwrap()),
+            }
+        })
+        .collect()
+}
+
+fn set(rows: &[Value]) -> BTreeSet<String> {
+    names(rows).into_iter().collect()
+}
+
+#[test]
+fn every_agents_sessions_are_listed_from_their_default_stores() {
+    let env = agent_home();
+    let run = env.run(&["sessions", "--json"]);
+    // The broken file is listed with its error and reported; the others are measured.
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("broken.jsonl"), "{run:?}");
+    let rows = sessions(&run);
+    assert_eq!(
+        names(&rows),
+        [
+            format!("claude-code:{SID}.jsonl"),
+            "unknown:broken.jsonl".to_string(),
+            "codex:rollout-2026-11-28T00-00-00-a.jsonl".to_string(),
+            "goose:sessions.db#20261123_2".to_string(),
+            "goose:sessions.db#20261123_1".to_string(),
+            "gemini-cli:session-2026-11-23T20-14-f3111096.jsonl".to_string(),
+            "goose:shop.jsonl".to_string(),
+        ],
+        "newest first: {run:?}"
+    );
+    let by = |name: &str| {
+        rows.iter()
+            .find(|r| r["path"].as_str().unwrap().ends_with(name))
+            .unwrap()
+    };
+    let claude = by(&format!("{SID}.jsonl"));
+    assert_eq!(claude["project"], "/home/dev/calc");
+    assert_eq!(claude["format"], "claude-code");
+    assert_eq!(claude["status"], "ok");
+    assert_eq!(claude["last_activity"], "2026-11-30T23:00:00Z");
+    let subs = claude["subagents"].as_array().unwrap();
+    assert_eq!(subs.len(), 1, "the subagent is folded into its parent");
+    assert!(subs[0]
+        .as_str()
+        .unwrap()
+        .ends_with("subagents/agent-a1b2.jsonl"));
+    assert_eq!(
+        by("rollout-2026-11-28T00-00-00-a.jsonl")["project"],
+        "/home/dev/work"
+    );
+    assert_eq!(
+        by("f3111096.jsonl")["project"],
+        "/home/dev/proj",
+        "Gemini's project directory comes from its projects.json"
+    );
+    assert_eq!(by("shop.jsonl")["project"], "/home/dev/shop");
+    let db: Vec<&Value> = rows.iter().filter(|r| r["format"] == "goose-db").collect();
+    assert_eq!(db.len(), 2, "one row per database session");
+    assert_eq!(db[0]["last_activity"], "2026-11-23T21:01:09Z");
+    assert_eq!(db[0]["project"], "/home/dev/shop");
+    let broken = by("broken.jsonl");
+    assert_eq!(broken["status"], "error");
+    assert!(broken["error"].as_str().unwrap().contains("broken.jsonl"));
+    assert!(broken["next_request_tokens"].is_null());
+    for r in rows.iter().filter(|r| r["status"] != "error") {
+        for field in [
+            "messages",
+            "next_request_tokens",
+            "context_window",
+            "effective_limit",
+        ] {
+            assert!(r[field].as_u64().is_some_and(|n| n > 0), "{field}: {r}");
+        }
+        assert_eq!(r["archives"], 0);
+    }
+}
+
+#[test]
+fn figures_are_checks_and_archives_are_counted() {
+    let env = agent_home();
+    let codex = "home/.codex/sessions/2026/11/28/rollout-2026-11-28T00-00-00-a.jsonl";
+    let check = env.run(&["check", codex, "--json"]).json();
+    let run = env.run(&["sessions", "home/.codex", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let rows = sessions(&run);
+    assert_eq!(rows.len(), 1, "only the given root is searched");
+    for field in [
+        "next_request_tokens",
+        "context_window",
+        "effective_limit",
+        "usage",
+        "status",
+    ] {
+        assert_eq!(rows[0][field], check[field], "{field}");
+    }
+    // A compaction archives the original under the file's stem: the listing counts it.
+    let compact = env.run(&["compact", codex, "--in-place", "--tail-tokens", "200"]);
+    assert_eq!(compact.code, 0, "{compact:?}");
+    let rows = sessions(&env.run(&["sessions", "home/.codex", "--json"]));
+    assert_eq!(rows[0]["archives"], 1, "{rows:?}");
+}
+
+#[test]
+fn sorting_by_any_column_and_reversed() {
+    let env = agent_home();
+    let tokens = |args: &[&str]| -> Vec<u64> {
+        let mut all = vec!["sessions", "--json", "--status", "ok,compact,over"];
+        all.extend_from_slice(args);
+        sessions(&env.run(&all))
+            .iter()
+            .map(|r| r["next_request_tokens"].as_u64().unwrap())
+            .collect()
+    };
+    let down = tokens(&["--sort", "tokens"]);
+    assert_eq!(down.len(), 6);
+    assert!(down.windows(2).all(|w| w[0] >= w[1]), "{down:?}");
+    let up = tokens(&["--sort", "tokens", "--reverse"]);
+    assert_eq!(up, down.iter().rev().copied().collect::<Vec<_>>());
+    let agents: Vec<String> = sessions(&env.run(&["sessions", "--json", "--sort", "agent"]))
+        .iter()
+        .map(|r| r["agent"].as_str().unwrap().to_string())
+        .collect();
+    let mut sorted = agents.clone();
+    sorted.sort();
+    assert_eq!(agents, sorted);
+    let messages: Vec<u64> = sessions(&env.run(&["sessions", "--json", "--sort", "messages"]))
+        .iter()
+        .filter_map(|r| r["messages"].as_u64())
+        .collect();
+    assert!(messages.windows(2).all(|w| w[0] >= w[1]), "{messages:?}");
+    let bad = env.run(&["sessions", "--sort", "colour"]);
+    assert_eq!(bad.code, 2, "{bad:?}");
+}
+
+#[test]
+fn each_filter_keeps_what_it_names() {
+    let env = agent_home();
+    let listed = |args: &[&str]| -> BTreeSet<String> {
+        let mut all = vec!["sessions", "--json"];
+        all.extend_from_slice(args);
+        set(&sessions(&env.run(&all)))
+    };
+    let s = |items: &[&str]| -> BTreeSet<String> { items.iter().map(|s| s.to_string()).collect() };
+    let db = [
+        "goose:sessions.db#20261123_1",
+        "goose:sessions.db#20261123_2",
+    ];
+    assert_eq!(
+        listed(&["--agent", "codex"]),
+        s(&["codex:rollout-2026-11-28T00-00-00-a.jsonl"])
+    );
+    let mut goose = s(&db);
+    goose.insert("goose:shop.jsonl".into());
+    assert_eq!(listed(&["--agent", "goose"]), goose, "JSONL and database");
+    assert_eq!(
+        listed(&["--project", "CALC"]),
+        s(&[&format!("claude-code:{SID}.jsonl")]),
+        "a substring in any case"
+    );
+    assert_eq!(
+        listed(&["--project", "/home/dev/pro*"]),
+        s(&["gemini-cli:session-2026-11-23T20-14-f3111096.jsonl"]),
+        "a glob of the whole directory"
+    );
+    assert_eq!(
+        listed(&["--since", "1d"]),
+        s(&[&format!("claude-code:{SID}.jsonl"), "unknown:broken.jsonl"])
+    );
+    assert_eq!(listed(&["--older-than", "30d"]), s(&["goose:shop.jsonl"]));
+    let mid = listed(&["--since", "8d", "--older-than", "2d"]);
+    let mut want = s(&db);
+    want.insert("codex:rollout-2026-11-28T00-00-00-a.jsonl".into());
+    assert_eq!(mid, want);
+    assert_eq!(listed(&["--status", "error"]), s(&["unknown:broken.jsonl"]));
+    assert_eq!(listed(&["--glob", "*.db"]), s(&db));
+    let all = listed(&[]);
+    let no_db = listed(&["--exclude", "*.db", "--exclude", "broken*"]);
+    assert_eq!(all.len() - no_db.len(), 3);
+    assert!(no_db
+        .iter()
+        .all(|n| !n.contains("sessions.db") && !n.contains("broken")));
+    // --min-tokens: the sessions at or above the Codex session's figure.
+    let rows = sessions(&env.run(&["sessions", "--json", "--agent", "codex"]));
+    let codex = rows[0]["next_request_tokens"].as_u64().unwrap();
+    let big = sessions(&env.run(&["sessions", "--json", "--min-tokens", &codex.to_string()]));
+    assert!(big
+        .iter()
+        .all(|r| r["next_request_tokens"].as_u64().unwrap() >= codex));
+    assert!(set(&big).contains("codex:rollout-2026-11-28T00-00-00-a.jsonl"));
+    assert!(big.len() < all.len());
+    let unknown = env.run(&["sessions", "--agent", "cursor"]);
+    assert_eq!(unknown.code, 2, "{unknown:?}");
+    assert!(unknown.stderr.contains("cursor"), "{unknown:?}");
+}
+
+#[test]
+fn the_agents_own_variables_move_their_stores() {
+    let env = agent_home();
+    let elsewhere = env.path().join("codex-home");
+    std::fs::rename(env.home().join(".codex"), &elsewhere).unwrap();
+    let env = env.env("CODEX_HOME", elsewhere.to_str().unwrap());
+    let rows = sessions(&env.run(&["sessions", "--json", "--agent", "codex"]));
+    assert_eq!(rows.len(), 1);
+    assert!(rows[0]["path"].as_str().unwrap().contains("codex-home"));
+}
+
+#[test]
+fn tsv_has_a_header_and_raw_numbers_and_sorts_with_sort_n() {
+    let env = agent_home();
+    let run = env.run(&["sessions", "--tsv", "--status", "ok,compact,over"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "agent\tproject\tlast_activity\tmessages\tnext_request_tokens\tcontext_window\tusage\tstatus\tarchives\tsubagents\tpath"
+    );
+    assert_eq!(lines.len(), 7, "{run:?}");
+    for line in &lines[1..] {
+        let cells: Vec<&str> = line.split('\t').collect();
+        assert_eq!(cells.len(), 11, "{line}");
+        for n in [3, 4, 5, 8, 9] {
+            assert!(cells[n].parse::<u64>().is_ok(), "raw integer: {line}");
+        }
+        assert!(cells[6].parse::<f64>().is_ok(), "{line}");
+    }
+    assert!(!run.stdout.contains(','), "no thousands separators");
+    // The human table of the same run has them.
+    let human = env.run(&["sessions", "--status", "ok,compact,over"]);
+    assert!(human.stdout.contains(','), "{human:?}");
+    assert!(human.stdout.contains("~/.codex/sessions"), "{human:?}");
+    let sorted = env
+        .shell("ctxctl sessions --tsv --status ok | tail -n +2 | sort -t '\t' -k5,5 -n | cut -f5");
+    let figures: Vec<u64> = sorted.stdout.lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(figures.len(), 6, "{sorted:?}");
+    assert!(figures.windows(2).all(|w| w[0] <= w[1]), "{figures:?}");
+}
+
+#[test]
+fn a_second_run_answers_unchanged_files_from_the_cache() {
+    let env = agent_home();
+    let cold = env.run(&["sessions", "-v", "--status", "ok"]);
+    assert_eq!(cold.code, 0, "{cold:?}");
+    assert!(cold.stderr.contains("tokenizer built"), "{cold:?}");
+    let warm = env.run(&["sessions", "-v", "--status", "ok"]);
+    assert_eq!(warm.stdout, cold.stdout);
+    // The four session files are answered from their digests; only goose's database
+    // (not a file of its own) is read again, its counts from the token cache.
+    assert_eq!(
+        warm.stderr
+            .matches("unchanged since its last check")
+            .count(),
+        4,
+        "{warm:?}"
+    );
+    assert!(!warm.stderr.contains("tokenizer built"), "{warm:?}");
+    // A changed file is read again, the others still come from the cache.
+    let shop = env.home().join(".local/share/goose/sessions/shop.jsonl");
+    let mut text = std::fs::read_to_string(&shop).unwrap();
+    text.push_str("{\"id\":null,\"role\":\"user\",\"created\":1773479999,\"content\":[{\"type\":\"text\",\"text\":\"one more thing\"}]}\n");
+    std::fs::write(&shop, text).unwrap();
+    age_file(&shop, 40 * DAY);
+    let again = env.run(&["sessions", "-v", "--status", "ok"]);
+    assert_eq!(
+        again
+            .stderr
+            .matches("unchanged since its last check")
+            .count(),
+        3,
+        "{again:?}"
+    );
+}
+
+#[test]
+fn recursive_runs_take_the_same_filters_and_plain_directories() {
+    let env = agent_home();
+    // A directory given as FILE is walked as with -r.
+    let run = env.run(&["check", "home", "--agent", "codex", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let v = run.json();
+    let files = v.as_array().map_or_else(|| vec![v.clone()], Clone::clone);
+    assert_eq!(files.len(), 1, "{run:?}");
+    assert!(files[0]["path"].as_str().unwrap().contains("rollout-"));
+    let run = env.run(&["count", "-r", "home", "--project", "shop", "--tsv"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "tokens\tmessages\tnext_request_tokens\tcontext_window\tformat\tmodel\ttokenizer\tpath"
+    );
+    assert_eq!(lines.len(), 2, "goose's JSONL session only: {run:?}");
+    assert!(lines[1].ends_with("shop.jsonl"), "{run:?}");
+    let run = env.run(&[
+        "check",
+        "-r",
+        "home",
+        "--since",
+        "2d",
+        "--exclude",
+        "broken*",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout.contains(SID) && !run.stdout.contains("rollout-"),
+        "{run:?}"
+    );
+    // Result filters: check leaves out what --min-tokens and --status do not keep.
+    let run = env.run(&[
+        "check",
+        "-r",
+        "home/.codex",
+        "--min-tokens",
+        "100000000",
+        "--json",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json(), serde_json::json!([]));
+    let none = env.run(&["count", "-r", "home", "--project", "nowhere"]);
+    assert_eq!(none.code, 2, "{none:?}");
+    assert!(none.stderr.contains("matches the filters"), "{none:?}");
+    // A file named on the command line is taken whatever the filters.
+    let named = env.run(&[
+        "count",
+        "home/.local/share/goose/sessions/shop.jsonl",
+        "--agent",
+        "codex",
+    ]);
+    assert_eq!(named.code, 0, "{named:?}");
+}
+
+#[test]
+fn tables_of_other_commands_print_raw_numbers_with_tsv() {
+    let env = TestEnv::new();
+    let models = env.run(&["models", "gpt-4o", "--tsv"]);
+    assert_eq!(models.code, 0, "{models:?}");
+    let mut lines = models.stdout.lines();
+    assert_eq!(
+        lines.next(),
+        Some("id\tcontext_window\tmax_output_tokens\ttokenizer\texact")
+    );
+    assert!(
+        lines.any(|l| l.starts_with("gpt-4o\t128000\t16384\t")),
+        "{models:?}"
+    );
+    let stats = env.run(&[
+        "stats",
+        sample("claude-code.jsonl").to_str().unwrap(),
+        "--tsv",
+    ]);
+    assert_eq!(stats.code, 0, "{stats:?}");
+    let blocks: Vec<&str> = stats.stdout.trim_end().split("\n\n").collect();
+    assert_eq!(blocks.len(), 3, "{stats:?}");
+    assert!(blocks[0].starts_with("path\trole\tmessages\ttokens\tshare\n"));
+    assert!(blocks[1].starts_with("path\ttool\tcalls\tcall_tokens\tresult_tokens\terrors"));
+    assert!(blocks[2].starts_with("path\tindex\trole\ttokens\ttext\n"));
+    let check = env.run(&["check", sample("codex.jsonl").to_str().unwrap(), "--tsv"]);
+    assert!(
+        check
+            .stdout
+            .starts_with("status\tnext_request_tokens\teffective_limit\t"),
+        "{check:?}"
+    );
+    let both = env.run(&["models", "--tsv", "--json"]);
+    assert_eq!(both.code, 2, "{both:?}");
+}
