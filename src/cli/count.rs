@@ -44,21 +44,22 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
         }
         Ok(file)
     };
-    batch::run(ctx, &files, "counting", usize::MAX, work, |_, outcome| {
-        let file = batch::reported(ctx, outcome, &mut status)?;
-        if let Some(file) = file {
+    let mut counted = 0;
+    batch::run(ctx, &files, "counting", usize::MAX, work, |path, outcome| {
+        let entry = batch::entry(ctx, path, outcome, &mut status)?;
+        if let Some(file) = entry.done() {
             report.total_tokens += file.tokens;
-            report.files.push(file);
+            counted += 1;
         }
+        report.files.push(entry);
         Ok(())
     })?;
     if ctx.printer.json {
         ctx.printer.json(&report)?;
-    } else if report.files.len() > 1 {
+    } else if counted > 1 {
         ctx.printer.line(&format!(
-            "{:>12}  total ({} files)",
+            "{:>12}  total ({counted} files)",
             thousands(report.total_tokens as u64),
-            report.files.len()
         ))?;
     }
     Ok(status)

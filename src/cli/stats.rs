@@ -13,7 +13,7 @@ use crate::ops::batch;
 use crate::ops::load::{self, Loaded};
 use crate::ops::usage::reported;
 use crate::render::bar::bar;
-use crate::render::json::{ByRole, Reported};
+use crate::render::json::{ByRole, Files, Reported};
 use crate::render::preview::preview;
 use crate::render::table::{table, thousands};
 use crate::render::Style;
@@ -68,7 +68,7 @@ struct StatsFile {
     messages: usize,
     tokens: usize,
     messages_by_role: ByRole,
-    tokens_by_role: ByRole,
+    by_role: ByRole,
     tools: Vec<ToolStats>,
     largest: Vec<Largest>,
     compactions: Vec<Compaction>,
@@ -92,18 +92,12 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
         }
         Ok(s)
     };
-    batch::run(ctx, &files, "reading", usize::MAX, work, |_, outcome| {
-        if let Some(s) = batch::reported(ctx, outcome, &mut status)? {
-            out.push(s);
-        }
+    batch::run(ctx, &files, "reading", usize::MAX, work, |path, outcome| {
+        out.push(batch::entry(ctx, path, outcome, &mut status)?);
         Ok(())
     })?;
     if ctx.printer.json {
-        if files.len() == 1 && out.len() == 1 {
-            ctx.printer.json(&out[0])?;
-        } else {
-            ctx.printer.json(&out)?;
-        }
+        ctx.printer.json(&Files { files: out })?;
     }
     Ok(status)
 }
@@ -148,7 +142,7 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
         messages: msgs.len(),
         tokens: l.total,
         messages_by_role: ByRole::tally(msgs, std::iter::repeat(1)),
-        tokens_by_role: ByRole::tally(msgs, l.counts.iter().copied()),
+        by_role: ByRole::tally(msgs, l.counts.iter().copied()),
         tools: tool_stats(ctx, l),
         largest,
         compactions,
@@ -262,7 +256,7 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
         .iter()
         .filter(|r| s.messages_by_role.get(**r) > 0)
         .map(|r| {
-            let t = s.tokens_by_role.get(*r);
+            let t = s.by_role.get(*r);
             let pct = if s.tokens == 0 {
                 0.0
             } else {

@@ -34,6 +34,35 @@ fn a_zero_window_is_a_usage_error_naming_the_flag() {
 }
 
 #[test]
+fn negative_and_absurd_numbers_are_usage_errors_naming_the_flag() {
+    let env = TestEnv::new();
+    let f = sample("openai-chat.json");
+    for (flag, value) in [
+        ("--max-tokens", "-5"),
+        ("--max-tokens", "5000000000"),
+        ("--reserved", "-1"),
+        ("--reserve-output", "99999999999"),
+        ("--threshold", "-0.5"),
+    ] {
+        let run = env.run(&["check", s(&f), flag, value]);
+        assert_eq!(run.code, 2, "{flag} {value}: {run:?}");
+        let first = run.stderr.lines().next().unwrap_or_default();
+        assert!(first.contains(flag), "{flag} {value}: {}", run.stderr);
+        assert_eq!(run.stdout, "");
+    }
+    for (flag, value) in [("--window", "-3"), ("--keep-last", "-1")] {
+        let run = env.run(&[
+            "trim", s(&f), "--strategy", "sliding-window", flag, value, "-o", "-",
+        ]);
+        assert_eq!(run.code, 2, "{flag} {value}: {run:?}");
+        assert!(run.stderr.contains(flag), "{flag} {value}: {}", run.stderr);
+    }
+    let run = env.run(&["compact", s(&f), "--tail-tokens", "-300", "--dry-run"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("--tail-tokens"), "{}", run.stderr);
+}
+
+#[test]
 fn reserves_larger_than_the_window_are_refused() {
     let env = TestEnv::new();
     let f = sample("openai-chat.json");

@@ -43,7 +43,7 @@ fn samples_have_no_structural_problems() {
     for (name, _) in SAMPLES {
         let run = env.run(&["check", s(&sample(name)), "--json"]);
         assert_eq!(run.code, 0, "{name}: {run:?}");
-        let v = run.json();
+        let v = run.file();
         assert_eq!(v["status"], "ok", "{name}: {v}");
         assert_eq!(v["problems"], serde_json::json!([]), "{name}: {v}");
     }

@@ -25,6 +25,7 @@ use crate::ops::batch;
 use crate::ops::load;
 use crate::ops::load::Changed;
 use crate::ops::write;
+use crate::render::json::{FileEntry, Files};
 use crate::summarize::Summarizer;
 
 /// The reason given for a skipped session in `--json`.
@@ -86,26 +87,29 @@ pub fn run(
                      still writing to it?); left as it was"
                 ));
                 let report = Report::unchanged(summarizer.name(), SKIPPED.into(), false);
-                entries.push(Entry {
+                entries.push(FileEntry::Done(Entry {
                     path: shown,
                     skipped: true,
                     doc: Doc::Report(report),
-                });
+                }));
                 return Ok(());
             }
         }
-        if let Some(done) = batch::reported(ctx, outcome, &mut status)? {
-            status = status.worst(done.status);
-            if done.status <= ExitStatus::Failure {
-                succeeded += 1;
+        match batch::entry(ctx, path, outcome, &mut status)? {
+            FileEntry::Done(done) => {
+                status = status.worst(done.status);
+                if done.status <= ExitStatus::Failure {
+                    succeeded += 1;
+                }
+                if let Some(doc) = done.doc {
+                    entries.push(FileEntry::Done(Entry {
+                        path: shown,
+                        skipped: false,
+                        doc,
+                    }));
+                }
             }
-            if let Some(doc) = done.doc {
-                entries.push(Entry {
-                    path: shown,
-                    skipped: false,
-                    doc,
-                });
-            }
+            FileEntry::Failed(failed) => entries.push(FileEntry::Failed(failed)),
         }
         Ok(())
     })?;
@@ -113,7 +117,7 @@ pub fn run(
         status = status.worst(ExitStatus::Error);
     }
     if ctx.printer.json {
-        ctx.printer.json(&entries)?;
+        ctx.printer.json(&Files { files: entries })?;
     }
     Ok(status)
 }
