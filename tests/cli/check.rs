@@ -181,7 +181,7 @@ fn threshold_from_env_and_config() {
     let env = TestEnv::new().env("CTXCTL_THRESHOLD", "0.3");
     let f = session_of(&env, 5);
     assert_eq!(
-        env.run(&["check", s(&f), "--json"]).json()["threshold"],
+        env.run(&["check", s(&f), "--json"]).file()["threshold"],
         0.3
     );
     let env = TestEnv::new();
@@ -189,7 +189,7 @@ fn threshold_from_env_and_config() {
     let cfg = env.write("c.toml", "threshold = 0.6\n");
     assert_eq!(
         env.run(&["check", s(&f), "--config", s(&cfg), "--json"])
-            .json()["threshold"],
+            .file()["threshold"],
         0.6
     );
     assert_eq!(
@@ -202,7 +202,7 @@ fn threshold_from_env_and_config() {
             "0.7",
             "--json"
         ])
-        .json()["threshold"],
+        .file()["threshold"],
         0.7
     );
 }

@@ -195,7 +195,7 @@ fn stats_count_failed_commands_and_codex_compactions() {
     assert_eq!(v["context_window"], 258_400);
 
     let (file, _) = copy(&env, OWN);
-    let v = env.run(&["stats", s(&file), "--json"]).json();
+    let v = env.run(&["stats", s(&file), "--json"]).file();
     let by: Vec<&str> = v["compactions"]
         .as_array()
         .unwrap()

@@ -17,6 +17,7 @@ use crate::ops::load;
 use crate::render::json::{CheckFile, Files};
 use crate::render::table::thousands;
 use crate::render::Style;
+use crate::tokens::Counter;
 
 /// Usage above which a warning is printed on stderr, whatever the threshold.
 const WARN_USAGE: f64 = 0.85;
@@ -127,7 +128,7 @@ fn check_file(
     let limits = args.limits.limits(ctx, &l.model, &window)?;
     let next = l.prediction();
     let tokens = next.tokens;
-    let measured = l.counts.iter().sum();
+    let measured = Counter::total(&l.counts);
     let effective = limits.effective_limit();
     let usage = if effective == 0 {
         if tokens == 0 {
