@@ -94,6 +94,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session to use inside an agent''s database (goose''s sessions.db): its id or name')
+            [CompletionResult]::new('--allow-unknown-model', '--allow-unknown-model', [CompletionResultType]::ParameterName, 'Check against the default limits when --model (or CTXCTL_MODEL) names a model the registry does not know, instead of refusing it')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')

@@ -741,7 +741,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__check)
-            opts="-r -q -v -h -V --recursive --threshold --max-tokens --reserve-output --reserved --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
+            opts="-r -q -v -h -V --recursive --threshold --max-tokens --reserve-output --reserved --allow-unknown-model --model --tokenizer --format --config --no-config --json --quiet --verbose --color --no-progress --no-cache --session --include-live --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1598,7 +1598,7 @@ _ctxctl() {
             fi
             case "${prev}" in
                 --strategy)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "fifo sliding-window smart selective composite tool-results mask-tool-results" -- "${cur}"))
                     return 0
                     ;;
                 --max-tokens)

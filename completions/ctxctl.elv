@@ -89,6 +89,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --config 'Config file [env: CTXCTL_CONFIG]'
             cand --color 'When to use colour'
             cand --session 'The session to use inside an agent''s database (goose''s sessions.db): its id or name'
+            cand --allow-unknown-model 'Check against the default limits when --model (or CTXCTL_MODEL) names a model the registry does not know, instead of refusing it'
             cand --no-config 'Ignore the config file'
             cand --json 'Machine-readable JSON on stdout'
             cand -q 'Print nothing but errors'

@@ -108,6 +108,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l color -d 'When t
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l allow-unknown-model -d 'Check against the default limits when --model (or CTXCTL_MODEL) names a model the registry does not know, instead of refusing it'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s q -l quiet -d 'Print nothing but errors'
@@ -117,7 +118,13 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-cache -d 'Do 
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l include-live -d 'Rewrite a database session even when it looks open in its agent (active < 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l strategy -d 'How to trim' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l strategy -d 'How to trim' -r -f -a "fifo\t''
+sliding-window\t''
+smart\t''
+selective\t''
+composite\t''
+tool-results\t''
+mask-tool-results\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l max-tokens -d 'Token budget (default: the model\'s effective limit)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l reserve-output -d 'Tokens reserved for the reply (default: the model\'s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l reserved -d 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]' -r

@@ -32,7 +32,7 @@ pub use args::InputArgs;
 const AFTER_HELP: &str = "\
 Examples:
   ctxctl count session.json --by-role
-  ctxctl check ~/.claude/projects -r --model claude-sonnet-4-5
+  ctxctl check -r ~/.claude/projects --model claude-sonnet-4-5
   ctxctl trim session.json --strategy smart --keep-first 2 --keep-last 20 -o trimmed.json
 
 Exit codes: 0 ok · 1 check found a session over its threshold / dry-run found changes ·
