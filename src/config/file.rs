@@ -65,7 +65,7 @@ pub struct LlmConfig {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read config file {path}: {source}")]
+    #[error("cannot read config file {path}")]
     Read {
         path: PathBuf,
         source: std::io::Error,

@@ -175,3 +175,20 @@ fn doctor_reports_the_setup_and_fails_on_an_unreachable_endpoint() {
         run.stdout
     );
 }
+
+#[test]
+fn a_missing_config_file_is_reported_once() {
+    let env = TestEnv::new();
+    let a = sample("openai-chat.json");
+    let b = sample("plain.jsonl");
+    let by_flag = env.run(&["--config", "nope.toml", "count", s(&a), s(&b)]);
+    let by_env = TestEnv::new()
+        .env("CTXCTL_CONFIG", "nope.toml")
+        .run(&["count", s(&a), s(&b)]);
+    for run in [by_flag, by_env] {
+        assert_eq!(run.code, 2, "{run:?}");
+        assert_eq!(run.stdout, "", "nothing counted: {run:?}");
+        assert_eq!(run.stderr.matches("nope.toml").count(), 1, "{run:?}");
+        assert_eq!(run.stderr.matches("No such file").count(), 1, "{run:?}");
+    }
+}
