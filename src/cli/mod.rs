@@ -109,7 +109,8 @@ pub struct GlobalArgs {
         help_heading = "Global options"
     )]
     pub session: Option<String>,
-    /// Rewrite a database session even when it looks open in its agent (active < 2 min ago)
+    /// Rewrite a session even when its agent looks to be writing it (a database session
+    /// active, or a file of a batch run modified, less than 2 min ago)
     #[arg(long, global = true, help_heading = "Global options")]
     pub include_live: bool,
 }

@@ -8,6 +8,7 @@
 
 pub mod batch;
 pub mod carry;
+pub mod live;
 pub mod load;
 pub mod predict;
 pub mod retry;

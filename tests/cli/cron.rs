@@ -221,3 +221,45 @@ fn a_single_session_changed_meanwhile_is_read_again() {
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("skipped: d/b.jsonl"), "{run:?}");
 }
+
+/// Sets `path`'s modification time to `secs_before` the tests' clock (`CTXCTL_NOW`).
+fn modified_before_now(path: &Path, secs_before: u64) {
+    // 2026-01-02T03:04:05Z, the CTXCTL_NOW of every TestEnv.
+    let now = std::time::UNIX_EPOCH + Duration::from_secs(1_767_323_045);
+    let f = fs::File::options().append(true).open(path).unwrap();
+    f.set_modified(now - Duration::from_secs(secs_before)).unwrap();
+}
+
+#[test]
+fn a_session_written_moments_ago_is_left_to_its_agent_unless_include_live() {
+    let env = TestEnv::new();
+    let (big, small) = cron_dir(&env);
+    let other = env.write("cron/other.jsonl", fs::read(&big).unwrap());
+    modified_before_now(&big, 10);
+    modified_before_now(&other, 3600);
+    modified_before_now(&small, 5);
+    let before = fs::read(&big).unwrap();
+    let run = env.run(&[CRON, &["--json"]].concat());
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains("skipped: cron/big.jsonl written 10s ago"),
+        "{run:?}"
+    );
+    assert_eq!(fs::read(&big).unwrap(), before, "the live session is untouched");
+    let v = run.json()["files"].clone();
+    assert_eq!(paths(&v), vec!["cron/big.jsonl", "cron/other.jsonl", "cron/small.jsonl"]);
+    assert_eq!((&v[0]["skipped"], &v[0]["compacted"]), (&true.into(), &false.into()), "{v}");
+    assert!(v[0]["reason"].as_str().unwrap().contains("--include-live"), "{v}");
+    assert_eq!(v[1]["compacted"], true, "an old session is compacted: {v}");
+    // --include-live takes it; so does a config that turns the window off.
+    let run = env.run(&[CRON, &["--include-live"]].concat());
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_ne!(fs::read(&big).unwrap(), before, "{run:?}");
+    let env = TestEnv::new();
+    let (big, _) = cron_dir(&env);
+    modified_before_now(&big, 10);
+    let cfg = env.write("c.toml", "[compact]\nlive_secs = 0\n");
+    let run = env.run(&[CRON, &["--config", s(&cfg)]].concat());
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!run.stderr.contains("skipped"), "{run:?}");
+}

@@ -22,6 +22,7 @@ use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
+use crate::ops::live::{self, Live};
 use crate::ops::load;
 use crate::ops::load::Changed;
 use crate::ops::write;
@@ -76,9 +77,23 @@ pub fn run(
     let mut status = ExitStatus::Success;
     let mut entries = Vec::new();
     let (mut succeeded, mut skipped) = (0, 0);
-    let work = |path: &std::path::Path| compact_file(ctx, args, summarizer, path, false);
+    let work = |path: &std::path::Path| {
+        live::check(ctx, path)?;
+        compact_file(ctx, args, summarizer, path, false)
+    };
     batch::run(ctx, &files, "compacting", workers, work, |path, outcome| {
         let shown = load::display(path);
+        if let Some(live) = outcome.as_ref().err().and_then(|e| e.downcast_ref::<Live>()) {
+            let reason = live.to_string();
+            ctx.printer.note(&format!("skipped: {shown} {reason}"));
+            let report = Report::unchanged(summarizer.name(), reason, args.output.dry_run);
+            entries.push(FileEntry::Done(Entry {
+                path: shown,
+                skipped: true,
+                doc: Doc::Report(report),
+            }));
+            return Ok(());
+        }
         if let Err(e) = &outcome {
             if e.downcast_ref::<Changed>().is_some() {
                 skipped += 1;
