@@ -263,3 +263,39 @@ fn a_session_written_moments_ago_is_left_to_its_agent_unless_include_live() {
     assert_eq!(run.code, 0, "{run:?}");
     assert!(!run.stderr.contains("skipped"), "{run:?}");
 }
+
+/// A session another process holds open for writing (an agent with its transcript open)
+/// is left alone too, however old its last write (Linux: /proc).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_session_held_open_for_writing_is_left_to_its_agent() {
+    let env = TestEnv::new();
+    let (big, small) = cron_dir(&env);
+    let before = fs::read(&big).unwrap();
+    let ready = env.path().join("ready");
+    // The stand-in agent opens the file for appending and keeps it open.
+    let mut agent = std::process::Command::new("sh")
+        .args(["-c", "exec 3>>cron/big.jsonl; touch ready; exec sleep 60"])
+        .current_dir(env.path())
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !ready.exists() && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    modified_before_now(&big, 3600);
+    modified_before_now(&small, 3600);
+    let run = env.run(CRON);
+    let with_flag = env.run(&[CRON, &["--include-live"]].concat());
+    agent.kill().unwrap();
+    agent.wait().unwrap();
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains(&format!("held open for writing by process {}", agent.id())),
+        "{run:?}"
+    );
+    assert_eq!(with_flag.code, 0, "{with_flag:?}");
+    assert_ne!(fs::read(&big).unwrap(), before, "{with_flag:?}");
+}
