@@ -45,15 +45,22 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
         Ok(file)
     };
     let mut counted = 0;
-    batch::run(ctx, &files, "counting", usize::MAX, work, |path, outcome| {
-        let entry = batch::entry(ctx, path, outcome, &mut status)?;
-        if let Some(file) = entry.done() {
-            report.total_tokens += file.tokens;
-            counted += 1;
-        }
-        report.files.push(entry);
-        Ok(())
-    })?;
+    batch::run(
+        ctx,
+        &files,
+        "counting",
+        usize::MAX,
+        work,
+        |path, outcome| {
+            let entry = batch::entry(ctx, path, outcome, &mut status)?;
+            if let Some(file) = entry.done() {
+                report.total_tokens += file.tokens;
+                counted += 1;
+            }
+            report.files.push(entry);
+            Ok(())
+        },
+    )?;
     if ctx.printer.json {
         ctx.printer.json(&report)?;
     } else if counted > 1 {

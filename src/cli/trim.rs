@@ -52,13 +52,28 @@ pub struct TrimArgs {
     #[command(flatten)]
     pub reserve: ReserveArgs,
     /// sliding-window: how many non-system messages to keep
-    #[arg(long, allow_negative_numbers = true, value_name = "N", help_heading = "Strategy options")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        help_heading = "Strategy options"
+    )]
     pub window: Option<usize>,
     /// smart: messages kept at the start
-    #[arg(long, allow_negative_numbers = true, value_name = "N", help_heading = "Strategy options")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        help_heading = "Strategy options"
+    )]
     pub keep_first: Option<usize>,
     /// smart: messages kept at the end
-    #[arg(long, allow_negative_numbers = true, value_name = "N", help_heading = "Strategy options")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        help_heading = "Strategy options"
+    )]
     pub keep_last: Option<usize>,
     /// selective: roles never dropped (comma-separated)
     #[arg(long, value_name = "ROLES", value_delimiter = ',', value_parser = parse_role, help_heading = "Strategy options")]
@@ -73,10 +88,20 @@ pub struct TrimArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_strategy, help_heading = "Strategy options")]
     pub chain: Vec<StrategyKind>,
     /// tool-results: results above this many tokens are cut
-    #[arg(long, allow_negative_numbers = true, value_name = "N", help_heading = "Strategy options")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        help_heading = "Strategy options"
+    )]
     pub max_result_tokens: Option<usize>,
     /// mask-tool-results: how many recent tool results stay intact
-    #[arg(long, allow_negative_numbers = true, value_name = "N", help_heading = "Strategy options")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        help_heading = "Strategy options"
+    )]
     pub keep_recent: Option<usize>,
     #[command(flatten)]
     pub output: OutputArgs,

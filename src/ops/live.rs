@@ -24,7 +24,12 @@ pub enum Live {
 /// (`CTXCTL_NOW` in tests); `Ok` otherwise, with `--include-live`, or for a file whose time
 /// cannot be read (the rewrite's own checks decide then).
 pub fn check(ctx: &Context, path: &Path) -> anyhow::Result<()> {
-    let window = ctx.settings.file.compact.live_secs.unwrap_or(LIVE_SECS as u64);
+    let window = ctx
+        .settings
+        .file
+        .compact
+        .live_secs
+        .unwrap_or(LIVE_SECS as u64);
     if ctx.settings.include_live || window == 0 {
         return Ok(());
     }
@@ -59,7 +64,11 @@ fn writer_of(path: &Path) -> Option<u32> {
             return out;
         };
         for proc in procs.flatten() {
-            let Some(pid) = proc.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            let Some(pid) = proc
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
                 continue;
             };
             if pid == me {

@@ -126,7 +126,13 @@ fn a_bad_file_is_reported_in_its_place_and_the_others_still_run() {
     let v = run.json();
     assert_eq!(paths(&v["files"]), want);
     let failed = &v["files"][want.iter().position(|p| p.contains("broken")).unwrap()];
-    assert!(failed["error"].as_str().unwrap().contains("s02-broken.json"), "{v}");
+    assert!(
+        failed["error"]
+            .as_str()
+            .unwrap()
+            .contains("s02-broken.json"),
+        "{v}"
+    );
     // Human mode: the error comes between the lines of the files around it.
     let human = env.run(&["check", "-r", "d"]);
     assert_eq!(human.code, 2, "{human:?}");

@@ -227,7 +227,8 @@ fn modified_before_now(path: &Path, secs_before: u64) {
     // 2026-01-02T03:04:05Z, the CTXCTL_NOW of every TestEnv.
     let now = std::time::UNIX_EPOCH + Duration::from_secs(1_767_323_045);
     let f = fs::File::options().append(true).open(path).unwrap();
-    f.set_modified(now - Duration::from_secs(secs_before)).unwrap();
+    f.set_modified(now - Duration::from_secs(secs_before))
+        .unwrap();
 }
 
 #[test]
@@ -242,14 +243,29 @@ fn a_session_written_moments_ago_is_left_to_its_agent_unless_include_live() {
     let run = env.run(&[CRON, &["--json"]].concat());
     assert_eq!(run.code, 0, "{run:?}");
     assert!(
-        run.stderr.contains("skipped: cron/big.jsonl written 10s ago"),
+        run.stderr
+            .contains("skipped: cron/big.jsonl written 10s ago"),
         "{run:?}"
     );
-    assert_eq!(fs::read(&big).unwrap(), before, "the live session is untouched");
+    assert_eq!(
+        fs::read(&big).unwrap(),
+        before,
+        "the live session is untouched"
+    );
     let v = run.json()["files"].clone();
-    assert_eq!(paths(&v), vec!["cron/big.jsonl", "cron/other.jsonl", "cron/small.jsonl"]);
-    assert_eq!((&v[0]["skipped"], &v[0]["compacted"]), (&true.into(), &false.into()), "{v}");
-    assert!(v[0]["reason"].as_str().unwrap().contains("--include-live"), "{v}");
+    assert_eq!(
+        paths(&v),
+        vec!["cron/big.jsonl", "cron/other.jsonl", "cron/small.jsonl"]
+    );
+    assert_eq!(
+        (&v[0]["skipped"], &v[0]["compacted"]),
+        (&true.into(), &false.into()),
+        "{v}"
+    );
+    assert!(
+        v[0]["reason"].as_str().unwrap().contains("--include-live"),
+        "{v}"
+    );
     assert_eq!(v[1]["compacted"], true, "an old session is compacted: {v}");
     // --include-live takes it; so does a config that turns the window off.
     let run = env.run(&[CRON, &["--include-live"]].concat());

@@ -52,7 +52,14 @@ fn negative_and_absurd_numbers_are_usage_errors_naming_the_flag() {
     }
     for (flag, value) in [("--window", "-3"), ("--keep-last", "-1")] {
         let run = env.run(&[
-            "trim", s(&f), "--strategy", "sliding-window", flag, value, "-o", "-",
+            "trim",
+            s(&f),
+            "--strategy",
+            "sliding-window",
+            flag,
+            value,
+            "-o",
+            "-",
         ]);
         assert_eq!(run.code, 2, "{flag} {value}: {run:?}");
         assert!(run.stderr.contains(flag), "{flag} {value}: {}", run.stderr);

@@ -100,7 +100,10 @@ fn every_subcommand_has_a_summary_and_two_examples_that_parse() {
 fn the_top_level_help_examples_run() {
     use crate::support::{sample, TestEnv};
     let env = TestEnv::new();
-    env.write("session.json", std::fs::read(sample("openai-chat.json")).unwrap());
+    env.write(
+        "session.json",
+        std::fs::read(sample("openai-chat.json")).unwrap(),
+    );
     let project = env.home().join(".claude/projects/-home-dev-shop/s.jsonl");
     std::fs::create_dir_all(project.parent().unwrap()).unwrap();
     std::fs::copy(sample("claude-code.jsonl"), &project).unwrap();

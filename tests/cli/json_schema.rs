@@ -77,7 +77,10 @@ fn validate(root: &Value, schema: &Value, value: &Value, at: &str, errors: &mut 
         let props = schema.get("properties").and_then(Value::as_object);
         for (key, v) in obj {
             let path = format!("{at}.{key}");
-            match (props.and_then(|p| p.get(key)), schema.get("additionalProperties")) {
+            match (
+                props.and_then(|p| p.get(key)),
+                schema.get("additionalProperties"),
+            ) {
                 (Some(s), _) => validate(root, s, v, &path, errors),
                 (None, Some(Value::Bool(false))) => {
                     errors.push(format!("{path}: not in the schema"))
@@ -132,7 +135,13 @@ fn the_validator_rejects_what_the_schema_does_not_say() {
     let root = schema();
     let check = |v: Value| {
         let mut errors = Vec::new();
-        validate(&root, &serde_json::json!({"$ref": "#/$defs/check"}), &v, "$", &mut errors);
+        validate(
+            &root,
+            &serde_json::json!({"$ref": "#/$defs/check"}),
+            &v,
+            "$",
+            &mut errors,
+        );
         errors
     };
     assert!(check(serde_json::json!({"files": []})).is_empty());
@@ -171,7 +180,12 @@ fn reading_commands_conform_with_one_file_many_and_a_failed_one() {
         assert_eq!(one["files"][0], files[0], "{cmd}");
     }
     conforms(&env, "count", &["count", s(&chat), "--per-message"], 0);
-    conforms(&env, "compact_files", &["compact", s(&chat), s(&codex), s(&broken), "--dry-run"], 2);
+    conforms(
+        &env,
+        "compact_files",
+        &["compact", s(&chat), s(&codex), s(&broken), "--dry-run"],
+        2,
+    );
 }
 
 #[test]
@@ -208,7 +222,12 @@ fn status_agrees_with_problems_and_the_exit_code() {
     assert_eq!(f["status"], "broken", "{v}");
     assert!(!f["problems"].as_array().unwrap().is_empty());
     let chat = env.write("chat.json", fs::read(sample("openai-chat.json")).unwrap());
-    let v = conforms(&env, "check", &["check", s(&chat), "--max-tokens", "2000"], 1);
+    let v = conforms(
+        &env,
+        "check",
+        &["check", s(&chat), "--max-tokens", "2000"],
+        1,
+    );
     assert_eq!(v["files"][0]["status"], "compact");
     let v = conforms(&env, "check", &["check", s(&chat)], 0);
     assert_eq!(v["files"][0]["status"], "ok");
@@ -221,7 +240,14 @@ fn rewriting_and_archive_commands_conform() {
     let chat = env.write("chat.json", fs::read(sample("openai-chat.json")).unwrap());
     let gpt = ["--model", "gpt-4o"];
     let trim = |extra: &[&'static str]| {
-        let mut a = vec!["trim", s(&chat), "--strategy", "fifo", "--max-tokens", "800"];
+        let mut a = vec![
+            "trim",
+            s(&chat),
+            "--strategy",
+            "fifo",
+            "--max-tokens",
+            "800",
+        ];
         a.extend_from_slice(extra);
         a
     };
@@ -242,11 +268,26 @@ fn rewriting_and_archive_commands_conform() {
     let show = conforms(&env, "archive_show", &["archive", "show", &id], 0);
     assert_eq!(show["timestamp"], ls[0]["timestamp"]);
     assert_eq!(show["tokens"], ls[0]["tokens"]);
-    conforms(&env, "archive_restore", &["archive", "restore", &id, "--dry-run"], 0);
-    conforms(&env, "archive_restore", &["archive", "restore", &id, gpt[0], gpt[1]], 0);
+    conforms(
+        &env,
+        "archive_restore",
+        &["archive", "restore", &id, "--dry-run"],
+        0,
+    );
+    conforms(
+        &env,
+        "archive_restore",
+        &["archive", "restore", &id, gpt[0], gpt[1]],
+        0,
+    );
     let ls = conforms(&env, "archive_ls", &["archive", "ls"], 0);
     assert!(ls[0]["restored"]["timestamp"].is_string(), "{ls}");
-    conforms(&env, "archive_removed", &["archive", "prune", "--keep", "0", "--dry-run"], 0);
+    conforms(
+        &env,
+        "archive_removed",
+        &["archive", "prune", "--keep", "0", "--dry-run"],
+        0,
+    );
     conforms(&env, "archive_removed", &["archive", "rm", &id], 0);
 }
 

@@ -268,6 +268,10 @@ fn a_symlink_swapped_between_check_and_write_is_refused() {
     assert!(run.stderr.contains("leads to"), "{run:?}");
     assert_eq!(fs::read(&real).unwrap(), real_before, "{run:?}");
     assert_eq!(fs::read(&other).unwrap(), other_before, "{run:?}");
-    assert_eq!(fs::read_link(&link).unwrap(), other, "the link is left as it was");
+    assert_eq!(
+        fs::read_link(&link).unwrap(),
+        other,
+        "the link is left as it was"
+    );
     assert!(archives(&env, "link").is_empty() && archives(&env, "real").is_empty());
 }

@@ -179,7 +179,9 @@ fn gen_session_has_help_and_writes_a_session() {
     let help = match py(&["--help"]) {
         Ok(out) => out,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("python3 not found: gen_session_has_help_and_writes_a_session checked nothing");
+            eprintln!(
+                "python3 not found: gen_session_has_help_and_writes_a_session checked nothing"
+            );
             return;
         }
         Err(e) => panic!("python3: {e}"),

@@ -31,7 +31,9 @@ impl Run {
     /// The one entry of the `files` array of `count`, `check` or `stats --json`.
     pub fn file(&self) -> serde_json::Value {
         let v = self.json();
-        let files = v["files"].as_array().unwrap_or_else(|| panic!("no files: {self:?}"));
+        let files = v["files"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no files: {self:?}"));
         assert_eq!(files.len(), 1, "{self:?}");
         files[0].clone()
     }

@@ -129,7 +129,8 @@ fn ls(ctx: &Context, store: &ArchiveStore, args: &LsArgs) -> anyhow::Result<Exit
 fn show(ctx: &Context, store: &ArchiveStore, args: &ShowArgs) -> anyhow::Result<ExitStatus> {
     let (entry, file) = store.get(&args.id)?;
     if ctx.printer.json {
-        ctx.printer.json(&Show::new(&entry.id, &entry.path, entry.bytes, &file))?;
+        ctx.printer
+            .json(&Show::new(&entry.id, &entry.path, entry.bytes, &file))?;
         return Ok(ExitStatus::Success);
     }
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());

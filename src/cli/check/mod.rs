@@ -64,14 +64,21 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         }
         Ok(file)
     };
-    batch::run(ctx, &files, "checking", usize::MAX, work, |path, outcome| {
-        let entry = batch::entry(ctx, path, outcome, &mut status)?;
-        if entry.done().is_some_and(|file| file.status != "ok") {
-            status = status.worst(ExitStatus::Failure);
-        }
-        results.push(entry);
-        Ok(())
-    })?;
+    batch::run(
+        ctx,
+        &files,
+        "checking",
+        usize::MAX,
+        work,
+        |path, outcome| {
+            let entry = batch::entry(ctx, path, outcome, &mut status)?;
+            if entry.done().is_some_and(|file| file.status != "ok") {
+                status = status.worst(ExitStatus::Failure);
+            }
+            results.push(entry);
+            Ok(())
+        },
+    )?;
     if ctx.printer.json {
         ctx.printer.json(&Files { files: results })?;
     }

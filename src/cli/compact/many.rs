@@ -83,7 +83,11 @@ pub fn run(
     };
     batch::run(ctx, &files, "compacting", workers, work, |path, outcome| {
         let shown = load::display(path);
-        if let Some(live) = outcome.as_ref().err().and_then(|e| e.downcast_ref::<Live>()) {
+        if let Some(live) = outcome
+            .as_ref()
+            .err()
+            .and_then(|e| e.downcast_ref::<Live>())
+        {
             let reason = live.to_string();
             ctx.printer.note(&format!("skipped: {shown} {reason}"));
             let report = Report::unchanged(summarizer.name(), reason, args.output.dry_run);
