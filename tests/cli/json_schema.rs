@@ -272,7 +272,7 @@ fn rewriting_and_archive_commands_conform() {
         &env,
         "archive_restore",
         &["archive", "restore", &id, "--dry-run"],
-        0,
+        1,
     );
     conforms(
         &env,
@@ -286,7 +286,7 @@ fn rewriting_and_archive_commands_conform() {
         &env,
         "archive_removed",
         &["archive", "prune", "--keep", "0", "--dry-run"],
-        0,
+        1,
     );
     conforms(&env, "archive_removed", &["archive", "rm", &id], 0);
 }
