@@ -790,7 +790,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__check)
-            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --threshold --max-tokens --reserve-output --reserved --min-tokens --status --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --threshold --max-tokens --reserve-output --reserved --min-tokens --status --allow-unknown-model --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1903,7 +1903,7 @@ _ctxctl() {
             fi
             case "${prev}" in
                 --strategy)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "fifo sliding-window smart selective composite tool-results mask-tool-results" -- "${cur}"))
                     return 0
                     ;;
                 --max-tokens)

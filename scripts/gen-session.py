@@ -6,7 +6,7 @@ usage: gen-session.py TOKENS OUT.(json|jsonl) [--seed N]
 The session alternates user prompts, assistant replies and tool calls whose results hold
 code and logs, so tokenization sees varied text (prose, code, numbers, paths). The size is
 approximate (about 4 characters per token)."""
-import json, random, sys
+import argparse, json, random, sys
 
 WORDS = ("the a to of and in that is for it with as on be this by are or from at an not "
          "function value error file return test build request response session token model "
@@ -36,9 +36,16 @@ def code_block(rng, lines):
 
 
 def main():
-    target = int(sys.argv[1])
-    out = sys.argv[2]
-    seed = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--seed" else 7
+    doc = __doc__.split("\n\n", 2)
+    p = argparse.ArgumentParser(prog="gen-session.py", description=doc[0], epilog=doc[2],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("tokens", type=int, metavar="TOKENS", help="approximate size of the session in tokens")
+    p.add_argument("out", metavar="OUT", help="output file: .jsonl writes one message a line, anything else an OpenAI request body")
+    p.add_argument("--seed", type=int, default=7, help="random seed (default 7): the same seed gives the same session")
+    a = p.parse_args()
+    if a.tokens <= 0:
+        p.error("TOKENS must be a positive number")
+    target, out, seed = a.tokens, a.out, a.seed
     rng = random.Random(seed)
     msgs = [{"role": "system", "content": "You are a coding agent. " + sentence(rng, 60)}]
     chars = 0

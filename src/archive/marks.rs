@@ -13,7 +13,9 @@ use crate::fsutil;
 /// That an archive was restored in place.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Restored {
-    /// RFC 3339 UTC.
+    /// RFC 3339 UTC. Named `timestamp` like every time in ctxctl's JSON (marks written
+    /// before that said `at`).
+    #[serde(rename = "timestamp", alias = "at")]
     pub at: String,
     /// The session file the records went back into.
     pub into: String,

@@ -9,7 +9,7 @@ use crate::ops::batch;
 use crate::ops::load::{self, Loaded};
 use crate::ops::predict::Prediction;
 use crate::ops::usage::reported;
-use crate::render::json::{ByRole, CountFile, CountReport, MessageTokens};
+use crate::render::json::{ByRole, CountFile, CountReport, FileEntry, MessageTokens};
 use crate::render::preview::preview;
 use crate::render::table::{table, thousands, Cell, Table};
 use crate::session::Role;
@@ -46,23 +46,32 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
         }
         Ok(file)
     };
-    batch::run(ctx, &files, "counting", usize::MAX, work, |_, outcome| {
-        let file = batch::reported(ctx, outcome, &mut status)?;
-        if let Some(file) = file {
-            report.total_tokens += file.tokens;
-            report.files.push(file);
-        }
-        Ok(())
-    })?;
+    let mut counted = 0;
+    batch::run(
+        ctx,
+        &files,
+        "counting",
+        usize::MAX,
+        work,
+        |path, outcome| {
+            let entry = batch::entry(ctx, path, outcome, &mut status)?;
+            if let Some(file) = entry.done() {
+                report.total_tokens += file.tokens;
+                counted += 1;
+            }
+            report.files.push(entry);
+            Ok(())
+        },
+    )?;
     if ctx.printer.json {
         ctx.printer.json(&report)?;
     } else if ctx.printer.tsv {
-        ctx.printer.table(&tsv(&report.files, args))?;
-    } else if report.files.len() > 1 {
+        let done: Vec<&CountFile> = report.files.iter().filter_map(FileEntry::done).collect();
+        ctx.printer.table(&tsv(&done, args))?;
+    } else if counted > 1 {
         ctx.printer.line(&format!(
-            "{:>12}  total ({} files)",
+            "{:>12}  total ({counted} files)",
             thousands(report.total_tokens as u64),
-            report.files.len()
         ))?;
     }
     Ok(status)
@@ -70,7 +79,7 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
 
 /// `--tsv`: one line per file; per message with `--per-message`, per role with
 /// `--by-role`.
-fn tsv(files: &[CountFile], args: &CountArgs) -> Table {
+fn tsv(files: &[&CountFile], args: &CountArgs) -> Table {
     if args.per_message {
         let mut t = Table::new(&["path", "index", "role", "tokens"]);
         for f in files {

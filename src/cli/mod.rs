@@ -33,7 +33,7 @@ pub use args::InputArgs;
 const AFTER_HELP: &str = "\
 Examples:
   ctxctl count session.json --by-role
-  ctxctl check ~/.claude/projects -r --model claude-sonnet-4-5
+  ctxctl check -r ~/.claude/projects --model claude-sonnet-4-5
   ctxctl trim session.json --strategy smart --keep-first 2 --keep-last 20 -o trimmed.json
 
 Exit codes: 0 ok · 1 check found a session over its threshold / dry-run found changes ·
@@ -118,7 +118,8 @@ pub struct GlobalArgs {
         help_heading = "Global options"
     )]
     pub session: Option<String>,
-    /// Rewrite a database session even when it looks open in its agent (active < 2 min ago)
+    /// Rewrite a session even when its agent looks to be writing it (a database session
+    /// active, or a file of a batch run modified, less than 2 min ago)
     #[arg(long, global = true, help_heading = "Global options")]
     pub include_live: bool,
     /// Count the next request locally or with the provider's token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]

@@ -13,7 +13,7 @@ use crate::ops::batch;
 use crate::ops::load::{self, Loaded};
 use crate::ops::usage::reported;
 use crate::render::bar::bar;
-use crate::render::json::{ByRole, Reported};
+use crate::render::json::{ByRole, FileEntry, Files, Reported};
 use crate::render::preview::preview;
 use crate::render::table::{thousands, Cell, Table};
 use crate::render::Style;
@@ -68,7 +68,7 @@ struct StatsFile {
     messages: usize,
     tokens: usize,
     messages_by_role: ByRole,
-    tokens_by_role: ByRole,
+    by_role: ByRole,
     tools: Vec<ToolStats>,
     largest: Vec<Largest>,
     compactions: Vec<Compaction>,
@@ -92,20 +92,15 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
         }
         Ok(s)
     };
-    batch::run(ctx, &files, "reading", usize::MAX, work, |_, outcome| {
-        if let Some(s) = batch::reported(ctx, outcome, &mut status)? {
-            out.push(s);
-        }
+    batch::run(ctx, &files, "reading", usize::MAX, work, |path, outcome| {
+        out.push(batch::entry(ctx, path, outcome, &mut status)?);
         Ok(())
     })?;
     if ctx.printer.json {
-        if files.len() == 1 && out.len() == 1 {
-            ctx.printer.json(&out[0])?;
-        } else {
-            ctx.printer.json(&out)?;
-        }
+        ctx.printer.json(&Files { files: out })?;
     } else if ctx.printer.tsv {
-        print_tsv(ctx, &out)?;
+        let done: Vec<&StatsFile> = out.iter().filter_map(FileEntry::done).collect();
+        print_tsv(ctx, &done)?;
     }
     Ok(status)
 }
@@ -150,7 +145,7 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
         messages: msgs.len(),
         tokens: l.total,
         messages_by_role: ByRole::tally(msgs, std::iter::repeat(1)),
-        tokens_by_role: ByRole::tally(msgs, l.counts.iter().copied()),
+        by_role: ByRole::tally(msgs, l.counts.iter().copied()),
         tools: tool_stats(ctx, l),
         largest,
         compactions,
@@ -288,8 +283,7 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
 
 /// `--tsv`: the roles, tools and largest-messages tables of every file, each with a
 /// header and a `path` column, separated by an empty line.
-fn print_tsv(ctx: &Context, files: &[StatsFile]) -> anyhow::Result<()> {
-    let files: Vec<&StatsFile> = files.iter().collect();
+fn print_tsv(ctx: &Context, files: &[&StatsFile]) -> anyhow::Result<()> {
     ctx.printer.line(&format!(
         "{}\n\n{}\n\n{}",
         roles(&files, true).tsv(),
@@ -320,7 +314,7 @@ fn roles(files: &[&StatsFile], with_path: bool) -> Table {
     let mut t = header(&["role", "messages", "tokens", "share"], with_path);
     for s in files {
         for r in Role::ALL.iter().filter(|r| s.messages_by_role.get(**r) > 0) {
-            let n = s.tokens_by_role.get(*r);
+            let n = s.by_role.get(*r);
             let share = if s.tokens == 0 {
                 0.0
             } else {

@@ -44,21 +44,36 @@ pub struct TrimArgs {
     #[arg(value_name = "FILE")]
     pub file: std::path::PathBuf,
     /// How to trim
-    #[arg(long, value_name = "S", value_parser = parse_strategy)]
+    #[arg(long, value_name = "S", value_parser = StrategyParser, hide_possible_values = true)]
     pub strategy: StrategyKind,
     /// Token budget (default: the model's effective limit)
-    #[arg(long, value_name = "N", help_heading = "Budget", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", help_heading = "Budget", value_parser = clap::value_parser!(u64).range(1..=crate::cli::args::limits::MAX_TOKENS))]
     pub max_tokens: Option<u64>,
     #[command(flatten)]
     pub reserve: ReserveArgs,
     /// sliding-window: how many non-system messages to keep
-    #[arg(long, value_name = "N", help_heading = "Strategy options")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        help_heading = "Strategy options"
+    )]
     pub window: Option<usize>,
     /// smart: messages kept at the start
-    #[arg(long, value_name = "N", help_heading = "Strategy options")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        help_heading = "Strategy options"
+    )]
     pub keep_first: Option<usize>,
     /// smart: messages kept at the end
-    #[arg(long, value_name = "N", help_heading = "Strategy options")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        help_heading = "Strategy options"
+    )]
     pub keep_last: Option<usize>,
     /// selective: roles never dropped (comma-separated)
     #[arg(long, value_name = "ROLES", value_delimiter = ',', value_parser = parse_role, help_heading = "Strategy options")]
@@ -73,10 +88,20 @@ pub struct TrimArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_strategy, help_heading = "Strategy options")]
     pub chain: Vec<StrategyKind>,
     /// tool-results: results above this many tokens are cut
-    #[arg(long, value_name = "N", help_heading = "Strategy options")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        help_heading = "Strategy options"
+    )]
     pub max_result_tokens: Option<usize>,
     /// mask-tool-results: how many recent tool results stay intact
-    #[arg(long, value_name = "N", help_heading = "Strategy options")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        help_heading = "Strategy options"
+    )]
     pub keep_recent: Option<usize>,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -87,6 +112,35 @@ pub struct TrimArgs {
 
 fn parse_strategy(s: &str) -> Result<StrategyKind, String> {
     StrategyKind::from_name(s).map_err(|e| e.to_string())
+}
+
+/// `--strategy`'s parser: [`parse_strategy`] (and its error listing the names), with the
+/// names as possible values so that every completion script offers them.
+#[derive(Clone)]
+struct StrategyParser;
+
+impl clap::builder::TypedValueParser for StrategyParser {
+    type Value = StrategyKind;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<StrategyKind, clap::Error> {
+        let parse = parse_strategy as fn(&str) -> Result<StrategyKind, String>;
+        parse.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            StrategyKind::ALL
+                .into_iter()
+                .map(|k| clap::builder::PossibleValue::new(k.name())),
+        ))
+    }
 }
 
 fn parse_role(s: &str) -> Result<Role, String> {

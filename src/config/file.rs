@@ -48,6 +48,9 @@ pub struct CompactConfig {
     pub tail_tokens: Option<u64>,
     /// Cap on the summary's size in tokens (default 2000).
     pub summary_tokens: Option<u64>,
+    /// Batch runs leave alone a session modified this many seconds ago or less (default
+    /// 120; 0 turns it off): its agent may be writing it.
+    pub live_secs: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -79,7 +82,7 @@ pub struct CountApiConfig {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read config file {path}: {source}")]
+    #[error("cannot read config file {path}")]
     Read {
         path: PathBuf,
         source: std::io::Error,

@@ -10,6 +10,7 @@ use std::sync::mpsc;
 use crate::context::Context;
 use crate::exit::{is_broken_pipe, ExitStatus};
 use crate::render::capture::{self, Captured};
+use crate::render::json::{FailedFile, FileEntry};
 
 /// Runs `work` on every file and hands each result to `emit`, in input order.
 ///
@@ -93,6 +94,28 @@ pub fn reported<T>(
             ctx.report(&e);
             *status = status.worst(ExitStatus::Error);
             Ok(None)
+        }
+    }
+}
+
+/// [`reported`] for commands whose `--json` lists every file: an error is reported the
+/// same way and becomes the file's entry, with its path and the error's one line.
+pub fn entry<T>(
+    ctx: &Context,
+    path: &Path,
+    outcome: anyhow::Result<T>,
+    status: &mut ExitStatus,
+) -> anyhow::Result<FileEntry<T>> {
+    match outcome {
+        Ok(value) => Ok(FileEntry::Done(value)),
+        Err(e) if is_broken_pipe(&e) => Err(e),
+        Err(e) => {
+            ctx.report(&e);
+            *status = status.worst(ExitStatus::Error);
+            Ok(FileEntry::Failed(FailedFile {
+                path: crate::ops::load::display(path),
+                error: format!("{e:#}"),
+            }))
         }
     }
 }

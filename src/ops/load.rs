@@ -28,6 +28,9 @@ pub struct Loaded {
     pub db_session: Option<goose_db::SessionInfo>,
     /// Tokens the request sends besides the messages (a request body's tools).
     pub extra_tokens: usize,
+    /// The file `path` led to when it was read, every symlink resolved: an in-place
+    /// rewrite refuses to go on when the path leads elsewhere by then.
+    pub target: Option<PathBuf>,
 }
 
 impl Loaded {
@@ -321,6 +324,7 @@ pub fn count_session(
         scale(n.first().copied().unwrap_or(0), model.factor)
     });
     Ok(Loaded {
+        target: std::fs::canonicalize(path).ok(),
         path: path.to_path_buf(),
         fingerprint,
         session,

@@ -13,6 +13,7 @@ pub mod checked;
 pub mod describe;
 pub mod filter;
 pub mod exact;
+pub mod live;
 pub mod load;
 pub mod predict;
 pub mod prior;

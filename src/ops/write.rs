@@ -190,6 +190,17 @@ pub fn write(
 fn replace_in_place(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> anyhow::Result<()> {
     use crate::ops::carry::{self, Carried};
     let real = std::fs::canonicalize(p).with_context(|| format!("re-reading {}", p.display()))?;
+    if let Some(read) = loaded.target.as_ref().filter(|t| **t != real) {
+        // A symlink pointed elsewhere meanwhile: the file checked is not the one the path
+        // names now, and neither is replaced.
+        anyhow::bail!(
+            "{} led to {} when it was read and leads to {} now; left both as they are \
+             (run again to rewrite what it leads to now)",
+            p.display(),
+            read.display(),
+            real.display()
+        );
+    }
     let old = carry::open_unchanged(&real, loaded.fingerprint)
         .with_context(|| format!("re-reading {}", p.display()))?;
     let Some(old) = old else {

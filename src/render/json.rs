@@ -96,7 +96,7 @@ pub struct Reported {
 
 #[derive(Debug, Serialize)]
 pub struct CountReport {
-    pub files: Vec<CountFile>,
+    pub files: Vec<FileEntry<CountFile>>,
     pub total_tokens: usize,
 }
 
@@ -105,9 +105,12 @@ pub struct CountReport {
 pub struct CheckFile {
     pub path: String,
     pub model: String,
+    /// `ok`, `compact`, `over` or `broken` (within its limit but structurally faulty):
+    /// anything but `ok` makes `check` exit 1.
     pub status: &'static str,
-    /// The predicted input tokens of the next request (`next_request_tokens`).
+    /// ctxctl's count of the session's messages, as in `count` and `stats`.
     pub tokens: usize,
+    /// The predicted input tokens of the next request: the figure checked.
     pub next_request_tokens: usize,
     /// `reported`, `calibrated`, `tokenizer`, `api` or `estimate`.
     pub next_request_source: &'static str,
@@ -159,4 +162,35 @@ pub struct SessionRow {
     pub subagents: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// A file a multi-file command could not read: present in `files` with its error.
+#[derive(Debug, Serialize)]
+pub struct FailedFile {
+    pub path: String,
+    /// The one-line error printed on stderr.
+    pub error: String,
+}
+
+/// One element of a `files` array: the file's report, or its error.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum FileEntry<T> {
+    Done(T),
+    Failed(FailedFile),
+}
+
+impl<T> FileEntry<T> {
+    pub fn done(&self) -> Option<&T> {
+        match self {
+            FileEntry::Done(t) => Some(t),
+            FileEntry::Failed(_) => None,
+        }
+    }
+}
+
+/// `check --json` and `stats --json`: the same shape for one file or many.
+#[derive(Debug, Serialize)]
+pub struct Files<T> {
+    pub files: Vec<FileEntry<T>>,
 }

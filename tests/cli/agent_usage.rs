@@ -11,11 +11,11 @@ use ctxctl::ops::prior::{CLAUDE_CODE_MAIN, CODEX};
 
 use crate::support::{fixture, s, TestEnv};
 
-/// `check --json`'s token figure.
+/// `check --json`'s figure: the predicted next request.
 fn checked(env: &TestEnv, f: &Path) -> u64 {
     let run = env.run(&["check", s(f), "--json"]);
     assert!(run.code == 0 || run.code == 1, "{run:?}");
-    run.json()["tokens"].as_u64().unwrap()
+    run.file()["next_request_tokens"].as_u64().unwrap()
 }
 
 /// ctxctl's own estimate (`count --json`).

@@ -114,7 +114,7 @@ fn a_restored_archive_is_marked_and_not_restored_twice() {
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(fs::read(&f).unwrap(), original);
     let v = env.run(&["archive", "ls", "--json"]).json();
-    assert_eq!(v[0]["restored"]["at"], "2026-01-02T03:04:05Z");
+    assert_eq!(v[0]["restored"]["timestamp"], "2026-01-02T03:04:05Z");
     assert!(v[0]["restored"]["into"]
         .as_str()
         .unwrap()

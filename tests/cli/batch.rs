@@ -119,8 +119,20 @@ fn a_bad_file_is_reported_in_its_place_and_the_others_still_run() {
     let run = env.run(&["check", "-r", "d", "--json"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("s02-broken.json"), "{run:?}");
-    let want: Vec<String> = files.iter().map(|f| rel(&env, f)).collect();
-    assert_eq!(paths(&run.json()), want);
+    // The broken file keeps its place in `files`, with its error.
+    let mut want: Vec<String> = files.iter().map(|f| rel(&env, f)).collect();
+    want.insert(2, "d/sub0/s02-broken.json".into());
+    want.sort();
+    let v = run.json();
+    assert_eq!(paths(&v["files"]), want);
+    let failed = &v["files"][want.iter().position(|p| p.contains("broken")).unwrap()];
+    assert!(
+        failed["error"]
+            .as_str()
+            .unwrap()
+            .contains("s02-broken.json"),
+        "{v}"
+    );
     // Human mode: the error comes between the lines of the files around it.
     let human = env.run(&["check", "-r", "d"]);
     assert_eq!(human.code, 2, "{human:?}");
@@ -147,7 +159,7 @@ fn check_keeps_the_worst_exit_code_and_stats_the_input_order() {
     ]);
     assert_eq!(tight.code, 1, "{tight:?}");
     let v = tight.json();
-    let statuses: Vec<&str> = v
+    let statuses: Vec<&str> = v["files"]
         .as_array()
         .unwrap()
         .iter()
@@ -158,9 +170,9 @@ fn check_keeps_the_worst_exit_code_and_stats_the_input_order() {
     let stats = env.run(&["stats", "-r", "d", "--json"]);
     assert_eq!(stats.code, 0, "{stats:?}");
     let want: Vec<String> = files.iter().map(|f| rel(&env, f)).collect();
-    assert_eq!(paths(&stats.json()), want);
-    for (f, got) in files.iter().zip(stats.json().as_array().unwrap()) {
-        let one = env.run(&["stats", &rel(&env, f), "--json"]).json();
+    assert_eq!(paths(&stats.json()["files"]), want);
+    for (f, got) in files.iter().zip(stats.json()["files"].as_array().unwrap()) {
+        let one = env.run(&["stats", &rel(&env, f), "--json"]).file();
         assert_eq!(&one, got);
     }
 }

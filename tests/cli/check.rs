@@ -24,14 +24,14 @@ fn effective_limit_follows_the_formula() {
         "--json",
     ]);
     assert_eq!(run.code, 0, "{run:?}");
-    let v = run.json();
+    let v = run.file();
     assert_eq!(v["effective_limit"], 94904);
     assert_eq!(v["context_window"], 100000);
     assert_eq!(v["max_output_tokens"], 4096);
     assert_eq!(v["reserved"], 1000);
     assert_eq!(v["status"], "ok");
     assert_eq!(v["threshold"], 0.8);
-    let tokens = v["tokens"].as_i64().unwrap();
+    let tokens = v["next_request_tokens"].as_i64().unwrap();
     assert_eq!(v["remaining"].as_i64().unwrap(), 94904 - tokens);
     assert!(v["problems"].as_array().unwrap().is_empty());
 }
@@ -42,7 +42,7 @@ fn statuses_and_exit_codes() {
     let f = session_of(&env, 200);
     let tokens = env
         .run(&["check", s(&f), "--json", "--max-tokens", "100000"])
-        .json()["tokens"]
+        .file()["next_request_tokens"]
         .as_u64()
         .unwrap();
     // Window just big enough that usage is between threshold and limit.
@@ -57,7 +57,7 @@ fn statuses_and_exit_codes() {
         "--json",
     ]);
     assert_eq!(run.code, 1, "{run:?}");
-    assert_eq!(run.json()["status"], "compact");
+    assert_eq!(run.file()["status"], "compact");
     assert!(
         run.stderr.contains("of the effective limit used"),
         "{run:?}"
@@ -72,7 +72,7 @@ fn statuses_and_exit_codes() {
         "--json",
     ]);
     assert_eq!(run.code, 1);
-    assert_eq!(run.json()["status"], "over");
+    assert_eq!(run.file()["status"], "over");
     let run = env.run(&[
         "check",
         s(&f),
@@ -85,7 +85,7 @@ fn statuses_and_exit_codes() {
         "--json",
     ]);
     assert_eq!(
-        run.json()["status"],
+        run.file()["status"],
         "compact",
         "exactly at the threshold triggers"
     );
@@ -98,19 +98,44 @@ fn known_model_limits() {
     let f = session_of(&env, 5);
     let v = env
         .run(&["check", s(&f), "--model", "claude-3-opus", "--json"])
-        .json();
+        .file();
     assert_eq!(v["context_window"], 200000);
     assert_eq!(v["max_output_tokens"], 4096);
     assert_eq!(v["effective_limit"], 200000 - 4096);
 }
 
 #[test]
-fn unknown_model_warns_and_uses_defaults() {
+fn an_unknown_model_is_refused_unless_allowed() {
     let env = TestEnv::new();
     let f = session_of(&env, 5);
+    // A typo would check against made-up limits: a usage error with the close matches.
     let run = env.run(&["check", s(&f), "--model", "claude-3-opuss", "--json"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.stdout, "", "nothing on stdout: {run:?}");
+    insta::assert_snapshot!("unknown_model_refused", env.snap(&run));
+    let typo = TestEnv::new().env("CTXCTL_MODEL", "gpt-4oo");
+    let run = typo.run(&["check", s(&session_of(&typo, 5))]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("(CTXCTL_MODEL)"), "{run:?}");
+    // Asked for, the default limits are used with a warning.
+    let run = env.run(&[
+        "check",
+        s(&f),
+        "--model",
+        "claude-3-opuss",
+        "--allow-unknown-model",
+        "--json",
+    ]);
     assert_eq!(run.code, 0, "{run:?}");
-    insta::assert_snapshot!(env.snap(&run));
+    insta::assert_snapshot!("unknown_model_allowed", env.snap(&run));
+    // A model the session names is not the user's typo: it is not refused.
+    let named = env.write(
+        "named.json",
+        r#"{"model":"my-own-model","messages":[{"role":"user","content":"hi"}]}"#,
+    );
+    let run = env.run(&["check", s(&named)]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("unknown model"), "{run:?}");
 }
 
 #[test]
@@ -122,7 +147,7 @@ fn structural_problems_fail_the_check() {
     );
     let run = env.run(&["check", s(&f), "--model", "gpt-4o", "--json"]);
     assert_eq!(run.code, 1, "{run:?}");
-    let problems = run.json()["problems"].as_array().unwrap().clone();
+    let problems = run.file()["problems"].as_array().unwrap().clone();
     assert_eq!(problems.len(), 1);
     assert!(problems[0].as_str().unwrap().contains("call_9"));
 }
@@ -139,7 +164,8 @@ fn several_files_give_an_array_and_the_worst_code() {
         "--json",
     ]);
     assert_eq!(run.code, 2, "{run:?}");
-    assert_eq!(run.json().as_array().unwrap().len(), 2);
+    assert_eq!(run.json()["files"].as_array().unwrap().len(), 3);
+    assert_eq!(run.json()["files"][2]["path"], "missing.json");
     let human = env.run(&[
         "check",
         s(&good),
@@ -155,7 +181,7 @@ fn threshold_from_env_and_config() {
     let env = TestEnv::new().env("CTXCTL_THRESHOLD", "0.3");
     let f = session_of(&env, 5);
     assert_eq!(
-        env.run(&["check", s(&f), "--json"]).json()["threshold"],
+        env.run(&["check", s(&f), "--json"]).file()["threshold"],
         0.3
     );
     let env = TestEnv::new();
@@ -163,7 +189,7 @@ fn threshold_from_env_and_config() {
     let cfg = env.write("c.toml", "threshold = 0.6\n");
     assert_eq!(
         env.run(&["check", s(&f), "--config", s(&cfg), "--json"])
-            .json()["threshold"],
+            .file()["threshold"],
         0.6
     );
     assert_eq!(
@@ -176,7 +202,7 @@ fn threshold_from_env_and_config() {
             "0.7",
             "--json"
         ])
-        .json()["threshold"],
+        .file()["threshold"],
         0.7
     );
 }
@@ -186,20 +212,20 @@ fn reported_usage_is_used_until_ctxctl_rewrites_the_history() {
     let fixture = crate::support::fixture("claude-code/spotter_tool_heavy.jsonl");
     let env = TestEnv::new();
     let f = env.write("cc.jsonl", std::fs::read(fixture).unwrap());
-    let before = env.run(&["check", s(&f), "--json"]).json();
+    let before = env.run(&["check", s(&f), "--json"]).file();
     let counted = env.run(&["count", s(&f), "--json"]).json();
     // The agent's own figure (system prompt and tools included) beats ctxctl's count.
     assert!(
-        before["tokens"].as_u64() > counted["total_tokens"].as_u64(),
+        before["next_request_tokens"].as_u64() > counted["total_tokens"].as_u64(),
         "{before}"
     );
     let run = env.run(&["compact", s(&f), "--tail-tokens", "500", "--in-place"]);
     assert_eq!(run.code, 0, "{run:?}");
-    let after = env.run(&["check", s(&f), "--json"]).json();
+    let after = env.run(&["check", s(&f), "--json"]).file();
     let recount = env.run(&["count", s(&f), "--json"]).json();
     // Stale usage is ignored: ctxctl's count plus the agent's prior hidden part.
     assert_eq!(
-        after["tokens"].as_u64().unwrap(),
+        after["next_request_tokens"].as_u64().unwrap(),
         recount["total_tokens"].as_u64().unwrap() + ctxctl::ops::prior::CLAUDE_CODE_MAIN as u64,
         "stale usage ignored"
     );

@@ -50,7 +50,7 @@ fn check_uses_the_window_codex_recorded() {
     let (file, _) = copy(&env, TASKS);
     let run = env.run(&["check", s(&file), "--json"]);
     assert_eq!(run.code, 0, "{run:?}");
-    let v = run.json();
+    let v = run.file();
     assert_eq!(v["context_window"], 258_400, "{v}");
     assert_eq!(v["status"], "ok");
     assert!(v["effective_limit"].as_u64().unwrap() <= 258_400);
@@ -111,7 +111,7 @@ fn a_refused_request_is_over_and_compact_if_needed_rescues_it() {
 
     let run = env.run(&["check", s(&file), "--json"]);
     assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(run.json()["status"], "ok");
+    assert_eq!(run.file()["status"], "ok");
 }
 
 #[test]
@@ -132,7 +132,7 @@ fn smart_trims_keep_reasoning_with_its_response_and_restore_is_exact() {
     assert_eq!(run.code, 0, "{run:?}");
     let run = env.run(&["check", s(&file), "--json"]);
     assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(run.json()["problems"], json!([]));
+    assert_eq!(run.file()["problems"], json!([]));
 
     fs::write(&file, &bytes).unwrap();
     let run = env.run(&[
@@ -184,7 +184,7 @@ fn stats_count_failed_commands_and_codex_compactions() {
     let (file, _) = copy(&env, TASKS);
     let run = env.run(&["stats", s(&file), "--json"]);
     assert_eq!(run.code, 0, "{run:?}");
-    let v = run.json();
+    let v = run.file();
     let errors: u64 = v["tools"]
         .as_array()
         .unwrap()
@@ -195,7 +195,7 @@ fn stats_count_failed_commands_and_codex_compactions() {
     assert_eq!(v["context_window"], 258_400);
 
     let (file, _) = copy(&env, OWN);
-    let v = env.run(&["stats", s(&file), "--json"]).json();
+    let v = env.run(&["stats", s(&file), "--json"]).file();
     let by: Vec<&str> = v["compactions"]
         .as_array()
         .unwrap()

@@ -215,7 +215,7 @@ fn warm_stats_take_tool_counts_from_the_cache_and_equal_fresh_stats() {
     let fresh = env.run(&["stats", s(&f), "--json", "--no-cache"]);
     assert_eq!(fresh.code, 0, "{fresh:?}");
     assert!(
-        !fresh.json()["tools"].as_array().unwrap().is_empty(),
+        !fresh.file()["tools"].as_array().unwrap().is_empty(),
         "{fresh:?}"
     );
     let cold = env.run(&["stats", s(&f), "--json", "-v"]);

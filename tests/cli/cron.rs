@@ -44,7 +44,7 @@ fn compact_r_if_needed_in_place_compacts_only_what_needs_it() {
     let small_before = fs::read(&small).unwrap();
     let run = env.run(&[CRON, &["--json"]].concat());
     assert_eq!(run.code, 0, "{run:?}");
-    let v = run.json();
+    let v = run.json()["files"].clone();
     assert_eq!(paths(&v), vec!["cron/big.jsonl", "cron/small.jsonl"]);
     assert_eq!(v[0]["compacted"], true, "{v}");
     assert_eq!(v[0]["skipped"], false, "{v}");
@@ -172,7 +172,7 @@ fn a_session_changed_during_a_batch_is_skipped_never_clobbered() {
             .count(),
         0
     );
-    let v = run.json();
+    let v = run.json()["files"].clone();
     assert_eq!(paths(&v), vec![s(&a), s(&b), s(&c)]);
     assert_eq!(
         (&v[0]["skipped"], &v[0]["compacted"]),
@@ -220,4 +220,98 @@ fn a_single_session_changed_meanwhile_is_read_again() {
     let run = compact_while_appending(&env, &[], &b, &["-r", "d"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("skipped: d/b.jsonl"), "{run:?}");
+}
+
+/// Sets `path`'s modification time to `secs_before` the tests' clock (`CTXCTL_NOW`).
+fn modified_before_now(path: &Path, secs_before: u64) {
+    // 2026-01-02T03:04:05Z, the CTXCTL_NOW of every TestEnv.
+    let now = std::time::UNIX_EPOCH + Duration::from_secs(1_767_323_045);
+    let f = fs::File::options().append(true).open(path).unwrap();
+    f.set_modified(now - Duration::from_secs(secs_before))
+        .unwrap();
+}
+
+#[test]
+fn a_session_written_moments_ago_is_left_to_its_agent_unless_include_live() {
+    let env = TestEnv::new();
+    let (big, small) = cron_dir(&env);
+    let other = env.write("cron/other.jsonl", fs::read(&big).unwrap());
+    modified_before_now(&big, 10);
+    modified_before_now(&other, 3600);
+    modified_before_now(&small, 5);
+    let before = fs::read(&big).unwrap();
+    let run = env.run(&[CRON, &["--json"]].concat());
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("skipped: cron/big.jsonl written 10s ago"),
+        "{run:?}"
+    );
+    assert_eq!(
+        fs::read(&big).unwrap(),
+        before,
+        "the live session is untouched"
+    );
+    let v = run.json()["files"].clone();
+    assert_eq!(
+        paths(&v),
+        vec!["cron/big.jsonl", "cron/other.jsonl", "cron/small.jsonl"]
+    );
+    assert_eq!(
+        (&v[0]["skipped"], &v[0]["compacted"]),
+        (&true.into(), &false.into()),
+        "{v}"
+    );
+    assert!(
+        v[0]["reason"].as_str().unwrap().contains("--include-live"),
+        "{v}"
+    );
+    assert_eq!(v[1]["compacted"], true, "an old session is compacted: {v}");
+    // --include-live takes it; so does a config that turns the window off.
+    let run = env.run(&[CRON, &["--include-live"]].concat());
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_ne!(fs::read(&big).unwrap(), before, "{run:?}");
+    let env = TestEnv::new();
+    let (big, _) = cron_dir(&env);
+    modified_before_now(&big, 10);
+    let cfg = env.write("c.toml", "[compact]\nlive_secs = 0\n");
+    let run = env.run(&[CRON, &["--config", s(&cfg)]].concat());
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!run.stderr.contains("skipped"), "{run:?}");
+}
+
+/// A session another process holds open for writing (an agent with its transcript open)
+/// is left alone too, however old its last write (Linux: /proc).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_session_held_open_for_writing_is_left_to_its_agent() {
+    let env = TestEnv::new();
+    let (big, small) = cron_dir(&env);
+    let before = fs::read(&big).unwrap();
+    let ready = env.path().join("ready");
+    // The stand-in agent opens the file for appending and keeps it open.
+    let mut agent = std::process::Command::new("sh")
+        .args(["-c", "exec 3>>cron/big.jsonl; touch ready; exec sleep 60"])
+        .current_dir(env.path())
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !ready.exists() && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    modified_before_now(&big, 3600);
+    modified_before_now(&small, 3600);
+    let run = env.run(CRON);
+    let with_flag = env.run(&[CRON, &["--include-live"]].concat());
+    agent.kill().unwrap();
+    agent.wait().unwrap();
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains(&format!("held open for writing by process {}", agent.id())),
+        "{run:?}"
+    );
+    assert_eq!(with_flag.code, 0, "{with_flag:?}");
+    assert_ne!(fs::read(&big).unwrap(), before, "{with_flag:?}");
 }

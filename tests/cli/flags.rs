@@ -34,6 +34,42 @@ fn a_zero_window_is_a_usage_error_naming_the_flag() {
 }
 
 #[test]
+fn negative_and_absurd_numbers_are_usage_errors_naming_the_flag() {
+    let env = TestEnv::new();
+    let f = sample("openai-chat.json");
+    for (flag, value) in [
+        ("--max-tokens", "-5"),
+        ("--max-tokens", "5000000000"),
+        ("--reserved", "-1"),
+        ("--reserve-output", "99999999999"),
+        ("--threshold", "-0.5"),
+    ] {
+        let run = env.run(&["check", s(&f), flag, value]);
+        assert_eq!(run.code, 2, "{flag} {value}: {run:?}");
+        let first = run.stderr.lines().next().unwrap_or_default();
+        assert!(first.contains(flag), "{flag} {value}: {}", run.stderr);
+        assert_eq!(run.stdout, "");
+    }
+    for (flag, value) in [("--window", "-3"), ("--keep-last", "-1")] {
+        let run = env.run(&[
+            "trim",
+            s(&f),
+            "--strategy",
+            "sliding-window",
+            flag,
+            value,
+            "-o",
+            "-",
+        ]);
+        assert_eq!(run.code, 2, "{flag} {value}: {run:?}");
+        assert!(run.stderr.contains(flag), "{flag} {value}: {}", run.stderr);
+    }
+    let run = env.run(&["compact", s(&f), "--tail-tokens", "-300", "--dry-run"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("--tail-tokens"), "{}", run.stderr);
+}
+
+#[test]
 fn reserves_larger_than_the_window_are_refused() {
     let env = TestEnv::new();
     let f = sample("openai-chat.json");
@@ -145,4 +181,21 @@ fn doctor_reports_the_setup_and_fails_on_an_unreachable_endpoint() {
         "{}",
         run.stdout
     );
+}
+
+#[test]
+fn a_missing_config_file_is_reported_once() {
+    let env = TestEnv::new();
+    let a = sample("openai-chat.json");
+    let b = sample("plain.jsonl");
+    let by_flag = env.run(&["--config", "nope.toml", "count", s(&a), s(&b)]);
+    let by_env = TestEnv::new()
+        .env("CTXCTL_CONFIG", "nope.toml")
+        .run(&["count", s(&a), s(&b)]);
+    for run in [by_flag, by_env] {
+        assert_eq!(run.code, 2, "{run:?}");
+        assert_eq!(run.stdout, "", "nothing counted: {run:?}");
+        assert_eq!(run.stderr.matches("nope.toml").count(), 1, "{run:?}");
+        assert_eq!(run.stderr.matches("No such file").count(), 1, "{run:?}");
+    }
 }

@@ -43,3 +43,63 @@ fn completions_and_man_pages_are_fresh() {
         "generated files are out of date: {stale:?}\nregenerate with: CTXCTL_UPDATE_GENERATED=1 cargo test --test cli generated"
     );
 }
+
+/// The checked-in man pages say where ctxctl reads and writes, which variables it honours
+/// and what its exit codes mean, and refer to no page that does not exist.
+#[test]
+fn man_pages_have_environment_files_and_exit_status_and_no_dangling_references() {
+    let dir = repo().join("man");
+    let top = std::fs::read_to_string(dir.join("ctxctl.1")).unwrap();
+    for section in [".SH ENVIRONMENT", ".SH FILES", ".SH EXIT STATUS"] {
+        assert!(top.contains(section), "ctxctl.1 lacks {section}");
+    }
+    assert!(
+        top.contains(r"\fBCTXCTL_LOCK_TIMEOUT\fR"),
+        "every variable is listed"
+    );
+    let pages: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let reference = regex::Regex::new(r"(ctxctl(?:\\-[a-z]+)*)\(1\)").unwrap();
+    for page in &pages {
+        let text = std::fs::read_to_string(dir.join(page)).unwrap();
+        assert!(text.contains(".SH EXIT STATUS"), "{page} lacks EXIT STATUS");
+        for r in reference.captures_iter(&text) {
+            let target = format!("{}.1", r[1].replace(r"\-", "-"));
+            assert!(
+                pages.contains(&target),
+                "{page} refers to {target}, which does not exist"
+            );
+        }
+    }
+}
+
+/// Every shell whose generator completes values offers the strategies, formats and
+/// summarizers (clap's elvish and PowerShell scripts complete flag names only).
+#[test]
+fn completions_offer_strategy_format_and_summarizer_values() {
+    let dir = repo().join("completions");
+    for file in ["ctxctl.bash", "_ctxctl", "ctxctl.fish"] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        for value in [
+            "sliding-window",
+            "mask-tool-results",
+            "claude-code",
+            "goose-db",
+            "llm",
+        ] {
+            assert!(text.contains(value), "{file} does not offer {value}");
+        }
+    }
+    let bash = std::fs::read_to_string(dir.join("ctxctl.bash")).unwrap();
+    let strategy = bash.split("--strategy)").nth(1).unwrap();
+    assert!(
+        strategy
+            .lines()
+            .nth(1)
+            .unwrap()
+            .contains("fifo sliding-window"),
+        "bash completes --strategy values"
+    );
+}

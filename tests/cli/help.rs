@@ -87,4 +87,40 @@ fn every_subcommand_has_a_summary_and_two_examples_that_parse() {
         .map(|a| a.to_string())
         .unwrap_or_default();
     assert!(examples(&root).len() >= 2, "`ctxctl --help` needs examples");
+    for args in examples(&root) {
+        if let Err(e) = ctxctl::cli::command().try_get_matches_from(&args) {
+            panic!("`ctxctl --help` example {args:?} does not parse:\n{e}");
+        }
+    }
+}
+
+/// The first thing a new user tries: every example of `ctxctl --help` runs, on the files
+/// it names (a session.json and a Claude Code projects directory).
+#[test]
+fn the_top_level_help_examples_run() {
+    use crate::support::{sample, TestEnv};
+    let env = TestEnv::new();
+    env.write(
+        "session.json",
+        std::fs::read(sample("openai-chat.json")).unwrap(),
+    );
+    let project = env.home().join(".claude/projects/-home-dev-shop/s.jsonl");
+    std::fs::create_dir_all(project.parent().unwrap()).unwrap();
+    std::fs::copy(sample("claude-code.jsonl"), &project).unwrap();
+    let help = env.run(&["--help"]);
+    assert_eq!(help.code, 0, "{help:?}");
+    let lines: Vec<&str> = help
+        .stdout
+        .split_once("Examples:")
+        .expect("examples in --help")
+        .1
+        .lines()
+        .take_while(|l| l.starts_with("  ") || l.is_empty())
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert!(lines.len() >= 3, "{help:?}");
+    for line in lines {
+        let run = env.shell(line.trim());
+        assert_eq!(run.code, 0, "`{}`: {run:?}", line.trim());
+    }
 }

@@ -348,7 +348,7 @@ fn tool_results_for_unknown_calls_are_reported_by_check() {
     let v = accepted(&env, &f);
     assert_eq!(v["messages"], 2, "{v}");
     let run = run_on(&env, "check", &f, &["--json"]);
-    let problems = run.json()["problems"].clone();
+    let problems = run.file()["problems"].clone();
     assert_eq!(
         problems,
         serde_json::json!(["message 1: tool result for unknown call \"nope\""]),

@@ -30,6 +30,7 @@ mod goose_db;
 mod help;
 mod hostile;
 mod http;
+mod json_schema;
 mod misc;
 mod procs;
 mod race;

@@ -8,7 +8,7 @@ fn stats_shows_roles_tools_largest_and_usage() {
     insta::assert_snapshot!(env.snap(&run));
     let v = env
         .run(&["stats", s(&sample("openai-chat.json")), "--json"])
-        .json();
+        .file();
     assert_eq!(v["tools"][0]["name"], "run_command");
     assert_eq!(v["tools"][0]["calls"], 4);
     assert_eq!(v["largest"].as_array().unwrap().len(), 5);

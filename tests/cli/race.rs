@@ -245,3 +245,33 @@ fn two_compactions_of_one_session_take_turns_and_the_second_sees_the_first() {
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(lines(&stored), original);
 }
+
+/// `--in-place` through a symlink whose link is pointed elsewhere while ctxctl works: the
+/// file checked is not the one the link names any more, so nothing is replaced.
+#[test]
+fn a_symlink_swapped_between_check_and_write_is_refused() {
+    let env = TestEnv::new();
+    let real = env.write("real.jsonl", chat(30));
+    let other = env.write("other.jsonl", chat(30));
+    let link = env.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let (real_before, other_before) = (fs::read(&real).unwrap(), fs::read(&other).unwrap());
+    let marker = env.path().join("pause");
+    let run = paused(&env, &marker, &trim_args(&link));
+    let swap = || {
+        fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(&other, &link).unwrap();
+    };
+    at_pause(&marker, 1, swap);
+    let run = run.finish();
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("leads to"), "{run:?}");
+    assert_eq!(fs::read(&real).unwrap(), real_before, "{run:?}");
+    assert_eq!(fs::read(&other).unwrap(), other_before, "{run:?}");
+    assert_eq!(
+        fs::read_link(&link).unwrap(),
+        other,
+        "the link is left as it was"
+    );
+    assert!(archives(&env, "link").is_empty() && archives(&env, "real").is_empty());
+}

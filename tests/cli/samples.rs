@@ -43,7 +43,7 @@ fn samples_have_no_structural_problems() {
     for (name, _) in SAMPLES {
         let run = env.run(&["check", s(&sample(name)), "--json"]);
         assert_eq!(run.code, 0, "{name}: {run:?}");
-        let v = run.json();
+        let v = run.file();
         assert_eq!(v["status"], "ok", "{name}: {v}");
         assert_eq!(v["problems"], serde_json::json!([]), "{name}: {v}");
     }
@@ -160,4 +160,40 @@ fn make_samples_reproduces_the_samples() {
             "sample-sessions/{name} differs from what scripts/make-samples.py writes"
         );
     }
+}
+
+/// scripts/gen-session.py (the benchmarks' session generator) answers --help, refuses a
+/// missing size, and writes a session ctxctl reads.
+#[test]
+#[allow(clippy::print_stderr)] // says loudly when python3 is missing and nothing was checked
+fn gen_session_has_help_and_writes_a_session() {
+    let env = TestEnv::new();
+    let script = repo().join("scripts/gen-session.py");
+    let py = |args: &[&str]| {
+        std::process::Command::new("python3")
+            .arg(&script)
+            .args(args)
+            .current_dir(env.path())
+            .output()
+    };
+    let help = match py(&["--help"]) {
+        Ok(out) => out,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "python3 not found: gen_session_has_help_and_writes_a_session checked nothing"
+            );
+            return;
+        }
+        Err(e) => panic!("python3: {e}"),
+    };
+    assert!(help.status.success(), "{help:?}");
+    assert!(String::from_utf8_lossy(&help.stdout).contains("TOKENS"));
+    let bare = py(&[]).unwrap();
+    assert_eq!(bare.status.code(), Some(2), "{bare:?}");
+    assert!(String::from_utf8_lossy(&bare.stderr).contains("required"));
+    let made = py(&["3000", "g.jsonl", "--seed", "1"]).unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let run = env.run(&["count", "g.jsonl", "--model", "gpt-4o", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.file()["tokens"].as_u64().unwrap() > 1000, "{run:?}");
 }

@@ -27,6 +27,18 @@ impl Run {
     }
 }
 
+impl Run {
+    /// The one entry of the `files` array of `count`, `check` or `stats --json`.
+    pub fn file(&self) -> serde_json::Value {
+        let v = self.json();
+        let files = v["files"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no files: {self:?}"));
+        assert_eq!(files.len(), 1, "{self:?}");
+        files[0].clone()
+    }
+}
+
 impl std::fmt::Debug for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

@@ -381,7 +381,7 @@ fn tool_result_strategies_on_the_sample() {
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("masked by ctxctl"), "{text}");
     // The output still passes check: no broken pairs.
-    let check = env.run(&["check", s(&out), "--json"]).json();
+    let check = env.run(&["check", s(&out), "--json"]).file();
     assert!(check["problems"].as_array().unwrap().is_empty());
 }
 
@@ -403,7 +403,7 @@ fn every_format_stays_valid_after_trimming() {
         ]);
         assert_eq!(run.code, 0, "{name}: {run:?}");
         let check = env.run(&["check", s(&out), "--json"]);
-        let v = check.json();
+        let v = check.file();
         assert!(v["problems"].as_array().unwrap().is_empty(), "{name}: {v}");
         // `--max-tokens` is the messages' budget (a request body's tools come on top).
         let counted = env.run(&["count", s(&out), "--json"]).json();

@@ -60,10 +60,10 @@ fn windows_are_the_agents_own_and_say_where_they_came_from() {
         assert_eq!(c["context_window"], window, "{rel}: {c}");
         assert_eq!(c["context_window_source"], source, "{rel}: {c}");
         let run = env.run(&["check", s(&f), "--json"]);
-        let v = run.json();
+        let v = run.file();
         assert_eq!(v["context_window"], window, "{rel}: {v}");
         assert_eq!(v["context_window_source"], source, "{rel}: {v}");
-        assert_eq!(v["tokens"], v["next_request_tokens"], "{rel}: {v}");
+        assert_eq!(v["tokens"], c["tokens"], "{rel}: {v}");
         assert_eq!(v["next_request_tokens"], c["next_request_tokens"], "{rel}");
     }
 }
@@ -86,7 +86,7 @@ fn the_1m_suffix_aliases_and_the_flag_choose_the_window() {
     let run = env.run(&["check", s(&f), "--model", "opus", "--json"]);
     assert!(!run.stderr.contains("unknown model"), "{run:?}");
     let run = env.run(&["check", s(&f), "--max-tokens", "50000", "--json"]);
-    let v = run.json();
+    let v = run.file();
     assert_eq!(
         (
             v["context_window"].as_u64(),
@@ -151,7 +151,7 @@ fn check_and_compact_if_needed_agree() {
     );
     for threshold in ["0.03", "0.5"] {
         let run = env.run(&["check", s(&f), "--threshold", threshold, "--json"]);
-        let v = run.json();
+        let v = run.file();
         let needs = v["status"] != "ok";
         assert_eq!(run.code, i32::from(needs), "{run:?}");
         let run = env.run(&[

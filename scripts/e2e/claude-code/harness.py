@@ -37,6 +37,11 @@ def sh(cmd, env=None, cwd=None, timeout=180):
         return 124, e.stdout or "", (e.stderr or "") + "\n[timed out]"
 
 
+def first_file(j):
+    """The first entry of `files` in check/stats/count --json (the same shape for one file or many)."""
+    return ((j or {}).get("files") or [{}])[0]
+
+
 def jparse(text):
     try:
         return json.loads(text)
@@ -440,12 +445,12 @@ class Harness:
         rc, out, err = self.ctx("count", orig, "--by-role")
         self.info("ctxctl count --by-role: " + " | ".join(l.strip() for l in out.splitlines()[1:]))
         rc, out, err = self.ctx("check", orig, "--json")
-        j = jparse(out) or {}
+        j = first_file(jparse(out))
         self.numbers["check"] = j
         self.check("ctxctl check: ok, no structural problems", rc == 0 and j.get("status") == "ok" and not j.get("problems"),
                    "rc=%d status=%s problems=%s %s" % (rc, j.get("status"), j.get("problems"), err.strip()[-200:]))
         rc, out, err = self.ctx("stats", orig, "--json")
-        j = jparse(out) or {}
+        j = first_file(jparse(out))
         self.numbers["stats"] = {k: j.get(k) for k in ("tokens", "tools", "reported", "compactions", "usage")}
         want = {}
         for b in ccview.all_tool_uses(recs).values():
@@ -492,7 +497,7 @@ class Harness:
             fetch(j, p)
         shutil.copyfile(p, os.path.join(self.outdir, name + ".jsonl"))
         rc2, out2, err2 = self.ctx("check", p, "--json")
-        cj = jparse(out2) or {}
+        cj = first_file(jparse(out2))
         self.check("%s: ctxctl check of its own output finds no structural problem" % name, not cj.get("problems"),
                    "%s" % cj.get("problems"))
         r = self.resume(h, self.sid, name)
@@ -589,7 +594,7 @@ class Harness:
         j = jparse(out) or {}
         aid = j.get("archive_id")
         rc, out, err = self.ctx("stats", p, "--json")
-        st = jparse(out) or {}
+        st = first_file(jparse(out))
         self.check("restore-fresh: ctxctl stats lists ctxctl's compaction of the transcript",
                    any(c.get("by") == "ctxctl" for c in st.get("compactions") or []), "compactions=%s" % st.get("compactions"))
         rc, out, err = self.ctx("archive", "ls", "--json")
@@ -691,7 +696,7 @@ class Harness:
             self.check("ctxctl reads the messages Claude Code's boundary preserves (preservedSegment, before the boundary in the file)",
                        seen, "preserved texts: %s" % [x[:50] for x in texts])
             rc, out, err = self.ctx("stats", fix, "--json")
-            j = jparse(out) or {}
+            j = first_file(jparse(out))
             self.info("ctxctl stats of it: compactions=%s reported=%s" % (j.get("compactions"), j.get("reported")))
         # ctxctl on top of Claude Code's compaction: what becomes of the messages its boundary
         # preserves from before it (ctxctl does not see them)?
@@ -785,7 +790,7 @@ class Harness:
 
         def flagged(name, path):
             rc, out, err = self.ctx("check", path, "--max-tokens", L, "--json")
-            j = jparse(out) or {}
+            j = first_file(jparse(out))
             self.numbers[name] = {k: j.get(k) for k in ("status", "tokens", "effective_limit", "usage", "problems")}
             self.check("%s: ctxctl check --max-tokens %d flags the session (exit 1)" % (name, limit), rc == 1 and j.get("status") in ("compact", "over"),
                        "rc=%d status=%s tokens=%s" % (rc, j.get("status"), j.get("tokens")))
@@ -825,12 +830,12 @@ class Harness:
         self.check("big-too-long: Claude Code compacted the session itself (auto boundary with a preservedSegment) and still failed",
                    bool(auto and seg) and errs and r["res"].get("is_error"), "auto boundaries %d, segment %s" % (len(auto), seg))
         rc, out, err = self.ctx("check", after, "--max-tokens", L, "--json")
-        cj = jparse(out) or {}
+        cj = first_file(jparse(out))
         self.check("rescue: ctxctl check --max-tokens %d says over (exit 1) on the session Claude Code could not rescue" % limit,
-                   rc == 1 and cj.get("status") == "over", "rc=%d status=%s tokens=%s" % (rc, cj.get("status"), cj.get("tokens")))
+                   rc == 1 and cj.get("status") == "over", "rc=%d status=%s tokens=%s" % (rc, cj.get("status"), cj.get("next_request_tokens")))
         if last:
             self.check("rescue: ctxctl's count (%s) is at least the messages of claude's failed request"
-                       % cj.get("tokens"), (cj.get("tokens") or 0) >= api_rules.est_tokens({"messages": last["body"].get("messages")}) * 0.5,
+                       % cj.get("next_request_tokens"), (cj.get("next_request_tokens") or 0) >= api_rules.est_tokens({"messages": last["body"].get("messages")}) * 0.5,
                        "claude sent %d est. tokens in all" % last["est_input_tokens"])
         flagged("big-after-failure-check", after)
         rescue("big-after-failure-compact", after, ["compact", "{FILE}", "--if-needed", "--in-place", "--max-tokens", L, "--json"])

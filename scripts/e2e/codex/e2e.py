@@ -741,7 +741,7 @@ def k_checks(h, k):
           f"ctxctl reads the Codex-compacted rollout as {f.get('messages')} messages (replacement_history + later "
           f"items: {n_items} + instructions)")
     rc, js, err = h.ctxctl_json("k", ["stats", ro])
-    comps = (js or {}).get("compactions")
+    comps = (((js or {}).get("files") or [{}])[0]).get("compactions")
     check("codex-compaction.stats", bool(comps), f"stats --json compactions: {comps}")
     baseline(h, k, "codex-compaction")
 

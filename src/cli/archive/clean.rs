@@ -31,7 +31,12 @@ pub struct PruneArgs {
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
     /// Keep the newest N archives of each session
-    #[arg(long, value_name = "N", required_unless_present = "older_than")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        required_unless_present = "older_than"
+    )]
     pub keep: Option<usize>,
     /// Only delete archives older than DUR (e.g. 30d)
     #[arg(long, value_name = "DUR", value_parser = parse_secs)]

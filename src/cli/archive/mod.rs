@@ -129,20 +129,8 @@ fn ls(ctx: &Context, store: &ArchiveStore, args: &LsArgs) -> anyhow::Result<Exit
 fn show(ctx: &Context, store: &ArchiveStore, args: &ShowArgs) -> anyhow::Result<ExitStatus> {
     let (entry, file) = store.get(&args.id)?;
     if ctx.printer.json {
-        #[derive(Serialize)]
-        struct Show<'a> {
-            id: &'a str,
-            path: &'a Path,
-            bytes: u64,
-            #[serde(flatten)]
-            file: &'a ArchiveFile,
-        }
-        ctx.printer.json(&Show {
-            id: &entry.id,
-            path: &entry.path,
-            bytes: entry.bytes,
-            file: &file,
-        })?;
+        ctx.printer
+            .json(&Show::new(&entry.id, &entry.path, entry.bytes, &file))?;
         return Ok(ExitStatus::Success);
     }
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
@@ -177,4 +165,64 @@ fn show(ctx: &Context, store: &ArchiveStore, args: &ShowArgs) -> anyhow::Result<
     );
     ctx.printer.line(&text)?;
     Ok(ExitStatus::Success)
+}
+
+/// `archive show --json`: the archive file in the JSON vocabulary of the other commands
+/// (`timestamp`, `tokens` as the archived messages' count like `archive ls`, and the
+/// session's `original_tokens` / `compacted_tokens` like `compact`).
+#[derive(Serialize)]
+struct Show<'a> {
+    id: &'a str,
+    path: &'a Path,
+    bytes: u64,
+    ctxctl_version: &'a str,
+    session: &'a str,
+    seq: u64,
+    compact_id: &'a str,
+    timestamp: &'a str,
+    source: Option<&'a str>,
+    output: Option<&'a str>,
+    format: &'a str,
+    model: Option<&'a str>,
+    summarizer: &'a str,
+    messages: usize,
+    tokens: usize,
+    original_tokens: usize,
+    compacted_tokens: usize,
+    first_message: usize,
+    summary: &'a str,
+    records: &'a [serde_json::Value],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    undo: Option<&'a crate::archive::Undo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent_session: Option<&'a str>,
+}
+
+impl<'a> Show<'a> {
+    fn new(id: &'a str, path: &'a Path, bytes: u64, f: &'a ArchiveFile) -> Show<'a> {
+        Show {
+            id,
+            path,
+            bytes,
+            ctxctl_version: &f.ctxctl_version,
+            session: &f.session,
+            seq: f.seq,
+            compact_id: &f.compact_id,
+            timestamp: &f.created,
+            source: f.source.as_deref(),
+            output: f.output.as_deref(),
+            format: &f.format,
+            model: f.model.as_deref(),
+            summarizer: &f.summarizer,
+            messages: f.messages,
+            tokens: f.tokens.archived,
+            original_tokens: f.tokens.original,
+            compacted_tokens: f.tokens.compacted,
+            first_message: f.first_message,
+            summary: &f.summary,
+            records: &f.records,
+            undo: f.undo.as_ref(),
+            agent_session: f.agent_session.as_deref(),
+        }
+    }
 }

@@ -7,10 +7,14 @@ use crate::context::{Context, ResolvedModel};
 use crate::models::{Limits, WindowSource};
 use crate::ops::window::Window;
 
+/// The largest token figure a budget flag accepts: a hundred times the largest window
+/// any model has; more is a typo (an extra digit or two), not a budget.
+pub const MAX_TOKENS: u64 = 1_000_000_000;
+
 #[derive(Debug, Clone, Default, Args)]
 pub struct LimitArgs {
     /// Use this context window instead of the model's
-    #[arg(long, value_name = "N", help_heading = "Budget", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", help_heading = "Budget", value_parser = clap::value_parser!(u64).range(1..=MAX_TOKENS))]
     pub max_tokens: Option<u64>,
     #[command(flatten)]
     pub reserve: ReserveArgs,
@@ -20,10 +24,10 @@ pub struct LimitArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct ReserveArgs {
     /// Tokens reserved for the reply (default: the model's max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]
-    #[arg(long, value_name = "N", help_heading = "Budget")]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", help_heading = "Budget", value_parser = clap::value_parser!(u64).range(..=MAX_TOKENS))]
     pub reserve_output: Option<u64>,
     /// Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]
-    #[arg(long, value_name = "N", help_heading = "Budget")]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", help_heading = "Budget", value_parser = clap::value_parser!(u64).range(..=MAX_TOKENS))]
     pub reserved: Option<u64>,
 }
 

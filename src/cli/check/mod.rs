@@ -6,14 +6,16 @@ use clap::Args;
 use crate::cli::args::filter::ResultFilterArgs;
 use crate::cli::args::limits::{self, LimitArgs};
 use crate::cli::args::InputArgs;
+use crate::config::Source;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
 use crate::ops::checked::{load, status, Checked};
 use crate::ops::load;
-use crate::render::json::CheckFile;
+use crate::render::json::{CheckFile, FileEntry, Files};
 use crate::render::table::{thousands, Cell, Table};
 use crate::render::Style;
+use crate::tokens::Counter;
 
 /// Usage above which a warning is printed on stderr, whatever the threshold.
 const WARN_USAGE: f64 = 0.85;
@@ -27,15 +29,22 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Fraction of the effective limit at which a session needs compaction [env: CTXCTL_THRESHOLD] [default: 0.8]
-    #[arg(long, value_name = "R")]
+    #[arg(long, allow_negative_numbers = true, value_name = "R")]
     pub threshold: Option<f64>,
     #[command(flatten)]
     pub limits: LimitArgs,
     #[command(flatten)]
     pub results: ResultFilterArgs,
+    /// Check against the default limits when --model (or CTXCTL_MODEL) names a model the
+    /// registry does not know, instead of refusing it
+    #[arg(long)]
+    pub allow_unknown_model: bool,
 }
 
 pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
+    if !args.allow_unknown_model {
+        known_model(ctx)?;
+    }
     let files = args.input.collect(ctx, false)?;
     let threshold = limits::threshold(ctx, args.threshold)?.value;
     let filter = args.input.filters.filter(Some(&args.results))?;
@@ -63,29 +72,37 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         }
         Ok(Some(file))
     };
-    batch::run(ctx, &files, "checking", usize::MAX, work, |_, outcome| {
-        if let Some(file) = batch::reported(ctx, outcome, &mut status)?.flatten() {
-            if file.status != "ok" || !file.problems.is_empty() {
+    batch::run(
+        ctx,
+        &files,
+        "checking",
+        usize::MAX,
+        work,
+        |path, outcome| {
+            let entry = match batch::entry(ctx, path, outcome, &mut status)? {
+                // Left out by --min-tokens / --status.
+                FileEntry::Done(None) => return Ok(()),
+                FileEntry::Done(Some(file)) => FileEntry::Done(file),
+                FileEntry::Failed(failed) => FileEntry::Failed(failed),
+            };
+            if entry.done().is_some_and(|file| file.status != "ok") {
                 status = status.worst(ExitStatus::Failure);
             }
-            results.push(file);
-        }
-        Ok(())
-    })?;
+            results.push(entry);
+            Ok(())
+        },
+    )?;
     if ctx.printer.json {
-        if files.len() == 1 && results.len() == 1 {
-            ctx.printer.json(&results[0])?;
-        } else {
-            ctx.printer.json(&results)?;
-        }
+        ctx.printer.json(&Files { files: results })?;
     } else if ctx.printer.tsv {
-        ctx.printer.table(&tsv(&results))?;
+        let done: Vec<&CheckFile> = results.iter().filter_map(FileEntry::done).collect();
+        ctx.printer.table(&tsv(&done))?;
     }
     Ok(status)
 }
 
 /// `--tsv`: one line per file, raw numbers.
-fn tsv(files: &[CheckFile]) -> Table {
+fn tsv(files: &[&CheckFile]) -> Table {
     let mut t = Table::new(&[
         "status",
         "next_request_tokens",
@@ -111,6 +128,34 @@ fn tsv(files: &[CheckFile]) -> Table {
     t
 }
 
+/// A check against made-up limits passes silently: a model named by `--model` or
+/// `CTXCTL_MODEL` must be one the registry (or the config's `[models]`) knows.
+fn known_model(ctx: &Context) -> anyhow::Result<()> {
+    let Some(model) = &ctx.settings.model else {
+        return Ok(());
+    };
+    let resolved = ctx.resolve_model_quietly(None);
+    if resolved.known {
+        return Ok(());
+    }
+    let named_by = match model.source {
+        Source::Env(var) => var,
+        _ => "--model",
+    };
+    let close = ctx.registry.suggest(&model.value, 3);
+    let hint = if close.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", close.join(", "))
+    };
+    anyhow::bail!(
+        "unknown model {:?} ({named_by}){hint} (`ctxctl models PATTERN` searches the \
+         registry; --allow-unknown-model checks against default limits)",
+        model.value
+    )
+}
+
+
 fn check_file(
     ctx: &Context,
     args: &CheckArgs,
@@ -121,6 +166,7 @@ fn check_file(
     let limits = args.limits.limits(ctx, &l.model, &window)?;
     let next = l.prediction();
     let tokens = next.tokens;
+    let measured = Counter::total(&l.counts);
     let effective = limits.effective_limit();
     let usage = if effective == 0 {
         if tokens == 0 {
@@ -135,12 +181,12 @@ fn check_file(
         path: load::display(&l.path),
         model: l.model.name.clone(),
         // The agent's own record of a refused request outweighs any count.
-        status: if l.agent.overflow {
-            "over"
-        } else {
-            status(tokens, effective, threshold)
+        status: match status(tokens, effective, threshold) {
+            _ if l.agent.overflow => "over",
+            "ok" if !l.problems.is_empty() => "broken",
+            s => s,
         },
-        tokens,
+        tokens: measured,
         next_request_tokens: tokens,
         next_request_source: next.source.name(),
         context_window: limits.context_window,
@@ -163,13 +209,13 @@ fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
     let p = &ctx.printer;
     let style = match f.status {
         "ok" => Style::Green,
-        "compact" => Style::Yellow,
+        "compact" | "broken" => Style::Yellow,
         _ => Style::Red,
     };
     p.line(&format!(
         "{}{:>11} / {} ({:.1}%)  {}  [{}; window {} ({})]",
         p.paint(&format!("{:<7}", f.status), style),
-        thousands(f.tokens as u64),
+        thousands(f.next_request_tokens as u64),
         thousands(f.effective_limit),
         f.usage * 100.0,
         f.path,
@@ -177,7 +223,7 @@ fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
         thousands(f.context_window),
         f.context_window_source
     ))?;
-    if f.status == "over" && f.tokens as u64 <= f.effective_limit {
+    if f.status == "over" && f.next_request_tokens as u64 <= f.effective_limit {
         p.line("         the agent's last request was refused as larger than its context window")?;
     }
     for problem in &f.problems {

@@ -22,9 +22,11 @@ use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
+use crate::ops::live::{self, Live};
 use crate::ops::load;
 use crate::ops::load::Changed;
 use crate::ops::write;
+use crate::render::json::{FileEntry, Files};
 use crate::summarize::Summarizer;
 
 /// The reason given for a skipped session in `--json`.
@@ -76,9 +78,27 @@ pub fn run(
     let mut status = ExitStatus::Success;
     let mut entries = Vec::new();
     let (mut succeeded, mut skipped) = (0, 0);
-    let work = |path: &std::path::Path| compact_file(ctx, args, summarizer, path, false);
+    let work = |path: &std::path::Path| {
+        live::check(ctx, path)?;
+        compact_file(ctx, args, summarizer, path, false)
+    };
     batch::run(ctx, &files, "compacting", workers, work, |path, outcome| {
         let shown = load::display(path);
+        if let Some(live) = outcome
+            .as_ref()
+            .err()
+            .and_then(|e| e.downcast_ref::<Live>())
+        {
+            let reason = live.to_string();
+            ctx.printer.note(&format!("skipped: {shown} {reason}"));
+            let report = Report::unchanged(summarizer.name(), reason, args.output.dry_run);
+            entries.push(FileEntry::Done(Entry {
+                path: shown,
+                skipped: true,
+                doc: Doc::Report(report),
+            }));
+            return Ok(());
+        }
         if let Err(e) = &outcome {
             if e.downcast_ref::<Changed>().is_some() {
                 skipped += 1;
@@ -87,26 +107,29 @@ pub fn run(
                      still writing to it?); left as it was"
                 ));
                 let report = Report::unchanged(summarizer.name(), SKIPPED.into(), false);
-                entries.push(Entry {
+                entries.push(FileEntry::Done(Entry {
                     path: shown,
                     skipped: true,
                     doc: Doc::Report(report),
-                });
+                }));
                 return Ok(());
             }
         }
-        if let Some(done) = batch::reported(ctx, outcome, &mut status)? {
-            status = status.worst(done.status);
-            if done.status <= ExitStatus::Failure {
-                succeeded += 1;
+        match batch::entry(ctx, path, outcome, &mut status)? {
+            FileEntry::Done(done) => {
+                status = status.worst(done.status);
+                if done.status <= ExitStatus::Failure {
+                    succeeded += 1;
+                }
+                if let Some(doc) = done.doc {
+                    entries.push(FileEntry::Done(Entry {
+                        path: shown,
+                        skipped: false,
+                        doc,
+                    }));
+                }
             }
-            if let Some(doc) = done.doc {
-                entries.push(Entry {
-                    path: shown,
-                    skipped: false,
-                    doc,
-                });
-            }
+            FileEntry::Failed(failed) => entries.push(FileEntry::Failed(failed)),
         }
         Ok(())
     })?;
@@ -114,7 +137,7 @@ pub fn run(
         status = status.worst(ExitStatus::Error);
     }
     if ctx.printer.json {
-        ctx.printer.json(&entries)?;
+        ctx.printer.json(&Files { files: entries })?;
     }
     Ok(status)
 }

@@ -65,18 +65,29 @@ pub struct CompactArgs {
     #[arg(
         long,
         value_name = "N",
+        allow_negative_numbers = true,
         conflicts_with = "tail_ratio",
         help_heading = "Compaction"
     )]
     pub tail_tokens: Option<u64>,
     /// Share of the effective limit kept verbatim at the end (default 0.2)
-    #[arg(long, value_name = "R", help_heading = "Compaction")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "R",
+        help_heading = "Compaction"
+    )]
     pub tail_ratio: Option<f64>,
     /// Only compact when usage is at or over the threshold
     #[arg(long, help_heading = "Compaction")]
     pub if_needed: bool,
     /// Threshold for --if-needed, a share of the effective limit (default 0.8) [env: CTXCTL_THRESHOLD]
-    #[arg(long, value_name = "R", help_heading = "Compaction")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "R",
+        help_heading = "Compaction"
+    )]
     pub threshold: Option<f64>,
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -84,13 +95,23 @@ pub struct CompactArgs {
     #[arg(long, value_name = "S", value_parser = ["offline", "llm"], help_heading = "Summary")]
     pub summarizer: Option<String>,
     /// Cap on the offline summary, in tokens (default 2000)
-    #[arg(long, value_name = "N", help_heading = "Summary")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        help_heading = "Summary"
+    )]
     pub summary_tokens: Option<usize>,
     /// What the summary should pay attention to (llm)
     #[arg(long, value_name = "TEXT", help_heading = "Summary")]
     pub instructions: Option<String>,
     /// Retries of a failed summarizer call (default 2)
-    #[arg(long, value_name = "N", help_heading = "Summary")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        help_heading = "Summary"
+    )]
     pub retries: Option<u32>,
     /// Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer
     /// sees and from the summary
@@ -98,7 +119,12 @@ pub struct CompactArgs {
     pub redact: bool,
     /// Refuse a summary that mentions less than this share of the replaced messages'
     /// facts (paths, commands, error lines, user requests): exit 3, nothing changed
-    #[arg(long, value_name = "R", help_heading = "Summary")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "R",
+        help_heading = "Summary"
+    )]
     pub min_recall: Option<f64>,
     /// When the llm summarizer fails after its retries, use this one instead of exiting 3
     #[arg(long, value_name = "S", value_parser = ["offline"], help_heading = "Summary")]
