@@ -286,9 +286,9 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
 fn print_tsv(ctx: &Context, files: &[&StatsFile]) -> anyhow::Result<()> {
     ctx.printer.line(&format!(
         "{}\n\n{}\n\n{}",
-        roles(&files, true).tsv(),
-        tools(&files, true).tsv(),
-        largest(&files, true).tsv()
+        roles(files, true).tsv(),
+        tools(files, true).tsv(),
+        largest(files, true).tsv()
     ))?;
     Ok(())
 }
