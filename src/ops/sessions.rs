@@ -260,10 +260,11 @@ pub fn measure(ctx: &Context, c: &Candidate) -> anyhow::Result<Measured> {
         context_window: limits.context_window,
         effective_limit: effective,
         usage,
-        status: if checked.agent.overflow {
-            "over"
-        } else {
-            checked::status(tokens, effective, threshold)
+        status: match checked::status(tokens, effective, threshold) {
+            _ if checked.agent.overflow => "over",
+            // As `check` says it: within its limit but structurally broken.
+            "ok" if !checked.problems.is_empty() => "broken",
+            s => s,
         },
     })
 }

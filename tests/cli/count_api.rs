@@ -78,9 +78,9 @@ fn openai_sessions_are_counted_as_responses_input_items() {
     let kinds: Vec<&str> = input.iter().filter_map(|i| i["type"].as_str()).collect();
     assert!(kinds.contains(&"function_call") && kinds.contains(&"function_call_output"));
     assert_eq!(input[0]["role"], "system");
-    let f = run.json();
+    let f = run.file();
     assert_eq!(f["next_request_source"], "api");
-    assert_eq!(f["tokens"], 1000 + 100 * input.len());
+    assert_eq!(f["next_request_tokens"], 1000 + 100 * input.len());
 }
 
 #[test]
@@ -259,9 +259,9 @@ fn check_and_compact_if_needed_decide_on_the_providers_figure() {
         "0",
         s(&path),
     ]);
-    let c = check.json();
+    let c = check.file();
     assert_eq!(c["next_request_source"], "api");
-    assert_eq!(c["tokens"], 3700, "{c}");
+    assert_eq!(c["next_request_tokens"], 3700, "{c}");
     assert_eq!((check.code, c["status"].as_str()), (1, Some("compact")));
     let compact = t.run(&[
         "compact",

@@ -300,6 +300,14 @@ fn the_other_commands_conform() {
     conforms(&env, "cache_path", &["cache", "path"], 0);
     conforms(&env, "cache_clear", &["cache", "clear"], 0);
     conforms(&env, "doctor", &["doctor"], 0);
+    let dir = env.path().join("agents");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["claude-code.jsonl", "codex.jsonl", "openai-chat.json"] {
+        std::fs::copy(sample(name), dir.join(name)).unwrap();
+    }
+    std::fs::write(dir.join("broken.jsonl"), "{not json\n").unwrap();
+    let v = conforms(&env, "sessions", &["sessions", dir.to_str().unwrap()], 2);
+    assert_eq!(v["sessions"].as_array().unwrap().len(), 4, "{v}");
 }
 
 #[test]

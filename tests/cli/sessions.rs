@@ -198,7 +198,7 @@ fn every_agents_sessions_are_listed_from_their_default_stores() {
 fn figures_are_checks_and_archives_are_counted() {
     let env = agent_home();
     let codex = "home/.codex/sessions/2026/11/28/rollout-2026-11-28T00-00-00-a.jsonl";
-    let check = env.run(&["check", codex, "--json"]).json();
+    let check = env.run(&["check", codex, "--json"]).file();
     let run = env.run(&["sessions", "home/.codex", "--json"]);
     assert_eq!(run.code, 0, "{run:?}");
     let rows = sessions(&run);
@@ -395,8 +395,7 @@ fn recursive_runs_take_the_same_filters_and_plain_directories() {
     // A directory given as FILE is walked as with -r.
     let run = env.run(&["check", "home", "--agent", "codex", "--json"]);
     assert_eq!(run.code, 0, "{run:?}");
-    let v = run.json();
-    let files = v.as_array().map_or_else(|| vec![v.clone()], Clone::clone);
+    let files = run.json()["files"].as_array().unwrap().clone();
     assert_eq!(files.len(), 1, "{run:?}");
     assert!(files[0]["path"].as_str().unwrap().contains("rollout-"));
     let run = env.run(&["count", "-r", "home", "--project", "shop", "--tsv"]);
@@ -433,7 +432,7 @@ fn recursive_runs_take_the_same_filters_and_plain_directories() {
         "--json",
     ]);
     assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(run.json(), serde_json::json!([]));
+    assert_eq!(run.json(), serde_json::json!({"files": []}));
     let none = env.run(&["count", "-r", "home", "--project", "nowhere"]);
     assert_eq!(none.code, 2, "{none:?}");
     assert!(none.stderr.contains("matches the filters"), "{none:?}");
