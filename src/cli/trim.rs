@@ -204,7 +204,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         // Archive what goes before anything is replaced, under the session's lock.
         let name = match &loaded.db_session {
             // Archives of a database session are filed under its id.
-            Some(s) => format!("goose-{}", s.id),
+            Some(s) => s.archive_name(),
             None => write::archive_name(args.name.as_deref(), &loaded.path)?,
         };
         let store = ArchiveStore::new(ctx.data_dir()?.value);
@@ -301,7 +301,7 @@ fn archive_removed(
             .doc
             .text()
             .map(|original| Undo::new(original, written)),
-        agent_session: l.db_session.as_ref().map(|s| s.id.clone()),
+        agent_session: l.db_session.as_ref().map(|s| s.id().to_string()),
     };
     Ok(store.put(name, &record)?.path)
 }

@@ -167,7 +167,7 @@ pub fn compact_file(
 
     let name = match &loaded.db_session {
         // Archives of a database session are filed under its id.
-        Some(s) => format!("goose-{}", s.id),
+        Some(s) => s.archive_name(),
         None => archive_name(args, &loaded.path)?,
     };
     let store = ArchiveStore::new(ctx.data_dir()?.value);
@@ -253,7 +253,7 @@ pub fn compact_file(
             summary: summary.clone(),
             records: archive::records_of(&loaded.session, &summarized)?,
             undo,
-            agent_session: loaded.db_session.as_ref().map(|s| s.id.clone()),
+            agent_session: loaded.db_session.as_ref().map(|s| s.id().to_string()),
         };
         let stored = store.put(&name, &record)?;
         Ok::<_, anyhow::Error>((info, stored, written))
