@@ -30,6 +30,7 @@ mod help;
 mod hostile;
 mod http;
 mod misc;
+mod opencode;
 mod procs;
 mod race;
 mod readme;

@@ -3,9 +3,9 @@ use super::*;
 fn rendering() -> String {
     [
         r#"{"session":"ses_1","title":"t","slug":"s","model":"m","time_updated":1}"#,
-        r#"{"id":"msg_a","time_created":10,"data":{"role":"user","agent":"build","model":{"providerID":"p","modelID":"m"}},"parts":[{"id":"prt_a","time_created":10,"data":{"type":"text","text":"read it"}}]}"#,
-        r#"{"id":"msg_b","time_created":20,"data":{"role":"assistant","modelID":"m","providerID":"p","path":{"cwd":"/w","root":"/"},"tokens":{"input":90,"output":5,"cache":{"read":10,"write":0}},"finish":"tool-calls"},"parts":[{"id":"prt_b1","time_created":20,"data":{"type":"step-start"}},{"id":"prt_b2","time_created":21,"data":{"type":"tool","tool":"read","callID":"c1","state":{"status":"completed","input":{"filePath":"x"},"output":"OUT"}}}]}"#,
-        r#"{"id":"msg_c","time_created":30,"data":{"role":"user"},"parts":[{"id":"prt_c","time_created":30,"data":{"type":"text","text":"thanks"}}]}"#,
+        r#"{"id":"msg_00000000000a","time_created":10,"data":{"role":"user","agent":"build","model":{"providerID":"p","modelID":"m"}},"parts":[{"id":"prt_a","time_created":10,"data":{"type":"text","text":"read it"}}]}"#,
+        r#"{"id":"msg_00000000000b","time_created":20,"data":{"role":"assistant","modelID":"m","providerID":"p","path":{"cwd":"/w","root":"/"},"tokens":{"input":90,"output":5,"cache":{"read":10,"write":0}},"finish":"tool-calls"},"parts":[{"id":"prt_b1","time_created":20,"data":{"type":"step-start"}},{"id":"prt_b2","time_created":21,"data":{"type":"tool","tool":"read","callID":"c1","state":{"status":"completed","input":{"filePath":"x"},"output":"OUT"}}}]}"#,
+        r#"{"id":"msg_00000000000c","time_created":30,"data":{"role":"user"},"parts":[{"id":"prt_c","time_created":30,"data":{"type":"text","text":"thanks"}}]}"#,
     ]
     .join("\n")
         + "\n"
@@ -43,12 +43,15 @@ fn a_compaction_is_appended_with_the_kept_tail_named() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), 4);
-    assert_eq!(lines[1]["parts"][0]["data"]["tail_start_id"], "msg_c");
+    assert_eq!(
+        lines[1]["parts"][0]["data"]["tail_start_id"],
+        "msg_00000000000c"
+    );
     assert_eq!(lines[2]["data"]["parentID"], lines[1]["id"]);
     assert_eq!(lines[2]["data"]["summary"], true);
-    assert!(lines[1]["id"].as_str().unwrap() > "msg_c");
+    assert!(lines[1]["id"].as_str().unwrap() > "msg_00000000000c");
     assert_eq!(lines[1]["time_created"], 31);
-    assert_eq!(lines[3]["id"], "msg_c");
+    assert_eq!(lines[3]["id"], "msg_00000000000c");
     let back = read(out).unwrap();
     assert_eq!(back.messages[0].text(), view::COMPACTION_PROMPT);
     assert_eq!(back.messages[1].text(), "SUM");
