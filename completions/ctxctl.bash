@@ -206,7 +206,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -244,7 +244,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -380,7 +380,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -426,7 +426,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -472,7 +472,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -510,7 +510,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -548,7 +548,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -586,7 +586,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -624,7 +624,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -718,7 +718,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -780,7 +780,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -886,7 +886,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -924,7 +924,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -962,7 +962,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1042,7 +1042,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1088,7 +1088,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1126,7 +1126,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1164,7 +1164,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1510,7 +1510,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1568,7 +1568,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1666,7 +1666,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)

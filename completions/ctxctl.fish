@@ -33,7 +33,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -71,7 +72,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -102,7 +104,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -140,7 +143,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -183,7 +187,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -215,7 +220,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -239,7 +245,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -264,7 +271,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -288,7 +296,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -318,7 +327,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -342,7 +352,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -367,7 +378,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -393,7 +405,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -419,7 +432,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -450,7 +464,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -474,7 +489,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -500,7 +516,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -526,7 +543,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -553,7 +571,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -577,7 +596,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -604,7 +624,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
