@@ -34,7 +34,7 @@ fn db(env: &TestEnv, before: bool) -> PathBuf {
 }
 
 /// Every row of `table`, in id order, as stored.
-fn rows(db: &Path, table: &str) -> Vec<Vec<Value>> {
+fn rows(db: &Path, table: &str) -> Rows {
     let c = Connection::open(db).unwrap();
     let mut st = c
         .prepare(&format!("SELECT * FROM {table} ORDER BY id"))
@@ -46,7 +46,10 @@ fn rows(db: &Path, table: &str) -> Vec<Vec<Value>> {
         .unwrap()
 }
 
-fn all_rows(db: &Path) -> (Vec<Vec<Value>>, Vec<Vec<Value>>, Vec<Vec<Value>>) {
+/// The rows of one table.
+type Rows = Vec<Vec<Value>>;
+
+fn all_rows(db: &Path) -> (Rows, Rows, Rows) {
     (rows(db, "session"), rows(db, "message"), rows(db, "part"))
 }
 
