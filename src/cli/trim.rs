@@ -186,7 +186,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     let dest = write::destination(ctx, &args.output.choice(), args.name.as_deref(), &loaded)?;
     // Planned: the messages' text goes, the document's comes back for archiving and writing.
     loaded.reattach()?;
-    let bytes = formats::write(&loaded.session, &plan.items)?;
+    let bytes = formats::write(&loaded.session, &plan.items).with_context(|| loaded.display())?;
     // The "after" figure is a count of what is written (an agent format adds records,
     // e.g. Claude Code's rewrite marker, that the plan does not count).
     if changed {

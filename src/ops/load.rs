@@ -95,10 +95,13 @@ impl Loaded {
             Some(s) => {
                 let now = agentdb::read(&self.path, Some(s.id()))?;
                 if Fingerprint::of(now.text.as_bytes()) != self.fingerprint {
-                    return Err(Changed {
-                        path: self.path.clone(),
-                    })
-                    .with_context(|| format!("{} session {}", s.agent(), s.id()));
+                    let (path, id) = (self.path.clone(), s.id().to_string());
+                    return Err(match s {
+                        DbSession::Goose(_) => goose_db::StoreError::Changed { path, id }.into(),
+                        DbSession::OpenCode(_) => {
+                            formats::opencode::StoreError::Changed { path, id }.into()
+                        }
+                    });
                 }
                 Ok(())
             }

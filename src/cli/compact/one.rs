@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use anyhow::Context as _;
+
 use super::report::{self, dry_run, recall_line, unchanged, Doc, Done, Report};
 use super::settings::{self, tail_budget};
 use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
@@ -193,7 +195,7 @@ pub fn compact_file(
         let path = store.path_for(&name, seq, now).ok();
         let info = info(&CompactInfo::new_id(), seq, path, now);
         let items = compact::assemble(&loaded.session, &part, &summary, &info);
-        let bytes = formats::write(&loaded.session, &items)?;
+        let bytes = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
         loaded.recount(&bytes)
     };
     if let Some(after) = planned.filter(|&n| n >= loaded.total) {
@@ -226,7 +228,7 @@ pub fn compact_file(
         // `archive restore` rebuilds the file from what is written instead.
         // Written once: writers may give new records fresh ids.
         let items = compact::assemble(&loaded.session, &part, &summary, &info);
-        let written = formats::write(&loaded.session, &items)?;
+        let written = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
         let undo = match (part.kept.is_empty(), loaded.session.doc.text()) {
             (false, Some(original)) => Some(archive::Undo::new(original, &written)),
             _ => None,
@@ -276,7 +278,7 @@ pub fn compact_file(
         Some(b) => b,
         None => {
             let items = compact::assemble(&loaded.session, &part, &summary, &info);
-            formats::write(&loaded.session, &items)?
+            formats::write(&loaded.session, &items).with_context(|| loaded.display())?
         }
     };
     // The "after" figure is a count of what is written.

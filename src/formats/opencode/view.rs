@@ -347,6 +347,7 @@ fn tool_output(state: &Value) -> (String, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::join_text;
 
     fn msg(id: &str, user: bool) -> Msg {
         Msg {
@@ -386,5 +387,89 @@ mod tests {
             msg("d", true),
         ];
         assert_eq!(filter_compacted(&all), [3, 4, 1, 2, 5]);
+    }
+
+    fn line(role: &str, extra: Value, parts: Vec<Value>) -> Line {
+        let mut data = serde_json::json!({"role": role});
+        if let (Value::Object(d), Value::Object(e)) = (&mut data, extra) {
+            d.extend(e);
+        }
+        Line {
+            id: "msg_1".into(),
+            time_created: 1,
+            data,
+            parts: parts
+                .into_iter()
+                .map(|p| ("prt_1".to_string(), p))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn parts_render_as_opencode_sends_them() {
+        use serde_json::json;
+        let u = line(
+            "user",
+            json!({}),
+            vec![
+                json!({"type": "text", "text": "hi"}),
+                json!({"type": "text", "text": "skip", "ignored": true}),
+                json!({"type": "text", "text": "Continue", "synthetic": true}),
+                json!({"type": "compaction", "auto": true}),
+            ],
+        );
+        let m = messages(&u, 3);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].text(), format!("hi\nContinue\n{COMPACTION_PROMPT}"));
+        assert_eq!(m[0].origin, Origin::Record(3));
+        let tool =
+            |state: Value| json!({"type": "tool", "tool": "read", "callID": "c", "state": state});
+        let a = line(
+            "assistant",
+            json!({}),
+            vec![
+                json!({"type": "step-start"}),
+                json!({"type": "reasoning", "text": "think"}),
+                tool(
+                    json!({"status": "completed", "input": {}, "output": "old", "time": {"compacted": 5}}),
+                ),
+                tool(json!({"status": "error", "input": {}, "error": "boom"})),
+                tool(json!({"status": "running", "input": {}})),
+            ],
+        );
+        let m = messages(&a, 4);
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0].call_ids().count(), 3);
+        let results: Vec<(String, bool)> = m[1]
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::ToolResult {
+                    content, is_error, ..
+                } => (join_text(content), *is_error),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(
+            results,
+            [
+                (CLEARED.to_string(), false),
+                ("boom".to_string(), true),
+                (INTERRUPTED.to_string(), true)
+            ]
+        );
+        // A failed step is not sent; an aborted one that produced text is.
+        let failed = line(
+            "assistant",
+            json!({"error": {"name": "APIError"}}),
+            vec![json!({"type": "text", "text": "x"})],
+        );
+        assert!(messages(&failed, 5).is_empty());
+        let aborted = line(
+            "assistant",
+            json!({"error": {"name": "MessageAbortedError"}}),
+            vec![json!({"type": "text", "text": "x"})],
+        );
+        assert_eq!(messages(&aborted, 6).len(), 1);
     }
 }
