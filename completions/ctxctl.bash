@@ -215,7 +215,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -257,7 +257,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -397,7 +397,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -447,7 +447,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -497,7 +497,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -539,7 +539,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -581,7 +581,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -623,7 +623,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -665,7 +665,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -763,7 +763,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -865,7 +865,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1003,7 +1003,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1045,7 +1045,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1087,7 +1087,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1171,7 +1171,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1249,7 +1249,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1291,7 +1291,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1333,7 +1333,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1697,7 +1697,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1869,7 +1869,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1971,7 +1971,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)

@@ -33,7 +33,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -88,7 +89,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -139,7 +141,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -187,7 +190,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -245,7 +249,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -292,7 +297,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -427,7 +433,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -455,7 +462,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -482,7 +490,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -515,7 +524,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -542,7 +552,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -570,7 +581,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -599,7 +611,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -628,7 +641,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -662,7 +676,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -689,7 +704,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -718,7 +734,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -747,7 +764,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -777,7 +795,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -804,7 +823,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -834,7 +854,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''

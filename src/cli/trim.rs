@@ -240,7 +240,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     let dest = write::destination(ctx, &args.output.choice(), args.name.as_deref(), &loaded)?;
     // Planned: the messages' text goes, the document's comes back for archiving and writing.
     loaded.reattach()?;
-    let bytes = formats::write(&loaded.session, &plan.items)?;
+    let bytes = formats::write(&loaded.session, &plan.items).with_context(|| loaded.display())?;
     // The "after" figure is a count of what is written (an agent format adds records,
     // e.g. Claude Code's rewrite marker, that the plan does not count).
     if changed {
@@ -258,7 +258,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         // Archive what goes before anything is replaced, under the session's lock.
         let name = match &loaded.db_session {
             // Archives of a database session are filed under its id.
-            Some(s) => format!("goose-{}", s.id),
+            Some(s) => s.archive_name(),
             None => write::archive_name(args.name.as_deref(), &loaded.path)?,
         };
         let store = ArchiveStore::new(ctx.data_dir()?.value);
@@ -355,7 +355,7 @@ fn archive_removed(
             .doc
             .text()
             .map(|original| Undo::new(original, written)),
-        agent_session: l.db_session.as_ref().map(|s| s.id.clone()),
+        agent_session: l.db_session.as_ref().map(|s| s.id().to_string()),
     };
     Ok(store.put(name, &record)?.path)
 }

@@ -20,11 +20,6 @@ pub fn default_stores(env: &Env) -> Vec<AgentStore> {
     let Some(home) = env.get("HOME").map(PathBuf::from) else {
         return Vec::new();
     };
-    let data = env
-        .get(super::env::XDG_DATA_HOME)
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .unwrap_or_else(|| home.join(".local/share"));
     let dir = |agent, path| AgentStore {
         agent,
         path,
@@ -55,11 +50,13 @@ pub fn default_stores(env: &Env) -> Vec<AgentStore> {
         });
         stores.push(dir("goose (jsonl, before 1.10)", jsonl));
     }
-    stores.push(AgentStore {
-        agent: "opencode",
-        path: data.join("opencode/opencode.db"),
-        database: true,
-    });
+    if let Some(db) = super::paths::opencode_db(env) {
+        stores.push(AgentStore {
+            agent: "opencode",
+            path: db,
+            database: true,
+        });
+    }
     stores
 }
 

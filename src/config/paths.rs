@@ -52,6 +52,15 @@ pub fn goose_db(env: &Env) -> Option<PathBuf> {
     Some(data.join("goose/sessions/sessions.db"))
 }
 
+/// OpenCode's database, where OpenCode (≥ 1.2) keeps it (`opencode db path`):
+/// `${XDG_DATA_HOME:-~/.local/share}/opencode/opencode.db`.
+pub fn opencode_db(env: &Env) -> Option<PathBuf> {
+    let absolute = |var: &str| env.get(var).map(PathBuf::from).filter(|p| p.is_absolute());
+    let data = absolute(env::XDG_DATA_HOME)
+        .or_else(|| absolute(env::HOME).map(|h| h.join(".local/share")))?;
+    Some(data.join("opencode/opencode.db"))
+}
+
 /// `sessions/` under the data dir.
 pub fn sessions_dir(data: &Path) -> PathBuf {
     data.join("sessions")

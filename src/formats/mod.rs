@@ -20,6 +20,7 @@ pub mod goose_db;
 pub mod jsonl;
 mod lines_out;
 pub mod message;
+pub mod opencode;
 mod par;
 mod raw;
 #[cfg(test)]
@@ -150,7 +151,7 @@ pub fn agents() -> Vec<&'static str> {
 
 /// Every format, in the order `--format` lists them. Detection prefers the earlier of two
 /// equally likely line formats.
-pub static CODECS: [&dyn Codec; 8] = [
+pub static CODECS: [&dyn Codec; 9] = [
     &chat::OPENAI,
     &chat::ANTHROPIC,
     &jsonl::Jsonl,
@@ -159,6 +160,7 @@ pub static CODECS: [&dyn Codec; 8] = [
     &goose::Goose,
     &gemini::Gemini,
     &goose_db::GooseDb,
+    &opencode::OpenCode,
 ];
 
 impl Format {
@@ -173,6 +175,7 @@ impl Format {
             Format::Goose => &goose::Goose,
             Format::Gemini => &gemini::Gemini,
             Format::GooseDb => &goose_db::GooseDb,
+            Format::OpenCode => &opencode::OpenCode,
         }
     }
 

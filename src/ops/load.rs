@@ -8,7 +8,8 @@ use anyhow::Context as _;
 
 use crate::context::{Context, ResolvedModel};
 use crate::formats::{self, goose_db};
-use crate::session::{self, Format, Keep, Session};
+use crate::ops::agentdb::{self, DbSession};
+use crate::session::{self, Keep, Session};
 use crate::tokens::Counter;
 
 /// A session read, resolved against its model and counted.
@@ -25,7 +26,7 @@ pub struct Loaded {
     /// The session's total (messages + reply priming).
     pub total: usize,
     /// The session inside an agent's database (`path`) this is; `None` for a file.
-    pub db_session: Option<goose_db::SessionInfo>,
+    pub db_session: Option<DbSession>,
     /// Tokens the request sends besides the messages (a request body's tools).
     pub extra_tokens: usize,
     /// The file `path` led to when it was read, every symlink resolved: an in-place
@@ -96,13 +97,15 @@ impl Loaded {
     pub fn ensure_unchanged(&self) -> anyhow::Result<()> {
         match &self.db_session {
             Some(s) => {
-                let now = goose_db::read_session(&self.path, Some(&s.id))?;
+                let now = agentdb::read(&self.path, Some(s.id()))?;
                 if Fingerprint::of(now.text.as_bytes()) != self.fingerprint {
-                    return Err(goose_db::StoreError::Changed {
-                        path: self.path.clone(),
-                        id: s.id.clone(),
-                    }
-                    .into());
+                    let (path, id) = (self.path.clone(), s.id().to_string());
+                    return Err(match s {
+                        DbSession::Goose(_) => goose_db::StoreError::Changed { path, id }.into(),
+                        DbSession::OpenCode(_) => {
+                            formats::opencode::StoreError::Changed { path, id }.into()
+                        }
+                    });
                 }
                 Ok(())
             }
@@ -224,7 +227,7 @@ fn load_source(
     if let Some(w) = wanted {
         anyhow::bail!(
             "{}: --session {w} selects a session inside an agent's database (goose's \
-             sessions.db), and this is not one",
+             sessions.db, OpenCode's opencode.db), and this is not one",
             display(path)
         );
     }
@@ -232,20 +235,23 @@ fn load_source(
     load_bytes(ctx, path, bytes, fingerprint, keep)
 }
 
-/// Whether `path` is an agent's database (goose's `sessions.db`) rather than a session file.
+/// Whether `path` is an agent's database (goose's `sessions.db`, OpenCode's `opencode.db`)
+/// rather than a session file.
 pub fn is_database(path: &Path) -> bool {
     path != Path::new("-") && goose_db::is_database(path)
 }
 
-/// Loads one session of goose's database, rendered as its codec reads it; the fingerprint
-/// is the rendering's, so that a rewrite notices rows changed meanwhile.
+/// Loads one session of an agent's database, rendered as its codec reads it; the
+/// fingerprint is the rendering's, so that a rewrite notices rows changed meanwhile.
 fn load_db(ctx: &Context, path: &Path, wanted: Option<&str>) -> anyhow::Result<Loaded> {
-    let selected = goose_db::read_session(path, wanted)?;
-    let shown = format!("{} (goose session {})", display(path), selected.session.id);
+    let selected = agentdb::read(path, wanted)?;
+    let s = &selected.session;
+    let shown = format!("{} ({} session {})", display(path), s.agent(), s.id());
+    let format = s.format();
     ctx.printer.debug(&format!("{shown}: selected"));
     let bytes = selected.text.into_bytes();
     let fingerprint = Fingerprint::of(&bytes);
-    let session = formats::read_keeping(bytes, Some(Format::GooseDb), Keep::Document)
+    let session = formats::read_keeping(bytes, Some(format), Keep::Document)
         .with_context(|| shown.clone())?;
     warn_session(ctx, path, &session);
     let mut loaded = count_session(ctx, path, session, fingerprint)?;

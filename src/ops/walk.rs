@@ -144,8 +144,14 @@ fn walk(dir: &Path, databases: bool, out: &mut Vec<Entry>) -> std::io::Result<()
     Ok(())
 }
 
+/// A JSON or JSONL file, or OpenCode's database (`opencode.db`; one session of it is read,
+/// the one `--session` names or its only one). goose's `sessions.db` is not taken: it sits
+/// among the JSONL sessions of goose ≤ 1.9, which `-r` over that directory means.
 fn is_session_file(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name == "opencode.db" {
+        return crate::ops::load::is_database(path);
+    }
     !name.starts_with(crate::fsutil::TEMP_PREFIX)
         && matches!(
             path.extension().and_then(|e| e.to_str()),

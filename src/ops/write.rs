@@ -239,14 +239,12 @@ fn write_db(ctx: &Context, db: &Path, loaded: &Loaded, bytes: &[u8]) -> anyhow::
         now: crate::ops::store::clock(ctx)?.unix(),
         include_live: ctx.settings.include_live,
     };
-    let done = goose_db::write_session(db, session, bytes, &guard)?;
+    let done = crate::ops::agentdb::write(db, session, bytes, &guard)?;
     ctx.printer.debug(&format!(
-        "{} (goose session {}): {} rows updated, {} inserted, {} deleted",
+        "{} ({} session {}): {done}",
         db.display(),
-        session.id,
-        done.updated,
-        done.inserted,
-        done.deleted
+        session.agent(),
+        session.id(),
     ));
     Ok(())
 }

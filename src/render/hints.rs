@@ -45,7 +45,7 @@ mod tests {
         let detect = anyhow::Error::new(ReadError::Detect("odd".into())).context("a.json");
         assert_eq!(
             for_error(&detect),
-            ["pass --format openai|anthropic|jsonl|claude-code|codex|goose|gemini-cli|goose-db"]
+            ["pass --format openai|anthropic|jsonl|claude-code|codex|goose|gemini-cli|goose-db|opencode"]
         );
         // The same words in another error carry no hint.
         let text = anyhow::anyhow!("cannot tell the format: invalid config file");

@@ -42,6 +42,9 @@ pub enum Format {
     Gemini,
     /// One session of goose's SQLite database (goose ≥ 1.10), rendered as goose JSONL.
     GooseDb,
+    /// One session of OpenCode's SQLite database (OpenCode ≥ 1.2), rendered as the
+    /// messages it sends.
+    OpenCode,
 }
 
 /// Who speaks a message.

@@ -32,6 +32,7 @@ mod hostile;
 mod http;
 mod json_schema;
 mod misc;
+mod opencode;
 mod procs;
 mod race;
 mod readme;

@@ -20,7 +20,7 @@ use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::load::{self, Loaded};
 use crate::ops::write;
-use crate::ops::{retry, testhook};
+use crate::ops::{agentdb, retry, testhook};
 use settings::summarizer;
 
 const AFTER_HELP: &str = "\
@@ -136,8 +136,9 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     testhook::install(ctx)?;
     let (path, from_store) = match (args.files.as_slice(), args.recursive.is_empty()) {
         ([], true) => match (&args.name, &ctx.settings.session) {
-            // `--session` alone: that session of goose's database, rewritten in place.
-            (None, Some(_)) => (goose_db(ctx)?, true),
+            // `--session` alone: that session of goose's or OpenCode's database, rewritten
+            // in place.
+            (None, Some(id)) => (agent_db(ctx, id)?, true),
             (name, _) => (
                 stored_or_goose(ctx, name.as_deref().unwrap_or_default())?,
                 true,
@@ -158,35 +159,55 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     Ok(done.status)
 }
 
-/// goose's session database (the default location; see `config::paths::goose_db`).
-fn goose_db(ctx: &Context) -> anyhow::Result<PathBuf> {
-    let path = crate::config::paths::goose_db(&ctx.env)
-        .ok_or_else(|| anyhow::anyhow!("cannot tell where goose keeps its sessions (no HOME)"))?;
-    anyhow::ensure!(
-        path.is_file(),
-        "no goose session database at {} (goose ≥ 1.10 keeps its sessions there; pass the \
-         database as FILE)",
-        path.display()
-    );
-    Ok(path)
+/// The agent database at its default location holding session `id`: goose's (see
+/// `config::paths::goose_db`) when it has it, else OpenCode's (`paths::opencode_db`); with
+/// neither holding it, the first that exists (whose error then lists its sessions).
+fn agent_db(ctx: &Context, id: &str) -> anyhow::Result<PathBuf> {
+    let dbs: Vec<PathBuf> = [
+        crate::config::paths::goose_db(&ctx.env),
+        crate::config::paths::opencode_db(&ctx.env),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|p| p.is_file())
+    .collect();
+    if let Some(db) = dbs.iter().find(|db| agentdb::has(db, id)) {
+        return Ok(db.clone());
+    }
+    dbs.into_iter().next().ok_or_else(|| {
+        anyhow::anyhow!(
+            "no goose or OpenCode session database at their default locations (goose ≥ 1.10: \
+             {}, OpenCode: {}); pass the database as FILE",
+            shown(crate::config::paths::goose_db(&ctx.env)),
+            shown(crate::config::paths::opencode_db(&ctx.env)),
+        )
+    })
+}
+
+fn shown(p: Option<PathBuf>) -> String {
+    p.map_or_else(|| "unknown (no HOME)".into(), |p| p.display().to_string())
 }
 
 /// `--name NAME`: the session stored in ctxctl's store under NAME; when there is none,
 /// the goose session named NAME (or with id NAME) in goose's database, as
-/// `goose session --name NAME` finds it.
+/// `goose session --name NAME` finds it, else the OpenCode session with that id or title.
 fn stored_or_goose(ctx: &Context, name: &str) -> anyhow::Result<PathBuf> {
     let stored = stored_session(ctx, name);
     if stored.is_ok() || ctx.settings.session.is_some() {
         return stored;
     }
-    match crate::config::paths::goose_db(&ctx.env).filter(|p| p.is_file()) {
-        Some(db) if goose_has(&db, name) => Ok(db),
-        _ => stored,
+    let dbs = [
+        crate::config::paths::goose_db(&ctx.env),
+        crate::config::paths::opencode_db(&ctx.env),
+    ];
+    match dbs
+        .into_iter()
+        .flatten()
+        .find(|db| db.is_file() && agentdb::has(db, name))
+    {
+        Some(db) => Ok(db),
+        None => stored,
     }
-}
-
-fn goose_has(db: &Path, name: &str) -> bool {
-    crate::formats::goose_db::read_session(db, Some(name)).is_ok()
 }
 
 /// The session name archives are filed under (see [`write::archive_name`]).

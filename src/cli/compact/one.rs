@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+use anyhow::Context as _;
+
 use super::report::{self, dry_run, recall_line, unchanged, Doc, Done, Report};
 use super::settings::{self, tail_budget};
 use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
@@ -167,7 +169,7 @@ pub fn compact_file(
 
     let name = match &loaded.db_session {
         // Archives of a database session are filed under its id.
-        Some(s) => format!("goose-{}", s.id),
+        Some(s) => s.archive_name(),
         None => archive_name(args, &loaded.path)?,
     };
     let store = ArchiveStore::new(ctx.data_dir()?.value);
@@ -193,7 +195,7 @@ pub fn compact_file(
         let path = store.path_for(&name, seq, now).ok();
         let info = info(&CompactInfo::new_id(), seq, path, now);
         let items = compact::assemble(&loaded.session, &part, &summary, &info);
-        let bytes = formats::write(&loaded.session, &items)?;
+        let bytes = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
         loaded.recount(&bytes)
     };
     if let Some(after) = planned.filter(|&n| n >= loaded.total) {
@@ -226,7 +228,7 @@ pub fn compact_file(
         // `archive restore` rebuilds the file from what is written instead.
         // Written once: writers may give new records fresh ids.
         let items = compact::assemble(&loaded.session, &part, &summary, &info);
-        let written = formats::write(&loaded.session, &items)?;
+        let written = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
         let undo = match (part.kept.is_empty(), loaded.session.doc.text()) {
             (false, Some(original)) => Some(archive::Undo::new(original, &written)),
             _ => None,
@@ -253,7 +255,7 @@ pub fn compact_file(
             summary: summary.clone(),
             records: archive::records_of(&loaded.session, &summarized)?,
             undo,
-            agent_session: loaded.db_session.as_ref().map(|s| s.id.clone()),
+            agent_session: loaded.db_session.as_ref().map(|s| s.id().to_string()),
         };
         let stored = store.put(&name, &record)?;
         Ok::<_, anyhow::Error>((info, stored, written))
@@ -276,7 +278,7 @@ pub fn compact_file(
         Some(b) => b,
         None => {
             let items = compact::assemble(&loaded.session, &part, &summary, &info);
-            formats::write(&loaded.session, &items)?
+            formats::write(&loaded.session, &items).with_context(|| loaded.display())?
         }
     };
     // The "after" figure is a count of what is written.

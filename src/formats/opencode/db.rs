@@ -1,0 +1,391 @@
+//! OpenCode's SQLite store itself: opening it, finding its columns by name, choosing a
+//! session, and rendering what OpenCode sends of it as the lines the
+//! [`OpenCode`](super::OpenCode) codec reads.
+//!
+//! A session renders as: a first line describing it (from the `session` row), then one
+//! line per `message` row OpenCode puts into its next request, in the order it sends them
+//! ([`super::view::filter_compacted`]), each with its `part` rows:
+//! `{"id":…,"time_created":…,"data":<message.data>,"parts":[{"id":…,"time_created":…,"data":<part.data>},…]}`.
+//! The `data` columns are copied verbatim (compacted only if they span lines).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+use super::view::{filter_compacted, Msg};
+use super::StoreError;
+
+/// How long a write waits for OpenCode (or anyone) holding the database's write lock.
+pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// An open OpenCode database.
+pub struct Db {
+    pub conn: Connection,
+    pub schema: Schema,
+}
+
+/// What an OpenCode database holds: its path and the columns of its session table.
+#[derive(Debug, Clone)]
+pub struct Schema {
+    pub path: PathBuf,
+    session: HashSet<String>,
+}
+
+/// One session of the database, as listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionInfo {
+    pub id: String,
+    pub title: String,
+    pub slug: String,
+    pub parent: Option<String>,
+    /// `time_updated`, Unix milliseconds.
+    pub updated: i64,
+    pub messages: usize,
+}
+
+/// One `message` row with its `part` rows, as stored.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub id: String,
+    pub time_created: i64,
+    /// The `data` text, on one line.
+    pub data: String,
+    pub parts: Vec<PartRow>,
+}
+
+/// One `part` row.
+#[derive(Debug, Clone)]
+pub struct PartRow {
+    pub id: String,
+    pub time_created: i64,
+    pub data: String,
+}
+
+/// A session rendered: the text and every row of the session (not only those shown).
+pub struct Rendered {
+    pub text: String,
+    pub rows: Vec<Row>,
+}
+
+/// Columns ctxctl cannot read an OpenCode database without, by table.
+const NEEDED: [(&str, &[&str]); 3] = [
+    ("session", &["id", "time_updated"]),
+    ("message", &["id", "session_id", "time_created", "data"]),
+    (
+        "part",
+        &["id", "message_id", "session_id", "time_created", "data"],
+    ),
+];
+
+/// Whether the SQLite database at `path` has OpenCode's tables (`session`, `message`,
+/// `part`) rather than goose's. `false` when it cannot be opened.
+pub fn is_opencode(path: &Path) -> bool {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let Ok(conn) = Connection::open_with_flags(path, flags) else {
+        return false;
+    };
+    conn.query_row(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('session', 'message', 'part')",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .is_ok_and(|n| n == 3)
+}
+
+fn columns(conn: &Connection, table: &str) -> rusqlite::Result<HashSet<String>> {
+    let mut st = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+    let names = st
+        .query_map([table], |r| r.get::<_, String>(0))?
+        .collect::<Result<HashSet<_>, _>>()?;
+    Ok(names)
+}
+
+impl Db {
+    /// Opens `path` for reading only (`query_only`; works while OpenCode holds it and its
+    /// WAL), or for writing.
+    pub fn open(path: &Path, write: bool) -> Result<Db, StoreError> {
+        let err = |e: rusqlite::Error| StoreError::sql(path, e);
+        let rw = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = if write {
+            Connection::open_with_flags(path, rw).map_err(err)?
+        } else {
+            // Opened for writing where it can be (closing it then removes the WAL files
+            // SQLite makes), but never written (`query_only`).
+            let ro = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = Connection::open_with_flags(path, rw)
+                .or_else(|_| Connection::open_with_flags(path, ro))
+                .map_err(err)?;
+            conn.pragma_update(None, "query_only", true).map_err(err)?;
+            conn
+        };
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+        let mut session = HashSet::new();
+        for (table, needed) in NEEDED {
+            let have = columns(&conn, table).map_err(err)?;
+            if let Some(missing) = needed.iter().find(|c| !have.contains(**c)) {
+                return Err(StoreError::NotOpenCode {
+                    path: path.to_path_buf(),
+                    missing: format!("{table}.{missing}"),
+                });
+            }
+            if table == "session" {
+                session = have;
+            }
+        }
+        Ok(Db {
+            conn,
+            schema: Schema {
+                path: path.to_path_buf(),
+                session,
+            },
+        })
+    }
+
+    pub fn select(&self, wanted: Option<&str>) -> Result<SessionInfo, StoreError> {
+        self.schema.select(&self.conn, wanted)
+    }
+
+    pub fn render(&self, s: &SessionInfo) -> Result<Rendered, StoreError> {
+        self.schema.render(&self.conn, s)
+    }
+}
+
+impl Schema {
+    pub(super) fn err(&self, e: rusqlite::Error) -> StoreError {
+        StoreError::sql(&self.path, e)
+    }
+
+    fn col(&self, column: &str, default: &str) -> String {
+        if self.session.contains(column) {
+            format!("s.{column}")
+        } else {
+            default.to_string()
+        }
+    }
+
+    /// Every session, the most recently updated first (`opencode session list`'s order).
+    pub fn sessions(&self, conn: &Connection) -> Result<Vec<SessionInfo>, StoreError> {
+        let sql = format!(
+            "SELECT s.id, {}, {}, {}, s.time_updated, \
+             (SELECT COUNT(*) FROM message m WHERE m.session_id = s.id) \
+             FROM session s ORDER BY s.time_updated DESC, s.id",
+            self.col("title", "''"),
+            self.col("slug", "''"),
+            self.col("parent_id", "NULL"),
+        );
+        let mut st = conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(SessionInfo {
+                    id: r.get(0)?,
+                    title: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                    slug: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                    parent: r.get(3)?,
+                    updated: r.get::<_, Option<i64>>(4)?.unwrap_or(0),
+                    messages: r.get::<_, i64>(5)? as usize,
+                })
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e));
+        rows
+    }
+
+    /// The session `wanted` names (its id, else its title, else its slug; the most
+    /// recently updated wins), or with none the only top-level session.
+    pub fn select(
+        &self,
+        conn: &Connection,
+        wanted: Option<&str>,
+    ) -> Result<SessionInfo, StoreError> {
+        let all = self.sessions(conn)?;
+        if let Some(w) = wanted {
+            return all
+                .iter()
+                .find(|s| s.id == w)
+                .or_else(|| all.iter().find(|s| s.title == w))
+                .or_else(|| all.iter().find(|s| s.slug == w))
+                .cloned()
+                .ok_or_else(|| StoreError::NoSuchSession {
+                    path: self.path.clone(),
+                    wanted: w.to_string(),
+                    candidates: listing(&all),
+                });
+        }
+        let top: Vec<SessionInfo> = all.into_iter().filter(|s| s.parent.is_none()).collect();
+        match top.as_slice() {
+            [one] => Ok(one.clone()),
+            _ => Err(StoreError::ChooseOne {
+                path: self.path.clone(),
+                candidates: listing(&top),
+            }),
+        }
+    }
+
+    /// Every message of session `s` with its parts, in OpenCode's order
+    /// (`time_created, id`; parts by `id`).
+    pub fn rows(&self, conn: &Connection, s: &SessionInfo) -> Result<Vec<Row>, StoreError> {
+        let bad = |id: &str, what: &str| StoreError::BadRow {
+            path: self.path.clone(),
+            row: id.to_string(),
+            what: what.to_string(),
+        };
+        let mut st = conn
+            .prepare(
+                "SELECT id, time_created, data FROM message WHERE session_id = ?1 \
+                 ORDER BY time_created, id",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut q = st.query([&s.id]).map_err(|e| self.err(e))?;
+        let mut rows = Vec::new();
+        while let Some(r) = q.next().map_err(|e| self.err(e))? {
+            let id: String = r.get(0).map_err(|e| self.err(e))?;
+            let time_created: i64 = r
+                .get(1)
+                .map_err(|_| bad(&id, "time_created is not an integer"))?;
+            let data = text(r.get_ref(2).map_err(|e| self.err(e))?)
+                .and_then(|d| one_line(&d))
+                .ok_or_else(|| bad(&id, "data is not JSON"))?;
+            rows.push(Row {
+                id,
+                time_created,
+                data,
+                parts: Vec::new(),
+            });
+        }
+        let mut st = conn
+            .prepare(
+                "SELECT id, message_id, time_created, data FROM part WHERE session_id = ?1 \
+                 ORDER BY message_id, id",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut q = st.query([&s.id]).map_err(|e| self.err(e))?;
+        let index: std::collections::HashMap<String, usize> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id.clone(), i))
+            .collect();
+        while let Some(r) = q.next().map_err(|e| self.err(e))? {
+            let id: String = r.get(0).map_err(|e| self.err(e))?;
+            let message: String = r.get(1).map_err(|e| self.err(e))?;
+            let time_created: i64 = r
+                .get(2)
+                .map_err(|_| bad(&id, "time_created is not an integer"))?;
+            let data = text(r.get_ref(3).map_err(|e| self.err(e))?)
+                .and_then(|d| one_line(&d))
+                .ok_or_else(|| bad(&id, "data is not JSON"))?;
+            if let Some(&i) = index.get(&message) {
+                rows[i].parts.push(PartRow {
+                    id,
+                    time_created,
+                    data,
+                });
+            }
+        }
+        Ok(rows)
+    }
+
+    /// The session as the codec reads it (see the module docs).
+    pub fn render(&self, conn: &Connection, s: &SessionInfo) -> Result<Rendered, StoreError> {
+        let model = conn
+            .query_row(
+                &format!(
+                    "SELECT {} FROM session s WHERE s.id = ?1",
+                    self.col("model", "NULL")
+                ),
+                [&s.id],
+                |r| Ok(text(r.get_ref(0)?)),
+            )
+            .map_err(|e| self.err(e))?
+            .and_then(|m| serde_json::from_str::<Value>(&m).ok())
+            .and_then(|m| m.get("id").and_then(Value::as_str).map(String::from));
+        let rows = self.rows(conn, s)?;
+        let msgs: Vec<Msg> = rows
+            .iter()
+            .map(|r| {
+                Msg::parse(r).map_err(|what| StoreError::BadRow {
+                    path: self.path.clone(),
+                    row: r.id.clone(),
+                    what,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let shown = filter_compacted(&msgs);
+        let head = json!({
+            "session": s.id,
+            "title": s.title,
+            "slug": s.slug,
+            "model": model,
+            "time_updated": s.updated,
+        });
+        let mut out = head.to_string();
+        out.push('\n');
+        for i in shown {
+            out.push_str(&line(&rows[i]));
+            out.push('\n');
+        }
+        Ok(Rendered { text: out, rows })
+    }
+}
+
+/// The rendering line of one message row.
+pub fn line(r: &Row) -> String {
+    let mut out = format!(
+        "{{\"id\":{},\"time_created\":{},\"data\":{},\"parts\":[",
+        json!(r.id),
+        r.time_created,
+        r.data
+    );
+    for (k, p) in r.parts.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        out.push_str(&format!(
+            "{{\"id\":{},\"time_created\":{},\"data\":{}}}",
+            json!(p.id),
+            p.time_created,
+            p.data
+        ));
+    }
+    out.push_str("]}");
+    out
+}
+
+/// A column's value as text (`None` for NULL and for non-text values).
+fn text(v: rusqlite::types::ValueRef<'_>) -> Option<String> {
+    match v {
+        rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+        _ => None,
+    }
+}
+
+/// `json` as it is when it is JSON on one line; compacted when it spans lines; `None`
+/// when it is not JSON.
+fn one_line(json: &str) -> Option<String> {
+    let raw: &RawValue = serde_json::from_str(json).ok()?;
+    if raw.get().contains('\n') || raw.get().contains('\r') {
+        let v: Value = serde_json::from_str(json).ok()?;
+        return Some(v.to_string());
+    }
+    Some(raw.get().to_string())
+}
+
+/// The sessions to choose from, for an error message.
+fn listing(all: &[SessionInfo]) -> String {
+    const MAX: usize = 20;
+    let mut out: Vec<String> = all
+        .iter()
+        .take(MAX)
+        .map(|s| format!("{} {:?} ({} messages)", s.id, s.title, s.messages))
+        .collect();
+    if all.len() > MAX {
+        out.push(format!("… and {} more", all.len() - MAX));
+    }
+    if out.is_empty() {
+        return "none".into();
+    }
+    out.join("; ")
+}
