@@ -805,7 +805,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --agent)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode" -- "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -907,7 +907,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --agent)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode" -- "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1213,7 +1213,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --agent)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode" -- "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1731,7 +1731,7 @@ _ctxctl() {
             fi
             case "${prev}" in
                 --agent)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode" -- "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1779,7 +1779,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1821,7 +1821,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --agent)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode" -- "${cur}"))
                     return 0
                     ;;
                 --project)

@@ -74,7 +74,8 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -117,7 +118,8 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -219,7 +221,8 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -279,7 +282,8 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -322,7 +326,8 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -351,7 +356,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -376,7 +382,8 @@ jsonl\t''
 claude-code\t''
 codex\t''
 goose\t''
-gemini-cli\t''"
+gemini-cli\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -405,7 +412,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-goose-db\t''"
+goose-db\t''
+opencode\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''

@@ -59,7 +59,24 @@ struct DbSession {
 /// Agents' databases ctxctl lists the sessions of, by file name: `(name, format, list)`.
 /// Adding an agent that keeps its sessions in a database is a line here.
 type DbLister = fn(&Path) -> anyhow::Result<Vec<DbSession>>;
-const DATABASES: &[(&str, Format, DbLister)] = &[("sessions.db", Format::GooseDb, goose_rows)];
+const DATABASES: &[(&str, Format, DbLister)] = &[
+    ("sessions.db", Format::GooseDb, goose_rows),
+    ("opencode.db", Format::OpenCode, opencode_rows),
+];
+
+/// OpenCode's sessions, subagent sessions (those with a parent) left out as OpenCode's own
+/// session list does.
+fn opencode_rows(path: &Path) -> anyhow::Result<Vec<DbSession>> {
+    Ok(crate::formats::opencode::list_sessions(path)?
+        .into_iter()
+        .filter(|s| s.parent.is_none())
+        .map(|s| DbSession {
+            at: Some(s.updated.div_euclid(1000)),
+            id: s.id,
+            project: s.directory,
+        })
+        .collect())
+}
 
 fn goose_rows(path: &Path) -> anyhow::Result<Vec<DbSession>> {
     Ok(goose_db::list_sessions(path)?

@@ -481,3 +481,36 @@ fn tables_of_other_commands_print_raw_numbers_with_tsv() {
     let both = env.run(&["models", "--tsv", "--json"]);
     assert_eq!(both.code, 2, "{both:?}");
 }
+
+#[test]
+fn opencode_sessions_are_listed_from_its_database() {
+    let env = TestEnv::new().env("CTXCTL_NOW", "2026-12-01T00:00:00Z");
+    copy(
+        &env,
+        &fixture("opencode/opencode.db"),
+        "home/.local/share/opencode/opencode.db",
+        DAY,
+    );
+    let run = env.run(&["sessions", "--json", "--agent", "opencode"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let rows = sessions(&run);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let row = &rows[0];
+    assert_eq!(row["agent"], "opencode");
+    assert_eq!(row["format"], "opencode");
+    assert_eq!(row["session"], "ses_df5f2d654ffeKnuN9WuHea9bXj");
+    assert_eq!(row["project"], "/home/dev/oc/proj");
+    assert!(row["next_request_tokens"].as_u64().unwrap() > 0, "{row}");
+    // The figure is check's, for the same session.
+    let db = env.path().join("home/.local/share/opencode/opencode.db");
+    let check = env
+        .run(&[
+            "check",
+            db.to_str().unwrap(),
+            "--session",
+            "ses_df5f2d654ffeKnuN9WuHea9bXj",
+            "--json",
+        ])
+        .file();
+    assert_eq!(row["next_request_tokens"], check["next_request_tokens"]);
+}

@@ -44,6 +44,8 @@ pub struct SessionInfo {
     /// `time_updated`, Unix milliseconds.
     pub updated: i64,
     pub messages: usize,
+    /// The directory OpenCode ran the session in (`session.directory`).
+    pub directory: Option<String>,
 }
 
 /// One `message` row with its `part` rows, as stored.
@@ -170,11 +172,12 @@ impl Schema {
     pub fn sessions(&self, conn: &Connection) -> Result<Vec<SessionInfo>, StoreError> {
         let sql = format!(
             "SELECT s.id, {}, {}, {}, s.time_updated, \
-             (SELECT COUNT(*) FROM message m WHERE m.session_id = s.id) \
+             (SELECT COUNT(*) FROM message m WHERE m.session_id = s.id), {} \
              FROM session s ORDER BY s.time_updated DESC, s.id",
             self.col("title", "''"),
             self.col("slug", "''"),
             self.col("parent_id", "NULL"),
+            self.col("directory", "NULL"),
         );
         let mut st = conn.prepare(&sql).map_err(|e| self.err(e))?;
         let rows = st
@@ -186,6 +189,7 @@ impl Schema {
                     parent: r.get(3)?,
                     updated: r.get::<_, Option<i64>>(4)?.unwrap_or(0),
                     messages: r.get::<_, i64>(5)? as usize,
+                    directory: r.get(6)?,
                 })
             })
             .map_err(|e| self.err(e))?

@@ -92,6 +92,12 @@ pub struct Selected {
     pub text: String,
 }
 
+/// Every session of the OpenCode database at `path`, most recently updated first.
+pub fn list_sessions(path: &Path) -> Result<Vec<SessionInfo>, StoreError> {
+    let db = db::Db::open(path, false)?;
+    db.schema.sessions(&db.conn)
+}
+
 /// Reads session `wanted` (an id, title or slug; `None`: the only top-level session) of
 /// the OpenCode database at `path`, read-only.
 pub fn read_session(path: &Path, wanted: Option<&str>) -> Result<Selected, StoreError> {
