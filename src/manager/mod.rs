@@ -204,6 +204,13 @@ impl ContextManager {
     /// model: check [`ContextLimits::is_known_model`] on [`ContextManager::limits`]), its
     /// tokenizer (exact for OpenAI models, `cl100k_base` as an estimate for others), the
     /// sliding-window mode, automatic truncation on, the offline summarizer.
+    ///
+    /// ```
+    /// use ctxctl::ContextManager;
+    /// let cm = ContextManager::for_model("gpt-4o");
+    /// assert_eq!(cm.limits().context_window(), 128_000);
+    /// assert_eq!(cm.stats().encoding, ctxctl::Encoding::O200kBase);
+    /// ```
     pub fn for_model(model: &str) -> ContextManager {
         let (encoding, _) = crate::models::encoding_for_model(model);
         let encoding = crate::models::Registry::builtin()
@@ -213,6 +220,12 @@ impl ContextManager {
     }
 
     /// A manager with the given limits and tokenizer.
+    ///
+    /// ```
+    /// use ctxctl::{ContextLimits, ContextManager, Encoding};
+    /// let cm = ContextManager::new("my-model", ContextLimits::new(32_000, 4_000, 0), Encoding::Cl100kBase);
+    /// assert_eq!(cm.limit(), 28_000);
+    /// ```
     pub fn new(model: &str, limits: ContextLimits, encoding: Encoding) -> ContextManager {
         ContextManager {
             model: model.to_string(),
@@ -286,6 +299,15 @@ impl ContextManager {
     }
 
     /// Sets (or replaces) the system prompt, always first in the request and never trimmed.
+    ///
+    /// ```
+    /// use ctxctl::{ContextManager, Role};
+    /// let mut cm = ContextManager::for_model("gpt-4o");
+    /// cm.set_system_prompt("Be brief.");
+    /// cm.set_system_prompt("Be thorough."); // replaces it
+    /// assert_eq!(cm.messages().len(), 1);
+    /// assert_eq!(cm.messages()[0].role, Role::System);
+    /// ```
     pub fn set_system_prompt(&mut self, text: impl Into<String>) {
         let m = Message::system(text);
         let n = self.counter.message(&m);
@@ -304,6 +326,17 @@ impl ContextManager {
     /// Adds a message to the conversation, counting only it. With automatic truncation on,
     /// when the conversation would go over the limit, room is made first by the mode
     /// (down to the trim target), never separating a tool call from its result.
+    ///
+    /// ```
+    /// use ctxctl::{ContextLimits, ContextManager, Message};
+    /// let mut cm = ContextManager::for_model("gpt-4o").with_limits(ContextLimits::new(600, 100, 0));
+    /// let added = cm.add_message(Message::user("hello"));
+    /// assert!(added.tokens > 0 && added.made_room.is_none());
+    /// for i in 0..50 {
+    ///     cm.add_message(Message::user(format!("message {i} with a few more words in it")));
+    /// }
+    /// assert!(cm.tokens_used() <= cm.limit()); // room was made along the way
+    /// ```
     pub fn add_message(&mut self, message: Message) -> Added {
         let tokens = self.counter.message(&message);
         self.messages.push(message);
@@ -320,6 +353,21 @@ impl ContextManager {
     /// What to send: the system prompt first, then the conversation, within the limit.
     /// Borrowed as it is when it fits; otherwise a copy trimmed by the mode (possible only
     /// with automatic truncation off, or when the system prompt alone is too large).
+    ///
+    /// ```
+    /// use ctxctl::{ContextLimits, ContextManager, Message};
+    /// let mut cm = ContextManager::for_model("gpt-4o")
+    ///     .with_limits(ContextLimits::new(400, 100, 0))
+    ///     .with_auto_truncate(false);
+    /// cm.set_system_prompt("sys");
+    /// for i in 0..100 {
+    ///     cm.add_message(Message::user(format!("message {i}")));
+    /// }
+    /// assert!(cm.tokens_used() > cm.limit()); // kept whole...
+    /// let request = cm.context_for_request(); // ...but what is sent fits
+    /// assert!(request.len() < cm.messages().len());
+    /// assert_eq!(request[0].text(), "sys");
+    /// ```
     pub fn context_for_request(&self) -> Cow<'_, [Message]> {
         if self.tokens_used() <= self.limit() {
             return Cow::Borrowed(&self.messages);
@@ -355,6 +403,24 @@ impl ContextManager {
     /// limit: the system prompt and a recent tail stay verbatim, the middle becomes one
     /// summary message. A failing summarizer is replaced by the offline one unless that
     /// was turned off ([`ContextManager::with_offline_fallback`]).
+    ///
+    /// ```
+    /// use ctxctl::{Compaction, ContextLimits, ContextManager, Message};
+    /// let mut cm = ContextManager::for_model("gpt-4o")
+    ///     .with_limits(ContextLimits::new(2_000, 200, 0))
+    ///     .with_auto_truncate(false);
+    /// cm.add_message(Message::user("short"));
+    /// assert!(matches!(cm.compact_if_needed(0.8)?, Compaction::Skipped { .. }));
+    /// for i in 0..60 {
+    ///     cm.add_message(Message::user(format!("request {i}: please look at src/file_{i}.rs")));
+    ///     cm.add_message(Message::assistant(format!("done with file {i}")));
+    /// }
+    /// let Compaction::Compacted { summarized_messages, .. } = cm.compact_if_needed(0.8)? else {
+    ///     panic!("expected a compaction");
+    /// };
+    /// assert!(summarized_messages > 0 && cm.tokens_used() <= cm.limit());
+    /// # Ok::<(), ctxctl::ManagerError>(())
+    /// ```
     pub fn compact_if_needed(&mut self, threshold: f64) -> Result<Compaction, ManagerError> {
         if !(0.0..=1.0).contains(&threshold) {
             return Err(ManagerError::Threshold(threshold));
@@ -368,6 +434,15 @@ impl ContextManager {
     }
 
     /// Model, mode, message count and token usage.
+    ///
+    /// ```
+    /// use ctxctl::{ContextManager, Message, Mode};
+    /// let mut cm = ContextManager::for_model("gpt-4o").with_mode(Mode::Smart);
+    /// cm.add_message(Message::user("hello"));
+    /// let s = cm.stats();
+    /// assert_eq!((s.model.as_str(), s.mode, s.message_count), ("gpt-4o", Mode::Smart, 1));
+    /// assert_eq!(s.available, s.limit - s.tokens_used);
+    /// ```
     pub fn stats(&self) -> Stats {
         let used = self.tokens_used();
         let limit = self.limit();
@@ -387,11 +462,33 @@ impl ContextManager {
     }
 
     /// Whether usage is at or over the near-limit share (default 80%).
+    ///
+    /// ```
+    /// use ctxctl::{ContextLimits, ContextManager, Message};
+    /// let mut cm = ContextManager::for_model("gpt-4o")
+    ///     .with_limits(ContextLimits::new(1_000, 100, 0))
+    ///     .with_auto_truncate(false)
+    ///     .with_near_limit(0.5);
+    /// assert!(!cm.is_near_limit());
+    /// while !cm.is_near_limit() {
+    ///     cm.add_message(Message::user("more words for the window"));
+    /// }
+    /// assert!(cm.stats().usage_percent >= 50.0);
+    /// ```
     pub fn is_near_limit(&self) -> bool {
         compact::needs_compaction(self.tokens_used(), self.limit(), self.near_limit)
     }
 
     /// Forgets the conversation, keeping the system prompt.
+    ///
+    /// ```
+    /// use ctxctl::{ContextManager, Message};
+    /// let mut cm = ContextManager::for_model("gpt-4o");
+    /// cm.set_system_prompt("sys");
+    /// cm.add_message(Message::user("hello"));
+    /// cm.reset();
+    /// assert_eq!(cm.messages().len(), 1); // the system prompt stays
+    /// ```
     pub fn reset(&mut self) {
         let keep = usize::from(self.has_system);
         self.messages.truncate(keep);
