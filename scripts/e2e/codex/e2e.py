@@ -189,6 +189,12 @@ class Harness:
                            timeout=300)
         return r.returncode, r.stdout, r.stderr
 
+    def ctxctl_file(self, case, args):
+        """`ctxctl_json` of a command over one file: its entry of the `files` array."""
+        rc, js, err = self.ctxctl_json(case, args)
+        files = (js or {}).get("files") or [None]
+        return rc, files[0], err
+
     def ctxctl_json(self, case, args):
         rc, out, err = self.ctxctl(case, args + ["--json"])
         try:
@@ -425,7 +431,7 @@ def read_checks(h, s):
     s.ctx_tokens = f.get("tokens")
     rc_t, out_t, err_t = h.ctxctl("read", ["count", ro])
     check("read.count-text", rc_t == 0, out_t.strip().replace("\n", " / "))
-    rc, js, err = h.ctxctl_json("read", ["stats", ro])
+    rc, js, err = h.ctxctl_file("read", ["stats", ro])
     tools = {t["name"]: t for t in (js or {}).get("tools", [])}
     n_fc = sum(1 for _, r in recs if r.get("type") == "response_item" and r["payload"].get("type") == "function_call")
     n_cc = sum(1 for _, r in recs if r.get("type") == "response_item" and r["payload"].get("type") == "custom_tool_call")
@@ -446,7 +452,7 @@ def read_checks(h, s):
     rep = (js or {}).get("reported") or {}
     check("read.reported-usage", rep.get("input_tokens") == last,
           f"stats reported input {rep.get('input_tokens')} vs last token_count {last}")
-    rc, cj, err = h.ctxctl_json("read", ["check", ro])
+    rc, cj, err = h.ctxctl_file("read", ["check", ro])
     win = model_context_window(ro)
     check("read.check", rc == 0 and (cj or {}).get("status") == "ok",
           f"check exit {rc}: status {(cj or {}).get('status')}, {(cj or {}).get('tokens')} / "
@@ -575,7 +581,7 @@ def rewrite_case(h, s, name, args_fn, kind):
     errs, _ = validate(body)
     check(f"{name}.replay-valid", not errs, f"offline replay of the rewritten rollout: {len(rep)} items, "
           + ("valid" if not errs else errs[0]["message"]))
-    rc_c, cj, _ = h.ctxctl_json(name + "-check", ["check", ro])
+    rc_c, cj, _ = h.ctxctl_file(name + "-check", ["check", ro])
     rc_n, nj, _ = h.ctxctl_json(name + "-check", ["count", ro])
     ntok = nj["files"][0]["tokens"] if nj else None
     check(f"{name}.check-after", (cj or {}).get("tokens") == ntok and (not errs or (cj or {}).get("problems")),
@@ -704,7 +710,7 @@ def rescue_case(h, s, compact_est):
               f"server limit {limit} est tokens (untouched resume needs {base_est}): codex rc {rc}, requests "
               f"{list(zip(kinds, statuses))}; Codex says: {err_text}")
         ERRORS_SEEN.append(("rescue (expected)", err_text))
-        rc, cj, err = h.ctxctl_json("rescue", ["check", ro])
+        rc, cj, err = h.ctxctl_file("rescue", ["check", ro])
         check("rescue.check-over", rc == 1 and (cj or {}).get("status") == "over",
               f"`ctxctl check ROLLOUT` after Codex failed (task_complete.error.codex_error_info="
               f"context_window_exceeded): exit {rc}, status {(cj or {}).get('status')} "
@@ -714,7 +720,7 @@ def rescue_case(h, s, compact_est):
         check("rescue.compact", rc == 0 and (js or {}).get("compacted"),
               f"`ctxctl compact ROLLOUT --if-needed --in-place`: exit {rc}, "
               f"{(js or {}).get('original_tokens')} → {(js or {}).get('compacted_tokens')} tokens {last_line(err)}")
-        rc, cj, err = h.ctxctl_json("rescue-after", ["check", ro])
+        rc, cj, err = h.ctxctl_file("rescue-after", ["check", ro])
         check("rescue.check-after", rc == 0 and (cj or {}).get("status") == "ok",
               f"`ctxctl check ROLLOUT` after the compaction: exit {rc}, status {(cj or {}).get('status')}")
         keep = os.path.join(h.work, "rewritten", "rescue.jsonl")
