@@ -5,7 +5,7 @@ use std::path::Path;
 use super::report::{self, dry_run, recall_line, unchanged, Doc, Done, Report};
 use super::settings::{self, tail_budget};
 use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
-use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens};
+use crate::archive::{self, ArchiveRecord, Tokens};
 use crate::cli::args::limits;
 use crate::compact::{self, CompactInfo};
 use crate::context::Context;
@@ -170,7 +170,7 @@ pub fn compact_file(
         Some(s) => format!("goose-{}", s.id),
         None => archive_name(args, &loaded.path)?,
     };
-    let store = ArchiveStore::new(ctx.data_dir()?.value);
+    let store = ctx.archive_store()?;
     let now = clock(ctx)?;
     if args.output.dry_run {
         let seq = store.next_seq(&name)?;
