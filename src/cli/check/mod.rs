@@ -155,7 +155,6 @@ fn known_model(ctx: &Context) -> anyhow::Result<()> {
     )
 }
 
-
 fn check_file(
     ctx: &Context,
     args: &CheckArgs,
