@@ -438,6 +438,13 @@ impl Context {
             .clone()
             .context("cannot find a data directory; set CTXCTL_DATA_DIR")
     }
+
+    /// The archive store in the data directory, writing new archives compressed as
+    /// `[archive] compress` / `CTXCTL_ARCHIVE_COMPRESS` say.
+    pub fn archive_store(&self) -> anyhow::Result<crate::archive::ArchiveStore> {
+        let compression = self.settings.archive_compress.clone()?.value;
+        Ok(crate::archive::ArchiveStore::new(self.data_dir()?.value).with_compression(compression))
+    }
 }
 
 fn is_claude(model: &str) -> bool {

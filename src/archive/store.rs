@@ -1,9 +1,11 @@
-//! Archive files on disk: `archives/<session>/compact-<YYYYMMDDTHHMMSSZ>-<seq>.json`.
+//! Archive files on disk: `archives/<session>/compact-<YYYYMMDDTHHMMSSZ>-<seq>.json`, or
+//! `….json.zst` when written with [`Compression::Zstd`]. Both kinds are read everywhere, by
+//! their content (the zstd magic bytes), so a store may hold a mix.
 
 use super::undo::Undo;
 use std::borrow::Cow;
 use std::fs::{self, File};
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -142,6 +144,46 @@ pub struct Stored {
     pub path: PathBuf,
 }
 
+/// How new archive files are written (existing ones are read whatever they are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compression {
+    /// Plain pretty JSON (`.json`).
+    #[default]
+    None,
+    /// zstd level 3 (`.json.zst`): JSON sessions shrink several times over.
+    Zstd,
+}
+
+impl Compression {
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Zstd => "zstd",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Compression> {
+        match s {
+            "none" => Some(Compression::None),
+            "zstd" => Some(Compression::Zstd),
+            _ => None,
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            Compression::None => "json",
+            Compression::Zstd => "json.zst",
+        }
+    }
+}
+
+/// The first bytes of every zstd frame.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// The zstd level archives are written at: fast, and most of what higher levels gain on JSON.
+const ZSTD_LEVEL: i32 = 3;
+
 /// The archives under a data directory.
 #[derive(Debug, Clone)]
 pub struct ArchiveStore {
@@ -149,6 +191,8 @@ pub struct ArchiveStore {
     root: PathBuf,
     /// `<data>/locks`.
     locks: PathBuf,
+    /// How [`ArchiveStore::put`] writes.
+    compression: Compression,
 }
 
 impl ArchiveStore {
@@ -158,7 +202,14 @@ impl ArchiveStore {
         ArchiveStore {
             root: data.join("archives"),
             locks: data.join("locks"),
+            compression: Compression::None,
         }
+    }
+
+    /// The same store, writing new archives with `compression`.
+    pub fn with_compression(mut self, compression: Compression) -> ArchiveStore {
+        self.compression = compression;
+        self
     }
 
     /// The lock file guarding changes to `session` (kept apart from the archives, so a
@@ -174,16 +225,18 @@ impl ArchiveStore {
         Ok(self.root.join(session))
     }
 
-    /// The file name of archive `seq` made at `created`.
+    /// The file name of archive `seq` made at `created`, as this store writes it.
     pub fn path_for(
         &self,
         session: &str,
         seq: u64,
         created: Timestamp,
     ) -> Result<PathBuf, ArchiveError> {
-        Ok(self
-            .dir(session)?
-            .join(format!("compact-{}-{seq}.json", created.compact())))
+        Ok(self.dir(session)?.join(format!(
+            "compact-{}-{seq}.{}",
+            created.compact(),
+            self.compression.extension()
+        )))
     }
 
     /// The next sequence number of `session`: one more than the highest existing, from 1.
@@ -229,7 +282,12 @@ impl ArchiveStore {
                 undo: record.undo.as_ref(),
                 agent_session: record.agent_session.as_deref(),
             };
-            match write_new(&dir, &path, &file) {
+            // Another number's file (plain or compressed) makes this one taken too.
+            if record.seq.is_none() && self.files(session)?.iter().any(|(s, _, _)| *s == seq) {
+                seq += 1;
+                continue;
+            }
+            match write_new(&dir, &path, &file, self.compression) {
                 Err(ArchiveError::Exists(_)) if record.seq.is_none() => seq += 1,
                 Err(e) => return Err(e),
                 Ok(()) => return Ok(Stored { seq, path }),
@@ -309,9 +367,12 @@ impl ArchiveStore {
     }
 }
 
-/// `compact-20240501T120000Z-3.json` → (timestamp, 3).
+/// `compact-20240501T120000Z-3.json` (or `….json.zst`) → (timestamp, 3).
 pub fn parse_file_name(name: &str) -> Option<(Timestamp, u64)> {
-    let rest = name.strip_prefix("compact-")?.strip_suffix(".json")?;
+    let rest = name.strip_prefix("compact-")?;
+    let rest = rest
+        .strip_suffix(".json")
+        .or_else(|| rest.strip_suffix(".json.zst"))?;
     let (stamp, seq) = rest.rsplit_once('-')?;
     let seq: u64 = seq.parse().ok().filter(|s| *s > 0)?;
     Some((Timestamp::parse(stamp).ok()?, seq))
@@ -340,12 +401,35 @@ fn entry(
     })
 }
 
+/// Reads an archive file as JSON, decompressing it first if it is zstd (known by its
+/// magic bytes, not its name).
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ArchiveError> {
     let f = File::open(path).map_err(|e| ArchiveError::io(path, e))?;
-    serde_json::from_reader(BufReader::new(f)).map_err(|err| ArchiveError::Parse {
+    let mut r = BufReader::new(f);
+    let zstd = r
+        .fill_buf()
+        .map_err(|e| ArchiveError::io(path, e))?
+        .starts_with(&ZSTD_MAGIC);
+    let parse = |err| ArchiveError::Parse {
         path: path.to_path_buf(),
         err,
-    })
+    };
+    if zstd {
+        let d = zstd::Decoder::with_buffer(r).map_err(|e| ArchiveError::io(path, e))?;
+        serde_json::from_reader(BufReader::new(d)).map_err(|err| match err.io_error_kind() {
+            // A corrupt or truncated frame: say so as the io error it is.
+            Some(_) => ArchiveError::io(path, std::io::Error::other(err.to_string())),
+            None => parse(err),
+        })
+    } else {
+        serde_json::from_reader(r).map_err(parse)
+    }
+}
+
+/// Writes the archive's JSON to `w`, then its final newline.
+fn write_json(w: &mut impl Write, value: &ArchiveOut) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *w, value)?;
+    w.write_all(b"\n")
 }
 
 /// Creates `dir` (and missing parents) readable by the owner only.
@@ -360,7 +444,12 @@ pub fn create_private_dir(dir: &Path) -> Result<(), ArchiveError> {
 /// Writes `value` as pretty JSON to a new file at `path`: temp file (0600) in `dir`,
 /// synced, then linked into place without replacing anything, then the directory synced.
 /// Temp files an interrupted run left in `dir` are removed first.
-fn write_new(dir: &Path, path: &Path, value: &ArchiveOut) -> Result<(), ArchiveError> {
+fn write_new(
+    dir: &Path,
+    path: &Path,
+    value: &ArchiveOut,
+    compression: Compression,
+) -> Result<(), ArchiveError> {
     fsutil::clean_stale_temps(dir);
     let tmp = tempfile::Builder::new()
         .prefix(fsutil::TEMP_PREFIX)
@@ -370,19 +459,28 @@ fn write_new(dir: &Path, path: &Path, value: &ArchiveOut) -> Result<(), ArchiveE
     match fsutil::injected_fault() {
         // Test hook (`CTXCTL_TEST_FAIL_AT=archive-write`): half the archive, then "disk full".
         Some(f) if f.at == FailAt::ArchiveWrite => {
-            let mut bytes = serde_json::to_vec_pretty(value)
-                .map_err(|e| ArchiveError::io(tmp.path(), e.into()))?;
-            bytes.push(b'\n');
+            let mut bytes = Vec::new();
+            write_json(&mut bytes, value).map_err(|e| ArchiveError::io(tmp.path(), e))?;
+            if compression == Compression::Zstd {
+                bytes = zstd::encode_all(&bytes[..], ZSTD_LEVEL)
+                    .map_err(|e| ArchiveError::io(tmp.path(), e))?;
+            }
             fsutil::write_checked(&mut tmp.as_file(), &bytes, Some(f), FailAt::ArchiveWrite)
                 .map_err(|e| ArchiveError::io(tmp.path(), e))?;
         }
         _ => {
-            let mut w = BufWriter::new(tmp.as_file());
-            serde_json::to_writer_pretty(&mut w, value)
-                .map_err(|e| ArchiveError::io(tmp.path(), e.into()))?;
-            w.write_all(b"\n")
-                .and_then(|()| w.flush())
-                .map_err(|e| ArchiveError::io(tmp.path(), e))?;
+            let w = BufWriter::new(tmp.as_file());
+            let done = match compression {
+                Compression::None => {
+                    let mut w = w;
+                    write_json(&mut w, value).and_then(|()| w.flush())
+                }
+                Compression::Zstd => zstd::Encoder::new(w, ZSTD_LEVEL).and_then(|mut z| {
+                    write_json(&mut z, value)?;
+                    z.finish()?.flush()
+                }),
+            };
+            done.map_err(|e| ArchiveError::io(tmp.path(), e))?;
         }
     }
     tmp.as_file()

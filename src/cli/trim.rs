@@ -261,7 +261,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
             Some(s) => s.archive_name(),
             None => write::archive_name(args.name.as_deref(), &loaded.path)?,
         };
-        let store = ArchiveStore::new(ctx.data_dir()?.value);
+        let store = ctx.archive_store()?;
         let _lock = crate::ops::store::lock(ctx, &store, &name)?;
         let stored = archive_removed(ctx, &store, &name, &loaded, &plan, args.strategy, &bytes)
             .with_context(|| {
@@ -274,7 +274,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         report.archive = Some(stored.display().to_string());
     } else if let Destination::Store { name, .. } = &dest {
         // Another ctxctl may be compacting or trimming the stored copy.
-        let store = ArchiveStore::new(ctx.data_dir()?.value);
+        let store = ctx.archive_store()?;
         let _lock = crate::ops::store::lock(ctx, &store, name)?;
         write::write(ctx, &dest, &loaded, &bytes)?;
     } else {

@@ -19,6 +19,7 @@ pub const CTXCTL_LLM_API_KEY: &str = "CTXCTL_LLM_API_KEY";
 pub const CTXCTL_LOCK_TIMEOUT: &str = "CTXCTL_LOCK_TIMEOUT";
 pub const CTXCTL_COUNT_WITH: &str = "CTXCTL_COUNT_WITH";
 pub const CTXCTL_COUNT_API_BASE_URL: &str = "CTXCTL_COUNT_API_BASE_URL";
+pub const CTXCTL_ARCHIVE_COMPRESS: &str = "CTXCTL_ARCHIVE_COMPRESS";
 /// Test hook, not for users: makes `trim`/`compact` fail at a step of a rewrite
 /// (`archive-write`, `after-archive`, `write`, `before-rename`, optionally `:kill`); see
 /// `cli/testhook.rs`.
@@ -61,6 +62,7 @@ pub const DOCUMENTED: &[(&str, &str)] = &[
     (CTXCTL_LOCK_TIMEOUT, "seconds to wait for another ctxctl holding a lock (default 30)"),
     (CTXCTL_COUNT_WITH, "local (default) or api: ask the provider's token-counting endpoint"),
     (CTXCTL_COUNT_API_BASE_URL, "root URL of the token-counting API, for every provider (a proxy, a test server)"),
+    (CTXCTL_ARCHIVE_COMPRESS, "none (default) or zstd: compress new archive files"),
 ];
 
 /// A snapshot of the environment, so that settings resolution is testable and reads go

@@ -32,6 +32,8 @@ pub struct FileConfig {
     pub compact: CompactConfig,
     #[serde(default)]
     pub llm: LlmConfig,
+    #[serde(default)]
+    pub archive: ArchiveConfig,
     /// Extra or corrected models: `[models."name"] context_window = …`.
     #[serde(default)]
     pub models: BTreeMap<String, ModelOverride>,
@@ -51,6 +53,14 @@ pub struct CompactConfig {
     /// Batch runs leave alone a session modified this many seconds ago or less (default
     /// 120; 0 turns it off): its agent may be writing it.
     pub live_secs: Option<u64>,
+}
+
+/// `[archive]`: how archives of rewritten sessions are written.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ArchiveConfig {
+    /// `none` (default) or `zstd`: compression of new archive files.
+    pub compress: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use super::{env, layer, parse_ratio, parse_tokenizer, Env, FileConfig, SettingError, Source};
 use super::{ConfigError, Sourced};
+use crate::archive::Compression;
 use crate::session::Format;
 use crate::tokens::Encoding;
 
@@ -105,6 +106,8 @@ pub struct Settings {
     pub count_with: Result<Sourced<CountWith>, SettingError>,
     /// `CTXCTL_COUNT_API_BASE_URL`, else `[count_api] base_url`.
     pub count_api_base_url: Option<Sourced<String>>,
+    /// `CTXCTL_ARCHIVE_COMPRESS`, `[archive] compress`, or `none`.
+    pub archive_compress: Result<Sourced<Compression>, SettingError>,
 }
 
 impl Settings {
@@ -184,6 +187,7 @@ impl Settings {
         };
         let llm = resolve_llm(env, &file);
         let count_with = resolve_count_with(g.count_with, env, &file);
+        let archive_compress = resolve_archive_compress(env, &file);
         let count_api_base_url = match (
             env.get(env::CTXCTL_COUNT_API_BASE_URL),
             &file.count_api.base_url,
@@ -215,6 +219,7 @@ impl Settings {
             llm,
             count_with,
             count_api_base_url,
+            archive_compress,
         })
     }
 
@@ -308,6 +313,29 @@ fn resolve_count_with(
         "local or api",
     )?;
     Ok(got.unwrap_or(Sourced::new(CountWith::Local, Source::Default)))
+}
+
+fn resolve_archive_compress(
+    env: &Env,
+    file: &FileConfig,
+) -> Result<Sourced<Compression>, SettingError> {
+    let from_file = match file.archive.compress.as_deref() {
+        Some(s) => Some(Compression::from_name(s).ok_or_else(|| {
+            SettingError::Message(format!(
+                "config archive.compress: expected none or zstd, got {s:?}"
+            ))
+        })?),
+        None => None,
+    };
+    let got = layer(
+        None,
+        env,
+        env::CTXCTL_ARCHIVE_COMPRESS,
+        from_file,
+        Compression::from_name,
+        "none or zstd",
+    )?;
+    Ok(got.unwrap_or(Sourced::new(Compression::None, Source::Default)))
 }
 
 fn unknown_tokenizer(name: &str) -> String {

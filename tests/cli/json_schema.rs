@@ -111,7 +111,7 @@ fn is_type(value: &Value, t: &str) -> bool {
 }
 
 /// Runs `args` with `--json` and checks the output against definition `def`.
-fn conforms(env: &TestEnv, def: &str, args: &[&str], code: i32) -> Value {
+pub(crate) fn conforms(env: &TestEnv, def: &str, args: &[&str], code: i32) -> Value {
     let mut args = args.to_vec();
     args.push("--json");
     let run = env.run(&args);

@@ -12,6 +12,7 @@ mod agent_restore;
 mod agent_usage;
 mod archive;
 mod archive_clean;
+mod archive_zstd;
 mod batch;
 mod check;
 mod claude_tree;

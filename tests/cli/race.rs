@@ -275,3 +275,92 @@ fn a_symlink_swapped_between_check_and_write_is_refused() {
     );
     assert!(archives(&env, "link").is_empty() && archives(&env, "real").is_empty());
 }
+
+/// How many in-place trims race the appender: enough to hit the window between ctxctl's
+/// last check and its rename many times over, few enough for two busy cores. (An appender
+/// with no pause at all makes nearly every run give up, exit 2, as the input keeps
+/// changing: safe, but then little is raced, hence its few milliseconds between records.)
+const RACE_REWRITES: usize = 500;
+
+/// The record number an appended record carries, if it is one of the appender's.
+fn appended_number(record: &Value) -> Option<u64> {
+    record["content"]
+        .as_str()?
+        .strip_prefix("appended ")?
+        .split(' ')
+        .next()?
+        .parse()
+        .ok()
+}
+
+#[test]
+fn a_real_appender_racing_hundreds_of_in_place_trims_loses_nothing() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    let env = TestEnv::new();
+    let f = env.write("live.jsonl", "");
+    let stop = Arc::new(AtomicBool::new(false));
+    // The agent: opens the session for appending, writes one whole record, closes it, again
+    // and again, as agents do; it never sees ctxctl.
+    let appender = {
+        let (f, stop) = (f.clone(), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let role = if n.is_multiple_of(2) {
+                    "user"
+                } else {
+                    "assistant"
+                };
+                let line = serde_json::json!({
+                    "role": role,
+                    "content": format!("appended {n} with a few words so that trims have work"),
+                });
+                let mut out = fs::OpenOptions::new().append(true).open(&f).unwrap();
+                out.write_all(format!("{line}\n").as_bytes()).unwrap();
+                drop(out);
+                n += 1;
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            n
+        })
+    };
+    let mut rewrites = 0;
+    for _ in 0..RACE_REWRITES {
+        let run = env.run(&trim_args(&f));
+        // 2: the input kept changing between reading and replacing, so it was left alone.
+        assert!(run.code == 0 || run.code == 2, "{run:?}");
+        if run.code == 0 && run.json()["archive"].is_string() {
+            rewrites += 1;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let written = appender.join().unwrap();
+    assert!(rewrites > 0, "no trim rewrote the session");
+
+    // Every record the appender wrote is in the session or in exactly one archive.
+    let mut seen = vec![0u32; written as usize];
+    let mut count = |record: &Value| {
+        if let Some(n) = appended_number(record) {
+            seen[n as usize] += 1;
+        }
+    };
+    for record in lines(&f) {
+        count(&record);
+    }
+    let archived = archives(&env, "live");
+    assert!(archived.len() >= rewrites, "{} archives", archived.len());
+    for path in archived {
+        let archive: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        for record in archive["records"].as_array().unwrap() {
+            count(record);
+        }
+    }
+    let lost: Vec<usize> = (0..seen.len()).filter(|&i| seen[i] == 0).collect();
+    let doubled: Vec<usize> = (0..seen.len()).filter(|&i| seen[i] > 1).collect();
+    assert!(
+        lost.is_empty() && doubled.is_empty(),
+        "{written} records, {rewrites} rewrites: lost {lost:?}, duplicated {doubled:?}"
+    );
+}

@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use super::report::{self, dry_run, recall_line, unchanged, Doc, Done, Report};
 use super::settings::{self, tail_budget};
 use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
-use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens};
+use crate::archive::{self, ArchiveRecord, Tokens};
 use crate::cli::args::limits;
 use crate::compact::{self, CompactInfo};
 use crate::context::Context;
@@ -172,7 +172,7 @@ pub fn compact_file(
         Some(s) => s.archive_name(),
         None => archive_name(args, &loaded.path)?,
     };
-    let store = ArchiveStore::new(ctx.data_dir()?.value);
+    let store = ctx.archive_store()?;
     let now = clock(ctx)?;
     if args.output.dry_run {
         let seq = store.next_seq(&name)?;

@@ -1,0 +1,160 @@
+//! Compressed archives (`[archive] compress = "zstd"`, `CTXCTL_ARCHIVE_COMPRESS`): written
+//! as `.json.zst`, private and smaller, and read by every archive command as plain ones are,
+//! alone or mixed with plain archives in one store.
+
+use std::fs;
+use std::path::PathBuf;
+
+use crate::support::{s, sample, TestEnv};
+
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+fn compact(env: &TestEnv, name: &str) {
+    let f = env.write(name, fs::read(sample(name)).unwrap());
+    let run = env.run(&[
+        "compact",
+        s(&f),
+        "--model",
+        "gpt-4o",
+        "--tail-tokens",
+        "300",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+}
+
+fn archive_files(env: &TestEnv, session: &str) -> Vec<PathBuf> {
+    let dir = env.data_dir().join("archives").join(session);
+    let mut v: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn zstd_archives_are_smaller_private_and_restore_byte_for_byte() {
+    let plain = TestEnv::new();
+    compact(&plain, "plain.jsonl");
+    let zstd = TestEnv::new().env("CTXCTL_ARCHIVE_COMPRESS", "zstd");
+    compact(&zstd, "plain.jsonl");
+
+    let [p] = &archive_files(&plain, "plain")[..] else {
+        panic!("one plain archive")
+    };
+    let [z] = &archive_files(&zstd, "plain")[..] else {
+        panic!("one compressed archive")
+    };
+    assert!(s(p).ends_with("-1.json"), "{p:?}");
+    assert!(s(z).ends_with("-1.json.zst"), "{z:?}");
+    let zbytes = fs::read(z).unwrap();
+    assert_eq!(zbytes[..4], ZSTD_MAGIC);
+    assert!(zbytes.len() < fs::metadata(p).unwrap().len() as usize);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(z), 0o600);
+        assert_eq!(mode(z.parent().unwrap()), 0o700);
+    }
+
+    // `archive show` reads the same archive out of either file.
+    let show = |env: &TestEnv| {
+        let run = env.run(&["archive", "show", "plain/1", "--json"]);
+        assert_eq!(run.code, 0, "{run:?}");
+        let v = run.json();
+        // Paths, and the compacted figure (its summary names the archive), differ.
+        [
+            "id",
+            "records",
+            "messages",
+            "tokens",
+            "first_message",
+            "original_tokens",
+        ]
+        .map(|k| v[k].clone())
+    };
+    assert_eq!(show(&plain), show(&zstd));
+    let ls = zstd.run(&["archive", "ls", "--json"]).json();
+    assert_eq!(ls[0]["bytes"], zbytes.len() as u64);
+
+    let run = zstd.run(&["archive", "restore", "plain/1", "--model", "gpt-4o"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let stored = zstd.data_dir().join("sessions").join("plain.jsonl");
+    assert_eq!(
+        fs::read(stored).unwrap(),
+        fs::read(sample("plain.jsonl")).unwrap()
+    );
+    // Restored is marked beside the compressed file, as beside a plain one.
+    let ls = zstd.run(&["archive", "ls", "--json"]).json();
+    assert!(ls[0]["restored"].is_object(), "{ls}");
+}
+
+#[test]
+fn a_store_mixing_plain_and_compressed_archives_lists_counts_and_prunes_both() {
+    let mut env = TestEnv::new();
+    compact(&env, "plain.jsonl");
+    env.set("CTXCTL_ARCHIVE_COMPRESS", "zstd");
+    compact(&env, "plain.jsonl");
+    compact(&env, "openai-chat.json");
+    let files = archive_files(&env, "plain");
+    let names: Vec<String> = files
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names[0].ends_with("-1.json") && names[1].ends_with("-2.json.zst"),
+        "{names:?}"
+    );
+
+    let ls = crate::json_schema::conforms(&env, "archive_ls", &["archive", "ls"], 0);
+    let ids: Vec<&str> = ls
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["openai-chat/1", "plain/1", "plain/2"]);
+    for e in ls.as_array().unwrap() {
+        let path = PathBuf::from(e["path"].as_str().unwrap());
+        assert_eq!(e["bytes"], fs::metadata(&path).unwrap().len(), "{e}");
+        assert!(e["messages"].as_u64().unwrap() > 0, "{e}");
+    }
+    for id in ["plain/1", "plain/2"] {
+        let run = env.run(&["archive", "show", id]);
+        assert_eq!(run.code, 0, "{run:?}");
+    }
+
+    // Compression off again: the next number follows the compressed file's.
+    env.set("CTXCTL_ARCHIVE_COMPRESS", "none");
+    compact(&env, "plain.jsonl");
+    assert!(s(&archive_files(&env, "plain")[2]).ends_with("-3.json"));
+
+    let run = env.run(&["archive", "rm", "plain/2"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let run = env.run(&["archive", "prune", "--keep", "1"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let left = archive_files(&env, "plain");
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(s(&left[0]).ends_with("-3.json"));
+}
+
+#[test]
+fn a_bad_compression_setting_is_an_error_and_nothing_is_written() {
+    let env = TestEnv::new().env("CTXCTL_ARCHIVE_COMPRESS", "gzip");
+    let f = env.write("plain.jsonl", fs::read(sample("plain.jsonl")).unwrap());
+    let run = env.run(&[
+        "compact",
+        s(&f),
+        "--model",
+        "gpt-4o",
+        "--tail-tokens",
+        "300",
+    ]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.stderr.lines().count(), 1, "{run:?}");
+    assert!(run.stderr.contains("CTXCTL_ARCHIVE_COMPRESS"), "{run:?}");
+    assert!(!env.data_dir().join("archives").exists());
+    assert!(!env.data_dir().join("sessions").exists());
+}
