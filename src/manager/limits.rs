@@ -1,6 +1,6 @@
 //! Limits, budgets and usage tracking for an embedded context manager.
 
-use crate::models::{Limits, Registry};
+use crate::models::{Limits, Registry, Resolution};
 
 /// How many tokens a model takes and how much of that a conversation may use:
 /// `effective_limit = context_window − max_output_tokens − reserved`.
@@ -38,7 +38,11 @@ impl ContextLimits {
     /// model's max output, capped at a fifth of the window. An unknown model gets
     /// conservative fallback limits and [`ContextLimits::is_known_model`] is `false`.
     pub fn for_model(model: &str) -> ContextLimits {
-        let resolution = Registry::builtin().resolve(model);
+        ContextLimits::of(Registry::builtin().resolve(model))
+    }
+
+    /// The limits of a model the registry resolved (its fallback for an unknown one).
+    pub(crate) fn of(resolution: Resolution) -> ContextLimits {
         ContextLimits {
             model: Some(resolution.spec.id.clone()),
             known: resolution.known,

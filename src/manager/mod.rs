@@ -212,11 +212,9 @@ impl ContextManager {
     /// assert_eq!(cm.stats().encoding, ctxctl::Encoding::O200kBase);
     /// ```
     pub fn for_model(model: &str) -> ContextManager {
-        let (encoding, _) = crate::models::encoding_for_model(model);
-        let encoding = crate::models::Registry::builtin()
-            .lookup(model)
-            .map_or(encoding, |spec| spec.encoding);
-        ContextManager::new(model, ContextLimits::for_model(model), encoding)
+        let resolution = crate::models::Registry::builtin().resolve(model);
+        let encoding = resolution.spec.encoding;
+        ContextManager::new(model, ContextLimits::of(resolution), encoding)
     }
 
     /// A manager with the given limits and tokenizer.

@@ -1,7 +1,7 @@
 //! The context manager's behaviours, through its public API.
 
 use super::*;
-use crate::session::{pairs, Part};
+use crate::session::Part;
 use crate::summarize::SummarizeError;
 
 fn words(n: usize, tag: usize) -> String {
@@ -37,7 +37,6 @@ fn assert_pairs_whole(msgs: &[Message]) {
     let calls: Vec<&str> = msgs.iter().flat_map(Message::call_ids).collect();
     let results: Vec<&str> = msgs.iter().flat_map(Message::result_ids).collect();
     assert_eq!(calls, results, "tool calls and results must stay together");
-    let _ = pairs::is_reasoning;
 }
 
 #[test]

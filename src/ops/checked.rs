@@ -33,6 +33,17 @@ pub struct Checked {
 }
 
 impl Checked {
+    /// The status `check` gives this session when its next request is `tokens`: the
+    /// agent's own record of a refused request outweighs any count, and a session within
+    /// its limit but with structural problems is `broken`.
+    pub fn status(&self, tokens: usize, effective_limit: u64, threshold: f64) -> &'static str {
+        match status(tokens, effective_limit, threshold) {
+            _ if self.agent.overflow => "over",
+            "ok" if !self.problems.is_empty() => "broken",
+            s => s,
+        }
+    }
+
     /// The predicted input tokens of the session's next request.
     pub fn prediction(&self) -> Prediction {
         if let Some(p) = self.api {

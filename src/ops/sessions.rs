@@ -277,12 +277,7 @@ pub fn measure(ctx: &Context, c: &Candidate) -> anyhow::Result<Measured> {
         context_window: limits.context_window,
         effective_limit: effective,
         usage,
-        status: match checked::status(tokens, effective, threshold) {
-            _ if checked.agent.overflow => "over",
-            // As `check` says it: within its limit but structurally broken.
-            "ok" if !checked.problems.is_empty() => "broken",
-            s => s,
-        },
+        status: checked.status(tokens, effective, threshold),
     })
 }
 

@@ -10,7 +10,7 @@ use crate::config::Source;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
-use crate::ops::checked::{load, status, Checked};
+use crate::ops::checked::{load, Checked};
 use crate::ops::load;
 use crate::render::json::{CheckFile, FileEntry, Files};
 use crate::render::table::{thousands, Cell, Table};
@@ -179,12 +179,7 @@ fn check_file(
     Ok(CheckFile {
         path: load::display(&l.path),
         model: l.model.name.clone(),
-        // The agent's own record of a refused request outweighs any count.
-        status: match status(tokens, effective, threshold) {
-            _ if l.agent.overflow => "over",
-            "ok" if !l.problems.is_empty() => "broken",
-            s => s,
-        },
+        status: l.status(tokens, effective, threshold),
         tokens: measured,
         next_request_tokens: tokens,
         next_request_source: next.source.name(),
