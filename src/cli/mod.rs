@@ -173,8 +173,30 @@ pub enum Command {
 
 /// Runs the parsed command line and maps the outcome to an exit code.
 pub fn main(cli: Cli) -> ExitCode {
+    execute(&cli, crate::config::Env::from_process()).into()
+}
+
+/// What the binary does for `args` (the arguments after the program name) in `env`, run
+/// in this process with everything it prints held back, as the binary's exit status and
+/// output: the same code path as `main`, without starting a process (tests that need
+/// thousands of runs). A command line clap rejects is its error.
+pub fn run_captured<I, T>(
+    args: I,
+    env: crate::config::Env,
+) -> Result<(ExitStatus, crate::render::capture::Captured), clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let argv =
+        std::iter::once(std::ffi::OsString::from("ctxctl")).chain(args.into_iter().map(Into::into));
+    let cli = <Cli as Parser>::try_parse_from(argv)?;
+    Ok(crate::render::capture::capture(|| execute(&cli, env)))
+}
+
+/// Resolves the settings, runs the command and reports its error, if any.
+fn execute(cli: &Cli, env: crate::config::Env) -> ExitStatus {
     let g = &cli.global;
-    let env = crate::config::Env::from_process();
     let mut printer = Printer::new(
         g.quiet,
         g.verbose,
@@ -195,14 +217,14 @@ pub fn main(cli: Cli) -> ExitCode {
             status
         });
     match result {
-        Ok(status) => status.into(),
-        Err(err) if is_broken_pipe(&err) => ExitStatus::Success.into(),
+        Ok(status) => status,
+        Err(err) if is_broken_pipe(&err) => ExitStatus::Success,
         Err(err) => {
             printer.error(&err);
             for hint in crate::render::hints::for_error(&err) {
                 printer.hint(&hint);
             }
-            ExitStatus::Error.into()
+            ExitStatus::Error
         }
     }
 }

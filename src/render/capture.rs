@@ -69,6 +69,15 @@ impl Captured {
         Ok(())
     }
 
+    /// Everything held back for `stream`, in order, as text (lossily decoded).
+    pub fn text(&self, stream: Stream) -> String {
+        let bytes: Vec<u8> = (self.chunks.iter())
+            .filter(|(s, _)| *s == stream)
+            .flat_map(|(_, b)| b.iter().copied())
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
     /// Whether nothing was printed.
     pub fn is_empty(&self) -> bool {
         self.chunks.is_empty()

@@ -10,6 +10,7 @@ mod support;
 
 mod agent_restore;
 mod agent_usage;
+mod appender;
 mod archive;
 mod archive_clean;
 mod archive_zstd;

@@ -132,6 +132,11 @@ impl TestEnv {
         self.home().join(".local/share/ctxctl")
     }
 
+    /// The environment runs get (for running ctxctl in this process).
+    pub fn vars(&self) -> Vec<(String, String)> {
+        self.envs.clone()
+    }
+
     pub fn env(mut self, key: &str, value: &str) -> TestEnv {
         self.set(key, value);
         self
