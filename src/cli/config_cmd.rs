@@ -131,6 +131,12 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
             Source::Default,
         ),
     }
+    push_or(
+        &mut push,
+        "count_api.timeout_secs",
+        s.file.count_api.timeout_secs,
+        crate::ops::exact::DEFAULT_TIMEOUT_SECS.to_string(),
+    );
     let data = ctx.data_dir()?;
     push("data_dir", data.value.display().to_string(), data.source);
     let llm = &s.llm;
@@ -147,6 +153,10 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
         Some(m) => push("llm.model", m.value.clone(), m.source),
         None => push("llm.model", "(none)".into(), Source::Default),
     }
+    match &s.file.llm.api_key_env {
+        Some(var) => push("llm.api_key_env", var.clone(), Source::File),
+        None => push("llm.api_key_env", "(none)".into(), Source::Default),
+    }
     // The key itself is never shown: only whether one is set, and where.
     match &llm.api_key_var {
         Some(var) => push(
@@ -156,5 +166,85 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
         ),
         None => push("llm.api_key", "(not set)".into(), Source::Default),
     }
+    let llm_defaults = crate::summarize::LlmConfig::new(crate::summarize::Provider::OpenAi, "", "");
+    let file = &s.file;
+    push_or(
+        &mut push,
+        "llm.timeout_secs",
+        file.llm.timeout_secs,
+        llm_defaults.timeout.as_secs().to_string(),
+    );
+    push_or(
+        &mut push,
+        "llm.retries",
+        file.llm.retries,
+        llm_defaults.retries.to_string(),
+    );
+    push_or(
+        &mut push,
+        "llm.context_window",
+        file.llm.context_window,
+        "(the summarizer model's, from the registry)".into(),
+    );
+    push_or(
+        &mut push,
+        "compact.summarizer",
+        file.compact.summarizer.clone(),
+        "offline".into(),
+    );
+    push_or(
+        &mut push,
+        "compact.tail_tokens",
+        file.compact.tail_tokens,
+        "(from compact.tail_ratio)".into(),
+    );
+    push_or(
+        &mut push,
+        "compact.tail_ratio",
+        file.compact.tail_ratio,
+        crate::manager::DEFAULT_TAIL_RATIO.to_string(),
+    );
+    push_or(
+        &mut push,
+        "compact.summary_tokens",
+        file.compact.summary_tokens,
+        crate::summarize::offline::DEFAULT_CAP.to_string(),
+    );
+    push_or(
+        &mut push,
+        "compact.live_secs",
+        file.compact.live_secs,
+        crate::formats::goose_db::LIVE_SECS.to_string(),
+    );
+    let compress = s.archive_compress.clone()?;
+    push(
+        "archive.compress",
+        compress.value.name().to_string(),
+        compress.source,
+    );
+    let lock = s.lock_timeout.clone()?;
+    push("lock_timeout", lock.value.to_string(), lock.source);
+    let models: Vec<&str> = file.models.keys().map(String::as_str).collect();
+    match models.as_slice() {
+        [] => push("models", "(built-in registry)".into(), Source::Default),
+        names => push(
+            "models",
+            format!("built-in registry + {}", names.join(", ")),
+            Source::File,
+        ),
+    }
     Ok(out)
+}
+
+/// A row for a config-file-only setting: its value from the file, else `default`.
+fn push_or<T: ToString>(
+    push: &mut impl FnMut(&'static str, String, Source),
+    key: &'static str,
+    file: Option<T>,
+    default: String,
+) {
+    match file {
+        Some(v) => push(key, v.to_string(), Source::File),
+        None => push(key, default, Source::Default),
+    }
 }

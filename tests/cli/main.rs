@@ -19,6 +19,7 @@ mod check;
 mod claude_tree;
 mod codex;
 mod compact;
+mod config;
 mod count;
 mod count_api;
 mod crash;
