@@ -200,7 +200,7 @@ _ctxctl() {
 
     case "${cmd}" in
         ctxctl)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version count check trim compact stats sessions ls diff doctor archive models config cache completions help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version count check trim compact stats sessions ls diff doctor archive models config cache completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -230,6 +230,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -242,7 +246,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version ls show restore rm prune help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version ls show restore rm prune help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -270,6 +274,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
                     return 0
                     ;;
                 --count-with)
@@ -382,7 +390,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__ls)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -412,6 +420,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -424,7 +436,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__prune)
-            opts="-q -v -h -V --keep --older-than --dry-run --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --keep --older-than --dry-run --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -462,6 +474,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -474,7 +490,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__restore)
-            opts="-o -q -v -h -V --output --dry-run --force --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-o -q -v -h -V --output --dry-run --force --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -512,6 +528,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -524,7 +544,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__rm)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -552,6 +572,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
                     return 0
                     ;;
                 --count-with)
@@ -566,7 +590,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__show)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -596,6 +620,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -608,7 +636,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__cache)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version path clear help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version path clear help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -638,6 +666,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -650,7 +682,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__cache__subcmd__clear)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -678,6 +710,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
                     return 0
                     ;;
                 --count-with)
@@ -748,7 +784,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__cache__subcmd__path)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -778,6 +814,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -790,7 +830,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__check)
-            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --threshold --max-tokens --reserve-output --reserved --min-tokens --status --allow-unknown-model --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --threshold --max-tokens --reserve-output --reserved --min-tokens --status --allow-unknown-model --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -880,6 +920,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -892,7 +936,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__compact)
-            opts="-r -g -o -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --redact --min-recall --fallback --output --in-place --dry-run --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-r -g -o -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --redact --min-recall --fallback --output --in-place --dry-run --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1018,6 +1062,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -1030,7 +1078,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__completions)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version bash elvish fish powershell zsh"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1058,6 +1106,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
                     return 0
                     ;;
                 --count-with)
@@ -1072,7 +1124,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__config)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version path help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version path help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1100,6 +1152,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
                     return 0
                     ;;
                 --count-with)
@@ -1156,7 +1212,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__config__subcmd__path)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1186,6 +1242,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -1198,7 +1258,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__count)
-            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --by-role --per-message --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --by-role --per-message --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1264,6 +1324,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -1276,7 +1340,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__diff)
-            opts="-q -v -h -V --all --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --all --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1304,6 +1368,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
                     return 0
                     ;;
                 --count-with)
@@ -1318,7 +1386,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__doctor)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1346,6 +1414,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
                     return 0
                     ;;
                 --count-with)
@@ -1682,7 +1754,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__models)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1712,6 +1784,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -1724,7 +1800,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__sessions)
-            opts="-g -q -v -h -V --agent --project --since --older-than --glob --exclude --min-tokens --status --sort --reverse --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-g -q -v -h -V --agent --project --since --older-than --glob --exclude --min-tokens --status --sort --reverse --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1794,6 +1870,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -1806,7 +1886,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__stats)
-            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --max-tokens --reserve-output --reserved --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --max-tokens --reserve-output --reserved --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1884,6 +1964,10 @@ _ctxctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
                 --count-with)
                     COMPREPLY=($(compgen -W "local api" -- "${cur}"))
                     return 0
@@ -1896,7 +1980,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__trim)
-            opts="-o -q -v -h -V --strategy --max-tokens --reserve-output --reserved --window --keep-first --keep-last --keep-roles --keep-marked --pin --chain --max-result-tokens --keep-recent --output --in-place --dry-run --name --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --count-with --help --version"
+            opts="-o -q -v -h -V --strategy --max-tokens --reserve-output --reserved --window --keep-first --keep-last --keep-roles --keep-marked --pin --chain --max-result-tokens --keep-recent --output --in-place --dry-run --name --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1984,6 +2068,10 @@ _ctxctl() {
                     ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
                     return 0
                     ;;
                 --count-with)

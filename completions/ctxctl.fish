@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_ctxctl_global_optspecs
-    string join \n model= tokenizer= format= config= no-config json tsv q/quiet v/verbose color= no-progress no-cache session= include-live count-with= h/help V/version
+    string join \n model= tokenizer= format= config= no-config json tsv q/quiet v/verbose color= no-progress no-cache session= include-live compress= count-with= h/help V/version
 end
 
 function __fish_ctxctl_needs_command
@@ -40,6 +40,8 @@ complete -c ctxctl -n "__fish_ctxctl_needs_command" -l color -d 'When to use col
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l no-config -d 'Ignore the config file'
@@ -97,6 +99,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l color -d 'When t
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l by-role -d 'Show tokens and messages per role'
@@ -150,6 +154,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l color -d 'When t
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l allow-unknown-model -d 'Check against the default limits when --model (or CTXCTL_MODEL) names a model the registry does not know, instead of refusing it'
@@ -199,6 +205,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l color -d 'When to
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l keep-marked -d 'Never drop messages marked `"_preserve": true`'
@@ -259,6 +267,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l color -d 'When
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l if-needed -d 'Only compact when usage is at or over the threshold'
@@ -308,6 +318,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l color -d 'When t
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-config -d 'Ignore the config file'
@@ -363,6 +375,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l color -d 'Whe
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l reverse -d 'Reverse the order'
@@ -419,6 +433,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l color -d 'When to u
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l reverse -d 'Reverse the order'
@@ -448,6 +464,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l color -d 'When to
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l all -d 'Also list the messages both hold'
@@ -477,6 +495,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l color -d 'When 
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l no-config -d 'Ignore the config file'
@@ -505,6 +525,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_se
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l no-config -d 'Ignore the config file'
@@ -539,6 +561,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-config -d 'Ignore the config file'
@@ -567,6 +591,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l no-config -d 'Ignore the config file'
@@ -596,6 +622,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l dry-run -d 'Only show what would be restored (exit 1 if something would change)'
@@ -626,6 +654,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l no-config -d 'Ignore the config file'
@@ -656,6 +686,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l dry-run -d 'Only list what would be deleted (exit 1 if something would be)'
@@ -691,6 +723,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l color -d 'When 
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l no-config -d 'Ignore the config file'
@@ -719,6 +753,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_see
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l no-config -d 'Ignore the config file'
@@ -749,6 +785,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_su
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l no-config -d 'Ignore the config file'
@@ -779,6 +817,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l no-config -d 'Ignore the config file'
@@ -810,6 +850,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_sub
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l no-config -d 'Ignore the config file'
@@ -838,6 +880,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_sub
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l no-config -d 'Ignore the config file'
@@ -869,6 +913,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l color -d '
 always\t''
 never\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-config -d 'Ignore the config file'

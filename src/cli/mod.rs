@@ -122,6 +122,9 @@ pub struct GlobalArgs {
     /// active, or a file of a batch run modified, less than 2 min ago)
     #[arg(long, global = true, help_heading = "Global options")]
     pub include_live: bool,
+    /// Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]
+    #[arg(long, global = true, value_name = "HOW", value_parser = ["zstd", "none"], help_heading = "Global options")]
+    pub compress: Option<String>,
     /// Count the next request locally or with the provider's token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]
     #[arg(long, global = true, value_name = "WHERE", value_parser = ["local", "api"], help_heading = "Global options")]
     pub count_with: Option<String>,
@@ -245,6 +248,10 @@ impl GlobalArgs {
                 .count_with
                 .as_deref()
                 .and_then(crate::config::CountWith::from_name),
+            compress: self
+                .compress
+                .as_deref()
+                .and_then(crate::archive::Compression::from_name),
         }
     }
 }

@@ -33,6 +33,8 @@ pub struct Globals {
     pub include_live: bool,
     /// `--count-with`: `local` or `api`.
     pub count_with: Option<CountWith>,
+    /// `--compress`: how new archives are written.
+    pub compress: Option<Compression>,
 }
 
 /// Where the next request's figure is counted.
@@ -106,7 +108,7 @@ pub struct Settings {
     pub count_with: Result<Sourced<CountWith>, SettingError>,
     /// `CTXCTL_COUNT_API_BASE_URL`, else `[count_api] base_url`.
     pub count_api_base_url: Option<Sourced<String>>,
-    /// `CTXCTL_ARCHIVE_COMPRESS`, `[archive] compress`, or `none`.
+    /// `--compress`, `CTXCTL_ARCHIVE_COMPRESS`, `[archive] compress`, or `none`.
     pub archive_compress: Result<Sourced<Compression>, SettingError>,
 }
 
@@ -187,7 +189,7 @@ impl Settings {
         };
         let llm = resolve_llm(env, &file);
         let count_with = resolve_count_with(g.count_with, env, &file);
-        let archive_compress = resolve_archive_compress(env, &file);
+        let archive_compress = resolve_archive_compress(g.compress, env, &file);
         let count_api_base_url = match (
             env.get(env::CTXCTL_COUNT_API_BASE_URL),
             &file.count_api.base_url,
@@ -316,6 +318,7 @@ fn resolve_count_with(
 }
 
 fn resolve_archive_compress(
+    flag: Option<Compression>,
     env: &Env,
     file: &FileConfig,
 ) -> Result<Sourced<Compression>, SettingError> {
@@ -328,7 +331,7 @@ fn resolve_archive_compress(
         None => None,
     };
     let got = layer(
-        None,
+        flag,
         env,
         env::CTXCTL_ARCHIVE_COMPRESS,
         from_file,

@@ -1,6 +1,6 @@
-//! Compressed archives (`[archive] compress = "zstd"`, `CTXCTL_ARCHIVE_COMPRESS`): written
-//! as `.json.zst`, private and smaller, and read by every archive command as plain ones are,
-//! alone or mixed with plain archives in one store.
+//! Compressed archives (`--compress zstd`, `CTXCTL_ARCHIVE_COMPRESS`, `[archive] compress =
+//! "zstd"`): written as `.json.zst`, private and smaller, and read by every archive command
+//! as plain ones are, alone or mixed with plain archives in one store.
 
 use std::fs;
 use std::path::PathBuf;
@@ -157,4 +157,80 @@ fn a_bad_compression_setting_is_an_error_and_nothing_is_written() {
     assert!(run.stderr.contains("CTXCTL_ARCHIVE_COMPRESS"), "{run:?}");
     assert!(!env.data_dir().join("archives").exists());
     assert!(!env.data_dir().join("sessions").exists());
+}
+
+/// `--compress zstd|none` on the command line outranks `CTXCTL_ARCHIVE_COMPRESS` and the
+/// config file, for `trim --in-place` and `compact --in-place`, and what it writes restores
+/// the session byte for byte.
+#[test]
+fn the_compress_flag_outranks_env_and_config_and_restores_byte_for_byte() {
+    let env = TestEnv::new().env("CTXCTL_ARCHIVE_COMPRESS", "none");
+    let cfg = env.write("c.toml", "[archive]\ncompress = \"none\"\n");
+    let chat = env.write("chat.jsonl", crate::support::jsonl_chat(40));
+    let original = fs::read(&chat).unwrap();
+    let common = [
+        "--model",
+        "gpt-4o",
+        "--in-place",
+        "--json",
+        "--config",
+        s(&cfg),
+    ];
+    let rewrites: [&[&str]; 2] = [
+        &[
+            "trim",
+            s(&chat),
+            "--strategy",
+            "fifo",
+            "--max-tokens",
+            "200",
+        ],
+        &["compact", s(&chat), "--tail-tokens", "100"],
+    ];
+    for (n, rewrite) in rewrites.iter().enumerate() {
+        let args = [*rewrite, &common, &["--compress", "zstd"]].concat();
+        let run = env.run(&args);
+        assert_eq!(run.code, 0, "{run:?}");
+        let archive = PathBuf::from(run.json()["archive"].as_str().unwrap());
+        assert!(s(&archive).ends_with(".json.zst"), "{archive:?}");
+        assert_eq!(fs::read(&archive).unwrap()[..4], ZSTD_MAGIC);
+        assert_ne!(fs::read(&chat).unwrap(), original);
+        let id = format!("chat/{}", n + 1);
+        let run = env.run(&["archive", "restore", &id, "--model", "gpt-4o"]);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert_eq!(fs::read(&chat).unwrap(), original, "{id}");
+    }
+    // `config` says where the choice came from.
+    let run = env.run(&["config", "--config", s(&cfg), "--compress", "zstd"]);
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.starts_with("archive.compress") && l.ends_with("flag")),
+        "{run:?}"
+    );
+
+    // And `--compress none` turns compression off that the environment turns on.
+    let env = TestEnv::new().env("CTXCTL_ARCHIVE_COMPRESS", "zstd");
+    let chat = env.write("chat.jsonl", crate::support::jsonl_chat(40));
+    let run = env.run(&[
+        "compact",
+        s(&chat),
+        "--tail-tokens",
+        "100",
+        "--model",
+        "gpt-4o",
+        "--in-place",
+        "--json",
+        "--compress",
+        "none",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.json()["archive"].as_str().unwrap().ends_with("-1.json"));
+    // A value the flag does not know is a usage error naming the choices.
+    let run = env.run(&["compact", s(&chat), "--compress", "gzip"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains("zstd") && run.stderr.contains("none"),
+        "{run:?}"
+    );
 }
