@@ -19,6 +19,32 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
         $element.Value
     }) -join ';'
 
+    $values = @{
+        '--agent' = @('openai', 'anthropic', 'jsonl', 'claude-code', 'codex', 'goose', 'gemini-cli', 'opencode')
+        '--color' = @('auto', 'always', 'never')
+        '--compress' = @('zstd', 'none')
+        '--count-with' = @('local', 'api')
+        '--fallback' = @('offline')
+        '--format' = @('openai', 'anthropic', 'jsonl', 'claude-code', 'codex', 'goose', 'gemini-cli', 'goose-db', 'opencode')
+        '--sort' = @('agent', 'project', 'activity', 'messages', 'tokens', 'usage', 'status', 'archives', 'path')
+        '--status' = @('ok', 'compact', 'over', 'error')
+        '--strategy' = @('fifo', 'sliding-window', 'smart', 'selective', 'composite', 'tool-results', 'mask-tool-results')
+        '--summarizer' = @('offline', 'llm')
+    }
+    $last = $commandElements.Count - 1
+    if ($wordToComplete -ne '' -and $commandElements[$last].Extent.Text -eq $wordToComplete) {
+        $last--
+    }
+    $previous = if ($last -ge 1) { $commandElements[$last].Extent.Text } else { '' }
+    foreach ($key in @("$command;$previous", $previous)) {
+        if ($values.ContainsKey($key)) {
+            $values[$key] | Where-Object { $_ -like "$wordToComplete*" } | ForEach-Object {
+                [CompletionResult]::new($_, $_, [CompletionResultType]::ParameterValue, $_)
+            }
+            return
+        }
+    }
+
     $completions = @(switch ($command) {
         'ctxctl' {
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')

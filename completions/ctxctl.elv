@@ -818,5 +818,28 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         &'ctxctl;help;help'= {
         }
     ]
+    var values = [
+        &'--agent'= ['openai' 'anthropic' 'jsonl' 'claude-code' 'codex' 'goose' 'gemini-cli' 'opencode']
+        &'--color'= ['auto' 'always' 'never']
+        &'--compress'= ['zstd' 'none']
+        &'--count-with'= ['local' 'api']
+        &'--fallback'= ['offline']
+        &'--format'= ['openai' 'anthropic' 'jsonl' 'claude-code' 'codex' 'goose' 'gemini-cli' 'goose-db' 'opencode']
+        &'--sort'= ['agent' 'project' 'activity' 'messages' 'tokens' 'usage' 'status' 'archives' 'path']
+        &'--status'= ['ok' 'compact' 'over' 'error']
+        &'--strategy'= ['fifo' 'sliding-window' 'smart' 'selective' 'composite' 'tool-results' 'mask-tool-results']
+        &'--summarizer'= ['offline' 'llm']
+    ]
+    if (> (count $words) 2) {
+        var previous = $words[-2]
+        for key [$command';'$previous $previous] {
+            if (has-key $values $key) {
+                for value $values[$key] {
+                    edit:complex-candidate $value
+                }
+                return
+            }
+        }
+    }
     $completions[$command]
 }

@@ -6,6 +6,7 @@ pub mod args;
 mod cache;
 mod check;
 mod compact;
+mod completion_values;
 pub mod completions;
 mod config_cmd;
 mod count;

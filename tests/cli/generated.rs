@@ -75,12 +75,19 @@ fn man_pages_have_environment_files_and_exit_status_and_no_dangling_references()
     }
 }
 
-/// Every shell whose generator completes values offers the strategies, formats and
-/// summarizers (clap's elvish and PowerShell scripts complete flag names only).
+/// Every shell's checked-in script offers the strategies, formats and summarizers (clap's
+/// elvish and PowerShell scripts complete flag names only: ctxctl adds a table of values
+/// to them, see tests/cli/misc.rs for its shape).
 #[test]
 fn completions_offer_strategy_format_and_summarizer_values() {
     let dir = repo().join("completions");
-    for file in ["ctxctl.bash", "_ctxctl", "ctxctl.fish"] {
+    for file in [
+        "ctxctl.bash",
+        "_ctxctl",
+        "ctxctl.fish",
+        "ctxctl.elv",
+        "_ctxctl.ps1",
+    ] {
         let text = std::fs::read_to_string(dir.join(file)).unwrap();
         for value in [
             "sliding-window",

@@ -91,6 +91,45 @@ fn completions_for_every_shell() {
     }
 }
 
+/// Every shell's script offers the values of `--strategy`, `--format`, `--summarizer` and
+/// `--compress` (elvish and PowerShell through the table ctxctl adds to clap_complete's
+/// scripts), and the checked-in scripts are these (tests/cli/generated.rs).
+#[test]
+fn completions_offer_option_values_in_every_shell() {
+    let env = TestEnv::new();
+    let strategies = [
+        "fifo",
+        "sliding-window",
+        "smart",
+        "selective",
+        "composite",
+        "tool-results",
+        "mask-tool-results",
+    ];
+    let formats: Vec<&str> = ctxctl::session::Format::all().map(|f| f.name()).collect();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = env.run(&["completions", shell]).stdout;
+        for value in strategies.iter().chain(&formats) {
+            assert!(script.contains(value), "{shell}: no {value}");
+        }
+        for value in ["offline", "llm", "zstd"] {
+            assert!(script.contains(value), "{shell}: no {value}");
+        }
+    }
+    let elvish = env.run(&["completions", "elvish"]).stdout;
+    assert!(
+        elvish.contains("&'--summarizer'= ['offline' 'llm']")
+            && elvish.contains("var previous = $words[-2]"),
+        "{elvish}"
+    );
+    let ps = env.run(&["completions", "powershell"]).stdout;
+    assert!(
+        ps.contains("'--summarizer' = @('offline', 'llm')")
+            && ps.contains("[CompletionResultType]::ParameterValue, $_)"),
+        "{ps}"
+    );
+}
+
 #[test]
 fn cache_path_and_clear() {
     let env = TestEnv::new();
