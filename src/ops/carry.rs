@@ -32,6 +32,60 @@ const PARTIAL_GRACE: Duration = Duration::from_millis(500);
 /// later.
 const SETTLE: Duration = Duration::from_millis(20);
 
+/// How long the replaced file is watched while another process (or thread) holds it open
+/// for writing. An agent that keeps its session open for good (Codex, while it runs) is
+/// not waited out: what it writes after this is lost (docs/HARDENING.md).
+const WRITER_GRACE: Duration = Duration::from_secs(2);
+
+/// Whether any process, this one included, holds the file `f` is open on for writing
+/// (Linux: `/proc/*/fd`, then the access mode in `fdinfo`; processes of other users are
+/// not visible). Elsewhere: never known, `false`.
+#[cfg(target_os = "linux")]
+fn held_for_writing(f: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(me) = f.metadata() else {
+        return false;
+    };
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    for proc in procs.flatten() {
+        let pid = proc.file_name();
+        if !pid
+            .to_str()
+            .is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()))
+        {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(proc.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            let same = std::fs::metadata(fd.path())
+                .is_ok_and(|m| m.dev() == me.dev() && m.ino() == me.ino());
+            if !same {
+                continue;
+            }
+            let info = proc.path().join("fdinfo").join(fd.file_name());
+            let writes = std::fs::read_to_string(info).ok().is_some_and(|text| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix("flags:"))
+                    .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+                    .is_some_and(|flags| flags & 0o3 != 0)
+            });
+            if writes {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(not(target_os = "linux"))]
+fn held_for_writing(_f: &File) -> bool {
+    false
+}
+
 /// Opens `path` for the guarded replacement and checks that it still holds exactly what
 /// `original` describes. `Ok(None)`: it changed.
 pub fn open_unchanged(path: &Path, original: Fingerprint) -> io::Result<Option<File>> {
@@ -55,6 +109,7 @@ pub fn replace(
     let mut carried = 0;
     let mut pending = Vec::new();
     let mut quiet_since = std::time::Instant::now();
+    let started = quiet_since;
     loop {
         let before = pending.len();
         old.read_to_end(&mut pending)?;
@@ -77,7 +132,21 @@ pub fn replace(
         }
         let quiet = quiet_since.elapsed();
         if pending.is_empty() && quiet >= SETTLE {
-            break;
+            // An agent that opened the path just before the rename may be about to write
+            // into the replaced file (it was descheduled, say): while a process holds it
+            // open for writing, keep watching, for a while. Once none does, one last read
+            // takes what was written before it closed the file.
+            if started.elapsed() < WRITER_GRACE && held_for_writing(&old) {
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
+            }
+            let before = pending.len();
+            old.read_to_end(&mut pending)?;
+            if pending.len() == before {
+                break;
+            }
+            quiet_since = std::time::Instant::now();
+            continue;
         }
         if !pending.is_empty() && quiet >= PARTIAL_GRACE {
             // A record that never completed: the agent is still writing it. Whole records

@@ -29,7 +29,7 @@ const BINARY: usize = 150;
 /// rewrite rarely gets from reading the session to checking it (the archive's fsync lies
 /// between) without an append, so most runs give up (safe, but then little is raced) and
 /// the session snowballs.
-const PAUSE_MS: u64 = 20;
+const PAUSE_MS: u64 = 30;
 
 /// The agent waits (as for its model's answer) while its session is larger than this:
 /// a streak of runs that give up would otherwise let it snowball, each run reading more
