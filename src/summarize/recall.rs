@@ -9,11 +9,13 @@
 
 use serde::Serialize;
 
-use super::offline::{collect, fit};
+use std::collections::HashSet;
+
+use super::offline::{collect, fit, Facts};
 use crate::session::Message;
 
 /// What kind of fact.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     Request,
@@ -100,11 +102,18 @@ impl Recall {
 
 /// The facts of `messages` a summary of them should mention, without repeats.
 pub fn facts(messages: &[Message]) -> Vec<Fact> {
-    let f = collect(messages);
+    facts_of(&collect(messages))
+}
+
+/// The facts a summary should mention, from the collected facts `f` of the messages it
+/// replaces (see [`crate::summarize::Input::facts`]), without repeats, in the order found.
+pub fn facts_of(f: &Facts) -> Vec<Fact> {
     let mut out: Vec<Fact> = Vec::new();
+    // Repeats found by hash: a large middle has thousands of requests and paths.
+    let mut seen: HashSet<(Kind, String)> = HashSet::new();
     let mut push = |kind: Kind, text: String| {
         let text = normalize(&text);
-        if !text.is_empty() && !out.iter().any(|x| x.kind == kind && x.text == text) {
+        if !text.is_empty() && seen.insert((kind, text.clone())) {
             out.push(Fact { kind, text });
         }
     };

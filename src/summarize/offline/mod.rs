@@ -56,7 +56,7 @@ impl Summarizer for OfflineSummarizer {
 
 /// The offline summary of `input` within `cap` tokens (as `counter` counts them).
 pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
-    let f = collect(input.messages);
+    let f = input.facts();
     let mut sections = Vec::new();
     let verbatim = |title, text: &Option<String>, share: usize| {
         text.as_ref()
@@ -70,17 +70,17 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
             fit::clamp(&text, counter, cap / 2),
         ));
     }
-    sections.push(Section::list("Files", files(&f), false));
-    sections.push(Section::list("Commands run", commands(&f), true));
-    sections.push(Section::list("Tool calls", tool_stats(&f), false));
-    sections.push(Section::list("Errors seen", errors(&f), true));
+    sections.push(Section::list("Files", files(f), false));
+    sections.push(Section::list("Commands run", commands(f), true));
+    sections.push(Section::list("Tool calls", tool_stats(f), false));
+    sections.push(Section::list("Errors seen", errors(f), true));
     sections.push(Section::list(
         "Decisions",
         f.decisions.iter().map(|d| fit::one_line(d, 300)),
         true,
     ));
     sections.push(Section::list("Open TODOs", f.todos.clone(), false));
-    sections.extend(verbatim(STATE, &state(&f), 5));
+    sections.extend(verbatim(STATE, &state(f), 5));
     sections.retain(|s| !s.is_empty());
     // Least important first: the facts the next turn needs most (paths, commands, errors)
     // go after the assistant's last words, the user's requests last.
@@ -95,7 +95,7 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
         "Files",
         REQUESTS,
     ];
-    fit::fit(&header(&f), &mut sections, &order, counter, cap)
+    fit::fit(&header(f), &mut sections, &order, counter, cap)
 }
 
 /// A request cut to `limit` characters: its head and tail down to 400, its head alone
