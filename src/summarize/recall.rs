@@ -139,7 +139,7 @@ pub fn measure(facts: &[Fact], summary: &str) -> Recall {
     for f in facts {
         let t = &mut r.tallies[f.kind as usize];
         t.facts += 1;
-        if text.contains(&f.text) {
+        if memchr::memmem::find(text.as_bytes(), f.text.as_bytes()).is_some() {
             t.mentioned += 1;
         } else {
             r.missing.push(f.clone());

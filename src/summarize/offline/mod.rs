@@ -142,23 +142,26 @@ fn requests(reqs: &[String], counter: &Counter, cap: usize) -> String {
         .map(|r| fit::clamp(r, counter, cap / 4))
         .collect();
     let cost = |t: &str| counter.text(t) + 2;
-    let mut total: usize = texts.iter().map(|t| cost(t)).sum();
-    // The earlier requests through every limit first, then the latest.
     let n = texts.len();
+    // Every request costs at least 2: with more than a quarter of the cap's requests the
+    // total never gets down to half of it, every step is taken and nothing need be counted
+    // (thousands of requests in a large middle).
+    let mut total: Option<usize> = (2 * n <= cap / 2).then(|| texts.iter().map(|t| cost(t)).sum());
+    // The earlier requests through every limit first, then the latest.
     let steps = (REQUEST_LIMITS.iter())
         .flat_map(|&l| (0..n.saturating_sub(1)).map(move |i| (l, i)))
         .chain(REQUEST_LIMITS.iter().map(|&l| (l, n.saturating_sub(1))));
     for (limit, i) in steps {
-        if total <= cap / 2 || n == 0 {
+        if total.is_some_and(|t| t <= cap / 2) || n == 0 {
             break;
         }
         let t = &mut texts[i];
-        {
-            if t.chars().count() > limit {
-                let short = shorten_request(t, limit);
-                total = total - cost(t) + cost(&short);
-                *t = short;
+        if t.chars().count() > limit {
+            let short = shorten_request(t, limit);
+            if let Some(total) = &mut total {
+                *total = *total - cost(t) + cost(&short);
             }
+            *t = short;
         }
     }
     let numbered: Vec<String> = (texts.iter().enumerate())
