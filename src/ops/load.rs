@@ -92,6 +92,15 @@ impl Loaded {
         Ok(())
     }
 
+    /// Drops the document's text once nothing more is written or archived from it (the
+    /// messages and their origins stay): a large session's text weighs as much as the
+    /// file.
+    pub fn release_document(&mut self) {
+        if self.session.doc.text().is_some() {
+            self.session.doc = session::Document::Released;
+        }
+    }
+
     /// Errors with [`Changed`] if the session no longer is what was read (for a database
     /// session, its rows; see [`ensure_unchanged`]).
     pub fn ensure_unchanged(&self) -> anyhow::Result<()> {
@@ -117,7 +126,14 @@ impl Loaded {
     /// figure a later `count` of the written file gives. `None` when the bytes do not read
     /// back (the caller then reports its plan's own figure).
     pub fn recount(&self, bytes: &[u8]) -> Option<usize> {
-        let s = crate::formats::read(bytes, Some(self.session.format)).ok()?;
+        // Read as `count` reads it: the text goes as the records are read, so that the
+        // copy and its messages are not held at once.
+        let s = crate::formats::read_keeping(
+            bytes.to_vec(),
+            Some(self.session.format),
+            session::Keep::Messages,
+        )
+        .ok()?;
         let counts = self.counter.messages(&s);
         Some(Counter::total(
             &counts
@@ -175,8 +191,10 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
     load_keeping(ctx, path, Keep::Document)
 }
 
-/// Files from this size on are read twice by a rewrite (see [`load_for_rewrite`]).
-const REREAD_BYTES: u64 = 64 << 20;
+/// Files from this size on are read twice by a rewrite (see [`load_for_rewrite`]): reading
+/// a file again costs a few percent of counting it, holding its text beside its messages
+/// about as much memory as the file (below this size, less than the tokenizer's tables).
+const REREAD_BYTES: u64 = 1 << 20;
 
 /// Reads, parses and counts one input for a rewrite that plans before it writes. A large
 /// regular file's text is released as it is read and read again for writing
