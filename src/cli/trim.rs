@@ -278,12 +278,13 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     // messages are never held at once.
     if changed {
         loaded.release_document();
-        if let Some(n) = loaded.recount(&bytes) {
+        if let Some(n) = loaded.recount_owned(bytes) {
             report.trimmed_tokens = n;
             report.next_request_tokens = overhead + n;
         }
+    } else {
+        drop(bytes);
     }
-    drop(bytes);
     report.output = Some(dest.display());
     if ctx.printer.json {
         if dest != Destination::Stdout {

@@ -126,14 +126,15 @@ impl Loaded {
     /// figure a later `count` of the written file gives. `None` when the bytes do not read
     /// back (the caller then reports its plan's own figure).
     pub fn recount(&self, bytes: &[u8]) -> Option<usize> {
-        // Read as `count` reads it: the text goes as the records are read, so that the
-        // copy and its messages are not held at once.
-        let s = crate::formats::read_keeping(
-            bytes.to_vec(),
-            Some(self.session.format),
-            session::Keep::Messages,
-        )
-        .ok()?;
+        self.recount_owned(bytes.to_vec())
+    }
+
+    /// [`Loaded::recount`] of bytes the caller no longer needs: they are read as `count`
+    /// reads a file, their text going as the records are read, and never copied.
+    pub fn recount_owned(&self, bytes: Vec<u8>) -> Option<usize> {
+        let s =
+            crate::formats::read_keeping(bytes, Some(self.session.format), session::Keep::Messages)
+                .ok()?;
         let counts = self.counter.messages(&s);
         Some(Counter::total(
             &counts
