@@ -474,6 +474,23 @@ mod tests {
     }
 
     #[test]
+    fn a_released_document_still_recounts_bytes_given_or_lent() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        let path = dir.path().join("s.json");
+        let text = r#"{"messages":[{"role":"user","content":"hello there"},{"role":"assistant","content":"hi"}]}"#;
+        std::fs::write(&path, text).unwrap();
+        let mut l = load_keeping(&ctx, &path, Keep::Document).unwrap();
+        let out = crate::formats::write(&l.session, &[crate::session::Item::Keep(1)]).unwrap();
+        let lent = l.recount(&out).unwrap();
+        l.release_document();
+        assert!(l.session.doc.text().is_none());
+        assert_eq!(l.recount_owned(out).unwrap(), lent);
+        assert_eq!(lent, l.counts[1] + crate::tokens::REPLY_PRIMING);
+        assert_eq!(l.recount_owned(b"not a session".to_vec()), None);
+    }
+
+    #[test]
     fn a_file_fingerprint_equals_the_fingerprint_of_its_bytes() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");

@@ -246,6 +246,28 @@ mod tests {
     }
 
     #[test]
+    fn facts_are_listed_once_in_the_order_found() {
+        let mut all = msgs();
+        all.extend(msgs());
+        all.push(Message::new(
+            Role::User,
+            vec![Part::Text("Fix the   build\nagain".into())],
+            Origin::Record(0),
+        ));
+        let found = facts(&all);
+        let got: Vec<(Kind, &str)> = found.iter().map(|f| (f.kind, f.text.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                (Kind::Request, "Fix the build"),
+                (Kind::Command, "cargo build && rm old.rs"),
+                (Kind::Error, "error[E0308]: mismatched types"),
+            ]
+        );
+        assert_eq!(facts_of(&collect(&all)), found);
+    }
+
+    #[test]
     fn the_offline_summary_mentions_every_fact_of_a_small_middle() {
         let msgs = msgs();
         let c = crate::tokens::Counter::new(
