@@ -19,8 +19,9 @@ are marked with `@other`.
 Runs are interleaved: each round runs the reference and then every command once, so
 that a noisy machine slows them alike. For each session size it reports the median wall
 time, the median of the per-round ratios to the reference, throughput (tokens/s) and peak
-memory (max RSS). Sessions of 100M tokens and more are generated for the run and deleted
-after it. Nothing here asserts a time: it prints figures for people to read and compare."""
+memory (max RSS). Sessions of 100M tokens and more (and their JSONL copies) are generated
+for the run and deleted after it. Nothing here asserts a time: it prints figures for
+people to read and compare."""
 import argparse, json, os, shutil, statistics, subprocess, sys, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -163,6 +164,9 @@ def main():
         finally:
             if temporary:
                 os.remove(path)
+                jsonl = path[:-len(".json")] + ".jsonl"
+                if os.path.exists(jsonl):
+                    os.remove(jsonl)
 
 
 def bench_size(size, path, names, runs, env, other=None):
