@@ -7,21 +7,28 @@ generated sessions.
 usage: scripts/bench.py [--sizes 200k,2m,10m] [--runs N] [--commands count,check,...]
                         [--compare OTHER_CTXCTL]
 
+Commands: count, check, stats, trim (fifo to half the tokens), compact (offline), all with
+--no-cache; check-warm (check, the count cache warm, the file unchanged); check-append (the
+JSON session checked, then checked again with 10 messages appended); check-append-jsonl
+(the same for the session as JSONL, one message per line, grown by 10 lines; the JSONL
+copy is kept next to the JSON one, as target/bench/session-SIZE.jsonl).
+
 --compare times another ctxctl binary (an older build, say) in the same rounds; its rows
 are marked with `@other`.
 
 Runs are interleaved: each round runs the reference and then every command once, so
 that a noisy machine slows them alike. For each session size it reports the median wall
 time, the median of the per-round ratios to the reference, throughput (tokens/s) and peak
-memory (max RSS). Sessions of 100M tokens and more are generated for the run and deleted
-after it. Nothing here asserts a time: it prints figures for people to read and compare."""
+memory (max RSS). Sessions of 100M tokens and more (and their JSONL copies) are generated
+for the run and deleted after it. Nothing here asserts a time: it prints figures for
+people to read and compare."""
 import argparse, json, os, shutil, statistics, subprocess, sys, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BENCH = os.path.join(ROOT, "target", "bench")
 BIN = os.path.join(ROOT, "target", "release", "ctxctl")
 REF = os.path.join(ROOT, "target", "release", "examples", "bare_count")
-ALL = "count,check,stats,trim,compact,check-warm,check-append"
+ALL = "count,check,stats,trim,compact,check-warm,check-append,check-append-jsonl"
 
 
 def parse_size(s):
@@ -31,10 +38,15 @@ def parse_size(s):
 
 
 def run(cmd, env):
-    """Runs cmd once; returns (seconds, max RSS in bytes, stdout)."""
+    """Runs cmd once; returns (seconds, max RSS in bytes, the first MiB of stdout)."""
     start = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    out = p.stdout.read()
+    # Read in chunks, keeping the head only: a trimmed session written to stdout must not
+    # grow this process (see in_child).
+    out = b""
+    while chunk := p.stdout.read(1 << 16):
+        if len(out) < 1 << 20:
+            out += chunk
     _, status, usage = os.wait4(p.pid, 0)
     elapsed = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)
@@ -43,17 +55,35 @@ def run(cmd, env):
     return elapsed, usage.ru_maxrss * 1024, out
 
 
+def in_child(f, *args):
+    """Runs f(*args) in a forked child. Sessions are loaded as JSON only there: a process
+    starts with its parent's peak RSS (Linux keeps ru_maxrss across fork and exec), so a
+    bench process grown by a loaded session would inflate every later peak it reports."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            f(*args)
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{f.__name__}{args} failed")
+
+
 def appended(path, salt):
     """A copy of the session at `path` with 10 new messages at the end, never seen before
     (the process id is part of their text, so no earlier run's cache knows them)."""
-    with open(path) as f:
-        doc = json.load(f)
-    for k in range(10):
-        role = "user" if k % 2 == 0 else "assistant"
-        doc["messages"].append({"role": role, "content": f"appended message {os.getpid()}-{salt}-{k}: " + "more words here " * 20})
     out = path + f".appended-{salt}.json"
-    with open(out, "w") as f:
-        json.dump(doc, f)
+
+    def write():
+        with open(path) as f:
+            doc = json.load(f)
+        doc["messages"].extend(new_messages(salt))
+        with open(out, "w") as f:
+            json.dump(doc, f)
+    in_child(write)
     return out
 
 
@@ -64,6 +94,44 @@ def check_append(path, size, i, env):
     shutil.copyfile(path, grown_path)
     run([BIN, "check", grown_path, "--model", "gpt-4o"], env)
     os.replace(appended(path, f"{size}-{i}"), grown_path)
+    t, rss, _ = run([BIN, "check", grown_path, "--model", "gpt-4o"], env)
+    os.remove(grown_path)
+    return t, rss
+
+
+def new_messages(salt):
+    """10 messages never seen before (the process id is part of their text, so no earlier
+    run's cache knows them)."""
+    return [{"role": "user" if k % 2 == 0 else "assistant",
+             "content": f"appended message {os.getpid()}-{salt}-{k}: " + "more words here " * 20}
+            for k in range(10)]
+
+
+def jsonl_of(path):
+    """The session at `path` as JSONL (one message per line), made once next to it."""
+    out = path[:-len(".json")] + ".jsonl"
+
+    def write():
+        with open(path) as f:
+            doc = json.load(f)
+        with open(out + ".tmp", "w") as f:
+            for m in doc["messages"]:
+                f.write(json.dumps(m) + "\n")
+        os.replace(out + ".tmp", out)
+    if not os.path.exists(out):
+        in_child(write)
+    return out
+
+
+def check_append_jsonl(path, size, i, env):
+    """Like check_append, for a JSONL session: checked as it was, then timed checking it
+    again with 10 new lines appended in place (as an agent appends)."""
+    grown_path = path + ".growing.jsonl"
+    shutil.copyfile(path, grown_path)
+    run([BIN, "check", grown_path, "--model", "gpt-4o"], env)
+    with open(grown_path, "a") as f:
+        for m in new_messages(f"{size}-{i}"):
+            f.write(json.dumps(m) + "\n")
     t, rss, _ = run([BIN, "check", grown_path, "--model", "gpt-4o"], env)
     os.remove(grown_path)
     return t, rss
@@ -96,6 +164,9 @@ def main():
         finally:
             if temporary:
                 os.remove(path)
+                jsonl = path[:-len(".json")] + ".jsonl"
+                if os.path.exists(jsonl):
+                    os.remove(jsonl)
 
 
 def bench_size(size, path, names, runs, env, other=None):
@@ -130,6 +201,8 @@ def bench_size(size, path, names, runs, env, other=None):
         for name in order:
             if name == "check-append":
                 t, r = check_append(path, size, i, env)
+            elif name == "check-append-jsonl":
+                t, r = check_append_jsonl(jsonl_of(path), size, i, env)
             else:
                 t, r, _ = run(cmds[name], env)
             times[name].append(t)

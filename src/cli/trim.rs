@@ -241,14 +241,6 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     // Planned: the messages' text goes, the document's comes back for archiving and writing.
     loaded.reattach()?;
     let bytes = formats::write(&loaded.session, &plan.items).with_context(|| loaded.display())?;
-    // The "after" figure is a count of what is written (an agent format adds records,
-    // e.g. Claude Code's rewrite marker, that the plan does not count).
-    if changed {
-        if let Some(n) = loaded.recount(&bytes) {
-            report.trimmed_tokens = n;
-            report.next_request_tokens = overhead + n;
-        }
-    }
     if dest.replaces_input() && !changed {
         ctx.printer.note(&format!(
             "{}: nothing to trim; file left as it was",
@@ -279,6 +271,19 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         write::write(ctx, &dest, &loaded, &bytes)?;
     } else {
         write::write(ctx, &dest, &loaded, &bytes)?;
+    }
+    // The "after" figure is a count of what is written (an agent format adds records,
+    // e.g. Claude Code's rewrite marker, that the plan does not count). Counted once the
+    // original's text is no longer needed, so that it, the output and the output's
+    // messages are never held at once.
+    if changed {
+        loaded.release_document();
+        if let Some(n) = loaded.recount_owned(bytes) {
+            report.trimmed_tokens = n;
+            report.next_request_tokens = overhead + n;
+        }
+    } else {
+        drop(bytes);
     }
     report.output = Some(dest.display());
     if ctx.printer.json {

@@ -81,10 +81,13 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
         let l = load::load_for_reading(ctx, path)?;
         return finish(ctx, path, None, l, None);
     }
-    let (bytes, fingerprint) = load::read(path)?;
     let digests = ctx.digests();
     let key = digests.and_then(|d| d.key(path, ctx.settings.format));
     let previous = digests.zip(key).and_then(|(d, key)| d.get(key));
+    if let Some(checked) = previous.as_ref().and_then(|d| unchanged(ctx, path, d)) {
+        return Ok(checked);
+    }
+    let (bytes, fingerprint) = load::read(path)?;
     let mut before = None;
     if let Some(d) = previous {
         if d.describes(fingerprint.len, fingerprint.hash) {
@@ -126,6 +129,21 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
     load::warn_session(ctx, path, &session);
     let l = load::count_session(ctx, path, session, fingerprint)?;
     finish(ctx, path, key, l, before)
+}
+
+/// The check of a regular file still as its digest `d` describes it, found by hashing the
+/// file in chunks: an unchanged session is never held in memory (a fresh buffer the size
+/// of the file costs more than the hash). Only a file of the digest's length is hashed;
+/// `None` (read it) for a file that changed, or anything but a regular file.
+fn unchanged(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() != d.len as u64 {
+        return None;
+    }
+    let now = load::Fingerprint::of_file(path).ok()?;
+    d.describes(now.len, now.hash)
+        .then(|| from_digest(ctx, path, d))
+        .flatten()
 }
 
 /// Reads session `id` of the agent database at `path` (goose's `sessions.db`) for a check.

@@ -92,6 +92,15 @@ impl Loaded {
         Ok(())
     }
 
+    /// Drops the document's text once nothing more is written or archived from it (the
+    /// messages and their origins stay): a large session's text weighs as much as the
+    /// file.
+    pub fn release_document(&mut self) {
+        if self.session.doc.text().is_some() {
+            self.session.doc = session::Document::Released;
+        }
+    }
+
     /// Errors with [`Changed`] if the session no longer is what was read (for a database
     /// session, its rows; see [`ensure_unchanged`]).
     pub fn ensure_unchanged(&self) -> anyhow::Result<()> {
@@ -117,7 +126,15 @@ impl Loaded {
     /// figure a later `count` of the written file gives. `None` when the bytes do not read
     /// back (the caller then reports its plan's own figure).
     pub fn recount(&self, bytes: &[u8]) -> Option<usize> {
-        let s = crate::formats::read(bytes, Some(self.session.format)).ok()?;
+        self.recount_owned(bytes.to_vec())
+    }
+
+    /// [`Loaded::recount`] of bytes the caller no longer needs: they are read as `count`
+    /// reads a file, their text going as the records are read, and never copied.
+    pub fn recount_owned(&self, bytes: Vec<u8>) -> Option<usize> {
+        let s =
+            crate::formats::read_keeping(bytes, Some(self.session.format), session::Keep::Messages)
+                .ok()?;
         let counts = self.counter.messages(&s);
         Some(Counter::total(
             &counts
@@ -175,8 +192,10 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
     load_keeping(ctx, path, Keep::Document)
 }
 
-/// Files from this size on are read twice by a rewrite (see [`load_for_rewrite`]).
-const REREAD_BYTES: u64 = 64 << 20;
+/// Files from this size on are read twice by a rewrite (see [`load_for_rewrite`]): reading
+/// a file again costs a few percent of counting it, holding its text beside its messages
+/// about as much memory as the file (below this size, less than the tokenizer's tables).
+const REREAD_BYTES: u64 = 1 << 20;
 
 /// Reads, parses and counts one input for a rewrite that plans before it writes. A large
 /// regular file's text is released as it is read and read again for writing
@@ -452,6 +471,23 @@ mod tests {
         let err = l.reattach().unwrap_err();
         assert!(is_changed(&err), "{err:#}");
         assert!(l.session.doc.is_detached(), "nothing was put back");
+    }
+
+    #[test]
+    fn a_released_document_still_recounts_bytes_given_or_lent() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        let path = dir.path().join("s.json");
+        let text = r#"{"messages":[{"role":"user","content":"hello there"},{"role":"assistant","content":"hi"}]}"#;
+        std::fs::write(&path, text).unwrap();
+        let mut l = load_keeping(&ctx, &path, Keep::Document).unwrap();
+        let out = crate::formats::write(&l.session, &[crate::session::Item::Keep(1)]).unwrap();
+        let lent = l.recount(&out).unwrap();
+        l.release_document();
+        assert!(l.session.doc.text().is_none());
+        assert_eq!(l.recount_owned(out).unwrap(), lent);
+        assert_eq!(lent, l.counts[1] + crate::tokens::REPLY_PRIMING);
+        assert_eq!(l.recount_owned(b"not a session".to_vec()), None);
     }
 
     #[test]

@@ -16,8 +16,10 @@ pub mod requests;
 
 #[cfg(feature = "llm")]
 pub use llm::{LlmConfig, LlmError, LlmSummarizer, Provider};
-pub use offline::OfflineSummarizer;
+pub use offline::{Facts, OfflineSummarizer};
 pub use render::{render_transcript, TranscriptOptions};
+
+use std::sync::OnceLock;
 
 use crate::session::previous_summaries;
 use crate::session::Message;
@@ -36,6 +38,9 @@ pub struct Input<'a> {
     /// `--redact`: take secrets out of everything sent to a summarizer model and out of the
     /// summary ([`redact`]).
     pub redact: bool,
+    /// The facts of `messages`, collected once for the summary and its self-check
+    /// ([`Input::facts`]).
+    facts: OnceLock<Facts>,
 }
 
 impl<'a> Input<'a> {
@@ -46,7 +51,15 @@ impl<'a> Input<'a> {
             previous: previous_summaries(messages),
             instructions: None,
             redact: false,
+            facts: OnceLock::new(),
         }
+    }
+
+    /// The facts of [`Input::messages`] ([`offline::collect`]), collected on first use:
+    /// the offline summary and the recall check read the same facts, and collecting them
+    /// walks every message of a middle that can be most of a large session.
+    pub fn facts(&self) -> &Facts {
+        self.facts.get_or_init(|| offline::collect(self.messages))
     }
 
     /// Asks for secrets to be removed ([`Input::redact`]).
@@ -71,6 +84,7 @@ impl<'a> Input<'a> {
                 .collect(),
             instructions: self.instructions.as_deref().map(redact::redact_string),
             redact: true,
+            facts: OnceLock::new(),
         };
         f(&clean)
     }

@@ -9,11 +9,13 @@
 
 use serde::Serialize;
 
-use super::offline::{collect, fit};
+use std::collections::HashSet;
+
+use super::offline::{collect, fit, Facts};
 use crate::session::Message;
 
 /// What kind of fact.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     Request,
@@ -100,11 +102,18 @@ impl Recall {
 
 /// The facts of `messages` a summary of them should mention, without repeats.
 pub fn facts(messages: &[Message]) -> Vec<Fact> {
-    let f = collect(messages);
+    facts_of(&collect(messages))
+}
+
+/// The facts a summary should mention, from the collected facts `f` of the messages it
+/// replaces (see [`crate::summarize::Input::facts`]), without repeats, in the order found.
+pub fn facts_of(f: &Facts) -> Vec<Fact> {
     let mut out: Vec<Fact> = Vec::new();
+    // Repeats found by hash: a large middle has thousands of requests and paths.
+    let mut seen: HashSet<(Kind, String)> = HashSet::new();
     let mut push = |kind: Kind, text: String| {
         let text = normalize(&text);
-        if !text.is_empty() && !out.iter().any(|x| x.kind == kind && x.text == text) {
+        if !text.is_empty() && seen.insert((kind, text.clone())) {
             out.push(Fact { kind, text });
         }
     };
@@ -130,7 +139,7 @@ pub fn measure(facts: &[Fact], summary: &str) -> Recall {
     for f in facts {
         let t = &mut r.tallies[f.kind as usize];
         t.facts += 1;
-        if text.contains(&f.text) {
+        if memchr::memmem::find(text.as_bytes(), f.text.as_bytes()).is_some() {
             t.mentioned += 1;
         } else {
             r.missing.push(f.clone());
@@ -234,6 +243,28 @@ mod tests {
             (none.score(), none.describe().as_str()),
             (1.0, "recall 100% (no facts to check)")
         );
+    }
+
+    #[test]
+    fn facts_are_listed_once_in_the_order_found() {
+        let mut all = msgs();
+        all.extend(msgs());
+        all.push(Message::new(
+            Role::User,
+            vec![Part::Text("Fix the   build\nagain".into())],
+            Origin::Record(0),
+        ));
+        let found = facts(&all);
+        let got: Vec<(Kind, &str)> = found.iter().map(|f| (f.kind, f.text.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                (Kind::Request, "Fix the build"),
+                (Kind::Command, "cargo build && rm old.rs"),
+                (Kind::Error, "error[E0308]: mismatched types"),
+            ]
+        );
+        assert_eq!(facts_of(&collect(&all)), found);
     }
 
     #[test]

@@ -91,6 +91,10 @@ fn user_words(text: &str) -> Option<String> {
     if PREFIXES.iter().any(|p| t.starts_with(p)) {
         return None;
     }
+    if !t.contains('<') {
+        // No tags: no command record, no block to remove (most requests).
+        return (!t.is_empty()).then(|| t.to_string());
+    }
     if let Some(cmd) = slash_command(t) {
         return cmd;
     }
@@ -129,6 +133,9 @@ fn inner<'a>(t: &'a str, tag: &str) -> Option<&'a str> {
 /// `text` without its `<tag>…</tag>` blocks (an unclosed one runs to the end).
 fn remove_block(text: &str, tag: &str) -> String {
     let open = format!("<{tag}>");
+    if !text.contains(&open) {
+        return text.to_string();
+    }
     let close = format!("</{tag}>");
     let mut out = String::new();
     let mut rest = text;

@@ -114,6 +114,15 @@ impl Tokenizer {
         }
     }
 
+    /// Whether `text` has more than `limit` tokens; o200k_base and cl100k_base stop
+    /// counting once past it.
+    pub fn exceeds(&self, text: &str, limit: usize) -> bool {
+        match self {
+            Tokenizer::Fast(_, bpe) => bpe.count_upto(text, limit) > limit,
+            _ => self.count(text) > limit,
+        }
+    }
+
     pub fn count(&self, text: &str) -> usize {
         match self {
             Tokenizer::Fast(_, bpe) => bpe.count(text),

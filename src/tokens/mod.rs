@@ -89,6 +89,13 @@ impl Counter {
         self.cache.get_or(text, || self.tokenizer().count(text))
     }
 
+    /// Whether `text` has more than `limit` tokens (`self.text(text) > limit`), counting
+    /// no further than needed to tell: a long text checked against a small budget costs
+    /// the budget, not the text.
+    pub fn exceeds(&self, text: &str, limit: usize) -> bool {
+        !text.is_empty() && self.tokenizer().exceeds(text, limit)
+    }
+
     /// Tokens of one message: framing, role, name and every part.
     pub fn message(&self, m: &Message) -> usize {
         let mut n = TOKENS_PER_MESSAGE + self.text(m.role.name());
@@ -205,6 +212,25 @@ mod tests {
 
     fn counter(e: Encoding) -> Counter {
         Counter::new(Tokenizer::new(e).unwrap())
+    }
+
+    #[test]
+    fn exceeds_agrees_with_the_count() {
+        let text = "Fix the parser, then run `cargo test` again.\n\n  indented 12345 ünïcödé 🙂 "
+            .repeat(7);
+        for e in [
+            Encoding::O200kBase,
+            Encoding::Cl100kBase,
+            Encoding::Approx,
+            Encoding::Words,
+        ] {
+            let c = counter(e);
+            let n = c.text(&text);
+            for limit in [0, 1, n / 2, n - 1, n, n + 1, 10 * n] {
+                assert_eq!(c.exceeds(&text, limit), n > limit, "{e} {limit}");
+            }
+            assert!(!c.exceeds("", 0));
+        }
     }
 
     #[test]

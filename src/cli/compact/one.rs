@@ -141,7 +141,7 @@ pub fn compact_file(
     };
     // The self-check: which facts of the replaced messages the summary mentions. A model's
     // summary gets the list of those it left out.
-    let facts = input.with_secrets_removed(|i| recall::facts(i.messages));
+    let facts = input.with_secrets_removed(|i| recall::facts_of(i.facts()));
     let recall = recall::measure(&facts, &summary);
     let summary = if used != "offline" && !recall.missing.is_empty() {
         format!(

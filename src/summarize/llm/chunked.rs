@@ -29,6 +29,7 @@ impl LlmSummarizer {
             previous: Vec::new(),
             instructions: input.instructions.clone(),
             redact: false,
+            facts: Default::default(),
         };
         let fixed = prompt::overhead(&chunk(&[]), counter).max(prompt::overhead(input, counter));
         if fixed + MIN_ROOM > limit {
@@ -78,6 +79,7 @@ impl LlmSummarizer {
             let one = [short];
             let input = Input {
                 messages: &one,
+                facts: Default::default(),
                 ..chunk(&[])
             };
             if let Ok(p) = prompt::build(&input, counter, limit) {

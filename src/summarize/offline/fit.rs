@@ -139,7 +139,7 @@ pub fn fit(
             let Some(i) = sections.iter().position(|s| s.title == *title) else {
                 continue;
             };
-            while counter.text(&text) > cap && sections[i].shrink(list_floor, text_floor) {
+            while counter.exceeds(&text, cap) && sections[i].shrink(list_floor, text_floor) {
                 text = render(sections);
             }
         }

@@ -56,7 +56,7 @@ impl Summarizer for OfflineSummarizer {
 
 /// The offline summary of `input` within `cap` tokens (as `counter` counts them).
 pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
-    let f = collect(input.messages);
+    let f = input.facts();
     let mut sections = Vec::new();
     let verbatim = |title, text: &Option<String>, share: usize| {
         text.as_ref()
@@ -70,17 +70,17 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
             fit::clamp(&text, counter, cap / 2),
         ));
     }
-    sections.push(Section::list("Files", files(&f), false));
-    sections.push(Section::list("Commands run", commands(&f), true));
-    sections.push(Section::list("Tool calls", tool_stats(&f), false));
-    sections.push(Section::list("Errors seen", errors(&f), true));
+    sections.push(Section::list("Files", files(f), false));
+    sections.push(Section::list("Commands run", commands(f), true));
+    sections.push(Section::list("Tool calls", tool_stats(f), false));
+    sections.push(Section::list("Errors seen", errors(f), true));
     sections.push(Section::list(
         "Decisions",
         f.decisions.iter().map(|d| fit::one_line(d, 300)),
         true,
     ));
     sections.push(Section::list("Open TODOs", f.todos.clone(), false));
-    sections.extend(verbatim(STATE, &state(&f), 5));
+    sections.extend(verbatim(STATE, &state(f), 5));
     sections.retain(|s| !s.is_empty());
     // Least important first: the facts the next turn needs most (paths, commands, errors)
     // go after the assistant's last words, the user's requests last.
@@ -95,7 +95,7 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
         "Files",
         REQUESTS,
     ];
-    fit::fit(&header(&f), &mut sections, &order, counter, cap)
+    fit::fit(&header(f), &mut sections, &order, counter, cap)
 }
 
 /// A request cut to `limit` characters: its head and tail down to 400, its head alone
@@ -142,23 +142,26 @@ fn requests(reqs: &[String], counter: &Counter, cap: usize) -> String {
         .map(|r| fit::clamp(r, counter, cap / 4))
         .collect();
     let cost = |t: &str| counter.text(t) + 2;
-    let mut total: usize = texts.iter().map(|t| cost(t)).sum();
-    // The earlier requests through every limit first, then the latest.
     let n = texts.len();
+    // Every request costs at least 2: with more than a quarter of the cap's requests the
+    // total never gets down to half of it, every step is taken and nothing need be counted
+    // (thousands of requests in a large middle).
+    let mut total: Option<usize> = (2 * n <= cap / 2).then(|| texts.iter().map(|t| cost(t)).sum());
+    // The earlier requests through every limit first, then the latest.
     let steps = (REQUEST_LIMITS.iter())
         .flat_map(|&l| (0..n.saturating_sub(1)).map(move |i| (l, i)))
         .chain(REQUEST_LIMITS.iter().map(|&l| (l, n.saturating_sub(1))));
     for (limit, i) in steps {
-        if total <= cap / 2 || n == 0 {
+        if total.is_some_and(|t| t <= cap / 2) || n == 0 {
             break;
         }
         let t = &mut texts[i];
-        {
-            if t.chars().count() > limit {
-                let short = shorten_request(t, limit);
-                total = total - cost(t) + cost(&short);
-                *t = short;
+        if t.chars().count() > limit {
+            let short = shorten_request(t, limit);
+            if let Some(total) = &mut total {
+                *total = *total - cost(t) + cost(&short);
             }
+            *t = short;
         }
     }
     let numbered: Vec<String> = (texts.iter().enumerate())

@@ -222,6 +222,31 @@ fn every_request_survives_and_the_oldest_are_shortened_first() {
 }
 
 #[test]
+fn requests_past_a_quarter_of_the_cap_all_go_down_to_the_shortest_limit() {
+    // Each request costs at least 2 tokens: with more than cap / 4 of them the requests
+    // never fit half the cap, every shortening step is taken (none need be counted).
+    let long = "please do this carefully ".repeat(40);
+    let reqs: Vec<String> = (0..60).map(|i| format!("request {i}: {long}")).collect();
+    let c = counter(Encoding::Approx);
+    for cap in [200, 236] {
+        let text = requests(&reqs, &c, cap);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 60);
+        for (i, line) in lines.iter().enumerate() {
+            let want = format!("{}. {}", i + 1, shorten_request(&reqs[i], 60));
+            assert_eq!(*line, want);
+        }
+    }
+    // Fewer requests than that: counted, and the latest stays whole when the rest fit.
+    let few: Vec<String> = (0..3).map(|i| format!("request {i}: {long}")).collect();
+    let text = requests(&few, &c, 2000);
+    assert!(
+        text.ends_with(&format!("3. request 2: {}", long.trim_end())),
+        "{text}"
+    );
+}
+
+#[test]
 fn todos_and_how_errors_were_resolved() {
     let json = r#"[
   {"role": "user", "content": "Make the tests pass."},

@@ -76,30 +76,44 @@ impl Bpe {
     /// The number of tokens tiktoken's `encode_ordinary` gives `text` (special-token text
     /// such as `<|endoftext|>` is ordinary text).
     pub fn count(&self, text: &str) -> usize {
+        self.count_upto(text, usize::MAX)
+    }
+
+    /// [`Bpe::count`] of `text`, or some figure over `limit` as soon as the count passes
+    /// it: a text's count is the sum of its pieces', so the rest need not be counted.
+    pub fn count_upto(&self, text: &str, limit: usize) -> usize {
         LOCAL.with(|local| match local.try_borrow_mut() {
             Ok(mut local) => {
                 let Local { caches, scratch } = &mut *local;
                 let cache = caches[self.id].get_or_insert_with(|| self.pretok.cache());
-                self.count_with(cache, scratch, text)
+                self.count_with(cache, scratch, text, limit)
             }
             // Only if counting were re-entered on one thread: fresh buffers then.
             Err(_) => self.count_with(
                 &mut self.pretok.cache(),
                 &mut merge::Scratch::default(),
                 text,
+                limit,
             ),
         })
     }
 
-    fn count_with(&self, cache: &mut Cache, scratch: &mut merge::Scratch, text: &str) -> usize {
+    fn count_with(
+        &self,
+        cache: &mut Cache,
+        scratch: &mut merge::Scratch,
+        text: &str,
+        limit: usize,
+    ) -> usize {
         let mut n = 0;
-        self.pretok.each(cache, text, |piece| {
+        self.pretok.each_while(cache, text, |piece| {
             let bytes = piece.as_bytes();
             n += if bytes.len() < 2 || self.vocab.rank(bytes).is_some() {
                 1
             } else {
                 merge::count(self.vocab, bytes, scratch)
             };
+            n <= limit
         });
         n
     }

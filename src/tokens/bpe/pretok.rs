@@ -51,9 +51,9 @@ impl Pretokenizer {
         self.regex.create_cache()
     }
 
-    /// Calls `piece` on every pre-token piece of `text`, in order.
+    /// Calls `piece` on the pre-token pieces of `text`, in order, until it returns false.
     #[inline]
-    pub fn each(&self, cache: &mut Cache, text: &str, mut piece: impl FnMut(&str)) {
+    pub fn each_while(&self, cache: &mut Cache, text: &str, mut piece: impl FnMut(&str) -> bool) {
         let mut last = 0;
         while last < text.len() {
             let input = Input::new(&text[last..]).anchored(Anchored::Yes);
@@ -74,7 +74,9 @@ impl Pretokenizer {
                 break; // cannot happen with these patterns; never loop forever
             }
             last = end;
-            piece(&text[start..end]);
+            if !piece(&text[start..end]) {
+                break;
+            }
         }
     }
 }
