@@ -129,10 +129,15 @@ impl Counter {
     /// The persistent-cache key of every message of `session` (see [`key::message_key`]).
     pub fn keys(&self, session: &Session) -> Vec<u128> {
         // Hashing is memory-bound: large sessions are hashed on every core.
-        let msgs: Vec<&Message> = session.messages.iter().collect();
+        self.keys_of(&session.messages, parallel::available())
+    }
+
+    /// The persistent-cache key of each of `messages`, hashed on up to `threads` threads.
+    pub fn keys_of(&self, messages: &[Message], threads: usize) -> Vec<u128> {
+        let msgs: Vec<&Message> = messages.iter().collect();
         parallel::map_by(
             &msgs,
-            parallel::available(),
+            threads,
             |m| parallel::approx_bytes(m),
             |m| key::message_key(m, self.encoding),
         )
@@ -141,8 +146,18 @@ impl Counter {
     /// Completes `known` (one entry per message of `session`) by counting the messages
     /// that have none, on up to `threads` threads.
     pub fn fill(&self, session: &Session, known: Vec<Option<usize>>, threads: usize) -> Vec<usize> {
+        self.fill_of(&session.messages, known, threads)
+    }
+
+    /// [`Counter::fill`] for a slice of messages.
+    pub fn fill_of(
+        &self,
+        messages: &[Message],
+        known: Vec<Option<usize>>,
+        threads: usize,
+    ) -> Vec<usize> {
         complete(known, |missing| {
-            let todo: Vec<&Message> = missing.iter().map(|&i| &session.messages[i]).collect();
+            let todo: Vec<&Message> = missing.iter().map(|&i| &messages[i]).collect();
             self.count_messages(&todo, threads)
         })
     }

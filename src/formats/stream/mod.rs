@@ -111,15 +111,26 @@ impl<R: Read> DocReader<R> {
         }
     }
 
-    /// Reads on until the message list has started: the bytes before it, when it has.
-    pub fn start(&mut self) -> Result<&[u8], Stop> {
+    /// Reads on until the message list has started.
+    pub fn start(&mut self) -> Result<(), Stop> {
         while self.list.is_none() {
             if self.eof {
                 return Err(Stop::Unstreamable);
             }
             self.read_more()?;
         }
-        Ok(&self.prefix)
+        Ok(())
+    }
+
+    /// The bytes before the list (once it has started).
+    pub fn prefix(&self) -> &[u8] {
+        &self.prefix
+    }
+
+    /// The top-level key of the list, once it has started (`None` for a document that is
+    /// the list).
+    pub fn key(&self) -> Option<ListName> {
+        self.list.and_then(|(_, key)| key)
     }
 
     /// The next records, `None` once the list is done.
