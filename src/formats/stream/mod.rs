@@ -6,6 +6,7 @@
 //! that are not UTF-8) stops it with [`Stop::Unstreamable`]: the whole-document reader then
 //! reads the file and words any error, as it always did.
 
+mod lines;
 mod scan;
 
 use std::io::Read;
@@ -13,6 +14,7 @@ use std::ops::Range;
 
 use xxhash_rust::xxh3::Xxh3;
 
+pub use lines::{LineReader, LinesOutline};
 pub use scan::{Event, ListName, Scanner};
 
 /// Bytes read from the source at a time.
@@ -24,14 +26,35 @@ const PREFIX_LIMIT: usize = 64 << 20;
 /// Records kept for detection (as many as a format's sniff looks at).
 const HEAD_RECORDS: usize = crate::formats::sniff::MAX_ITEMS;
 
-/// Consecutive records of the list.
+/// Consecutive records (of a document's list, or a JSONL file's lines that are not blank).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
-    /// Index of the first record in the list.
+    /// Index of the first record's message among all the records' messages.
     pub first: usize,
     pub text: String,
     /// Each record's range in `text`.
     pub spans: Vec<Range<usize>>,
+    /// Each record's index (in the list, or its line's in the file).
+    pub records: Vec<usize>,
+}
+
+/// Reads up to [`READ_BYTES`] more from `src` onto `buf`: how many (0 at the end).
+fn read_some(src: &mut impl Read, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    let old = buf.len();
+    buf.resize(old + READ_BYTES, 0);
+    loop {
+        match src.read(&mut buf[old..]) {
+            Ok(n) => {
+                buf.truncate(old + n);
+                return Ok(n);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                buf.truncate(old);
+                return Err(e);
+            }
+        }
+    }
 }
 
 /// Why a document is not streamed.
@@ -185,18 +208,7 @@ impl<R: Read> DocReader<R> {
     /// Reads up to [`READ_BYTES`] more and scans them.
     fn read_more(&mut self) -> Result<(), Stop> {
         let old = self.buf.len();
-        self.buf.resize(old + READ_BYTES, 0);
-        let n = loop {
-            match self.src.read(&mut self.buf[old..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    self.buf.truncate(old);
-                    return Err(e.into());
-                }
-            }
-        };
-        self.buf.truncate(old + n);
+        let n = read_some(&mut self.src, &mut self.buf)?;
         if n == 0 {
             self.eof = true;
             return Ok(());
@@ -255,11 +267,127 @@ impl<R: Read> DocReader<R> {
         let first = self.records - spans.len();
         Ok(Block {
             first,
+            records: (first..self.records).collect(),
             text,
             spans: spans
                 .into_iter()
                 .map(|r| r.start - start..r.end - start)
                 .collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A source that gives at most `step` bytes a read, as a pipe might.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    fn read_all(doc: &str, step: usize) -> Result<(Vec<String>, Outline), Stop> {
+        let mut r = DocReader::new(Trickle {
+            data: doc.as_bytes(),
+            step,
+        });
+        r.start()?;
+        let mut records = Vec::new();
+        let mut next = 0;
+        while let Some(b) = r.next_block()? {
+            assert_eq!(b.first, next);
+            next += b.spans.len();
+            records.extend(b.spans.iter().map(|s| b.text[s.clone()].to_string()));
+        }
+        Ok((records, r.finish()?))
+    }
+
+    #[test]
+    fn records_and_what_is_around_them() {
+        let doc = "\u{feff}{\"model\": \"gpt-4o\",\n \"messages\": [\n  {\"role\":\"user\",\"content\":\"é\"},\n  {\"role\":\"assistant\",\"content\":\"[b]\"}\n ],\n \"tools\": []\n}\n";
+        for step in [1, 2, 3, 7, 64, 1 << 20] {
+            let (records, o) = read_all(doc, step).unwrap();
+            assert_eq!(
+                records,
+                [
+                    "{\"role\":\"user\",\"content\":\"é\"}",
+                    "{\"role\":\"assistant\",\"content\":\"[b]\"}"
+                ]
+            );
+            assert_eq!(
+                o.text,
+                "\u{feff}{\"model\": \"gpt-4o\",\n \"messages\": [],\n \"tools\": []\n}\n"
+            );
+            assert_eq!(&o.text[o.list_at..o.list_at + 2], "[]");
+            assert_eq!(o.key, Some(ListName::Messages));
+            assert_eq!(o.records, 2);
+            assert_eq!(o.head.len(), 2);
+            assert!(!o.one_line);
+            assert_eq!(o.len, doc.len());
+            assert_eq!(o.hash, xxhash_rust::xxh3::xxh3_128(doc.as_bytes()));
+            let end = doc.find("]\"}").unwrap() + 3;
+            assert_eq!(o.records_end, end);
+            assert_eq!(
+                o.records_hash,
+                xxhash_rust::xxh3::xxh3_128(&doc.as_bytes()[..end])
+            );
+        }
+    }
+
+    #[test]
+    fn an_empty_list_ends_past_its_bracket() {
+        let doc = "[ ]";
+        let (records, o) = read_all(doc, 1).unwrap();
+        assert!(records.is_empty());
+        assert_eq!(o.records_end, 1);
+        assert_eq!(o.text, "[]");
+    }
+
+    #[test]
+    fn what_is_not_streamed() {
+        for doc in [
+            "",
+            "  ",
+            "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"user\",\"content\":\"b\"}\n",
+            "{\"messages\": [{\"a\":1}",
+            "[{\"a\":1},]",
+        ] {
+            assert!(
+                matches!(read_all(doc, 3), Err(Stop::Unstreamable)),
+                "{doc:?}"
+            );
+        }
+        // Not UTF-8.
+        let mut r = DocReader::new(&b"[{\"a\":\"\xff\"}]"[..]);
+        r.start().unwrap();
+        assert!(matches!(r.next_block(), Err(Stop::Unstreamable)));
+    }
+
+    #[test]
+    fn large_lists_come_in_several_blocks() {
+        let record = format!("{{\"role\":\"user\",\"content\":\"{}\"}}", "x".repeat(1000));
+        let doc = format!("[{}]", vec![record.as_str(); 3000].join(","));
+        let mut r = DocReader::new(doc.as_bytes());
+        r.start().unwrap();
+        let mut blocks = 0;
+        let mut n = 0;
+        while let Some(b) = r.next_block().unwrap() {
+            blocks += 1;
+            n += b.spans.len();
+            assert!(b.spans.iter().all(|s| b.text[s.clone()] == record));
+        }
+        assert!(blocks > 1);
+        assert_eq!(n, 3000);
+        assert_eq!(r.finish().unwrap().records, 3000);
     }
 }

@@ -303,3 +303,160 @@ impl Scanner {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+
+    /// The events of `doc` fed in pieces cut at `cuts`.
+    fn events(doc: &[u8], cuts: &[usize]) -> (Vec<Event>, bool) {
+        let mut s = Scanner::new();
+        let mut out = Vec::new();
+        let mut at = 0;
+        for &c in cuts.iter().chain(std::iter::once(&doc.len())) {
+            let c = c.clamp(at, doc.len());
+            s.feed(&doc[at..c], &mut out);
+            at = c;
+        }
+        (out, s.is_invalid())
+    }
+
+    /// The records serde_json finds in the list of `doc`, as byte ranges.
+    fn serde_records(doc: &str, list: &str) -> Vec<Range<usize>> {
+        let v: Value = serde_json::from_str(doc).unwrap();
+        let n = if list.is_empty() {
+            v.as_array().unwrap().len()
+        } else {
+            v[list].as_array().unwrap().len()
+        };
+        let (events, _) = events(doc.as_bytes(), &[]);
+        let found: Vec<Range<usize>> = events
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Record(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(found.len(), n);
+        for (r, want) in found.iter().zip(if list.is_empty() {
+            v.as_array().unwrap()
+        } else {
+            v[list].as_array().unwrap()
+        }) {
+            let got: Value = serde_json::from_str(&doc[r.clone()]).unwrap();
+            assert_eq!(&got, want);
+        }
+        found
+    }
+
+    #[test]
+    fn finds_the_list_under_its_key() {
+        let doc = r#"{"model":"m","x":{"messages":[1]},"system":"messages","messages" : [ {"a":"]"}, {"b":[{}]} ],"t":[]}"#;
+        let (ev, invalid) = events(doc.as_bytes(), &[]);
+        assert!(!invalid);
+        let start = doc.find("[ {").unwrap();
+        assert_eq!(
+            ev[0],
+            Event::ListStart {
+                at: start,
+                key: Some(ListName::Messages)
+            }
+        );
+        serde_records(doc, "messages");
+        assert!(matches!(ev.last(), Some(Event::ListEnd { .. })));
+    }
+
+    #[test]
+    fn a_root_list_and_a_bom() {
+        let doc = "\u{feff} [\n{\"role\":\"user\",\"content\":\"a\\\"]\"}\n]\n";
+        let (ev, invalid) = events(doc.as_bytes(), &[]);
+        assert!(!invalid);
+        assert_eq!(ev[0], Event::ListStart { at: 4, key: None });
+        serde_records(doc, "");
+    }
+
+    #[test]
+    fn wrong_punctuation_and_non_objects_are_not_streamed() {
+        for doc in [
+            "[{},]",
+            "[,{}]",
+            "[{} {}]",
+            "[1]",
+            "[\"a\"]",
+            "[[]]",
+            "[{}}]",
+            "x",
+            "{\"messages\":[{},,{}]}",
+        ] {
+            assert!(events(doc.as_bytes(), &[]).1, "{doc}");
+        }
+        for doc in ["[]", "[ ]", "[{}]", "{\"messages\":[]}"] {
+            assert!(!events(doc.as_bytes(), &[]).1, "{doc}");
+        }
+    }
+
+    #[test]
+    fn one_line_is_told_apart() {
+        let one = |d: &str| {
+            let mut s = Scanner::new();
+            s.feed(d.as_bytes(), &mut Vec::new());
+            s.is_one_line()
+        };
+        assert!(one("\n\n{\"messages\":[]}\n\n"));
+        assert!(!one("{\n\"messages\":[]}"));
+        assert!(one("[]"));
+    }
+
+    fn message() -> impl Strategy<Value = Value> {
+        let text = "[\\[\\]{},:\"\\\\ a-zé\\n\\t\\u{1}]{0,12}";
+        (text, prop::collection::vec(any::<i32>(), 0..3), any::<bool>()).prop_map(
+            |(t, nums, pretty)| {
+                json!({"role": "user", "content": t, "n": nums, "pretty": pretty, "o": {"k": [t]}})
+            },
+        )
+    }
+
+    proptest! {
+        /// However the document is cut into blocks, the scan finds the same records, and
+        /// they are the list's elements as serde_json reads them.
+        #[test]
+        fn blocks_do_not_change_what_is_found(
+            msgs in prop::collection::vec(message(), 0..8),
+            pretty in any::<bool>(),
+            root in any::<bool>(),
+            cuts in prop::collection::vec(0usize..2000, 0..6),
+        ) {
+            let v = if root {
+                Value::Array(msgs)
+            } else {
+                json!({"model": "m", "messages": msgs, "tools": [{"a": "]"}]})
+            };
+            let doc = if pretty {
+                serde_json::to_string_pretty(&v).unwrap()
+            } else {
+                serde_json::to_string(&v).unwrap()
+            };
+            let whole = serde_records(&doc, if root { "" } else { "messages" });
+            let mut cuts = cuts;
+            cuts.sort_unstable();
+            let (ev, invalid) = events(doc.as_bytes(), &cuts);
+            prop_assert!(!invalid);
+            let found: Vec<Range<usize>> = ev
+                .into_iter()
+                .filter_map(|e| match e { Event::Record(r) => Some(r), _ => None })
+                .collect();
+            prop_assert_eq!(found, whole);
+        }
+
+        /// Cut at every byte, a document still splits as it does whole.
+        #[test]
+        fn every_boundary(msgs in prop::collection::vec(message(), 1..3)) {
+            let doc = serde_json::to_string(&json!({"messages": msgs})).unwrap();
+            let whole = events(doc.as_bytes(), &[]);
+            let cuts: Vec<usize> = (0..doc.len()).collect();
+            prop_assert_eq!(events(doc.as_bytes(), &cuts), whole);
+        }
+    }
+}
