@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use crate::cache::digest::{Digest, Resumable, DIGEST_VERSION};
 use crate::context::{Context, ResolvedModel};
 use crate::ops::load::{self, Fingerprint};
+use crate::ops::predict::{self, Prediction};
 use crate::ops::tallied::{self, Tallied};
 use crate::ops::tally::Wants;
-use crate::ops::predict::{self, Prediction};
 use crate::ops::window::{self, Window};
 use crate::session::pairs;
 use crate::session::{AgentLimits, Format, Keep, ReportedUsage, Resume};
@@ -187,14 +187,26 @@ fn resumed(
 /// Reads session `id` of the agent database at `path` (goose's `sessions.db`) for a check.
 pub fn load_db(ctx: &Context, path: &Path, id: &str) -> anyhow::Result<Checked> {
     let l = load::load_selected(ctx, path, Some(id))?;
-    finish(ctx, path, None, tallied::of_loaded(ctx, l, WANTS, None), None)
+    finish(
+        ctx,
+        path,
+        None,
+        tallied::of_loaded(ctx, l, WANTS, None),
+        None,
+    )
 }
 
 /// Reads `path` whole, without its digest's help, and brings the digest up to date.
 fn full(ctx: &Context, path: &Path, key: Option<u128>) -> anyhow::Result<Checked> {
     let (bytes, fingerprint) = load::read(path)?;
     let l = load::load_bytes(ctx, path, bytes, fingerprint, Keep::After(None))?;
-    finish(ctx, path, key, tallied::of_loaded(ctx, l, WANTS, None), None)
+    finish(
+        ctx,
+        path,
+        key,
+        tallied::of_loaded(ctx, l, WANTS, None),
+        None,
+    )
 }
 
 /// The check of a read session `l`, whose first messages are those of the digest

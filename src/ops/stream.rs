@@ -82,9 +82,16 @@ fn document(
     let (block_notes, _) = run.blocks(&mut reader, &mut tally)?;
     notes.merge(block_notes);
     let outline = reader.finish().ok()?;
-    let doc = chat::outline(&outline)?;
-    if doc.system != system {
-        return None;
+    let doc = chat::outline(&outline, &mut notes)?;
+    match (&doc.system, doc.system_after) {
+        // Message 0 after all: it comes first.
+        (Some(m), true) if system.is_none() => {
+            if !tally.prepend(run.chunk(std::slice::from_ref(m), 0, 1)) {
+                return None;
+            }
+        }
+        (late, false) if *late == system => {}
+        _ => return None,
     }
     let read = Read {
         format: doc.format,

@@ -68,7 +68,12 @@ impl Tallied {
 
     /// The context window the session's agent uses.
     pub fn window(&self) -> Window {
-        window::of(&self.model, self.format, &self.agent_limits, self.usage.as_ref())
+        window::of(
+            &self.model,
+            self.format,
+            &self.agent_limits,
+            self.usage.as_ref(),
+        )
     }
 
     /// The provider-reported usage beside ctxctl's count of the same messages.

@@ -61,8 +61,16 @@ pub struct ToolTally {
 /// A tool part, in message order.
 #[derive(Debug, Clone)]
 enum ToolPart {
-    Call { id: String, name: String, tokens: usize },
-    Result { call_id: String, tokens: usize, is_error: bool },
+    Call {
+        id: String,
+        name: String,
+        tokens: usize,
+    },
+    Result {
+        call_id: String,
+        tokens: usize,
+        is_error: bool,
+    },
 }
 
 /// Consecutive messages, reduced to what [`Tally`] keeps.
@@ -229,6 +237,37 @@ impl Tally {
                 }
             }
         }
+    }
+
+    /// Puts messages read last before all the others (Anthropic's system prompt, written
+    /// after the message list): `false`, and nothing changed, when they hold tool parts,
+    /// which would pair with the others in another order.
+    pub fn prepend(&mut self, c: Chunk) -> bool {
+        if !c.tools.is_empty() {
+            return false;
+        }
+        let n = c.roles.len();
+        for m in &mut self.largest {
+            m.index += n;
+        }
+        for m in &mut self.compactions {
+            m.index += n;
+        }
+        let mut rest = std::mem::take(self);
+        self.add(c);
+        self.roles.append(&mut rest.roles);
+        self.counts.append(&mut rest.counts);
+        self.estimated += rest.estimated;
+        self.shapes.append(&mut rest.shapes);
+        self.previews.append(&mut rest.previews);
+        self.compactions.append(&mut rest.compactions);
+        self.largest.append(&mut rest.largest);
+        self.largest
+            .sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.index.cmp(&b.index)));
+        self.largest.truncate(LARGEST);
+        self.tools = rest.tools;
+        self.name_of = rest.name_of;
+        true
     }
 
     /// Calls, tokens and failures per tool name, the most tokens first (results are

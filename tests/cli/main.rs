@@ -41,6 +41,7 @@ mod readme_blocks;
 mod samples;
 mod secrets;
 mod sessions;
+mod stream;
 mod summaries;
 mod trim;
 mod window;

@@ -17,17 +17,19 @@ pub struct Streamed {
     pub model: Option<String>,
     /// What the request sends besides its messages (see [`crate::session::Session`]).
     pub request_extra: Option<String>,
-    /// Anthropic's system prompt, message 0, when it comes before the list (a document
-    /// whose system prompt follows its list is not streamed).
+    /// Anthropic's system prompt: message 0, though it may come after the list.
     pub system: Option<Message>,
+    /// The system prompt comes after the list (it was not read before the records).
+    pub system_after: bool,
     /// No system prompt follows the records: a grown version of the file can be read from
     /// where they end.
     pub resumable: bool,
 }
 
-/// What the streamed document `o` is; `None` when it is not an OpenAI or Anthropic
+/// What the streamed document `o` is (notes of a system prompt after the list go to
+/// `notes`); `None` when it is not an OpenAI or Anthropic
 /// document read this way (the whole-document reader then decides, and words errors).
-pub fn outline(o: &Outline) -> Option<Streamed> {
+pub fn outline(o: &Outline, notes: &mut Notes) -> Option<Streamed> {
     let text = &o.text;
     let layout = layout(text, bom(text)).ok()?;
     let key = o.key.map(ListName::key);
@@ -65,22 +67,23 @@ pub fn outline(o: &Outline) -> Option<Streamed> {
         .map(|(_, r)| &text[r.clone()])
         .filter(|t| !matches!(t.trim(), "null" | "[]"))
         .collect();
-    let system = match &layout.system {
+    let (system, system_after) = match &layout.system {
         Some(span) if format == Format::Anthropic => {
-            if span.end > o.list_at {
-                return None;
-            }
             let v: Value = serde_json::from_str(&text[span.clone()]).ok()?;
-            // Its notes were taken when it was read, early.
-            system_message(&v, &mut Notes::default()).ok()?
+            let after = span.end > o.list_at;
+            // Notes of one before the list were taken when it was read, early.
+            let mut early = Notes::default();
+            let m = system_message(&v, if after { notes } else { &mut early }).ok()?;
+            (m, after)
         }
-        _ => None,
+        _ => (None, false),
     };
     Some(Streamed {
         format,
         model,
         request_extra: (!extra.is_empty()).then(|| extra.join("\n")),
         system,
+        system_after,
         resumable: layout.system.is_none_or(|s| s.end <= o.list_at),
     })
 }

@@ -144,7 +144,8 @@ impl<R: Read> LineReader<R> {
     /// Line `self.lines` has its content at `r`.
     fn line(&mut self, r: Range<usize>) {
         let rel = r.start - self.base..r.end - self.base;
-        self.upto.update(&self.buf[self.hashed - self.base..rel.end]);
+        self.upto
+            .update(&self.buf[self.hashed - self.base..rel.end]);
         self.hashed = r.end;
         let blank = self.buf[rel]
             .iter()
