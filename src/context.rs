@@ -238,6 +238,22 @@ impl Context {
         )
     }
 
+    /// Per-message counts of `messages` on this thread, through the persistent cache like
+    /// [`Context::count`], the parts `given` knows the tokens of not counted again.
+    pub fn count_messages_given(
+        &self,
+        counter: &Counter,
+        messages: &[crate::session::Message],
+        given: &dyn Fn(&crate::session::Part) -> Option<usize>,
+    ) -> Vec<usize> {
+        self.cached(
+            counter,
+            messages.len(),
+            || counter.keys_of(messages, 1),
+            |known| counter.fill_given(messages, known, given),
+        )
+    }
+
     /// Tokens of each of `parts` (unscaled), reusing and remembering counts across runs like
     /// [`Context::count`]: a warm `stats` does not tokenize its tool calls and results again.
     pub fn count_parts(&self, counter: &Counter, parts: &[&crate::session::Part]) -> Vec<usize> {

@@ -9,7 +9,7 @@
 //! after the list, malformed JSON) gives `None`, and the caller reads the file whole: the
 //! figures, warnings and errors are then the whole-document reader's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,7 +22,7 @@ use crate::formats::stream::{Block, DocReader, LineReader, ListName, Stop};
 use crate::formats::{chat, jsonl};
 use crate::ops::load::{self, scale, Fingerprint};
 use crate::ops::tallied::Tallied;
-use crate::ops::tally::{Chunk, Tally, Wants};
+use crate::ops::tally::{tool_parts, Chunk, Tally, Wants};
 use crate::session::{Format, Message, Part, Resume};
 use crate::tokens::Counter;
 
@@ -77,7 +77,7 @@ fn document(
     };
     let mut tally = Tally::default();
     if let Some(m) = &system {
-        tally.add(run.chunk(std::slice::from_ref(m), 0, 1));
+        tally.add(run.chunk(std::slice::from_ref(m), 0));
     }
     let (block_notes, _) = run.blocks(&mut reader, &mut tally)?;
     notes.merge(block_notes);
@@ -86,7 +86,7 @@ fn document(
     match (&doc.system, doc.system_after) {
         // Message 0 after all: it comes first.
         (Some(m), true) if system.is_none() => {
-            if !tally.prepend(run.chunk(std::slice::from_ref(m), 0, 1)) {
+            if !tally.prepend(run.chunk(std::slice::from_ref(m), 0)) {
                 return None;
             }
         }
@@ -333,26 +333,40 @@ impl Run<'_> {
             };
             messages.push(m);
         }
-        let chunk = self.chunk(&messages, self.offset + block.first, 1);
+        let chunk = self.chunk(&messages, self.offset + block.first);
         Some((chunk, notes, model))
     }
 
-    /// `messages` (message `first` on) counted on `threads` threads and folded.
-    fn chunk(&self, messages: &[Message], first: usize, threads: usize) -> Chunk {
-        let counts: Vec<usize> = self
-            .ctx
-            .count_messages(self.counter, messages, threads)
-            .into_iter()
-            .map(|n| scale(n, self.factor))
-            .collect();
+    /// `messages` (message `first` on) counted on this thread and folded. Their tool parts,
+    /// when wanted, are counted first, and their messages' counts made of those rather than
+    /// tokenizing their text twice.
+    fn chunk(&self, messages: &[Message], first: usize) -> Chunk {
+        let (counts, tools) = if self.wants.tools {
+            let parts = tool_parts(messages);
+            let tools = self.ctx.count_parts_on(self.counter, &parts, 1);
+            let known: HashMap<*const Part, usize> = parts
+                .iter()
+                .zip(&tools)
+                .map(|(p, &n)| (*p as *const Part, n))
+                .collect();
+            let given = |p: &Part| known.get(&(p as *const Part)).copied();
+            let counts = self
+                .ctx
+                .count_messages_given(self.counter, messages, &given);
+            (counts, Some(tools))
+        } else {
+            (self.ctx.count_messages(self.counter, messages, 1), None)
+        };
+        let counts: Vec<usize> = counts.into_iter().map(|n| scale(n, self.factor)).collect();
         Chunk::of(
             self.ctx,
             self.counter,
             messages,
             &counts,
             first,
-            (self.factor, threads),
+            (self.factor, 1),
             self.wants,
+            tools,
         )
     }
 }

@@ -131,6 +131,7 @@ pub fn of_loaded(ctx: &Context, l: Loaded, wants: Wants, api: Option<Prediction>
         0,
         (l.model.factor, threads),
         wants,
+        None,
     );
     let mut tally = Tally::default();
     tally.add(chunk);

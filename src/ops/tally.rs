@@ -88,7 +88,9 @@ pub struct Chunk {
 
 impl Chunk {
     /// `messages` (the first being message `first` of the session), whose tokens are
-    /// `counts` (scaled by `factor`, as tool parts are).
+    /// `counts` (scaled by `factor`, as tool parts are); `tools` are the tokens of their
+    /// [`tool_parts`] (unscaled), when already counted.
+    #[allow(clippy::too_many_arguments)]
     pub fn of(
         ctx: &Context,
         counter: &Counter,
@@ -97,6 +99,7 @@ impl Chunk {
         first: usize,
         (factor, threads): (f64, usize),
         wants: Wants,
+        tools: Option<Vec<usize>>,
     ) -> Chunk {
         let mut c = Chunk {
             roles: messages.iter().map(|m| m.role).collect(),
@@ -136,26 +139,25 @@ impl Chunk {
             })
             .collect();
         if wants.tools {
-            c.tools = tool_parts(ctx, counter, messages, factor, threads);
+            let parts = tool_parts(messages);
+            let counts = tools.unwrap_or_else(|| ctx.count_parts_on(counter, &parts, threads));
+            c.tools = tool_facts(&parts, counts, factor);
         }
         c
     }
 }
 
-/// The tool calls and results of `messages`, counted through the persistent cache.
-fn tool_parts(
-    ctx: &Context,
-    counter: &Counter,
-    messages: &[Message],
-    factor: f64,
-    threads: usize,
-) -> Vec<ToolPart> {
-    let parts: Vec<&Part> = messages
+/// The tool calls and results of `messages`, in order.
+pub fn tool_parts(messages: &[Message]) -> Vec<&Part> {
+    messages
         .iter()
         .flat_map(|m| &m.parts)
         .filter(|p| matches!(p, Part::ToolCall { .. } | Part::ToolResult { .. }))
-        .collect();
-    let counts = ctx.count_parts_on(counter, &parts, threads);
+        .collect()
+}
+
+/// The tool `parts` whose tokens are `counts` (unscaled).
+fn tool_facts(parts: &[&Part], counts: Vec<usize>, factor: f64) -> Vec<ToolPart> {
     parts
         .iter()
         .zip(counts)

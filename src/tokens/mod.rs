@@ -98,6 +98,20 @@ impl Counter {
         n + self.parts(&m.parts)
     }
 
+    /// Tokens of one message whose parts `given` knows the tokens of are not counted again
+    /// (the rest are): the same figure as [`Counter::message`].
+    pub fn message_given(&self, m: &Message, given: &dyn Fn(&Part) -> Option<usize>) -> usize {
+        let mut n = TOKENS_PER_MESSAGE + self.text(m.role.name());
+        if let Some(name) = &m.name {
+            n += self.text(name) + TOKENS_PER_NAME;
+        }
+        n + m
+            .parts
+            .iter()
+            .map(|p| given(p).unwrap_or_else(|| self.part(p)))
+            .sum::<usize>()
+    }
+
     /// Tokens of message parts; tool results count their nested content.
     pub fn parts(&self, parts: &[Part]) -> usize {
         parts.iter().map(|p| self.part(p)).sum()
@@ -159,6 +173,21 @@ impl Counter {
         complete(known, |missing| {
             let todo: Vec<&Message> = missing.iter().map(|&i| &messages[i]).collect();
             self.count_messages(&todo, threads)
+        })
+    }
+
+    /// [`Counter::fill_of`] on one thread, the parts `given` knows not counted again.
+    pub fn fill_given(
+        &self,
+        messages: &[Message],
+        known: Vec<Option<usize>>,
+        given: &dyn Fn(&Part) -> Option<usize>,
+    ) -> Vec<usize> {
+        complete(known, |missing| {
+            missing
+                .iter()
+                .map(|&i| self.message_given(&messages[i], given))
+                .collect()
         })
     }
 
