@@ -12,7 +12,7 @@ use crate::ops::predict::{self, Prediction};
 use crate::ops::tallied::{self, Tallied};
 use crate::ops::tally::Wants;
 use crate::ops::window::{self, Window};
-use crate::session::pairs;
+use crate::session::pairs::{self, Shapes};
 use crate::session::{AgentLimits, Format, Keep, ReportedUsage, Resume};
 
 /// What a check needs of one session.
@@ -224,14 +224,17 @@ fn finish(
         .map(|d| d.counts.iter().map(|&n| n as usize).collect())
         .unwrap_or_default();
     counts.extend_from_slice(l.counts());
-    let mut shapes = match &before {
-        Some(d) => d
-            .resume
-            .as_ref()
-            .map_or_else(Vec::new, |r| r.shapes(d.messages)),
-        None => Vec::new(),
-    };
-    shapes.append(&mut l.tally.shapes);
+    let mut all = Shapes::default();
+    if let Some(r) = before
+        .as_ref()
+        .and_then(|d| Some((d.resume.as_ref()?, d.messages)))
+    {
+        for s in r.0.shapes(r.1) {
+            all.push(s);
+        }
+    }
+    all.append(std::mem::take(&mut l.tally.shapes));
+    let shapes = all.turns();
     let problems: Vec<String> = pairs::problems(&shapes)
         .iter()
         .map(ToString::to_string)

@@ -27,7 +27,7 @@ use crate::session::{Format, Message, Part, Resume};
 use crate::tokens::Counter;
 
 /// Blocks read ahead of the counting threads, per thread.
-const AHEAD: usize = 2;
+const AHEAD: usize = 1;
 
 /// `path` streamed and counted, or `None` when it is read whole instead.
 pub fn tally(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Option<Tallied>> {

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::context::Context;
 use crate::render::preview::preview;
-use crate::session::pairs::Shape;
+use crate::session::pairs::{Shape, Shapes};
 use crate::session::{Message, Part, Role};
 use crate::tokens::Counter;
 
@@ -79,7 +79,7 @@ pub struct Chunk {
     roles: Vec<Role>,
     counts: Vec<usize>,
     estimated: usize,
-    shapes: Vec<Shape>,
+    shapes: Shapes,
     previews: Vec<String>,
     compactions: Vec<Compaction>,
     largest: Vec<Largest>,
@@ -108,7 +108,9 @@ impl Chunk {
             ..Chunk::default()
         };
         if wants.shapes {
-            c.shapes = messages.iter().map(Shape::of).collect();
+            for m in messages {
+                c.shapes.push(Shape::of(m));
+            }
         }
         if wants.previews {
             c.previews = messages
@@ -191,7 +193,7 @@ pub struct Tally {
     /// Parts counted by their size (see [`Message::estimated_parts`]).
     pub estimated: usize,
     /// Each message's pairing shape, when wanted.
-    pub shapes: Vec<Shape>,
+    pub shapes: Shapes,
     /// Each message's preview, when wanted.
     pub previews: Vec<String>,
     pub compactions: Vec<Compaction>,
@@ -208,7 +210,7 @@ impl Tally {
         self.roles.extend(c.roles);
         self.counts.extend(c.counts);
         self.estimated += c.estimated;
-        self.shapes.extend(c.shapes);
+        self.shapes.append(c.shapes);
         self.previews.extend(c.previews);
         self.compactions.extend(c.compactions);
         self.largest.extend(c.largest);
@@ -260,7 +262,7 @@ impl Tally {
         self.roles.append(&mut rest.roles);
         self.counts.append(&mut rest.counts);
         self.estimated += rest.estimated;
-        self.shapes.append(&mut rest.shapes);
+        self.shapes.append(std::mem::take(&mut rest.shapes));
         self.previews.append(&mut rest.previews);
         self.compactions.append(&mut rest.compactions);
         self.largest.append(&mut rest.largest);

@@ -177,6 +177,104 @@ impl Shape {
     }
 }
 
+/// The shapes of many messages, compactly: a byte of flags for every message, and ids
+/// only for the messages that call or answer tools (360K messages take under a MiB
+/// besides their ids).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Shapes {
+    flags: Vec<u8>,
+    /// (message index, call ids, result ids), by index.
+    ids: Vec<(u32, Box<[String]>, Box<[String]>)>,
+}
+
+const USER_TURN: u8 = 1;
+const ASSISTANT: u8 = 2;
+const REASONING: u8 = 4;
+const NEEDS_REASONING: u8 = 8;
+
+impl Shapes {
+    pub fn push(&mut self, s: Shape) {
+        let i = self.flags.len();
+        let flag = |on: bool, f: u8| if on { f } else { 0 };
+        self.flags.push(
+            flag(s.user_turn, USER_TURN)
+                | flag(s.assistant, ASSISTANT)
+                | flag(s.reasoning, REASONING)
+                | flag(s.needs_reasoning, NEEDS_REASONING),
+        );
+        if !s.calls.is_empty() || !s.results.is_empty() {
+            let i = u32::try_from(i).unwrap_or(u32::MAX);
+            self.ids
+                .push((i, s.calls.into_boxed_slice(), s.results.into_boxed_slice()));
+        }
+    }
+
+    /// Adds the shapes of the messages after these.
+    pub fn append(&mut self, mut other: Shapes) {
+        let n = u32::try_from(self.flags.len()).unwrap_or(u32::MAX);
+        self.flags.append(&mut other.flags);
+        self.ids.extend(
+            other
+                .ids
+                .into_iter()
+                .map(|(i, c, r)| (i.saturating_add(n), c, r)),
+        );
+    }
+
+    pub fn len(&self) -> usize {
+        self.flags.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.flags.is_empty()
+    }
+
+    /// Each message's shape, for [`problems`].
+    pub fn turns(&self) -> Vec<TurnRef<'_>> {
+        let mut ids = self.ids.iter().peekable();
+        self.flags
+            .iter()
+            .enumerate()
+            .map(|(i, &flags)| TurnRef {
+                flags,
+                ids: ids.next_if(|(at, _, _)| *at as usize == i),
+            })
+            .collect()
+    }
+}
+
+/// One message of [`Shapes`].
+#[derive(Debug, Clone, Copy)]
+pub struct TurnRef<'a> {
+    flags: u8,
+    ids: Option<&'a (u32, Box<[String]>, Box<[String]>)>,
+}
+
+impl Turn for TurnRef<'_> {
+    fn is_user_turn(&self) -> bool {
+        self.flags & USER_TURN != 0
+    }
+    fn results(&self) -> impl Iterator<Item = &str> {
+        self.ids
+            .into_iter()
+            .flat_map(|(_, _, r)| r.iter().map(String::as_str))
+    }
+    fn calls(&self) -> impl Iterator<Item = &str> {
+        self.ids
+            .into_iter()
+            .flat_map(|(_, c, _)| c.iter().map(String::as_str))
+    }
+    fn is_assistant(&self) -> bool {
+        self.flags & ASSISTANT != 0
+    }
+    fn is_reasoning(&self) -> bool {
+        self.flags & REASONING != 0
+    }
+    fn needs_reasoning(&self) -> bool {
+        self.flags & NEEDS_REASONING != 0
+    }
+}
+
 impl Turn for Shape {
     fn is_user_turn(&self) -> bool {
         self.user_turn

@@ -105,7 +105,7 @@ fn a_session_of_many_blocks_streams_as_it_reads_whole() {
         .map(|m| format!("{m}\r\n"))
         .collect();
     let jsonl = env.write("big.jsonl", format!("\n{lines}\n\n"));
-    // Over a block (1 MiB) of records.
+    // Many blocks (of 256 KiB) of records.
     assert!(std::fs::metadata(&compact).unwrap().len() > 3 << 19);
     let commands: &[&[&str]] = &[
         &["count", "--by-role", "--per-message"],

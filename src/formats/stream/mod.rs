@@ -1,5 +1,5 @@
 //! Reading a JSON document's message list a block at a time, never the whole file at
-//! once: the records (the list's elements) come out in [`Block`]s of about a MiB, each
+//! once: the records (the list's elements) come out in [`Block`]s of about 256 KiB, each
 //! with its own text, and what lies around the list (the document with its list emptied)
 //! is kept for the end ([`Outline`]), where the codec tells the format from it. Anything
 //! this reader does not stream (no message list, punctuation it does not expect, bytes
@@ -18,9 +18,9 @@ pub use lines::{LineReader, LinesOutline};
 pub use scan::{Event, ListName, Scanner};
 
 /// Bytes read from the source at a time.
-const READ_BYTES: usize = 1 << 20;
+const READ_BYTES: usize = 256 << 10;
 /// Records handed out at a time (a block holds at least one whole record).
-const BLOCK_BYTES: usize = 1 << 20;
+const BLOCK_BYTES: usize = 256 << 10;
 /// A document whose list starts later than this is read whole.
 const PREFIX_LIMIT: usize = 64 << 20;
 /// Records kept for detection (as many as a format's sniff looks at).
