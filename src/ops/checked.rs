@@ -223,7 +223,11 @@ fn finish(
         .as_ref()
         .map(|d| d.counts.iter().map(|&n| n as usize).collect())
         .unwrap_or_default();
-    counts.extend_from_slice(l.counts());
+    if counts.is_empty() {
+        counts = std::mem::take(&mut l.tally.counts);
+    } else {
+        counts.extend_from_slice(l.counts());
+    }
     let mut all = Shapes::default();
     if let Some(r) = before
         .as_ref()

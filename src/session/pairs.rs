@@ -255,30 +255,34 @@ impl Shapes {
 
     /// Each message's shape, for [`problems`].
     pub fn turns(&self) -> Vec<TurnRef<'_>> {
-        let mut ids = self.ids.iter().peekable();
+        let mut ids = self.ids.iter().enumerate().peekable();
         self.flags
             .iter()
             .enumerate()
             .map(|(i, &flags)| TurnRef {
                 flags,
                 shapes: self,
-                ids: ids.next_if(|[at, ..]| *at as usize == i).copied(),
+                entry: ids
+                    .next_if(|(_, [at, ..])| *at as usize == i)
+                    .map_or(u32::MAX, |(k, _)| u32::try_from(k).unwrap_or(u32::MAX)),
             })
             .collect()
     }
 }
 
-/// One message of [`Shapes`].
+/// One message of [`Shapes`] (16 bytes).
 #[derive(Debug, Clone, Copy)]
 pub struct TurnRef<'a> {
-    flags: u8,
     shapes: &'a Shapes,
-    ids: Option<[u32; 4]>,
+    /// Its entry in `shapes.ids`, `u32::MAX` for none.
+    entry: u32,
+    flags: u8,
 }
 
 impl TurnRef<'_> {
     fn ids(&self, results: bool) -> impl Iterator<Item = &str> {
-        let range = self.ids.map_or(0..0, |[_, first, calls, n]| {
+        let entry = self.shapes.ids.get(self.entry as usize).copied();
+        let range = entry.map_or(0..0, |[_, first, calls, n]| {
             let first = first as usize;
             if results {
                 first + calls as usize..first + calls as usize + n as usize
