@@ -219,19 +219,54 @@ impl Context {
     /// Files counted in parallel do not wait for each other: the cache is locked only to
     /// look up known counts and to record new ones, never while tokenizing.
     pub fn count(&self, counter: &Counter, session: &crate::session::Session) -> Vec<usize> {
-        let threads = self.counting_threads();
+        self.count_messages(counter, &session.messages, self.counting_threads())
+    }
+
+    /// Per-message counts of `messages` on up to `threads` threads, through the persistent
+    /// cache like [`Context::count`] (a streamed session is counted a block at a time).
+    pub fn count_messages(
+        &self,
+        counter: &Counter,
+        messages: &[crate::session::Message],
+        threads: usize,
+    ) -> Vec<usize> {
         self.cached(
             counter,
-            session.messages.len(),
-            || counter.keys(session),
-            |known| counter.fill(session, known, threads),
+            messages.len(),
+            || counter.keys_of(messages, threads),
+            |known| counter.fill_of(messages, known, threads),
+        )
+    }
+
+    /// Per-message counts of `messages` on this thread, through the persistent cache like
+    /// [`Context::count`], the parts `given` knows the tokens of not counted again.
+    pub fn count_messages_given(
+        &self,
+        counter: &Counter,
+        messages: &[crate::session::Message],
+        given: &dyn Fn(&crate::session::Part) -> Option<usize>,
+    ) -> Vec<usize> {
+        self.cached(
+            counter,
+            messages.len(),
+            || counter.keys_of(messages, 1),
+            |known| counter.fill_given(messages, known, given),
         )
     }
 
     /// Tokens of each of `parts` (unscaled), reusing and remembering counts across runs like
     /// [`Context::count`]: a warm `stats` does not tokenize its tool calls and results again.
     pub fn count_parts(&self, counter: &Counter, parts: &[&crate::session::Part]) -> Vec<usize> {
-        let threads = self.counting_threads();
+        self.count_parts_on(counter, parts, self.counting_threads())
+    }
+
+    /// [`Context::count_parts`] on up to `threads` threads.
+    pub fn count_parts_on(
+        &self,
+        counter: &Counter,
+        parts: &[&crate::session::Part],
+        threads: usize,
+    ) -> Vec<usize> {
         let keys = || {
             parts
                 .iter()

@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use crate::session::pairs::Shape;
+use crate::session::pairs::{Shape, Turn};
 use crate::session::AgentLimits;
 use crate::session::{Format, ReportedUsage, Resume};
 use crate::tokens::Encoding;
@@ -80,7 +80,7 @@ pub struct Resumable {
 
 impl Resumable {
     /// `point`, and the `shapes` of the messages before it.
-    pub fn new(point: Resume, shapes: &[Shape]) -> Option<Resumable> {
+    pub fn new<T: Turn>(point: Resume, shapes: &[T]) -> Option<Resumable> {
         let mut r = Resumable {
             point,
             user_turns: Vec::new(),
@@ -89,11 +89,11 @@ impl Resumable {
         };
         for (i, s) in shapes.iter().enumerate() {
             let i = u32::try_from(i).ok()?;
-            if s.user_turn {
+            if s.is_user_turn() {
                 r.user_turns.push(i);
             }
-            r.calls.extend(s.calls.iter().map(|c| (i, c.clone())));
-            r.results.extend(s.results.iter().map(|c| (i, c.clone())));
+            r.calls.extend(s.calls().map(|c| (i, c.to_string())));
+            r.results.extend(s.results().map(|c| (i, c.to_string())));
         }
         Some(r)
     }

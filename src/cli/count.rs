@@ -6,11 +6,10 @@ use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
-use crate::ops::load::{self, Loaded};
 use crate::ops::predict::Prediction;
-use crate::ops::usage::reported;
-use crate::render::json::{ByRole, CountFile, CountReport, FileEntry, MessageTokens};
-use crate::render::preview::preview;
+use crate::ops::tallied::{self, Tallied};
+use crate::ops::tally::Wants;
+use crate::render::json::{CountFile, CountReport, FileEntry, MessageTokens};
 use crate::render::table::{table, thousands, Cell, Table};
 use crate::session::Role;
 
@@ -38,8 +37,13 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
         total_tokens: 0,
     };
     let work = |path: &std::path::Path| -> anyhow::Result<CountFile> {
-        let loaded = load::load_for_reading(ctx, path)?;
-        let next = crate::ops::exact::prediction(ctx, &loaded)?;
+        let human = !ctx.printer.json && !ctx.printer.tsv;
+        let wants = Wants {
+            previews: args.per_message && human,
+            ..Wants::default()
+        };
+        let loaded = tallied::load(ctx, path, wants)?;
+        let next = loaded.prediction();
         let file = count_file(&loaded, next, args.per_message);
         if !ctx.printer.json && !ctx.printer.tsv {
             print_human(ctx, &loaded, &file, args)?;
@@ -132,32 +136,32 @@ fn tsv(files: &[&CountFile], args: &CountArgs) -> Table {
     t
 }
 
-fn count_file(l: &Loaded, next: Prediction, per_message: bool) -> CountFile {
-    let msgs = &l.session.messages;
+fn count_file(l: &Tallied, next: Prediction, per_message: bool) -> CountFile {
     let window = l.window();
     CountFile {
         path: l.display(),
-        format: l.session.format.name(),
+        format: l.format.name(),
         model: l.model.name.clone(),
         tokenizer: l.model.encoding.name(),
         // Opaque parts the file does not bill are counted by their size: an estimate.
-        exact: l.model.exact && !msgs.iter().any(|m| m.estimated_parts() > 0),
+        exact: l.exact(),
         factor: l.model.factor,
-        messages: msgs.len(),
+        messages: l.tally.len(),
         tokens: l.total,
-        by_role: ByRole::tally(msgs, l.counts.iter().copied()),
+        by_role: l.by_role(l.counts().iter().copied()),
         per_message: per_message.then(|| {
-            msgs.iter()
-                .zip(&l.counts)
+            l.roles()
+                .iter()
+                .zip(l.counts())
                 .enumerate()
-                .map(|(index, (m, &tokens))| MessageTokens {
+                .map(|(index, (r, &tokens))| MessageTokens {
                     index,
-                    role: m.role.name(),
+                    role: r.name(),
                     tokens,
                 })
                 .collect()
         }),
-        reported: reported(l),
+        reported: l.reported(),
         next_request_tokens: next.tokens,
         next_request_source: next.source.name(),
         context_window: window.tokens,
@@ -165,9 +169,9 @@ fn count_file(l: &Loaded, next: Prediction, per_message: bool) -> CountFile {
     }
 }
 
-fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> anyhow::Result<()> {
+fn print_human(ctx: &Context, l: &Tallied, f: &CountFile, args: &CountArgs) -> anyhow::Result<()> {
     let p = &ctx.printer;
-    let sized: usize = l.session.messages.iter().map(|m| m.estimated_parts()).sum();
+    let sized = l.tally.estimated;
     let estimate = match (f.exact, f.factor != 1.0) {
         (true, _) => String::new(),
         (false, true) => format!(", estimate ×{}", f.factor),
@@ -202,7 +206,7 @@ fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> an
         ))?;
     }
     if args.by_role {
-        let msgs = ByRole::tally(&l.session.messages, std::iter::repeat(1));
+        let msgs = l.by_role(std::iter::repeat(1));
         let rows: Vec<Vec<String>> = Role::ALL
             .iter()
             .filter(|r| msgs.get(**r) > 0)
@@ -222,17 +226,17 @@ fn print_human(ctx: &Context, l: &Loaded, f: &CountFile, args: &CountArgs) -> an
     }
     if args.per_message {
         let rows: Vec<Vec<String>> = l
-            .session
-            .messages
+            .roles()
             .iter()
-            .zip(&l.counts)
+            .zip(l.counts())
+            .zip(&l.tally.previews)
             .enumerate()
-            .map(|(i, (m, n))| {
+            .map(|(i, ((r, n), text))| {
                 vec![
                     thousands(i as u64),
-                    m.role.name().to_string(),
+                    r.name().to_string(),
                     thousands(*n as u64),
-                    preview(&m.text(), 60),
+                    text.clone(),
                 ]
             })
             .collect();

@@ -1,7 +1,5 @@
 //! `ctxctl stats`: where the tokens go.
 
-use std::collections::BTreeMap;
-
 use clap::Args;
 use serde::Serialize;
 
@@ -10,17 +8,13 @@ use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
-use crate::ops::load::{self, Loaded};
-use crate::ops::usage::reported;
+use crate::ops::tallied::{self, Tallied};
+use crate::ops::tally::Wants;
 use crate::render::bar::bar;
 use crate::render::json::{ByRole, FileEntry, Files, Reported};
-use crate::render::preview::preview;
 use crate::render::table::{thousands, Cell, Table};
 use crate::render::Style;
-use crate::session::{Part, Role};
-
-/// How many of the largest messages are listed.
-const LARGEST: usize = 5;
+use crate::session::Role;
 
 /// Show where the tokens of a session go.
 #[derive(Debug, Args)]
@@ -86,7 +80,11 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
     let mut status = ExitStatus::Success;
     let mut out = Vec::new();
     let work = |path: &std::path::Path| -> anyhow::Result<StatsFile> {
-        let s = load::load_for_reading(ctx, path).and_then(|l| stats(ctx, args, &l))?;
+        let wants = Wants {
+            tools: true,
+            ..Wants::default()
+        };
+        let s = tallied::load(ctx, path, wants).and_then(|l| stats(ctx, args, &l))?;
         if !ctx.printer.json && !ctx.printer.tsv {
             print_human(ctx, &s)?;
         }
@@ -105,51 +103,58 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
     Ok(status)
 }
 
-fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFile> {
-    let msgs = &l.session.messages;
+fn stats(ctx: &Context, args: &StatsArgs, l: &Tallied) -> anyhow::Result<StatsFile> {
     let window = l.window();
     let limits = args.limits.limits(ctx, &l.model, &window)?;
     let effective = limits.effective_limit();
-    // The largest first; previews only for those shown.
-    let mut order: Vec<usize> = (0..msgs.len()).collect();
-    order.sort_by(|&a, &b| l.counts[b].cmp(&l.counts[a]).then(a.cmp(&b)));
-    order.truncate(LARGEST);
-    let largest: Vec<Largest> = order
-        .into_iter()
-        .map(|index| Largest {
-            index,
-            role: msgs[index].role.name(),
-            tokens: l.counts[index],
-            preview: preview(&msgs[index].text(), 60),
-        })
-        .collect();
-    let compactions = msgs
+    let largest: Vec<Largest> = l
+        .tally
+        .largest
         .iter()
-        .enumerate()
-        .filter_map(|(index, m)| {
-            m.compact.as_ref().map(|c| Compaction {
-                index,
-                by: c.by,
-                id: c.id.clone(),
-            })
+        .map(|m| Largest {
+            index: m.index,
+            role: m.role.name(),
+            tokens: m.tokens,
+            preview: m.preview.clone(),
         })
         .collect();
-    let next = crate::ops::exact::prediction(ctx, l)?;
+    let compactions = l
+        .tally
+        .compactions
+        .iter()
+        .map(|c| Compaction {
+            index: c.index,
+            by: c.by,
+            id: c.id.clone(),
+        })
+        .collect();
+    let next = l.prediction();
     let tokens = next.tokens;
     Ok(StatsFile {
         path: l.display(),
-        format: l.session.format.name(),
+        format: l.format.name(),
         model: l.model.name.clone(),
         tokenizer: l.model.encoding.name(),
-        exact: l.model.exact && !msgs.iter().any(|m| m.estimated_parts() > 0),
-        messages: msgs.len(),
+        exact: l.exact(),
+        messages: l.tally.len(),
         tokens: l.total,
-        messages_by_role: ByRole::tally(msgs, std::iter::repeat(1)),
-        by_role: ByRole::tally(msgs, l.counts.iter().copied()),
-        tools: tool_stats(ctx, l),
+        messages_by_role: l.by_role(std::iter::repeat(1)),
+        by_role: l.by_role(l.counts().iter().copied()),
+        tools: l
+            .tally
+            .tools()
+            .into_iter()
+            .map(|t| ToolStats {
+                name: t.name,
+                calls: t.calls,
+                call_tokens: t.call_tokens,
+                result_tokens: t.result_tokens,
+                errors: t.errors,
+            })
+            .collect(),
         largest,
         compactions,
-        reported: reported(l),
+        reported: l.reported(),
         next_request_tokens: tokens,
         next_request_source: next.source.name(),
         context_window: limits.context_window,
@@ -160,60 +165,6 @@ fn stats(ctx: &Context, args: &StatsArgs, l: &Loaded) -> anyhow::Result<StatsFil
         } else {
             tokens as f64 / effective as f64
         },
-    })
-}
-
-/// Calls, tokens and failures per tool name (results are matched to calls by id).
-fn tool_stats(ctx: &Context, l: &Loaded) -> Vec<ToolStats> {
-    let tool_parts: Vec<&Part> = l
-        .session
-        .messages
-        .iter()
-        .flat_map(|m| &m.parts)
-        .filter(|p| matches!(p, Part::ToolCall { .. } | Part::ToolResult { .. }))
-        .collect();
-    // Through the persistent cache: a warm run tokenizes none of them again.
-    let counts = ctx.count_parts(&l.counter, &tool_parts);
-    let mut by_name: BTreeMap<String, ToolStats> = BTreeMap::new();
-    let mut name_of: BTreeMap<&str, &str> = BTreeMap::new();
-    for (p, &n) in tool_parts.iter().zip(&counts) {
-        match p {
-            Part::ToolCall { id, name, .. } => {
-                name_of.insert(id, name);
-                let e = entry(&mut by_name, name);
-                e.calls += 1;
-                e.call_tokens += l.scaled(n);
-            }
-            Part::ToolResult {
-                call_id, is_error, ..
-            } => {
-                let name = name_of
-                    .get(call_id.as_str())
-                    .copied()
-                    .unwrap_or("(unknown)");
-                let e = entry(&mut by_name, name);
-                e.result_tokens += l.scaled(n);
-                e.errors += usize::from(*is_error);
-            }
-            _ => {}
-        }
-    }
-    let mut v: Vec<ToolStats> = by_name.into_values().collect();
-    v.sort_by(|a, b| {
-        (b.call_tokens + b.result_tokens)
-            .cmp(&(a.call_tokens + a.result_tokens))
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    v
-}
-
-fn entry<'a>(map: &'a mut BTreeMap<String, ToolStats>, name: &str) -> &'a mut ToolStats {
-    map.entry(name.to_string()).or_insert_with(|| ToolStats {
-        name: name.to_string(),
-        calls: 0,
-        call_tokens: 0,
-        result_tokens: 0,
-        errors: 0,
     })
 }
 

@@ -7,7 +7,9 @@ use crate::formats::lines_out::{LineOut, LinePlan};
 use crate::formats::message;
 use crate::formats::raw::RawRecord;
 use crate::formats::{lines_doc, Codec};
-use crate::session::{Document, Format, Keep, LinesDoc, Origin, ReadError, Resume, Session};
+use crate::session::{
+    Document, Format, Keep, LinesDoc, Message, Origin, ReadError, Resume, Session,
+};
 use crate::session::{Item, PartEdit, WriteError};
 
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
@@ -43,13 +45,7 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
             if line.trim().is_empty() {
                 return Ok(None);
             }
-            if let Some(m) = crate::formats::chat::fast::simple_message(line, &Origin::Record(i)) {
-                return Ok(Some((m, None)));
-            }
-            let v: Value = serde_json::from_str(line).map_err(|e| ReadError::json(&e, i))?;
-            let model = v.get("model").and_then(Value::as_str).map(str::to_string);
-            let m = message::parse(v, &format!("line {}", i + 1), Origin::Record(i), notes)?;
-            Ok(Some((m, model)))
+            parse_record(line, i, notes).map(Some)
         })?;
     let model = parsed.iter().find_map(|(_, model)| model.clone());
     warnings.extend(notes.into_warnings());
@@ -69,6 +65,21 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
         resume,
         skipped: skip.is_some(),
     })
+}
+
+/// The message on line `i` (not blank), and the model the line names.
+pub fn parse_record(
+    line: &str,
+    i: usize,
+    notes: &mut message::Notes,
+) -> Result<(Message, Option<String>), ReadError> {
+    if let Some(m) = crate::formats::chat::fast::simple_message(line, &Origin::Record(i)) {
+        return Ok((m, None));
+    }
+    let v: Value = serde_json::from_str(line).map_err(|e| ReadError::json(&e, i))?;
+    let model = v.get("model").and_then(Value::as_str).map(str::to_string);
+    let m = message::parse(v, &format!("line {}", i + 1), Origin::Record(i), notes)?;
+    Ok((m, model))
 }
 
 /// A record line of a JSONL document.

@@ -26,6 +26,7 @@ mod raw;
 #[cfg(test)]
 mod restore_testkit;
 mod sniff;
+pub mod stream;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -7,11 +7,13 @@ use std::path::{Path, PathBuf};
 
 use crate::cache::digest::{Digest, Resumable, DIGEST_VERSION};
 use crate::context::{Context, ResolvedModel};
-use crate::ops::load;
+use crate::ops::load::{self, Fingerprint};
 use crate::ops::predict::{self, Prediction};
+use crate::ops::tallied::{self, Tallied};
+use crate::ops::tally::Wants;
 use crate::ops::window::{self, Window};
-use crate::session::pairs::{self, Shape};
-use crate::session::{AgentLimits, Format, Keep, ReportedUsage};
+use crate::session::pairs::{self, Shapes};
+use crate::session::{AgentLimits, Format, Keep, ReportedUsage, Resume};
 
 /// What a check needs of one session.
 pub struct Checked {
@@ -65,39 +67,84 @@ impl Checked {
     }
 }
 
+/// What a check keeps of each message.
+const WANTS: Wants = Wants {
+    shapes: true,
+    tools: false,
+    previews: false,
+    resume: true,
+};
+
+/// What a check reads of a session it does not keep a digest of (an agent's database, a
+/// count by the provider's API).
+const WANTS_NO_DIGEST: Wants = Wants {
+    resume: false,
+    ..WANTS
+};
+
 /// Reads one session for a check.
 pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
     if crate::ops::exact::enabled(ctx)? {
         // The provider counts the messages themselves: read them all (its answers are
         // cached by request, so an unchanged session sends nothing again).
-        let l = load::load_for_reading(ctx, path)?;
-        let next = crate::ops::exact::prediction(ctx, &l)?;
-        let mut checked = finish(ctx, path, None, l, None)?;
-        checked.api = (next.source == predict::NextSource::Api).then_some(next);
+        let mut t = tallied::load(ctx, path, WANTS_NO_DIGEST)?;
+        let next = t.api.take();
+        let mut checked = finish(ctx, path, None, t, None)?;
+        checked.api = next.filter(|p| p.source == predict::NextSource::Api);
         return Ok(checked);
     }
     if load::is_database(path) {
         // One session of an agent's database: no digest (it is not a file of its own).
-        let l = load::load_for_reading(ctx, path)?;
-        return finish(ctx, path, None, l, None);
+        let t = tallied::load(ctx, path, WANTS_NO_DIGEST)?;
+        return finish(ctx, path, None, t, None);
     }
     let digests = ctx.digests();
     let key = digests.and_then(|d| d.key(path, ctx.settings.format));
     let previous = digests.zip(key).and_then(|(d, key)| d.get(key));
-    if let Some(checked) = previous.as_ref().and_then(|d| unchanged(ctx, path, d)) {
+    let Some(d) = previous else {
+        return fresh(ctx, path, key);
+    };
+    // A session that did not change is answered from its digest (hashed in blocks, never
+    // held, and only when its length is the digest's); one that grew is read from where
+    // its digest ends.
+    if let Some(checked) = unchanged(ctx, path, &d) {
         return Ok(checked);
     }
-    let (bytes, fingerprint) = load::read(path)?;
-    let mut before = None;
-    if let Some(d) = previous {
-        if d.describes(fingerprint.len, fingerprint.hash) {
-            if let Some(checked) = from_digest(ctx, path, &d) {
-                return Ok(checked);
-            }
-        } else if d.resume.as_ref().is_some_and(|r| r.continues(&bytes)) {
-            before = Some(d);
-        }
+    match &d.resume {
+        Some(r) if continues(path, &r.point) => resumed(ctx, path, key, Some(d)),
+        _ => fresh(ctx, path, key),
     }
+}
+
+/// Whether the file at `path` starts with the bytes `point` was taken from, and goes on.
+fn continues(path: &Path, point: &Resume) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if !file.metadata().is_ok_and(|m| m.len() > point.len as u64) {
+        return false;
+    }
+    let mut head = std::io::Read::take(file, point.len as u64);
+    Fingerprint::of_reader(&mut head).is_ok_and(|f| f.len == point.len && f.hash == point.hash)
+}
+
+/// Reads `path` from the start (streamed when it can be), and brings the digest up to
+/// date.
+fn fresh(ctx: &Context, path: &Path, key: Option<u128>) -> anyhow::Result<Checked> {
+    let t = tallied::load(ctx, path, WANTS)?;
+    finish(ctx, path, key, t, None)
+}
+
+/// Reads `path` whole, from the point of the digest `before` when the file still starts
+/// as it did, and brings the digest up to date.
+fn resumed(
+    ctx: &Context,
+    path: &Path,
+    key: Option<u128>,
+    before: Option<Digest>,
+) -> anyhow::Result<Checked> {
+    let (bytes, fingerprint) = load::read(path)?;
+    let before = before.filter(|d| d.resume.as_ref().is_some_and(|r| r.continues(&bytes)));
     let point = before
         .as_ref()
         .and_then(|d| d.resume.as_ref())
@@ -128,7 +175,8 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
     }
     load::warn_session(ctx, path, &session);
     let l = load::count_session(ctx, path, session, fingerprint)?;
-    finish(ctx, path, key, l, before)
+    let t = tallied::of_loaded(ctx, l, WANTS, None);
+    finish(ctx, path, key, t, before)
 }
 
 /// The check of a regular file still as its digest `d` describes it, found by hashing the
@@ -149,14 +197,26 @@ fn unchanged(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
 /// Reads session `id` of the agent database at `path` (goose's `sessions.db`) for a check.
 pub fn load_db(ctx: &Context, path: &Path, id: &str) -> anyhow::Result<Checked> {
     let l = load::load_selected(ctx, path, Some(id))?;
-    finish(ctx, path, None, l, None)
+    finish(
+        ctx,
+        path,
+        None,
+        tallied::of_loaded(ctx, l, WANTS, None),
+        None,
+    )
 }
 
 /// Reads `path` whole, without its digest's help, and brings the digest up to date.
 fn full(ctx: &Context, path: &Path, key: Option<u128>) -> anyhow::Result<Checked> {
     let (bytes, fingerprint) = load::read(path)?;
     let l = load::load_bytes(ctx, path, bytes, fingerprint, Keep::After(None))?;
-    finish(ctx, path, key, l, None)
+    finish(
+        ctx,
+        path,
+        key,
+        tallied::of_loaded(ctx, l, WANTS, None),
+        None,
+    )
 }
 
 /// The check of a read session `l`, whose first messages are those of the digest
@@ -165,7 +225,7 @@ fn finish(
     ctx: &Context,
     path: &Path,
     key: Option<u128>,
-    l: load::Loaded,
+    mut l: Tallied,
     before: Option<Digest>,
 ) -> anyhow::Result<Checked> {
     let fingerprint = l.fingerprint;
@@ -173,28 +233,33 @@ fn finish(
         .as_ref()
         .map(|d| d.counts.iter().map(|&n| n as usize).collect())
         .unwrap_or_default();
-    counts.extend_from_slice(&l.counts);
-    let mut shapes = match &before {
-        Some(d) => d
-            .resume
-            .as_ref()
-            .map_or_else(Vec::new, |r| r.shapes(d.messages)),
-        None => Vec::new(),
-    };
-    shapes.extend(l.session.messages.iter().map(Shape::of));
+    if counts.is_empty() {
+        counts = std::mem::take(&mut l.tally.counts);
+    } else {
+        counts.extend_from_slice(l.counts());
+    }
+    let mut all = Shapes::default();
+    if let Some(r) = before
+        .as_ref()
+        .and_then(|d| Some((d.resume.as_ref()?, d.messages)))
+    {
+        for s in r.0.shapes(r.1) {
+            all.push(s);
+        }
+    }
+    all.append(std::mem::take(&mut l.tally.shapes));
+    let shapes = all.turns();
     let problems: Vec<String> = pairs::problems(&shapes)
         .iter()
         .map(ToString::to_string)
         .collect();
-    let model = l.session.model.clone();
-    if let (Some(key), true) = (key, l.counter.keeps_counts()) {
-        let usage = l.live_usage().map(Into::into);
-        let warnings = l.session.warnings.clone();
+    if let (Some(key), true) = (key, l.keeps_counts) {
+        let usage = l.usage.as_ref().map(Into::into);
+        let warnings = l.warnings.clone();
         // Resuming needs the whole file to have been read cleanly: notes about unknown
         // parts or roles are totals, which a later read of the new records alone cannot
         // add to.
         let resume = l
-            .session
             .resume
             .filter(|_| warnings.is_empty() && usage.is_none())
             .and_then(|point| Resumable::new(point, &shapes));
@@ -202,8 +267,8 @@ fn finish(
             version: DIGEST_VERSION,
             len: fingerprint.len,
             hash: fingerprint.hash,
-            format: l.session.format.name().to_string(),
-            model,
+            format: l.format.name().to_string(),
+            model: l.session_model.clone(),
             messages: counts.len(),
             warnings,
             usage,
@@ -215,19 +280,19 @@ fn finish(
                 .map(|&n| u32::try_from(n).unwrap_or(u32::MAX))
                 .collect(),
             resume,
-            agent_limits: l.session.agent_limits,
+            agent_limits: l.agent_limits,
             extra_tokens: l.extra_tokens,
         };
         ctx.remember_digest(key, &digest);
     }
     Ok(Checked {
         path: path.to_path_buf(),
-        usage: l.live_usage().cloned(),
+        usage: l.usage.clone(),
         model: l.model.clone(),
         counts,
         problems,
-        agent: l.session.agent_limits,
-        format: l.session.format,
+        agent: l.agent_limits,
+        format: l.format,
         extra_tokens: l.extra_tokens,
         api: None,
     })

@@ -170,7 +170,8 @@ impl Drop for Loaded {
     }
 }
 
-fn scale(n: usize, factor: f64) -> usize {
+/// `n` counted tokens scaled by an estimate's `factor`.
+pub fn scale(n: usize, factor: f64) -> usize {
     if factor == 1.0 {
         n
     } else {

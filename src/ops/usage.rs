@@ -2,14 +2,20 @@
 
 use crate::ops::load::Loaded;
 use crate::render::json::Reported;
+use crate::session::ReportedUsage;
 
 /// The provider-reported usage beside ctxctl's count of the same messages.
 pub fn reported(l: &Loaded) -> Option<Reported> {
-    let r = l.live_usage()?;
+    reported_of(l.live_usage(), &l.counts)
+}
+
+/// `usage` beside ctxctl's count of the same messages (`counts`: each message's tokens).
+pub fn reported_of(usage: Option<&ReportedUsage>, counts: &[usize]) -> Option<Reported> {
+    let r = usage?;
     let upto = r
         .after_message
-        .map_or(l.counts.len(), |i| (i + 1).min(l.counts.len()));
-    let ours = crate::tokens::Counter::total(&l.counts[..upto]) as i64;
+        .map_or(counts.len(), |i| (i + 1).min(counts.len()));
+    let ours = crate::tokens::Counter::total(&counts[..upto]) as i64;
     Some(Reported {
         input_tokens: r.input_tokens,
         output_tokens: r.output_tokens,

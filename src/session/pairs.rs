@@ -177,6 +177,144 @@ impl Shape {
     }
 }
 
+/// The shapes of many messages, compactly: a byte of flags for every message, and the
+/// ids of tool calls and results end to end in one text (360K messages of a 100M-token
+/// session take a few MiB).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Shapes {
+    flags: Vec<u8>,
+    /// Every id, end to end.
+    text: String,
+    /// Where each id ends in `text`.
+    ends: Vec<u32>,
+    /// Messages with ids: (message index, index of its first id in `ends`, calls, results).
+    ids: Vec<[u32; 4]>,
+}
+
+const USER_TURN: u8 = 1;
+const ASSISTANT: u8 = 2;
+const REASONING: u8 = 4;
+const NEEDS_REASONING: u8 = 8;
+
+impl Shapes {
+    pub fn push(&mut self, s: Shape) {
+        let flag = |on: bool, f: u8| if on { f } else { 0 };
+        let index = u32::try_from(self.flags.len()).unwrap_or(u32::MAX);
+        self.flags.push(
+            flag(s.user_turn, USER_TURN)
+                | flag(s.assistant, ASSISTANT)
+                | flag(s.reasoning, REASONING)
+                | flag(s.needs_reasoning, NEEDS_REASONING),
+        );
+        if s.calls.is_empty() && s.results.is_empty() {
+            return;
+        }
+        let first = u32::try_from(self.ends.len()).unwrap_or(u32::MAX);
+        for id in s.calls.iter().chain(&s.results) {
+            self.text.push_str(id);
+            self.ends
+                .push(u32::try_from(self.text.len()).unwrap_or(u32::MAX));
+        }
+        let n = |v: &Vec<String>| u32::try_from(v.len()).unwrap_or(u32::MAX);
+        self.ids.push([index, first, n(&s.calls), n(&s.results)]);
+    }
+
+    /// Adds the shapes of the messages after these.
+    pub fn append(&mut self, other: Shapes) {
+        let shift = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let (messages, ids, text) = (
+            shift(self.flags.len()),
+            shift(self.ends.len()),
+            shift(self.text.len()),
+        );
+        self.flags.extend(other.flags);
+        self.text.push_str(&other.text);
+        self.ends
+            .extend(other.ends.into_iter().map(|e| e.saturating_add(text)));
+        self.ids.extend(
+            other
+                .ids
+                .into_iter()
+                .map(|[i, f, c, r]| [i.saturating_add(messages), f.saturating_add(ids), c, r]),
+        );
+    }
+
+    pub fn len(&self) -> usize {
+        self.flags.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.flags.is_empty()
+    }
+
+    /// Id `k`.
+    fn id(&self, k: usize) -> &str {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        &self.text[start..self.ends[k] as usize]
+    }
+
+    /// Each message's shape, for [`problems`].
+    pub fn turns(&self) -> Vec<TurnRef<'_>> {
+        let mut ids = self.ids.iter().enumerate().peekable();
+        self.flags
+            .iter()
+            .enumerate()
+            .map(|(i, &flags)| TurnRef {
+                flags,
+                shapes: self,
+                entry: ids
+                    .next_if(|(_, [at, ..])| *at as usize == i)
+                    .map_or(u32::MAX, |(k, _)| u32::try_from(k).unwrap_or(u32::MAX)),
+            })
+            .collect()
+    }
+}
+
+/// One message of [`Shapes`] (16 bytes).
+#[derive(Debug, Clone, Copy)]
+pub struct TurnRef<'a> {
+    shapes: &'a Shapes,
+    /// Its entry in `shapes.ids`, `u32::MAX` for none.
+    entry: u32,
+    flags: u8,
+}
+
+impl TurnRef<'_> {
+    fn ids(&self, results: bool) -> impl Iterator<Item = &str> {
+        let entry = self.shapes.ids.get(self.entry as usize).copied();
+        let range = entry.map_or(0..0, |[_, first, calls, n]| {
+            let first = first as usize;
+            if results {
+                first + calls as usize..first + calls as usize + n as usize
+            } else {
+                first..first + calls as usize
+            }
+        });
+        range.map(|k| self.shapes.id(k))
+    }
+}
+
+impl Turn for TurnRef<'_> {
+    fn is_user_turn(&self) -> bool {
+        self.flags & USER_TURN != 0
+    }
+    fn results(&self) -> impl Iterator<Item = &str> {
+        self.ids(true)
+    }
+    fn calls(&self) -> impl Iterator<Item = &str> {
+        self.ids(false)
+    }
+    fn is_assistant(&self) -> bool {
+        self.flags & ASSISTANT != 0
+    }
+    fn is_reasoning(&self) -> bool {
+        self.flags & REASONING != 0
+    }
+    fn needs_reasoning(&self) -> bool {
+        self.flags & NEEDS_REASONING != 0
+    }
+}
+
 impl Turn for Shape {
     fn is_user_turn(&self) -> bool {
         self.user_turn
@@ -501,5 +639,41 @@ mod tests {
         ];
         assert_eq!(units(&msgs), vec![0..3, 3..5]);
         assert!(units(&[]).is_empty());
+    }
+
+    #[test]
+    fn compact_shapes_pair_as_shapes_do() {
+        let shape = |user_turn: bool, calls: &[&str], results: &[&str]| Shape {
+            user_turn,
+            calls: calls.iter().map(|s| s.to_string()).collect(),
+            results: results.iter().map(|s| s.to_string()).collect(),
+            assistant: !calls.is_empty(),
+            reasoning: false,
+            needs_reasoning: false,
+        };
+        let all = vec![
+            shape(true, &[], &[]),
+            shape(false, &["a", "bb"], &[]),
+            shape(false, &[], &["bb", "zz"]),
+            shape(false, &["c"], &["a"]),
+            shape(true, &[], &[]),
+        ];
+        let (mut one, mut two) = (Shapes::default(), Shapes::default());
+        for (i, s) in all.iter().enumerate() {
+            if i < 2 { &mut one } else { &mut two }.push(s.clone());
+        }
+        one.append(two);
+        let turns = one.turns();
+        assert_eq!(turns.len(), all.len());
+        for (t, s) in turns.iter().zip(&all) {
+            assert_eq!(t.calls().collect::<Vec<_>>(), s.calls().collect::<Vec<_>>());
+            assert_eq!(
+                t.results().collect::<Vec<_>>(),
+                s.results().collect::<Vec<_>>()
+            );
+            assert_eq!(t.is_user_turn(), s.user_turn);
+        }
+        assert_eq!(problems(&turns), problems(&all));
+        assert!(!problems(&all).is_empty());
     }
 }

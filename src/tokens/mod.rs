@@ -105,6 +105,20 @@ impl Counter {
         n + self.parts(&m.parts)
     }
 
+    /// Tokens of one message whose parts `given` knows the tokens of are not counted again
+    /// (the rest are): the same figure as [`Counter::message`].
+    pub fn message_given(&self, m: &Message, given: &dyn Fn(&Part) -> Option<usize>) -> usize {
+        let mut n = TOKENS_PER_MESSAGE + self.text(m.role.name());
+        if let Some(name) = &m.name {
+            n += self.text(name) + TOKENS_PER_NAME;
+        }
+        n + m
+            .parts
+            .iter()
+            .map(|p| given(p).unwrap_or_else(|| self.part(p)))
+            .sum::<usize>()
+    }
+
     /// Tokens of message parts; tool results count their nested content.
     pub fn parts(&self, parts: &[Part]) -> usize {
         parts.iter().map(|p| self.part(p)).sum()
@@ -136,10 +150,15 @@ impl Counter {
     /// The persistent-cache key of every message of `session` (see [`key::message_key`]).
     pub fn keys(&self, session: &Session) -> Vec<u128> {
         // Hashing is memory-bound: large sessions are hashed on every core.
-        let msgs: Vec<&Message> = session.messages.iter().collect();
+        self.keys_of(&session.messages, parallel::available())
+    }
+
+    /// The persistent-cache key of each of `messages`, hashed on up to `threads` threads.
+    pub fn keys_of(&self, messages: &[Message], threads: usize) -> Vec<u128> {
+        let msgs: Vec<&Message> = messages.iter().collect();
         parallel::map_by(
             &msgs,
-            parallel::available(),
+            threads,
             |m| parallel::approx_bytes(m),
             |m| key::message_key(m, self.encoding),
         )
@@ -148,9 +167,34 @@ impl Counter {
     /// Completes `known` (one entry per message of `session`) by counting the messages
     /// that have none, on up to `threads` threads.
     pub fn fill(&self, session: &Session, known: Vec<Option<usize>>, threads: usize) -> Vec<usize> {
+        self.fill_of(&session.messages, known, threads)
+    }
+
+    /// [`Counter::fill`] for a slice of messages.
+    pub fn fill_of(
+        &self,
+        messages: &[Message],
+        known: Vec<Option<usize>>,
+        threads: usize,
+    ) -> Vec<usize> {
         complete(known, |missing| {
-            let todo: Vec<&Message> = missing.iter().map(|&i| &session.messages[i]).collect();
+            let todo: Vec<&Message> = missing.iter().map(|&i| &messages[i]).collect();
             self.count_messages(&todo, threads)
+        })
+    }
+
+    /// [`Counter::fill_of`] on one thread, the parts `given` knows not counted again.
+    pub fn fill_given(
+        &self,
+        messages: &[Message],
+        known: Vec<Option<usize>>,
+        given: &dyn Fn(&Part) -> Option<usize>,
+    ) -> Vec<usize> {
+        complete(known, |missing| {
+            missing
+                .iter()
+                .map(|&i| self.message_given(&messages[i], given))
+                .collect()
         })
     }
 

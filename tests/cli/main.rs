@@ -43,6 +43,7 @@ mod readme_blocks;
 mod samples;
 mod secrets;
 mod sessions;
+mod stream;
 mod summaries;
 mod trim;
 mod window;

@@ -7,7 +7,10 @@
 
 pub(crate) mod fast;
 mod split;
+mod streamed;
 mod write;
+
+pub use streamed::{early_model, early_system, outline, Streamed};
 
 use std::borrow::Cow;
 use std::fmt;
@@ -136,17 +139,7 @@ fn read_layout(
     let (parsed, record_notes) =
         crate::formats::par::parse_spans(&mut text, records, release, |text, i, notes| {
             let (span, i) = (&records[i], first + i);
-            let origin = Origin::Record(i);
-            if let Some(m) = fast::simple_message(&text[span.clone()], &origin) {
-                return Ok(Some(m));
-            }
-            let place = if key.is_empty() {
-                format!("[{i}]")
-            } else {
-                format!("{key}[{i}]")
-            };
-            let v: Value = parse_span(text, span)?;
-            message::parse(v, &place, origin, notes).map(Some)
+            parse_record(&text[span.clone()], &key, i, notes).map(Some)
         })?;
     messages.extend(parsed);
     notes.merge(record_notes);
@@ -177,6 +170,26 @@ fn read_layout(
         resume,
         skipped: skip.is_some(),
     })
+}
+
+/// Record `i` of the message list under `key` (empty for a document that is the list).
+pub(crate) fn parse_record(
+    raw: &str,
+    key: &str,
+    i: usize,
+    notes: &mut Notes,
+) -> Result<Message, ReadError> {
+    let origin = Origin::Record(i);
+    if let Some(m) = fast::simple_message(raw, &origin) {
+        return Ok(m);
+    }
+    let place = if key.is_empty() {
+        format!("[{i}]")
+    } else {
+        format!("{key}[{i}]")
+    };
+    let v: Value = serde_json::from_str(raw).map_err(|e| ReadError::json(&e, 0))?;
+    message::parse(v, &place, origin, notes)
 }
 
 /// Where the records of `layout` end: after the last one (or the list's `[`), unless

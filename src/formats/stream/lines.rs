@@ -1,0 +1,182 @@
+//! Reading a JSONL file a block of lines at a time, lines cut as [`LinesDoc`] cuts them
+//! (`\n` or `\r\n`, a BOM before the first): blank lines are counted, not handed out.
+//!
+//! [`LinesDoc`]: crate::session::LinesDoc
+
+use std::io::Read;
+use std::ops::Range;
+
+use xxhash_rust::xxh3::Xxh3;
+
+use super::{read_some, Block, Stop, BLOCK_BYTES};
+
+/// Lines kept for detection (more than detection looks at).
+const HEAD_LINES: usize = 64;
+
+/// What a JSONL file held besides its lines' records, known once it is read.
+#[derive(Debug, Clone)]
+pub struct LinesOutline {
+    /// Lines (blank ones included).
+    pub lines: usize,
+    pub len: usize,
+    pub hash: u128,
+    /// Where the last line's content ends, and the xxh3-128 of the bytes before that.
+    pub records_end: usize,
+    pub records_hash: u128,
+}
+
+/// Reads the lines of a JSONL file from `src`, block by block.
+pub struct LineReader<R> {
+    src: R,
+    /// Bytes read and not handed out yet, from offset `base` of the file on.
+    buf: Vec<u8>,
+    base: usize,
+    /// Where the line being read starts (an offset in the file).
+    line_start: usize,
+    eof: bool,
+    full: Xxh3,
+    upto: Xxh3,
+    hashed: usize,
+    lines: usize,
+    messages: usize,
+    /// Where the first lines (up to [`HEAD_LINES`] of them not blank) end.
+    head_end: usize,
+    head_lines: usize,
+    /// Lines found and not yet handed out: (line index, content range in the file).
+    pending: Vec<(usize, Range<usize>)>,
+}
+
+impl<R: Read> LineReader<R> {
+    pub fn new(src: R) -> LineReader<R> {
+        LineReader {
+            src,
+            buf: Vec::new(),
+            base: 0,
+            line_start: 0,
+            eof: false,
+            full: Xxh3::new(),
+            upto: Xxh3::new(),
+            hashed: 0,
+            lines: 0,
+            messages: 0,
+            head_end: 0,
+            head_lines: 0,
+            pending: Vec::new(),
+        }
+    }
+
+    /// Reads on until the first lines are in (call before [`Self::next_block`]): their
+    /// text, BOM removed, for detection, and how many of them are not blank.
+    pub fn head(&mut self) -> Result<(String, usize), Stop> {
+        while self.head_lines < HEAD_LINES && !self.eof {
+            self.read_more()?;
+        }
+        let head = &self.buf[..self.head_end - self.base];
+        let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+        let head = String::from_utf8(head.to_vec()).map_err(|_| Stop::Unstreamable)?;
+        Ok((head, self.head_lines))
+    }
+
+    /// The next non-blank lines, `None` once the file is read.
+    pub fn next_block(&mut self) -> Result<Option<Block>, Stop> {
+        loop {
+            let pending = match (self.pending.first(), self.pending.last()) {
+                (Some(a), Some(b)) => b.1.end - a.1.start,
+                _ => 0,
+            };
+            if pending >= BLOCK_BYTES || (self.eof && pending > 0) {
+                return self.cut().map(Some);
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            self.read_more()?;
+        }
+    }
+
+    /// What the file held besides its records (call once [`Self::next_block`] gave `None`).
+    pub fn finish(self) -> LinesOutline {
+        LinesOutline {
+            lines: self.lines,
+            len: self.base + self.buf.len(),
+            hash: self.full.digest128(),
+            records_end: self.hashed,
+            records_hash: self.upto.digest128(),
+        }
+    }
+
+    fn read_more(&mut self) -> Result<(), Stop> {
+        let old = self.buf.len();
+        let mut n = read_some(&mut self.src, &mut self.buf)?;
+        // The first bytes may be a BOM, whole.
+        while self.base == 0 && self.buf.len() < 3 && n > 0 {
+            n = read_some(&mut self.src, &mut self.buf)?;
+        }
+        let n = self.buf.len() - old;
+        if n == 0 {
+            self.eof = true;
+            let end = self.base + self.buf.len();
+            if self.line_start < end {
+                self.line(self.line_start..end);
+            }
+            return Ok(());
+        }
+        self.full.update(&self.buf[old..]);
+        if old == 0 && self.base == 0 && self.buf.starts_with("\u{feff}".as_bytes()) {
+            self.line_start = 3;
+        }
+        let mut from = (self.line_start - self.base).max(old);
+        while let Some(off) = memchr::memchr(b'\n', &self.buf[from..]) {
+            let nl = from + off;
+            let start = self.line_start - self.base;
+            let end = if nl > start && self.buf[nl - 1] == b'\r' {
+                nl - 1
+            } else {
+                nl
+            };
+            self.line(self.base + start..self.base + end);
+            self.line_start = self.base + nl + 1;
+            from = nl + 1;
+        }
+        Ok(())
+    }
+
+    /// Line `self.lines` has its content at `r`.
+    fn line(&mut self, r: Range<usize>) {
+        let rel = r.start - self.base..r.end - self.base;
+        self.upto
+            .update(&self.buf[self.hashed - self.base..rel.end]);
+        self.hashed = r.end;
+        let blank = self.buf[rel]
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r'));
+        if self.head_lines < HEAD_LINES {
+            self.head_end = r.end;
+            self.head_lines += usize::from(!blank);
+        }
+        if !blank {
+            self.pending.push((self.lines, r));
+            self.messages += 1;
+        }
+        self.lines += 1;
+    }
+
+    fn cut(&mut self) -> Result<Block, Stop> {
+        let pending = std::mem::take(&mut self.pending);
+        let (start, end) = (pending[0].1.start, pending[pending.len() - 1].1.end);
+        let text = self.buf[start - self.base..end - self.base].to_vec();
+        let text = String::from_utf8(text).map_err(|_| Stop::Unstreamable)?;
+        let keep = self.line_start.min(end) - self.base;
+        self.buf.drain(..keep);
+        self.base += keep;
+        Ok(Block {
+            first: self.messages - pending.len(),
+            text,
+            spans: pending
+                .iter()
+                .map(|(_, r)| r.start - start..r.end - start)
+                .collect(),
+            records: pending.iter().map(|(i, _)| *i).collect(),
+        })
+    }
+}

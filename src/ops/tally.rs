@@ -1,0 +1,303 @@
+//! What the read-only commands (`count`, `check`, `stats`, `sessions`) need of a session,
+//! folded message by message so that no message's text outlives its counting: roles and
+//! token counts, pairing shapes for `check`, tool figures and the largest messages for
+//! `stats`. A streamed session ([`crate::ops::stream`]) folds one block at a time; a
+//! session read whole folds once, through the same [`Chunk::of`], so both give the same
+//! figures.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::context::Context;
+use crate::render::preview::preview;
+use crate::session::pairs::{Shape, Shapes};
+use crate::session::{Message, Part, Role};
+use crate::tokens::Counter;
+
+/// How many of the largest messages are kept.
+pub const LARGEST: usize = 5;
+/// Characters of a message's preview.
+const PREVIEW: usize = 60;
+
+/// What a command wants besides roles and counts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Wants {
+    /// Pairing shapes (`check`).
+    pub shapes: bool,
+    /// Tool calls and results by tool (`stats`).
+    pub tools: bool,
+    /// A preview of every message (`count --per-message`).
+    pub previews: bool,
+    /// Where the records end, for reading a grown file from there (`check`'s digest).
+    pub resume: bool,
+}
+
+/// A compaction summary among the messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compaction {
+    pub index: usize,
+    pub by: &'static str,
+    pub id: Option<String>,
+}
+
+/// One of the largest messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Largest {
+    pub index: usize,
+    pub role: Role,
+    pub tokens: usize,
+    pub preview: String,
+}
+
+/// Calls and tokens of one tool.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolTally {
+    pub name: String,
+    pub calls: usize,
+    pub call_tokens: usize,
+    pub result_tokens: usize,
+    pub errors: usize,
+}
+
+/// A tool part, in message order.
+#[derive(Debug, Clone)]
+enum ToolPart {
+    Call {
+        id: String,
+        name: String,
+        tokens: usize,
+    },
+    Result {
+        call_id: String,
+        tokens: usize,
+        is_error: bool,
+    },
+}
+
+/// Consecutive messages, reduced to what [`Tally`] keeps.
+#[derive(Debug, Default)]
+pub struct Chunk {
+    roles: Vec<Role>,
+    counts: Vec<usize>,
+    estimated: usize,
+    shapes: Shapes,
+    previews: Vec<String>,
+    compactions: Vec<Compaction>,
+    largest: Vec<Largest>,
+    tools: Vec<ToolPart>,
+}
+
+impl Chunk {
+    /// `messages` (the first being message `first` of the session), whose tokens are
+    /// `counts` (scaled by `factor`, as tool parts are); `tools` are the tokens of their
+    /// [`tool_parts`] (unscaled), when already counted.
+    #[allow(clippy::too_many_arguments)]
+    pub fn of(
+        ctx: &Context,
+        counter: &Counter,
+        messages: &[Message],
+        counts: &[usize],
+        first: usize,
+        (factor, threads): (f64, usize),
+        wants: Wants,
+        tools: Option<Vec<usize>>,
+    ) -> Chunk {
+        let mut c = Chunk {
+            roles: messages.iter().map(|m| m.role).collect(),
+            counts: counts.to_vec(),
+            estimated: messages.iter().map(Message::estimated_parts).sum(),
+            ..Chunk::default()
+        };
+        if wants.shapes {
+            for m in messages {
+                c.shapes.push(Shape::of(m));
+            }
+        }
+        if wants.previews {
+            c.previews = messages
+                .iter()
+                .map(|m| preview(&m.text(), PREVIEW))
+                .collect();
+        }
+        for (i, m) in messages.iter().enumerate() {
+            if let Some(meta) = &m.compact {
+                c.compactions.push(Compaction {
+                    index: first + i,
+                    by: meta.by,
+                    id: meta.id.clone(),
+                });
+            }
+        }
+        // The largest first; previews only for those kept.
+        let mut order: Vec<usize> = (0..messages.len()).collect();
+        order.sort_by(|&a, &b| counts[b].cmp(&counts[a]).then(a.cmp(&b)));
+        order.truncate(LARGEST);
+        c.largest = order
+            .into_iter()
+            .map(|i| Largest {
+                index: first + i,
+                role: messages[i].role,
+                tokens: counts[i],
+                preview: preview(&messages[i].text(), PREVIEW),
+            })
+            .collect();
+        if wants.tools {
+            let parts = tool_parts(messages);
+            let counts = tools.unwrap_or_else(|| ctx.count_parts_on(counter, &parts, threads));
+            c.tools = tool_facts(&parts, counts, factor);
+        }
+        c
+    }
+}
+
+/// The tool calls and results of `messages`, in order.
+pub fn tool_parts(messages: &[Message]) -> Vec<&Part> {
+    messages
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter(|p| matches!(p, Part::ToolCall { .. } | Part::ToolResult { .. }))
+        .collect()
+}
+
+/// The tool `parts` whose tokens are `counts` (unscaled).
+fn tool_facts(parts: &[&Part], counts: Vec<usize>, factor: f64) -> Vec<ToolPart> {
+    parts
+        .iter()
+        .zip(counts)
+        .filter_map(|(p, n)| {
+            let tokens = crate::ops::load::scale(n, factor);
+            match p {
+                Part::ToolCall { id, name, .. } => Some(ToolPart::Call {
+                    id: id.clone(),
+                    name: name.clone(),
+                    tokens,
+                }),
+                Part::ToolResult {
+                    call_id, is_error, ..
+                } => Some(ToolPart::Result {
+                    call_id: call_id.clone(),
+                    tokens,
+                    is_error: *is_error,
+                }),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// A session's messages folded, chunk by chunk, in order.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub roles: Vec<Role>,
+    /// Tokens of each message (scaled).
+    pub counts: Vec<usize>,
+    /// Parts counted by their size (see [`Message::estimated_parts`]).
+    pub estimated: usize,
+    /// Each message's pairing shape, when wanted.
+    pub shapes: Shapes,
+    /// Each message's preview, when wanted.
+    pub previews: Vec<String>,
+    pub compactions: Vec<Compaction>,
+    /// The largest messages, largest first (the earlier first among equals).
+    pub largest: Vec<Largest>,
+    tools: BTreeMap<String, ToolTally>,
+    /// The tool each call id called.
+    name_of: HashMap<String, String>,
+}
+
+impl Tally {
+    /// Adds the next messages.
+    pub fn add(&mut self, c: Chunk) {
+        self.roles.extend(c.roles);
+        self.counts.extend(c.counts);
+        self.estimated += c.estimated;
+        self.shapes.append(c.shapes);
+        self.previews.extend(c.previews);
+        self.compactions.extend(c.compactions);
+        self.largest.extend(c.largest);
+        self.largest
+            .sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.index.cmp(&b.index)));
+        self.largest.truncate(LARGEST);
+        for part in c.tools {
+            match part {
+                ToolPart::Call { id, name, tokens } => {
+                    let e = tool(&mut self.tools, &name);
+                    e.calls += 1;
+                    e.call_tokens += tokens;
+                    self.name_of.insert(id, name);
+                }
+                ToolPart::Result {
+                    call_id,
+                    tokens,
+                    is_error,
+                } => {
+                    let name = self
+                        .name_of
+                        .get(&call_id)
+                        .map_or("(unknown)", String::as_str)
+                        .to_string();
+                    let e = tool(&mut self.tools, &name);
+                    e.result_tokens += tokens;
+                    e.errors += usize::from(is_error);
+                }
+            }
+        }
+    }
+
+    /// Puts messages read last before all the others (Anthropic's system prompt, written
+    /// after the message list): `false`, and nothing changed, when they hold tool parts,
+    /// which would pair with the others in another order.
+    pub fn prepend(&mut self, c: Chunk) -> bool {
+        if !c.tools.is_empty() {
+            return false;
+        }
+        let n = c.roles.len();
+        for m in &mut self.largest {
+            m.index += n;
+        }
+        for m in &mut self.compactions {
+            m.index += n;
+        }
+        let mut rest = std::mem::take(self);
+        self.add(c);
+        self.roles.append(&mut rest.roles);
+        self.counts.append(&mut rest.counts);
+        self.estimated += rest.estimated;
+        self.shapes.append(std::mem::take(&mut rest.shapes));
+        self.previews.append(&mut rest.previews);
+        self.compactions.append(&mut rest.compactions);
+        self.largest.append(&mut rest.largest);
+        self.largest
+            .sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.index.cmp(&b.index)));
+        self.largest.truncate(LARGEST);
+        self.tools = rest.tools;
+        self.name_of = rest.name_of;
+        true
+    }
+
+    /// Calls, tokens and failures per tool name, the most tokens first (results are
+    /// matched to calls by id).
+    pub fn tools(&self) -> Vec<ToolTally> {
+        let mut v: Vec<ToolTally> = self.tools.values().cloned().collect();
+        v.sort_by(|a, b| {
+            (b.call_tokens + b.result_tokens)
+                .cmp(&(a.call_tokens + a.result_tokens))
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        v
+    }
+
+    pub fn len(&self) -> usize {
+        self.roles.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.roles.is_empty()
+    }
+}
+
+fn tool<'a>(map: &'a mut BTreeMap<String, ToolTally>, name: &str) -> &'a mut ToolTally {
+    map.entry(name.to_string()).or_insert_with(|| ToolTally {
+        name: name.to_string(),
+        ..ToolTally::default()
+    })
+}

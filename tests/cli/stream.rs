@@ -1,0 +1,154 @@
+//! Read-only commands stream JSON documents and plain JSONL (src/ops/stream.rs); what
+//! they print must be what reading the file whole prints. `--format` makes ctxctl read
+//! the file whole (the streamed path only takes detected files), so each command is run
+//! both ways and the outputs compared byte for byte; `-v` shows which way was taken.
+
+use crate::support::{fixture, sample, TestEnv};
+
+/// A session large enough to come in many blocks: user turns, tool calls and their
+/// results (one an error, one never answered), in the shape `scripts/gen-session.py`
+/// writes.
+fn big_session(messages: usize) -> serde_json::Value {
+    let mut msgs = vec![serde_json::json!({"role": "system", "content": "You are terse."})];
+    let mut i = 0;
+    while msgs.len() < messages {
+        i += 1;
+        msgs.push(serde_json::json!({"role": "user", "content": format!("Question {i}: {}", "why is the sky blue? ".repeat(i % 50))}));
+        let id = format!("call_{i:06}");
+        let tool = ["read", "grep", "bash"][i % 3];
+        msgs.push(serde_json::json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": id, "type": "function", "function": {"name": tool, "arguments": format!("{{\"path\":\"src/{i}.rs\"}}")}}
+        ]}));
+        if i % 97 != 0 {
+            msgs.push(serde_json::json!({"role": "tool", "tool_call_id": id, "content": format!("fn f{i}() {{ {} }}", "let x = 1; ".repeat(i % 200))}));
+        }
+        msgs.push(serde_json::json!({"role": "assistant", "content": format!("Answer {i} \"quoted\" \\ é ✓ {}", "word ".repeat(i % 120))}));
+    }
+    serde_json::json!({"model": "gpt-4o", "messages": msgs, "tools": [{"type": "function", "function": {"name": "read"}}]})
+}
+
+/// `args` on `path`, streamed and read whole (as `format`): the two runs' output, and
+/// whether the first was streamed.
+fn both_ways(env: &TestEnv, args: &[&str], path: &str, format: &str) {
+    let mut streamed: Vec<&str> = args.to_vec();
+    streamed.push(path);
+    let mut whole = streamed.clone();
+    whole.extend(["--format", format]);
+    let a = env.run(&streamed);
+    let b = env.run(&whole);
+    assert_eq!(
+        format!("{a:?}"),
+        format!("{b:?}"),
+        "{args:?} on {path}: streamed ≠ whole"
+    );
+    let mut verbose = streamed.clone();
+    verbose.push("-v");
+    if !verbose.contains(&"--no-cache") {
+        verbose.push("--no-cache");
+    }
+    let v = env.run(&verbose);
+    assert!(
+        v.stderr.contains("(streamed)"),
+        "{args:?} on {path} was not streamed:\n{v:?}"
+    );
+}
+
+const COMMANDS: &[&[&str]] = &[
+    &["count"],
+    &["count", "--json", "--per-message", "--no-cache"],
+    &["count", "--by-role", "--per-message"],
+    &["count", "--tsv"],
+    &["check", "--allow-unknown-model"],
+    &["check", "--json", "--no-cache", "--allow-unknown-model"],
+    &["stats"],
+    &["stats", "--json", "--no-cache"],
+    &["stats", "--tsv"],
+];
+
+#[test]
+fn streamed_output_is_the_whole_files_output() {
+    let env = TestEnv::new();
+    let cases = [
+        (
+            fixture("anthropic-messages/claude-code_v1.0.6_request_main_loop_tool_use.json"),
+            "anthropic",
+        ),
+        (
+            fixture("openai-chat/swe-agent_marshmallow-1867_function_calling.traj.json"),
+            "openai",
+        ),
+        (sample("openai-chat.json"), "openai"),
+        (sample("anthropic-messages.json"), "anthropic"),
+        (sample("plain.jsonl"), "jsonl"),
+    ];
+    for (path, format) in &cases {
+        // Copied in: check keeps digests by path, and a fixture is never written.
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let copy = env.write(name, std::fs::read(path).unwrap());
+        let copy = copy.to_str().unwrap();
+        for args in COMMANDS {
+            both_ways(&env, args, copy, format);
+        }
+    }
+}
+
+#[test]
+fn a_session_of_many_blocks_streams_as_it_reads_whole() {
+    let env = TestEnv::new();
+    let doc = big_session(5_000);
+    let compact = env.write("big.json", serde_json::to_string(&doc).unwrap());
+    let pretty = env.write("pretty.json", serde_json::to_string_pretty(&doc).unwrap());
+    let lines: String = doc["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| format!("{m}\r\n"))
+        .collect();
+    let jsonl = env.write("big.jsonl", format!("\n{lines}\n\n"));
+    // Many blocks (of 256 KiB) of records.
+    assert!(std::fs::metadata(&compact).unwrap().len() > 3 << 19);
+    let commands: &[&[&str]] = &[
+        &["count", "--by-role", "--per-message"],
+        &["check", "--json", "--no-cache"],
+        &["stats"],
+        &["stats", "--json", "--no-cache"],
+    ];
+    for (path, format) in [(&compact, "openai"), (&pretty, "openai"), (&jsonl, "jsonl")] {
+        for args in commands {
+            both_ways(&env, args, path.to_str().unwrap(), format);
+        }
+    }
+}
+
+#[test]
+fn what_is_not_streamed_reads_whole_with_the_same_errors() {
+    let env = TestEnv::new();
+    // Broken after many good records: the whole-file reader's error, with its place.
+    let doc = big_session(3000);
+    let mut text = serde_json::to_string(&doc).unwrap();
+    let at = text.rfind("},{\"role\"").unwrap();
+    text.insert(at + 1, ',');
+    let bad = env.write("bad.json", &text);
+    let r = env.run(&["count", bad.to_str().unwrap()]);
+    let whole = env.run(&["count", bad.to_str().unwrap(), "--format", "openai"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(format!("{r:?}"), format!("{whole:?}"));
+    // A JSONL file whose last line is cut short (an agent still writing) is read whole,
+    // with its warning.
+    let cut = env.write(
+        "cut.jsonl",
+        "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assistant\",\"content\":\"b\"}\n{\"role\":\"us",
+    );
+    let r = env.run(&["count", cut.to_str().unwrap(), "-v"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stderr.contains("incomplete last line"), "{r:?}");
+    assert!(!r.stderr.contains("(streamed)"), "{r:?}");
+    // A model named after the list that needs another tokenizer than the default: read
+    // whole, counted with the right one.
+    let late = env.write(
+        "late.json",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}],\"model\":\"gpt-4\"}",
+    );
+    let r = env.run(&["count", late.to_str().unwrap(), "--json"]);
+    assert_eq!(r.file()["tokenizer"], "cl100k_base", "{r:?}");
+}
