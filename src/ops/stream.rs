@@ -23,6 +23,7 @@ use crate::formats::{chat, jsonl};
 use crate::ops::load::{self, scale, Fingerprint};
 use crate::ops::tallied::Tallied;
 use crate::ops::tally::{tool_parts, Chunk, Tally, Wants};
+use crate::render::progress::{Reading, Transient, LARGE_FILE_BYTES};
 use crate::session::{Format, Message, Part, Resume};
 use crate::tokens::Counter;
 
@@ -42,11 +43,24 @@ pub fn tally(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Option<
     let Some(file) = open(path) else {
         return Ok(None);
     };
-    let mut reader = DocReader::new(file);
+    let progress = progress(ctx, path, &file);
+    let mut reader = DocReader::new(Reading::new(file, progress.bar().clone()));
     Ok(match reader.start() {
         Ok(()) => document(ctx, path, wants, reader),
-        Err(_) => lines(ctx, path, wants),
+        Err(_) => {
+            progress.bar().set_position(0);
+            lines(ctx, path, wants, progress.bar())
+        }
     })
+}
+
+/// A bar over the bytes of `file` when it is large (shown on a terminal only).
+fn progress(ctx: &Context, path: &Path, file: &File) -> Transient {
+    let len = file.metadata().map_or(0, |m| m.len());
+    if len < LARGE_FILE_BYTES {
+        return Transient::new(indicatif::ProgressBar::hidden());
+    }
+    ctx.printer.bytes_bar(len, &load::display(path))
 }
 
 /// `path` opened, when it is a regular file.
@@ -60,7 +74,7 @@ fn document(
     ctx: &Context,
     path: &Path,
     wants: Wants,
-    mut reader: DocReader<File>,
+    mut reader: DocReader<Reading<File>>,
 ) -> Option<Tallied> {
     let (prefix, key) = (reader.prefix(), reader.key());
     let mut notes = Notes::default();
@@ -112,8 +126,13 @@ fn document(
 }
 
 /// A plain JSONL file (not an agent's transcript).
-fn lines(ctx: &Context, path: &Path, wants: Wants) -> Option<Tallied> {
-    let mut reader = LineReader::new(open(path)?);
+fn lines(
+    ctx: &Context,
+    path: &Path,
+    wants: Wants,
+    progress: &indicatif::ProgressBar,
+) -> Option<Tallied> {
+    let mut reader = LineReader::new(Reading::new(open(path)?, progress.clone()));
     let (head, lines) = reader.head().ok()?;
     // One line may be a whole document: the whole-file reader tells.
     if lines < 2 || crate::formats::detect(&head).ok()? != Format::Jsonl {

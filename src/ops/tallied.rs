@@ -10,6 +10,7 @@ use crate::ops::predict::{self, Prediction};
 use crate::ops::tally::{Chunk, Tally, Wants};
 use crate::ops::window::{self, Window};
 use crate::render::json::{ByRole, Reported};
+use crate::render::progress::{Transient, LARGE_FILE_BYTES};
 use crate::session::{AgentLimits, Format, Keep, ReportedUsage, Resume, Role};
 
 /// A session read and counted, its text gone.
@@ -106,6 +107,15 @@ pub fn load(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Tallied>
     if let Some(t) = crate::ops::stream::tally(ctx, path, wants)? {
         return Ok(t);
     }
+    // Read whole: a large file shows a spinner while it is read and counted.
+    let _reading = std::fs::metadata(path)
+        .is_ok_and(|m| m.is_file() && m.len() >= LARGE_FILE_BYTES)
+        .then(|| {
+            Transient::new(
+                ctx.printer
+                    .spinner(&format!("reading {}", load::display(path))),
+            )
+        });
     let l = if wants.resume && !load::is_database(path) {
         let (bytes, fingerprint) = load::read(path)?;
         load::load_bytes(ctx, path, bytes, fingerprint, Keep::After(None))?

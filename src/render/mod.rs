@@ -6,6 +6,7 @@ pub mod capture;
 pub mod hints;
 pub mod json;
 pub mod preview;
+pub mod progress;
 pub mod table;
 
 use std::io::{self, IsTerminal, Write};
@@ -226,6 +227,23 @@ impl Printer {
         bar.set_style(style);
         bar.set_message(what.to_string());
         bar
+    }
+
+    /// A bar over the `len` bytes of the file `what` names, with the same visibility rules
+    /// as [`Printer::progress_bar`] (and hidden inside a batch, whose own bar counts files).
+    pub fn bytes_bar(&self, len: u64, what: &str) -> progress::Transient {
+        if !self.progress || capture::active() {
+            return progress::Transient::new(ProgressBar::hidden());
+        }
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+        let style = ProgressStyle::with_template(
+            "{spinner} {wide_msg} [{bar:30}] {bytes}/{total_bytes} {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+        bar.set_style(style);
+        bar.set_message(what.to_string());
+        progress::Transient::new(bar)
     }
 
     /// A spinner on stderr with the same visibility rules as the progress bar.

@@ -37,6 +37,7 @@ mod json_schema;
 mod misc;
 mod opencode;
 mod procs;
+mod progress;
 mod race;
 mod readme;
 mod readme_blocks;

@@ -1,0 +1,79 @@
+//! A progress bar for one large file on a terminal: drawn while the file is read, cleared
+//! before the command's output, and never drawn when stderr is not a terminal or with
+//! `--no-progress`. The terminal is a real pseudo-terminal from script(1).
+
+use std::process::{Command, Stdio};
+
+use crate::support::TestEnv;
+
+/// A JSON chat document of about 40 MiB that is quick to count: 200 short messages with
+/// whitespace between them (the bar follows the bytes read, not the tokens).
+fn large_document(env: &TestEnv) -> std::path::PathBuf {
+    let pad = " ".repeat(210 * 1024);
+    let messages: Vec<String> = (0..200)
+        .map(|i| {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            format!(r#"{{"role":"{role}","content":"hello there {i}"}}"#)
+        })
+        .collect();
+    let doc = format!(
+        r#"{{"model":"gpt-4o","messages":[{}]}}"#,
+        messages.join(&format!(",{pad}"))
+    );
+    assert!(doc.len() > 32 << 20);
+    env.write("large.json", doc)
+}
+
+/// Runs `ctxctl ARGS` on a pseudo-terminal: everything the terminal showed, or `None` when
+/// script(1) is not installed.
+fn on_a_terminal(env: &TestEnv, args: &str) -> Option<String> {
+    let bin = env!("CARGO_BIN_EXE_ctxctl");
+    let mut cmd = Command::new("script");
+    cmd.env_clear();
+    for (k, v) in env.vars() {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .env("TERM", "xterm")
+        .args(["-qfec", &format!("{bin} {args}"), "/dev/null"])
+        .current_dir(env.path())
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    assert!(out.status.success(), "script: {out:?}");
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn a_large_file_shows_a_bar_on_a_terminal_that_is_cleared_before_the_output() {
+    let env = TestEnv::new();
+    let path = large_document(&env);
+    let Some(shown) = on_a_terminal(&env, &format!("count {}", path.display())) else {
+        eprintln!("skipped: script(1) is not installed");
+        return;
+    };
+    let bar = shown.find("large.json [").expect("a progress bar");
+    let total = shown.rfind("/40.").expect("the file's size as the bar's total");
+    let result = shown.find("1,603").expect("the count");
+    assert!(bar < total && total < result, "{shown:?}");
+    // The bar's line is erased before the result is printed.
+    let cleared = shown[..result].rfind("\x1b[2K").expect("the bar cleared");
+    assert!(cleared > total, "{shown:?}");
+}
+
+#[test]
+fn no_bar_off_a_terminal_or_with_no_progress() {
+    let env = TestEnv::new();
+    let path = large_document(&env);
+    let run = env.run(&["count", path.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    assert!(run.stdout.contains("1,603"));
+    let Some(shown) = on_a_terminal(&env, &format!("count --no-progress {}", path.display()))
+    else {
+        eprintln!("skipped: script(1) is not installed");
+        return;
+    };
+    assert!(!shown.contains("large.json ["), "{shown:?}");
+    assert!(shown.contains("1,603"));
+}
