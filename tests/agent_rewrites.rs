@@ -73,7 +73,7 @@ fn texts(s: &Session, items: &[Item]) -> Vec<String> {
             Item::Keep(i) => s.messages[*i].text(),
             Item::Edit { index, .. } => edited_text(&s.messages[*index]),
             Item::Insert(m) => m.text.clone(),
-            Item::InsertRecord(v) => v.to_string(),
+            Item::InsertRecord(r) => r.value().unwrap().to_string(),
         })
         .collect()
 }

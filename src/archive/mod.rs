@@ -19,7 +19,7 @@ pub use lock::{acquire as acquire_lock, LockGuard};
 pub use marks::Restored;
 pub use name::{parse_id, validate_name};
 pub use records::{original_records, records_of};
-pub use restore::{restore, RestoreError};
+pub use restore::{archived_record, restore, RestoreError};
 pub use store::{
     parse_file_name, ArchiveEntry, ArchiveFile, ArchiveRecord, ArchiveStore, Compression, Stored,
     Tokens,

@@ -1,7 +1,11 @@
 //! Undoing a compaction: the archived originals go back in place of its summary.
 
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
 use super::ArchiveFile;
-use crate::session::{Item, Session};
+use crate::session::{Item, Record, Session};
 
 /// Why an archive cannot be restored into a session.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -37,7 +41,76 @@ pub fn restore(session: &Session, archive: &ArchiveFile) -> Result<Vec<Item>, Re
             id: archive.compact_id.clone(),
         })?;
     let mut items: Vec<Item> = (0..at).map(Item::Keep).collect();
-    items.extend(archive.records.iter().cloned().map(Item::InsertRecord));
+    items.extend(
+        archive
+            .records
+            .iter()
+            .map(|r| Item::InsertRecord(archived_record(r))),
+    );
     items.extend((at + 1..session.messages.len()).map(Item::Keep));
     Ok(items)
+}
+
+/// An archive's record as it goes back into a session: its original text, unless the
+/// archive is one ctxctl wrote before it kept records' text. Those archives hold each record
+/// as its value pretty-printed inside the archive (two-space indent, at depth two), which
+/// writers re-serialize in the session's own style as they always did. A record's text in
+/// exactly that form is taken as such a value either way: from a JSONL line it cannot be
+/// (lines have no line breaks), and a JSON document's record in that form is what
+/// re-serializing it in the document's style gives back.
+pub fn archived_record(raw: &RawValue) -> Record {
+    let text = raw.get();
+    if text.contains('\n') {
+        if let Ok(v) = serde_json::from_str::<Value>(text) {
+            if old_archive_form(&v).is_some_and(|old| old == text) {
+                return Record::Parsed(v);
+            }
+        }
+    }
+    Record::Verbatim(raw.to_owned())
+}
+
+/// `v` as an archive written before ctxctl kept records' text put it in its `records` list.
+fn old_archive_form(v: &Value) -> Option<String> {
+    let mut buf = Vec::new();
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(b"  ");
+    v.serialize(&mut serde_json::Serializer::with_formatter(&mut buf, fmt))
+        .ok()?;
+    Some(String::from_utf8(buf).ok()?.replace('\n', "\n    "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_string()).unwrap()
+    }
+
+    #[test]
+    fn records_come_back_as_their_text() {
+        for text in [
+            r#"{"role": "user", "content": "caf\u00e9 a\/b", "n": 1.0, "m": 1e3}"#,
+            r#"{"role":"user","content":"x"}"#,
+            "{\n  \"role\": \"user\"\n}",
+            "{\n      \"role\": \"user\",\n      \"content\": \"\\u00e9\"\n    }",
+        ] {
+            assert_eq!(
+                archived_record(&raw(text)),
+                Record::Verbatim(raw(text)),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn records_of_old_archives_come_back_as_values() {
+        // As `to_writer_pretty` put a record's value in an archive's `records` list.
+        let text =
+            "{\n      \"role\": \"user\",\n      \"content\": [\n        1.0\n      ]\n    }";
+        assert_eq!(
+            archived_record(&raw(text)),
+            Record::Parsed(serde_json::json!({"role": "user", "content": [1.0]}))
+        );
+    }
 }

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::name::{parse_id, validate_name};
 use super::{ArchiveError, Timestamp};
@@ -58,7 +57,7 @@ pub struct Tokens {
 }
 
 /// An archive file's content.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ArchiveFile {
     pub ctxctl_version: String,
     pub session: String,
@@ -76,7 +75,10 @@ pub struct ArchiveFile {
     pub first_message: usize,
     pub messages: usize,
     pub summary: String,
-    pub records: Vec<Value>,
+    /// The removed records as the archive holds them: each one's original text (archives
+    /// written before ctxctl kept that hold them pretty-printed; see
+    /// [`super::archived_record`]).
+    pub records: Vec<Box<RawValue>>,
     /// For a trim: how to rebuild the original file from what the trim wrote (archives of
     /// compactions, and of trims by ctxctl before 0.1, have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,6 +86,53 @@ pub struct ArchiveFile {
     /// The session inside the agent's database `output` names (goose's `sessions.db`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_session: Option<String>,
+}
+
+/// Archives are equal when their facts are and their records have the same text.
+impl PartialEq for ArchiveFile {
+    fn eq(&self, other: &ArchiveFile) -> bool {
+        // Every field named, so a new one cannot be left out of the comparison.
+        let ArchiveFile {
+            ctxctl_version,
+            session,
+            seq,
+            compact_id,
+            created,
+            source,
+            output,
+            format,
+            model,
+            summarizer,
+            tokens,
+            first_message,
+            messages,
+            summary,
+            records,
+            undo,
+            agent_session,
+        } = self;
+        *ctxctl_version == other.ctxctl_version
+            && *session == other.session
+            && *seq == other.seq
+            && *compact_id == other.compact_id
+            && *created == other.created
+            && *source == other.source
+            && *output == other.output
+            && *format == other.format
+            && *model == other.model
+            && *summarizer == other.summarizer
+            && *tokens == other.tokens
+            && *first_message == other.first_message
+            && *messages == other.messages
+            && *summary == other.summary
+            && records.len() == other.records.len()
+            && records
+                .iter()
+                .zip(&other.records)
+                .all(|(a, b)| a.get() == b.get())
+            && *undo == other.undo
+            && *agent_session == other.agent_session
+    }
 }
 
 /// An [`ArchiveFile`] as written: the same fields in the same order, borrowed from the

@@ -134,7 +134,14 @@ fn the_file_is_pretty_json_with_the_facts_and_lists_back() {
     );
     let (entry, file) = store.get("s/1").unwrap();
     assert_eq!(entry, entries[0]);
-    assert_eq!(file.records, recs);
+    let texts: Vec<&str> = file.records.iter().map(|r| r.get()).collect();
+    assert_eq!(
+        texts,
+        [
+            r#"{"role":"user","content":"a","extra":{"kept":[1,2.50]}}"#,
+            r#"{"role":"assistant","content":"b"}"#
+        ]
+    );
     assert_eq!(
         (file.compact_id.as_str(), file.seq, file.tokens.original),
         ("id-1", 1, 100)
@@ -304,13 +311,60 @@ fn restore_undoes_an_anthropic_json_compaction() {
     assert_eq!(cs.messages[0].text(), "sys", "the system field stays");
     let (_, file) = store.get("a/1").unwrap();
     let restored = write(&cs, &restore(&cs, &file).unwrap()).unwrap();
-    let want: serde_json::Value = serde_json::from_str(json).unwrap();
-    let got: serde_json::Value = serde_json::from_slice(&restored).unwrap();
-    assert_eq!(got, want);
+    assert_eq!(String::from_utf8(restored).unwrap(), json, "byte for byte");
     // A session of another format is refused.
     let other = read(JSONL.as_bytes(), None).unwrap();
     assert!(matches!(
         restore(&other, &file),
         Err(RestoreError::FormatMismatch { .. })
     ));
+}
+
+/// Written by Python's `json.dumps`: spaces after `:` and `,`, escapes serde_json writes
+/// otherwise, numbers in several forms.
+const SPACED_JSONL: &str = concat!(
+    "{\"role\": \"system\", \"content\": \"sys\"}\n",
+    "{\"role\": \"user\", \"content\": \"caf\\u00e9 a\\/b\", \"n\": 1.0}\n",
+    "{\"role\": \"assistant\", \"content\": \"a1\", \"m\": 1e3}\n",
+    "{\"role\": \"user\", \"content\": \"q2\"}\n",
+    "{\"role\": \"assistant\", \"content\": \"a2\"}\n",
+);
+
+#[test]
+fn restore_puts_back_the_records_text_not_its_value() {
+    for compression in [Compression::None, Compression::Zstd] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArchiveStore::new(dir.path()).with_compression(compression);
+        let s = read(SPACED_JSONL.as_bytes(), Some(Format::Jsonl)).unwrap();
+        let compacted = compact_and_archive(&s, &store, "s");
+        let cs = read(&compacted, None).unwrap();
+        let (_, file) = store.get("s/1").unwrap();
+        assert_eq!(
+            file.records[0].get(),
+            r#"{"role": "user", "content": "caf\u00e9 a\/b", "n": 1.0}"#
+        );
+        let restored = write(&cs, &restore(&cs, &file).unwrap()).unwrap();
+        assert_eq!(String::from_utf8(restored).unwrap(), SPACED_JSONL);
+    }
+}
+
+#[test]
+fn archives_compare_by_their_records_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArchiveStore::new(dir.path());
+    let a = serde_json::from_str(r#"{"n": 1.0}"#).unwrap();
+    let b = serde_json::from_str(r#"{"n":1.0}"#).unwrap();
+    store.put("a", &record(0, vec![a])).unwrap();
+    store.put("b", &record(0, vec![b])).unwrap();
+    let (_, a) = store.get("a/1").unwrap();
+    let (_, b) = store.get("b/1").unwrap();
+    assert_eq!(a, a.clone());
+    let same_but_session = ArchiveFile {
+        session: "a".into(),
+        ..b.clone()
+    };
+    assert_eq!(a, same_but_session, "to_raw_value writes both compactly");
+    let mut spaced = a.clone();
+    spaced.records[0] = serde_json::value::RawValue::from_string(r#"{"n": 1.0}"#.into()).unwrap();
+    assert_ne!(a, spaced);
 }

@@ -169,7 +169,7 @@ fn write_lines(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<
     for item in items {
         match item {
             Item::Insert(m) => pending.push(serde_json::to_string(&new_record(m))?),
-            Item::InsertRecord(v) => pending.push(serde_json::to_string(v)?),
+            Item::InsertRecord(r) => pending.push(r.line()?.into_owned()),
             Item::Keep(i) | Item::Edit { index: i, .. } => {
                 let records = session.messages[*i].origin.records();
                 if let Some(&first) = records.first() {

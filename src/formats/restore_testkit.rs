@@ -4,7 +4,7 @@
 use serde_json::{json, Map};
 
 use crate::formats::read;
-use crate::session::{Document, Item, NewMessage, Role};
+use crate::session::{Document, Item, NewMessage, Record, Role};
 
 /// The summary record a compaction inserts (`compact_id` `c1`).
 pub fn summary() -> Item {
@@ -31,7 +31,7 @@ pub fn restore_items(orig: &str, range: std::ops::Range<usize>, out: &[u8]) -> V
     for i in range {
         let line = s.messages[i].origin.records()[0];
         items.push(Item::InsertRecord(
-            serde_json::from_str(doc.line(line)).unwrap(),
+            Record::verbatim(doc.line(line)).unwrap(),
         ));
     }
     items.extend((at + 1..c.messages.len()).map(Item::Keep));

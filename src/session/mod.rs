@@ -16,7 +16,7 @@ pub(crate) mod summary;
 pub use doc::{Document, JsonDoc, JsonStyle, LineSpan, LinesDoc, ListKey};
 pub use error::ReadError;
 pub use pairs::is_reasoning;
-pub use plan::{restore_plan, Item, NewMessage, PartEdit, RestorePlan, WriteError};
+pub use plan::{restore_plan, Item, NewMessage, PartEdit, Record, RestorePlan, WriteError};
 pub use summary::{previous_summaries, summary_body};
 
 use std::fmt;

@@ -1,6 +1,9 @@
 //! The write plan: which messages a rewrite keeps, which it edits and what it inserts, in
 //! output order. Each format's writer (`crate::formats`) renders a plan in its own shape.
 
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{Format, Role, Session};
@@ -14,9 +17,9 @@ pub enum Item {
     Edit { index: usize, edits: Vec<PartEdit> },
     /// A message ctxctl adds (an omission marker, a summary).
     Insert(NewMessage),
-    /// A record written as given (originals put back by `archive restore`); JSONL writes
-    /// it as one compact line.
-    InsertRecord(Value),
+    /// An archived record put back by `archive restore`: formats that write records whole
+    /// (JSONL lines, a chat document's messages) write its original text.
+    InsertRecord(Record),
 }
 
 impl Item {
@@ -25,6 +28,68 @@ impl Item {
         match self {
             Item::Keep(i) | Item::Edit { index: i, .. } => Some(*i),
             Item::Insert(_) | Item::InsertRecord(_) => None,
+        }
+    }
+}
+
+/// A record an archive gives back.
+#[derive(Debug, Clone)]
+pub enum Record {
+    /// The record's original text, written back byte for byte wherever a whole record is
+    /// written (whitespace, escapes like `\u00e9` and `\/`, numbers like `1e3` as they were).
+    Verbatim(Box<RawValue>),
+    /// Only the record's value (archives ctxctl wrote before it kept records' text): writers
+    /// serialize it in their own style.
+    Parsed(Value),
+}
+
+impl Record {
+    /// A verbatim record; `text` must be one JSON value.
+    pub fn verbatim(text: &str) -> Result<Record, serde_json::Error> {
+        Ok(Record::Verbatim(RawValue::from_string(
+            text.trim().to_string(),
+        )?))
+    }
+
+    /// The record's value, parsed from its text when it is verbatim.
+    pub fn value(&self) -> Result<Cow<'_, Value>, serde_json::Error> {
+        match self {
+            Record::Verbatim(raw) => serde_json::from_str(raw.get()).map(Cow::Owned),
+            Record::Parsed(v) => Ok(Cow::Borrowed(v)),
+        }
+    }
+
+    /// The record's original text, if the archive has it and it is one line.
+    pub fn original_line(&self) -> Option<&str> {
+        match self {
+            Record::Verbatim(raw) if !raw.get().contains(['\n', '\r']) => Some(raw.get()),
+            _ => None,
+        }
+    }
+
+    /// The record as one JSONL line (no terminator): its original text when that is one
+    /// line, else its value as compact JSON.
+    pub fn line(&self) -> Result<Cow<'_, str>, serde_json::Error> {
+        match self.original_line() {
+            Some(text) => Ok(Cow::Borrowed(text)),
+            None => serde_json::to_string(&*self.value()?).map(Cow::Owned),
+        }
+    }
+}
+
+impl From<Value> for Record {
+    fn from(v: Value) -> Record {
+        Record::Parsed(v)
+    }
+}
+
+/// Verbatim records are equal when their texts are; parsed ones when their values are.
+impl PartialEq for Record {
+    fn eq(&self, other: &Record) -> bool {
+        match (self, other) {
+            (Record::Verbatim(a), Record::Verbatim(b)) => a.get() == b.get(),
+            (Record::Parsed(a), Record::Parsed(b)) => a == b,
+            _ => false,
         }
     }
 }
@@ -80,7 +145,7 @@ impl From<super::ReadError> for WriteError {
 #[derive(Debug)]
 pub struct RestorePlan<'a> {
     pub at: usize,
-    pub records: Vec<&'a Value>,
+    pub records: Vec<&'a Record>,
 }
 
 /// The plan as a [`RestorePlan`], if it has that shape.
@@ -88,7 +153,7 @@ pub fn restore_plan<'a>(session: &Session, items: &'a [Item]) -> Option<RestoreP
     let start = items
         .iter()
         .position(|i| matches!(i, Item::InsertRecord(_)))?;
-    let records: Vec<&Value> = items[start..]
+    let records: Vec<&Record> = items[start..]
         .iter()
         .map_while(|i| match i {
             Item::InsertRecord(v) => Some(v),
@@ -106,4 +171,36 @@ pub fn restore_plan<'a>(session: &Session, items: &'a [Item]) -> Option<RestoreP
         .all(|(k, it)| *it == Item::Keep(start + 1 + k));
     (head_kept && tail_kept && start + 1 + rest.len() == session.messages.len())
         .then_some(RestorePlan { at: start, records })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_verbatim_record_is_its_text_and_parses_on_demand() {
+        let text = r#"{"role": "user", "content": "caf\u00e9 a\/b", "n": 1.0, "m": 1e3}"#;
+        let r = Record::verbatim(&format!("  {text}\r")).unwrap();
+        assert_eq!(r.original_line(), Some(text));
+        assert_eq!(r.line().unwrap(), text);
+        let v = r.value().unwrap();
+        assert_eq!(v["content"], "café a/b");
+        // Parsed, `1e3` is a number serde_json writes as `1e+3`: only the text keeps it.
+        assert_eq!(v["m"].as_f64(), Some(1000.0));
+        assert_eq!(v["m"].to_string(), "1e+3");
+    }
+
+    #[test]
+    fn records_not_on_one_line_are_written_as_compact_lines() {
+        let r = Record::verbatim("{\n  \"role\": \"user\"\n}").unwrap();
+        assert_eq!(r.original_line(), None);
+        assert_eq!(r.line().unwrap(), r#"{"role":"user"}"#);
+        let p = Record::from(json!({"role": "user"}));
+        assert_eq!(p.original_line(), None);
+        assert_eq!(p.line().unwrap(), r#"{"role":"user"}"#);
+        assert_ne!(p, r, "a parsed record is not a verbatim one");
+        assert_eq!(r, r.clone());
+    }
 }

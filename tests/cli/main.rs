@@ -12,6 +12,7 @@ mod agent_restore;
 mod agent_usage;
 mod appender;
 mod archive;
+mod archive_bytes;
 mod archive_clean;
 mod archive_zstd;
 mod batch;

@@ -130,7 +130,7 @@ fn show(ctx: &Context, store: &ArchiveStore, args: &ShowArgs) -> anyhow::Result<
     let (entry, file) = store.get(&args.id)?;
     if ctx.printer.json {
         ctx.printer
-            .json(&Show::new(&entry.id, &entry.path, entry.bytes, &file))?;
+            .json(&Show::new(&entry.id, &entry.path, entry.bytes, &file)?)?;
         return Ok(ExitStatus::Success);
     }
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
@@ -191,7 +191,8 @@ struct Show<'a> {
     compacted_tokens: usize,
     first_message: usize,
     summary: &'a str,
-    records: &'a [serde_json::Value],
+    /// As values (pretty-printed with the rest), not the archived text.
+    records: Vec<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     undo: Option<&'a crate::archive::Undo>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -199,8 +200,16 @@ struct Show<'a> {
 }
 
 impl<'a> Show<'a> {
-    fn new(id: &'a str, path: &'a Path, bytes: u64, f: &'a ArchiveFile) -> Show<'a> {
-        Show {
+    fn new(
+        id: &'a str,
+        path: &'a Path,
+        bytes: u64,
+        f: &'a ArchiveFile,
+    ) -> serde_json::Result<Show<'a>> {
+        let records = (f.records.iter())
+            .map(|r| serde_json::from_str(r.get()))
+            .collect::<serde_json::Result<_>>()?;
+        Ok(Show {
             id,
             path,
             bytes,
@@ -220,9 +229,9 @@ impl<'a> Show<'a> {
             compacted_tokens: f.tokens.compacted,
             first_message: f.first_message,
             summary: &f.summary,
-            records: &f.records,
+            records,
             undo: f.undo.as_ref(),
             agent_session: f.agent_session.as_deref(),
-        }
+        })
     }
 }

@@ -140,7 +140,8 @@ fn holder(store: &ArchiveStore, entry: &ArchiveEntry, compact_id: &str) -> Optio
             let (_, f) = store.get(&e.id).ok()?;
             f.records
                 .iter()
-                .any(|r| carries(r, compact_id))
+                .filter_map(|r| serde_json::from_str(r.get()).ok())
+                .any(|r: serde_json::Value| carries(&r, compact_id))
                 .then_some(e.id)
         })
 }

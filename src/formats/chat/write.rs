@@ -1,6 +1,6 @@
-//! Writing a JSON document back: the text around the message list and every kept record
-//! are copied byte for byte; only new or edited records are serialized, in the document's
-//! own indentation.
+//! Writing a JSON document back: the text around the message list, every kept record and
+//! every archived record put back (`archive restore`) are copied byte for byte; only new or
+//! edited records are serialized, in the document's own indentation.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::formats::edit::{apply_edits, new_record};
 use crate::session::{Format, JsonDoc, Origin, Session};
-use crate::session::{Item, WriteError};
+use crate::session::{Item, Record, WriteError};
 
 pub fn write(session: &Session, doc: &JsonDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     let indent = element_indent(doc);
@@ -43,7 +43,9 @@ pub fn write(session: &Session, doc: &JsonDoc, items: &[Item]) -> Result<Vec<u8>
                 }
             }
             Item::Insert(m) => pieces.push(Cow::Owned(render(&new_record(m))?)),
-            Item::InsertRecord(v) => pieces.push(Cow::Owned(render(v)?)),
+            // An archived record goes back as its original text, indentation and all.
+            Item::InsertRecord(Record::Verbatim(raw)) => pieces.push(Cow::Borrowed(raw.get())),
+            Item::InsertRecord(Record::Parsed(v)) => pieces.push(Cow::Owned(render(v)?)),
         }
     }
     // The list is written straight into the output (not built apart and copied in): a

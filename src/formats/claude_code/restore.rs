@@ -12,6 +12,7 @@
 //! other line changes, so undoing a compaction nothing was appended to gives back the
 //! original bytes.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
@@ -74,8 +75,12 @@ pub fn restore(
     }
     // The archived records: still in the file (as a compaction leaves them), or put back
     // before the next one that is (else where the summary was), so file order is kept.
-    let in_file: Vec<Option<usize>> = plan
+    let values: Vec<Cow<Value>> = plan
         .records
+        .iter()
+        .map(|r| r.value())
+        .collect::<Result<_, _>>()?;
+    let in_file: Vec<Option<usize>> = values
         .iter()
         .map(|v| {
             let uuid = v.get("uuid").and_then(Value::as_str)?;
@@ -88,18 +93,19 @@ pub fn restore(
     let mut replaced = HashSet::new();
     let mut restored_uuids = HashSet::new();
     let mut last_restored = None;
-    for (k, v) in plan.records.iter().enumerate() {
+    // Written back as their original lines.
+    for (k, (r, v)) in plan.records.iter().zip(&values).enumerate() {
         let uuid = v.get("uuid").and_then(Value::as_str);
         match in_file[k] {
             Some(i) => {
                 if t.recs[i].v != **v {
-                    out.set(t.recs[i].line, LineOut::Rewrite(serde_json::to_string(v)?));
+                    out.set(t.recs[i].line, LineOut::Rewrite(r.line()?.into_owned()));
                     replaced.insert(i);
                 }
             }
             None => {
                 let next = in_file[k + 1..].iter().flatten().next().unwrap_or(&first);
-                out.insert_before(t.recs[*next].line, serde_json::to_string(v)?);
+                out.insert_before(t.recs[*next].line, r.line()?.into_owned());
             }
         }
         if let Some(u) = uuid {
@@ -325,7 +331,10 @@ mod tests {
     #[test]
     fn other_plans_with_archived_records_are_refused() {
         let s = read(transcript().as_bytes(), None).unwrap();
-        let items = [Item::Keep(1), Item::InsertRecord(json!({"type": "user"}))];
+        let items = [
+            Item::Keep(1),
+            Item::InsertRecord(json!({"type": "user"}).into()),
+        ];
         let err = write(&s, &items).unwrap_err();
         assert!(
             matches!(err, WriteError::InsertRecordUnsupported(_)),

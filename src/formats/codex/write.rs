@@ -45,7 +45,7 @@ pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8
                 }
                 history.push(new_item(m));
             }
-            Item::InsertRecord(v) => history.extend(archived_item(v)),
+            Item::InsertRecord(r) => history.extend(archived_item(&*r.value()?)),
         }
     }
     if let Some(p) = restore_plan(session, items) {
@@ -130,9 +130,13 @@ fn legacy(
     for it in items {
         match it {
             Item::Insert(m) => pending.push(serde_json::to_string(&new_item(m))?),
-            Item::InsertRecord(v) => {
-                if let Some(item) = archived_item(v) {
-                    pending.push(serde_json::to_string(&item)?);
+            Item::InsertRecord(r) => {
+                let v = r.value()?;
+                match archived_item(&v) {
+                    // A bare item (a legacy rollout's line) goes back as its original text.
+                    Some(item) if item == *v => pending.push(r.line()?.into_owned()),
+                    Some(item) => pending.push(serde_json::to_string(&item)?),
+                    None => {}
                 }
             }
             Item::Keep(i) | Item::Edit { index: i, .. } => {
@@ -167,6 +171,7 @@ fn legacy(
 mod tests {
     use super::*;
     use crate::formats::{read, write as session_write};
+    use crate::session::Record;
 
     #[test]
     fn wrapped_shell_output_keeps_its_wrapper() {
@@ -211,7 +216,7 @@ mod tests {
         // Archived lines go back in place of the marker (after the `state` line it was
         // written after).
         let c = read(out.as_bytes(), None).unwrap();
-        let archived = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+        let archived = Record::verbatim(text.lines().nth(1).unwrap()).unwrap();
         let items = [Item::Keep(0), Item::InsertRecord(archived), Item::Keep(2)];
         let back = session_write(&c, &items).unwrap();
         let texts: Vec<String> = read(&back, None)
@@ -223,7 +228,10 @@ mod tests {
         assert_eq!(texts, ["sys", "a", "b"]);
         assert_eq!(
             lines.len(),
-            String::from_utf8(back).unwrap().lines().count()
+            String::from_utf8(back.clone()).unwrap().lines().count()
         );
+        // The archived line is back as it was, not re-serialized.
+        let line = text.lines().nth(1).unwrap();
+        assert!(String::from_utf8(back).unwrap().contains(line));
     }
 }

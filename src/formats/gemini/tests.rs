@@ -127,7 +127,7 @@ fn a_compaction_appends_one_checkpoint_and_restore_cuts_it_off() {
     assert_ne!(c.messages[2].id, s.messages[2].id, "fresh ids for the ack");
     // archive restore: the archived records in place of the summary.
     let archived = json!({"id": "x", "type": "user", "content": "old"});
-    let mut back = vec![Item::Keep(0), Item::InsertRecord(archived)];
+    let mut back = vec![Item::Keep(0), Item::InsertRecord(archived.into())];
     back.extend((2..7).map(Item::Keep));
     assert_eq!(write_any(&c, &back).unwrap(), RUN_A.as_bytes());
     // Once Gemini CLI has resumed the session, cutting it off would lose turns: refused.

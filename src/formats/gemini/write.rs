@@ -56,7 +56,8 @@ pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8
                 out.extend(recs);
             }
             Item::Insert(m) => out.extend(inserted(m, &ts, doc.text.len())),
-            Item::InsertRecord(v) => out.push(v.clone()),
+            // Inside the checkpoint line, with the other messages as values.
+            Item::InsertRecord(r) => out.push(r.value()?.into_owned()),
         }
     }
     let line = json!({"$set": {"messages": out, "lastUpdated": ts}});

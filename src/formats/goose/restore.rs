@@ -3,8 +3,11 @@
 //! A compaction deletes nothing: it sets `metadata.agentVisible: false` on the summarized
 //! messages and adds a summary message before the kept tail. Restoring removes the summary
 //! and gives each hidden message back its archived `metadata` (or none, if it had none),
-//! so its line is again the original bytes. An archived message no longer in the file is
-//! put back verbatim where the summary was.
+//! so its line is again the original bytes (the archived line itself, where the archive
+//! has its text). An archived message no longer in the file is put back verbatim where the
+//! summary was.
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 
@@ -13,7 +16,7 @@ use crate::formats::edit::same_messages;
 use crate::formats::lines_out::{LineOut, LinePlan};
 use crate::formats::raw::{remove_field, set_fields};
 use crate::session::{LinesDoc, Session};
-use crate::session::{RestorePlan, WriteError};
+use crate::session::{Record, RestorePlan, WriteError};
 
 pub fn restore(
     session: &Session,
@@ -33,8 +36,13 @@ pub fn restore(
         .copied()
         .filter(|&l| l < summary_line)
         .collect();
-    let mut found: Vec<Option<usize>> = vec![None; plan.records.len()];
-    for (k, v) in plan.records.iter().enumerate().rev() {
+    let values: Vec<Cow<Value>> = plan
+        .records
+        .iter()
+        .map(|r| r.value())
+        .collect::<Result<_, _>>()?;
+    let mut found: Vec<Option<usize>> = vec![None; values.len()];
+    for (k, v) in values.iter().enumerate().rev() {
         let hit = candidates.iter().rposition(|&l| {
             serde_json::from_str::<Value>(doc.line(l)).is_ok_and(|h| same_message(&h, v))
         });
@@ -43,10 +51,10 @@ pub fn restore(
             candidates.truncate(p);
         }
     }
-    for (v, line) in plan.records.iter().zip(found) {
+    for ((r, v), line) in plan.records.iter().zip(&values).zip(found) {
         match line {
-            Some(l) => out.set(l, LineOut::Rewrite(revealed(doc.line(l), v)?)),
-            None => out.insert_before(summary_line, serde_json::to_string(v)?),
+            Some(l) => out.set(l, LineOut::Rewrite(revealed(doc.line(l), r, v)?)),
+            None => out.insert_before(summary_line, r.line()?.into_owned()),
         }
     }
     Ok(out.render())
@@ -66,9 +74,14 @@ fn same_message(a: &Value, b: &Value) -> bool {
     rest(a) == rest(b)
 }
 
-/// The hidden line `line` with the archived message's metadata back: only that field
-/// changes, so the line is the original again; the archived record verbatim otherwise.
-fn revealed(line: &str, archived: &Value) -> Result<String, WriteError> {
+/// The hidden line `line` as archived record `r` (whose value is `archived`) was: its
+/// original text when the archive has it (the line differs from it only in `metadata`);
+/// else the line with the archived metadata back (only that field changes, so the line is
+/// the original again), or the archived value if that does not give it.
+fn revealed(line: &str, r: &Record, archived: &Value) -> Result<String, WriteError> {
+    if let Some(text) = r.original_line() {
+        return Ok(text.to_string());
+    }
     let text = match archived.get("metadata") {
         Some(m) => set_fields(line, &[("metadata", m.clone())])?,
         None => remove_field(line, "metadata")?,
@@ -122,6 +135,22 @@ mod tests {
         let c = read(&out, None).unwrap();
         assert_eq!(c.messages.len(), 2);
         let back = write(&c, &restore_items(&orig, 0..2, &out)).unwrap();
+        assert_eq!(String::from_utf8(back).unwrap(), orig);
+    }
+
+    #[test]
+    fn hidden_lines_come_back_as_archived_spaces_and_escapes_included() {
+        let orig = concat!(
+            "{\"working_dir\": \"/w\", \"description\": \"d\", \"message_count\": 3}\n",
+            "{\"id\": null, \"role\": \"user\", \"created\": 1, \"content\": [{\"type\": \"text\", \"text\": \"caf\\u00e9 a\\/b\"}], \"metadata\": {\"userVisible\": true, \"agentVisible\": true}}\n",
+            "{\"id\": null, \"role\": \"user\", \"created\": 2, \"content\": [{\"type\": \"text\", \"text\": \"b\"}]}\n",
+            "{\"id\": null, \"role\": \"user\", \"created\": 3, \"content\": [{\"type\": \"text\", \"text\": \"c\"}]}\n",
+        );
+        let s = read(orig.as_bytes(), None).unwrap();
+        assert_eq!(s.messages.len(), 3);
+        let out = write(&s, &[summary(), Item::Keep(2)]).unwrap();
+        let c = read(&out, None).unwrap();
+        let back = write(&c, &restore_items(orig, 0..2, &out)).unwrap();
         assert_eq!(String::from_utf8(back).unwrap(), orig);
     }
 

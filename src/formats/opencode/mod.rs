@@ -420,16 +420,17 @@ fn restore(session: &Session, doc: &LinesDoc, plan: &RestorePlan) -> Result<Vec<
     out.push('\n');
     for (r, v) in values.iter().enumerate().skip(1) {
         if Some(r) == at {
-            let mut last: Option<&Value> = None;
+            let mut last: Option<Value> = None;
             for rec in &plan.records {
                 // A message OpenCode sends as a call and its results is one record, archived
                 // once per message.
-                if last.is_some_and(|l| l.get("id") == rec.get("id")) {
+                let v = rec.value()?;
+                if last.as_ref().is_some_and(|l| l.get("id") == v.get("id")) {
                     continue;
                 }
-                out.push_str(&serde_json::to_string(rec)?);
+                out.push_str(&rec.line()?);
                 out.push('\n');
-                last = Some(rec);
+                last = Some(v.into_owned());
             }
             continue;
         }
