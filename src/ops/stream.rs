@@ -60,7 +60,11 @@ fn progress(ctx: &Context, path: &Path, file: &File) -> Transient {
     if len < LARGE_FILE_BYTES {
         return Transient::new(indicatif::ProgressBar::hidden());
     }
-    ctx.printer.bytes_bar(len, &load::display(path))
+    // The file's name, which a narrow terminal keeps (the bar cuts its message's end).
+    let name = path
+        .file_name()
+        .map_or_else(|| load::display(path), |n| n.to_string_lossy().into_owned());
+    ctx.printer.bytes_bar(len, &name)
 }
 
 /// `path` opened, when it is a regular file.

@@ -24,9 +24,9 @@ fn large_document(env: &TestEnv) -> std::path::PathBuf {
     env.write("large.json", doc)
 }
 
-/// Runs `ctxctl ARGS` on a pseudo-terminal: everything the terminal showed, or `None` when
-/// script(1) is not installed.
-fn on_a_terminal(env: &TestEnv, args: &str) -> Option<String> {
+/// Runs `ctxctl ARGS` on a pseudo-terminal: everything the terminal showed. script(1) is
+/// part of util-linux (bsdutils, essential on Debian and Ubuntu).
+fn on_a_terminal(env: &TestEnv, args: &str) -> String {
     let bin = env!("CARGO_BIN_EXE_ctxctl");
     let mut cmd = Command::new("script");
     cmd.env_clear();
@@ -39,21 +39,26 @@ fn on_a_terminal(env: &TestEnv, args: &str) -> Option<String> {
         .current_dir(env.path())
         .stdin(Stdio::null())
         .output()
-        .ok()?;
+        .expect("script(1) runs");
     assert!(out.status.success(), "script: {out:?}");
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]
 fn a_large_file_shows_a_bar_on_a_terminal_that_is_cleared_before_the_output() {
     let env = TestEnv::new();
     let path = large_document(&env);
-    let Some(shown) = on_a_terminal(&env, &format!("count {}", path.display())) else {
-        eprintln!("skipped: script(1) is not installed");
-        return;
-    };
-    let bar = shown.find("large.json [").expect("a progress bar");
-    let total = shown.rfind("/40.").expect("the file's size as the bar's total");
+    let shown = on_a_terminal(&env, &format!("count {}", path.display()));
+    let bar = shown
+        .find("] 0 B/40.")
+        .unwrap_or_else(|| panic!("no bar drawn on a terminal: {shown:?}"));
+    assert!(
+        shown[..bar].contains("large.json"),
+        "the bar names the file"
+    );
+    let total = shown
+        .rfind("/40.")
+        .expect("the file's size as the bar's total");
     let result = shown.find("1,603").expect("the count");
     assert!(bar < total && total < result, "{shown:?}");
     // The bar's line is erased before the result is printed.
@@ -69,11 +74,7 @@ fn no_bar_off_a_terminal_or_with_no_progress() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stderr, "");
     assert!(run.stdout.contains("1,603"));
-    let Some(shown) = on_a_terminal(&env, &format!("count --no-progress {}", path.display()))
-    else {
-        eprintln!("skipped: script(1) is not installed");
-        return;
-    };
-    assert!(!shown.contains("large.json ["), "{shown:?}");
+    let shown = on_a_terminal(&env, &format!("count --no-progress {}", path.display()));
+    assert!(!shown.contains(" B/40."), "{shown:?}");
     assert!(shown.contains("1,603"));
 }
