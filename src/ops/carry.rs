@@ -66,14 +66,7 @@ fn held_for_writing(f: &File) -> bool {
             if !same {
                 continue;
             }
-            let info = proc.path().join("fdinfo").join(fd.file_name());
-            let writes = std::fs::read_to_string(info).ok().is_some_and(|text| {
-                text.lines()
-                    .find_map(|l| l.strip_prefix("flags:"))
-                    .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
-                    .is_some_and(|flags| flags & 0o3 != 0)
-            });
-            if writes {
+            if super::live::opened_for_writing(&proc.path(), &fd.file_name()) {
                 return true;
             }
         }

@@ -78,13 +78,7 @@ fn writer_of(path: &Path) -> Option<u32> {
                 continue;
             };
             for fd in fds.flatten() {
-                let info = proc.path().join("fdinfo").join(fd.file_name());
-                let writes = std::fs::read_to_string(info).ok().is_some_and(|text| {
-                    text.lines()
-                        .find_map(|l| l.strip_prefix("flags:"))
-                        .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
-                        .is_some_and(|flags| flags & 0o3 != 0)
-                });
+                let writes = opened_for_writing(&proc.path(), &fd.file_name());
                 if let (true, Ok(m)) = (writes, std::fs::metadata(fd.path())) {
                     if m.is_file() {
                         out.insert((m.dev(), m.ino()), pid);
@@ -96,6 +90,19 @@ fn writer_of(path: &Path) -> Option<u32> {
     });
     let m = std::fs::metadata(path).ok()?;
     writers.get(&(m.dev(), m.ino())).copied()
+}
+
+/// Whether descriptor `fd` of the process whose `/proc` directory is `proc` was opened for
+/// writing (the access mode in its `fdinfo` flags: write-only or read-write).
+#[cfg(target_os = "linux")]
+pub(crate) fn opened_for_writing(proc: &Path, fd: &std::ffi::OsStr) -> bool {
+    let info = proc.join("fdinfo").join(fd);
+    std::fs::read_to_string(info).ok().is_some_and(|text| {
+        text.lines()
+            .find_map(|l| l.strip_prefix("flags:"))
+            .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+            .is_some_and(|flags| flags & 0o3 != 0)
+    })
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -10,7 +10,7 @@
 
 use std::fs;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{s, TestEnv};
+use crate::support::{archives, s, TestEnv};
 
 /// Rewrites run in this process, per command (the bulk of the race);
 /// `CTXCTL_RACE_RUNS=N` runs N instead (a soak run).
@@ -255,21 +255,6 @@ fn assert_nothing_lost_or_doubled(env: &TestEnv, f: &Path, written: u64, summary
         "{summary}, {} archives: lost {lost:?}, more than once {doubled:?}",
         archived.len()
     );
-}
-
-/// The archive files of `session` (complete ones only: temp files are not listed).
-fn archives(env: &TestEnv, session: &str) -> Vec<PathBuf> {
-    let dir = env.data_dir().join("archives").join(session);
-    let mut out: Vec<PathBuf> = fs::read_dir(dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    out.retain(|p| {
-        p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("compact-")
-    });
-    out
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::procs::{spawn, wait_for_file, Spawned};
-use crate::support::{s, TestEnv};
+use crate::support::{archives, s, TestEnv};
 
 fn chat(n: usize) -> String {
     crate::support::jsonl_chat(n)
@@ -20,22 +20,6 @@ const LATE: &str = r#"{"role":"user","content":"a late message from the agent"}"
 fn append(path: &Path, line: &str) {
     let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
     writeln!(f, "{line}").unwrap();
-}
-
-/// The archive files of `session` (complete ones only: temp files are not listed).
-fn archives(env: &TestEnv, session: &str) -> Vec<PathBuf> {
-    let dir = env.data_dir().join("archives").join(session);
-    let mut out: Vec<PathBuf> = fs::read_dir(dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    out.retain(|p| {
-        p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("compact-")
-    });
-    out.sort();
-    out
 }
 
 fn paused(env: &TestEnv, marker: &Path, args: &[&str]) -> Spawned {

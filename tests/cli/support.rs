@@ -289,3 +289,20 @@ pub fn jsonl_chat(n: usize) -> String {
         })
         .collect()
 }
+
+/// The archive files of `session` in `env`'s data directory, in order (complete ones only:
+/// temp files are not listed).
+pub fn archives(env: &TestEnv, session: &str) -> Vec<PathBuf> {
+    let dir = env.data_dir().join("archives").join(session);
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    out.retain(|p| {
+        p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("compact-")
+    });
+    out.sort();
+    out
+}

@@ -83,6 +83,19 @@ pub fn read_detected(text: String, keep: Keep) -> Result<Result<Session, ReadErr
     }
 }
 
+/// The members of a request body sent with every request besides its messages (tool
+/// definitions, tool choice), one per line; `None` when there are none.
+fn request_extra(layout: &Layout, text: &str) -> Option<String> {
+    let extra: Vec<&str> = layout
+        .members
+        .iter()
+        .filter(|(k, _)| REQUEST_EXTRA.contains(&k.as_str()))
+        .map(|(_, r)| &text[r.clone()])
+        .filter(|t| !matches!(t.trim(), "null" | "[]"))
+        .collect();
+    (!extra.is_empty()).then(|| extra.join("\n"))
+}
+
 fn bom(text: &str) -> usize {
     if text.starts_with('\u{feff}') {
         3
@@ -112,15 +125,7 @@ fn read_layout(
             }
         }
     }
-    // Tool definitions and tool choice are sent with every request.
-    let extra: Vec<&str> = layout
-        .members
-        .iter()
-        .filter(|(k, _)| REQUEST_EXTRA.contains(&k.as_str()))
-        .map(|(_, r)| &text[r.clone()])
-        .filter(|t| !matches!(t.trim(), "null" | "[]"))
-        .collect();
-    let request_extra = (!extra.is_empty()).then(|| extra.join("\n"));
+    let request_extra = request_extra(&layout, &text);
     let model = match &layout.model {
         Some(span) => parse_span::<Value>(&text, span)?
             .as_str()

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{bom, layout, system_message, Entries, REQUEST_EXTRA};
+use super::{bom, layout, system_message, Entries};
 use crate::formats::detect::{detect_layout, LayoutFacts};
 use crate::formats::message::Notes;
 use crate::formats::stream::{ListName, Outline};
@@ -60,13 +60,6 @@ pub fn outline(o: &Outline, notes: &mut Notes) -> Option<Streamed> {
             .map(str::to_string),
         None => None,
     };
-    let extra: Vec<&str> = layout
-        .members
-        .iter()
-        .filter(|(k, _)| REQUEST_EXTRA.contains(&k.as_str()))
-        .map(|(_, r)| &text[r.clone()])
-        .filter(|t| !matches!(t.trim(), "null" | "[]"))
-        .collect();
     let (system, system_after) = match &layout.system {
         Some(span) if format == Format::Anthropic => {
             let v: Value = serde_json::from_str(&text[span.clone()]).ok()?;
@@ -81,7 +74,7 @@ pub fn outline(o: &Outline, notes: &mut Notes) -> Option<Streamed> {
     Some(Streamed {
         format,
         model,
-        request_extra: (!extra.is_empty()).then(|| extra.join("\n")),
+        request_extra: super::request_extra(&layout, text),
         system,
         system_after,
         resumable: layout.system.is_none_or(|s| s.end <= o.list_at),
