@@ -87,8 +87,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;count' {
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every *.json / *.jsonl session below DIR')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every *.json / *.jsonl session below DIR')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')
@@ -123,8 +123,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;check' {
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every *.json / *.jsonl session below DIR')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every *.json / *.jsonl session below DIR')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')
@@ -207,8 +207,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;compact' {
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')
@@ -260,8 +260,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;stats' {
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every *.json / *.jsonl session below DIR')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every *.json / *.jsonl session below DIR')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')

@@ -57,8 +57,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ctxctl;count'= {
-            cand -r 'Also read every *.json / *.jsonl session below DIR'
-            cand --recursive 'Also read every *.json / *.jsonl session below DIR'
+            cand -r 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)'
+            cand --recursive 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)'
             cand --agent 'Only sessions of these agents (comma-separated)'
             cand --project 'Only sessions whose project directory contains TEXT (any case) or matches a glob'
             cand --since 'Only sessions active within DUR (e.g. 2d, 12h)'
@@ -92,8 +92,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --version 'Print version'
         }
         &'ctxctl;check'= {
-            cand -r 'Also read every *.json / *.jsonl session below DIR'
-            cand --recursive 'Also read every *.json / *.jsonl session below DIR'
+            cand -r 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)'
+            cand --recursive 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)'
             cand --agent 'Only sessions of these agents (comma-separated)'
             cand --project 'Only sessions whose project directory contains TEXT (any case) or matches a glob'
             cand --since 'Only sessions active within DUR (e.g. 2d, 12h)'
@@ -174,8 +174,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --version 'Print version'
         }
         &'ctxctl;compact'= {
-            cand -r 'Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)'
-            cand --recursive 'Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)'
+            cand -r 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)'
+            cand --recursive 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)'
             cand --agent 'Only sessions of these agents (comma-separated)'
             cand --project 'Only sessions whose project directory contains TEXT (any case) or matches a glob'
             cand --since 'Only sessions active within DUR (e.g. 2d, 12h)'
@@ -226,8 +226,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --version 'Print version'
         }
         &'ctxctl;stats'= {
-            cand -r 'Also read every *.json / *.jsonl session below DIR'
-            cand --recursive 'Also read every *.json / *.jsonl session below DIR'
+            cand -r 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)'
+            cand --recursive 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)'
             cand --agent 'Only sessions of these agents (comma-separated)'
             cand --project 'Only sessions whose project directory contains TEXT (any case) or matches a glob'
             cand --since 'Only sessions active within DUR (e.g. 2d, 12h)'

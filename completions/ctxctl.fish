@@ -69,7 +69,7 @@ complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "config" -d 'Print the
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "cache" -d 'Manage the token-count cache'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s r -l recursive -d 'Also read every *.json / *.jsonl session below DIR' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''
@@ -115,7 +115,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-cache -d 'Do 
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l include-live -d 'Rewrite a session even when its agent looks to be writing it (a database session active, or a file of a batch run modified, less than 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s r -l recursive -d 'Also read every *.json / *.jsonl session below DIR' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''
@@ -222,7 +222,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-cache -d 'Do n
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l include-live -d 'Rewrite a session even when its agent looks to be writing it (a database session active, or a file of a batch run modified, less than 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s r -l recursive -d 'Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s r -l recursive -d 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''
@@ -285,7 +285,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-cache -d 'D
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l include-live -d 'Rewrite a session even when its agent looks to be writing it (a database session active, or a file of a batch run modified, less than 2 min ago)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s r -l recursive -d 'Also read every *.json / *.jsonl session below DIR' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''

@@ -9,6 +9,7 @@ use crate::ops::batch;
 use crate::ops::predict::Prediction;
 use crate::ops::tallied::{self, Tallied};
 use crate::ops::tally::Wants;
+use crate::ops::walk::Input;
 use crate::render::json::{CountFile, CountReport, FileEntry, MessageTokens};
 use crate::render::table::{table, thousands, Cell, Table};
 use crate::session::Role;
@@ -36,29 +37,30 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
         files: Vec::new(),
         total_tokens: 0,
     };
-    let work = |path: &std::path::Path| -> anyhow::Result<CountFile> {
+    let work = |input: &Input| -> anyhow::Result<CountFile> {
         let human = !ctx.printer.json && !ctx.printer.tsv;
         let wants = Wants {
             previews: args.per_message && human,
             ..Wants::default()
         };
-        let loaded = tallied::load(ctx, path, wants)?;
+        let loaded = tallied::load_session(ctx, &input.path, input.id(), wants)?;
         let next = loaded.prediction();
-        let file = count_file(&loaded, next, args.per_message);
+        let mut file = count_file(&loaded, next, args.per_message);
+        file.path = input.shown();
         if !ctx.printer.json && !ctx.printer.tsv {
             print_human(ctx, &loaded, &file, args)?;
         }
         Ok(file)
     };
     let mut counted = 0;
-    batch::run(
+    batch::run_inputs(
         ctx,
         &files,
         "counting",
         usize::MAX,
         work,
-        |path, outcome| {
-            let entry = batch::entry(ctx, path, outcome, &mut status)?;
+        |input, outcome| {
+            let entry = batch::entry(ctx, &input.label(), outcome, &mut status)?;
             if let Some(file) = entry.done() {
                 report.total_tokens += file.tokens;
                 counted += 1;

@@ -10,6 +10,7 @@ use crate::exit::ExitStatus;
 use crate::ops::batch;
 use crate::ops::tallied::{self, Tallied};
 use crate::ops::tally::Wants;
+use crate::ops::walk::Input;
 use crate::render::bar::bar;
 use crate::render::json::{ByRole, FileEntry, Files, Reported};
 use crate::render::table::{thousands, Cell, Table};
@@ -79,21 +80,30 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
     let files = args.input.collect(ctx, true)?;
     let mut status = ExitStatus::Success;
     let mut out = Vec::new();
-    let work = |path: &std::path::Path| -> anyhow::Result<StatsFile> {
+    let work = |input: &Input| -> anyhow::Result<StatsFile> {
         let wants = Wants {
             tools: true,
             ..Wants::default()
         };
-        let s = tallied::load(ctx, path, wants).and_then(|l| stats(ctx, args, &l))?;
+        let mut s = tallied::load_session(ctx, &input.path, input.id(), wants)
+            .and_then(|l| stats(ctx, args, &l))?;
+        s.path = input.shown();
         if !ctx.printer.json && !ctx.printer.tsv {
             print_human(ctx, &s)?;
         }
         Ok(s)
     };
-    batch::run(ctx, &files, "reading", usize::MAX, work, |path, outcome| {
-        out.push(batch::entry(ctx, path, outcome, &mut status)?);
-        Ok(())
-    })?;
+    batch::run_inputs(
+        ctx,
+        &files,
+        "reading",
+        usize::MAX,
+        work,
+        |input, outcome| {
+            out.push(batch::entry(ctx, &input.label(), outcome, &mut status)?);
+            Ok(())
+        },
+    )?;
     if ctx.printer.json {
         ctx.printer.json(&Files { files: out })?;
     } else if ctx.printer.tsv {

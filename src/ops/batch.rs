@@ -9,6 +9,7 @@ use std::sync::mpsc;
 
 use crate::context::Context;
 use crate::exit::{is_broken_pipe, ExitStatus};
+use crate::ops::walk::Input;
 use crate::render::capture::{self, Captured};
 use crate::render::json::{FailedFile, FileEntry};
 
@@ -42,6 +43,22 @@ pub fn run<T: Send>(
         |p| work(p),
         |p, value| emit(p, value),
     )
+}
+
+/// [`run`] over the inputs a walk gave (files, or sessions of an agent's database).
+pub fn run_inputs<T: Send>(
+    ctx: &Context,
+    inputs: &[Input],
+    what: &str,
+    max_workers: usize,
+    work: impl Fn(&Input) -> T + Sync,
+    mut emit: impl FnMut(&Input, T) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    if let [one] = inputs {
+        ctx.prewarm(&one.path);
+        return emit(one, work(one));
+    }
+    run_items(ctx, inputs, what, max_workers, work, emit)
 }
 
 /// [`run`] over any items (the sessions of an agent's database are one file, many items),

@@ -82,6 +82,19 @@ const WANTS_NO_DIGEST: Wants = Wants {
     ..WANTS
 };
 
+/// Reads one input for a check: a file, or session `session` of the agent's database
+/// `path` (as [`load`] reads the one `--session` names).
+pub fn load_session(ctx: &Context, path: &Path, session: Option<&str>) -> anyhow::Result<Checked> {
+    let Some(id) = session else {
+        return load(ctx, path);
+    };
+    let mut t = tallied::load_session(ctx, path, Some(id), WANTS_NO_DIGEST)?;
+    let next = t.api.take();
+    let mut checked = finish(ctx, path, None, t, None)?;
+    checked.api = next.filter(|p| p.source == predict::NextSource::Api);
+    Ok(checked)
+}
+
 /// Reads one session for a check.
 pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
     if crate::ops::exact::enabled(ctx)? {

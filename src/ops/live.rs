@@ -24,15 +24,9 @@ pub enum Live {
 /// (`CTXCTL_NOW` in tests); `Ok` otherwise, with `--include-live`, or for a file whose time
 /// cannot be read (the rewrite's own checks decide then).
 pub fn check(ctx: &Context, path: &Path) -> anyhow::Result<()> {
-    let window = ctx
-        .settings
-        .file
-        .compact
-        .live_secs
-        .unwrap_or(LIVE_SECS as u64);
-    if ctx.settings.include_live || window == 0 {
+    let Some(window) = window(ctx) else {
         return Ok(());
-    }
+    };
     let now = crate::ops::store::clock(ctx)?.unix();
     let modified = std::fs::metadata(path)
         .and_then(|m| m.modified())
@@ -46,6 +40,31 @@ pub fn check(ctx: &Context, path: &Path) -> anyhow::Result<()> {
         return Err(Live::Open { pid }.into());
     }
     Ok(())
+}
+
+/// [`check`] for one session of an agent's database, last active at `active` (Unix
+/// seconds): the database is written by every session of it, so its file's time and
+/// writers do not tell (its write checks the session again).
+pub fn check_session(ctx: &Context, active: Option<i64>) -> anyhow::Result<()> {
+    let Some(window) = window(ctx) else {
+        return Ok(());
+    };
+    let now = crate::ops::store::clock(ctx)?.unix();
+    if let Some(age) = active.and_then(|m| age(now, m, window)) {
+        return Err(Live::Recent { age, window }.into());
+    }
+    Ok(())
+}
+
+/// The run's live window in seconds; `None` with `--include-live` or a window of 0.
+fn window(ctx: &Context) -> Option<u64> {
+    let window = ctx
+        .settings
+        .file
+        .compact
+        .live_secs
+        .unwrap_or(LIVE_SECS as u64);
+    (!ctx.settings.include_live && window != 0).then_some(window)
 }
 
 /// The id of another process holding `path` open for writing (Linux: `/proc/*/fd` and

@@ -104,6 +104,22 @@ impl Tallied {
 
 /// Reads `path` for a read-only command, keeping what `wants` asks for.
 pub fn load(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Tallied> {
+    load_session(ctx, path, None, wants)
+}
+
+/// [`load`], of session `session` when `path` is an agent's database (`None`:
+/// `--session`, else its only session).
+pub fn load_session(
+    ctx: &Context,
+    path: &Path,
+    session: Option<&str>,
+    wants: Wants,
+) -> anyhow::Result<Tallied> {
+    if let Some(id) = session {
+        // An agent's database is read whole.
+        let l = load::load_selected(ctx, path, Some(id))?;
+        return finish(ctx, l, wants);
+    }
     if let Some(t) = crate::ops::stream::tally(ctx, path, wants)? {
         return Ok(t);
     }
@@ -122,6 +138,11 @@ pub fn load(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Tallied>
     } else {
         load::load_for_reading(ctx, path)?
     };
+    finish(ctx, l, wants)
+}
+
+/// The figures of `l`, with the provider's count under `--count-with api`.
+fn finish(ctx: &Context, l: Loaded, wants: Wants) -> anyhow::Result<Tallied> {
     let api = if crate::ops::exact::enabled(ctx)? {
         Some(crate::ops::exact::prediction(ctx, &l)?)
     } else {

@@ -14,6 +14,55 @@ use crate::formats::{classify_path, Found};
 use crate::ops::describe::describe;
 use crate::ops::filter::Filter;
 
+/// One input of a command: a file, or one session of an agent's database that a walk
+/// found (each session of OpenCode's `opencode.db` is an input of its own).
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub path: PathBuf,
+    /// The session of the database `path` this input is.
+    pub session: Option<DbItem>,
+}
+
+/// One session of an agent's database, as a walk lists it.
+#[derive(Debug, Clone)]
+pub struct DbItem {
+    pub id: String,
+    /// When it was last active, in Unix seconds.
+    pub active: Option<i64>,
+}
+
+impl Input {
+    pub fn file(path: PathBuf) -> Self {
+        Input {
+            path,
+            session: None,
+        }
+    }
+
+    /// The id of the database session this is.
+    pub fn id(&self) -> Option<&str> {
+        self.session.as_ref().map(|s| s.id.as_str())
+    }
+
+    /// How the input is shown: the path, and `#ID` after a database's as `ctxctl
+    /// sessions` shows it (`--session ID` selects it).
+    pub fn shown(&self) -> String {
+        let path = crate::ops::load::display(&self.path);
+        match &self.session {
+            Some(s) => format!("{path}#{}", s.id),
+            None => path,
+        }
+    }
+
+    /// [`Input::shown`] as a path, for reports that take one.
+    pub fn label(&self) -> PathBuf {
+        match &self.session {
+            Some(_) => PathBuf::from(self.shown()),
+            None => self.path.clone(),
+        }
+    }
+}
+
 /// A file found below a directory.
 #[derive(Debug, Clone)]
 pub struct Entry {
@@ -40,15 +89,17 @@ impl Entry {
 /// metadata and settings, todo lists, empty files) are skipped with a note under `-v`; so
 /// are subagent transcripts unless `subagents` (they belong to their parent session:
 /// counting reads them, checks and rewrites leave them to it), and files `filter` leaves
-/// out. Files named on the command line are always taken. No input at all is a usage
-/// error.
+/// out. An agent's database below a directory (OpenCode's `opencode.db`) gives each of
+/// its sessions that `filter` keeps as an input, as `ctxctl sessions` lists them, unless
+/// `--session` names the one to read. Files named on the command line are always taken,
+/// as they are. No input at all is a usage error.
 pub fn collect(
     ctx: &Context,
     files: &[PathBuf],
     dirs: &[PathBuf],
     subagents: bool,
     filter: &Filter,
-) -> anyhow::Result<Vec<PathBuf>> {
+) -> anyhow::Result<Vec<Input>> {
     let now = crate::ops::store::clock(ctx)?.unix();
     let mut out = Vec::new();
     let mut walked = Vec::new();
@@ -56,7 +107,7 @@ pub fn collect(
         if f != Path::new("-") && f.is_dir() {
             walked.push(f.clone());
         } else {
-            out.push(f.clone());
+            out.push(Input::file(f.clone()));
         }
     }
     let walked_any = !walked.is_empty() || !dirs.is_empty();
@@ -68,13 +119,19 @@ pub fn collect(
                 Found::Subagent { parent } if !subagents => {
                     Some(format!("subagent transcript, part of {}", parent.display()))
                 }
+                _ if ctx.settings.session.is_none()
+                    && crate::ops::load::is_database(&entry.path) =>
+                {
+                    out.extend(db_sessions(ctx, &entry.path, filter)?);
+                    continue;
+                }
                 _ => filtered_out(ctx, filter, &entry, now),
             };
             match skip {
                 Some(why) => ctx
                     .printer
                     .debug(&format!("{}: skipped ({why})", entry.path.display())),
-                None => out.push(entry.path),
+                None => out.push(Input::file(entry.path)),
             }
         }
     }
@@ -96,6 +153,27 @@ pub fn collect(
         anyhow::bail!("no input: give session FILEs, - for standard input, or -r DIR");
     }
     Ok(out)
+}
+
+/// The sessions of the agent database at `path` that `filter` keeps (by each session's
+/// own time and project), each an input; a database that cannot be listed is one input,
+/// whose reading then says why.
+fn db_sessions(ctx: &Context, path: &Path, filter: &Filter) -> anyhow::Result<Vec<Input>> {
+    let found = crate::ops::sessions::discover(ctx, &[path.to_path_buf()], filter)?;
+    if found.is_empty() {
+        ctx.printer
+            .debug(&format!("{}: no session kept", path.display()));
+    }
+    Ok(found
+        .into_iter()
+        .map(|c| Input {
+            path: c.path,
+            session: c.db_session.map(|id| DbItem {
+                id,
+                active: c.modified,
+            }),
+        })
+        .collect())
 }
 
 /// Why `filter` leaves out the file `entry`, if it does.
@@ -144,8 +222,8 @@ fn walk(dir: &Path, databases: bool, out: &mut Vec<Entry>) -> std::io::Result<()
     Ok(())
 }
 
-/// A JSON or JSONL file, or OpenCode's database (`opencode.db`; one session of it is read,
-/// the one `--session` names or its only one). goose's `sessions.db` is not taken: it sits
+/// A JSON or JSONL file, or OpenCode's database (`opencode.db`; each of its sessions is
+/// read, or the one `--session` names). goose's `sessions.db` is not taken: it sits
 /// among the JSONL sessions of goose ≤ 1.9, which `-r` over that directory means.
 fn is_session_file(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");

@@ -288,3 +288,219 @@ fn the_default_database_is_found_by_session_and_by_r() {
     let count = env.run(&["count", s(&db), "--per-message", "--tokenizer", "approx"]);
     assert!(count.stdout.contains("[ctxctl compaction 1]"), "{count:?}");
 }
+
+/// The second session [`two_sessions`] adds: the first messages of the fixture's.
+const SID2: &str = "ses_df5f2d654ffeKnuN9WuHea9bXk";
+
+/// `db` with a second session: a copy of the first `messages` messages of the fixture's
+/// session (and their parts) under [`SID2`], every id changed.
+fn add_session(db: &Path, messages: usize) {
+    let c = Connection::open(db).unwrap();
+    let renamed = |id: &str| format!("{}K", &id[..id.len() - 1]);
+    let ids: Vec<String> = c
+        .prepare("SELECT id FROM message WHERE session_id = ?1 ORDER BY id")
+        .unwrap()
+        .query_map([SID], |r| r.get(0))
+        .unwrap()
+        .take(messages)
+        .collect::<Result<_, _>>()
+        .unwrap();
+    c.execute_batch(&format!(
+        "CREATE TEMP TABLE s AS SELECT * FROM session WHERE id = '{SID}';
+         UPDATE s SET id = '{SID2}', slug = 'quiet-harbor', title = 'Short chat';
+         INSERT INTO session SELECT * FROM s;
+         CREATE TEMP TABLE m AS SELECT * FROM message WHERE id IN ({list});
+         CREATE TEMP TABLE p AS SELECT * FROM part WHERE message_id IN ({list});
+         UPDATE m SET id = substr(id, 1, length(id) - 1) || 'K', session_id = '{SID2}';
+         UPDATE p SET id = substr(id, 1, length(id) - 1) || 'K',
+             message_id = substr(message_id, 1, length(message_id) - 1) || 'K',
+             session_id = '{SID2}';",
+        list = ids
+            .iter()
+            .map(|i| format!("'{i}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+    .unwrap();
+    for (old, new) in ids
+        .iter()
+        .map(|i| (i.clone(), renamed(i)))
+        .chain([(SID.to_string(), SID2.to_string())])
+    {
+        for t in ["m", "p"] {
+            c.execute(
+                &format!("UPDATE {t} SET data = replace(data, ?1, ?2)"),
+                [&old, &new],
+            )
+            .unwrap();
+        }
+    }
+    c.execute_batch("INSERT INTO message SELECT * FROM m; INSERT INTO part SELECT * FROM p;")
+        .unwrap();
+}
+
+/// A directory holding an `opencode.db` with two sessions: the fixture's, before
+/// OpenCode compacted it, and a short one.
+fn two_sessions(env: &TestEnv) -> (PathBuf, PathBuf) {
+    let dir = env.path().join("opencode");
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("opencode.db");
+    std::fs::copy(fixture(true), &db).unwrap();
+    add_session(&db, 4);
+    (dir, db)
+}
+
+/// The `files[]` entry of `--json` output named `name`.
+fn entry<'a>(json: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == name)
+        .unwrap_or_else(|| panic!("no entry {name} in {json}"))
+}
+
+#[test]
+fn r_reads_every_session_of_the_database_as_its_own_entry() {
+    let env = env();
+    let (dir, db) = two_sessions(&env);
+    for cmd in ["count", "check", "stats"] {
+        let r = env.run(&[cmd, "-r", s(&dir), "--json", "--tokenizer", "approx"]);
+        assert!(r.code <= 1, "{r:?}");
+        let all = r.json();
+        assert_eq!(all["files"].as_array().unwrap().len(), 2, "{cmd}: {r:?}");
+        for id in [SID, SID2] {
+            let one = env.run(&[
+                cmd,
+                s(&db),
+                "--session",
+                id,
+                "--json",
+                "--tokenizer",
+                "approx",
+            ]);
+            let mut want = one.json()["files"][0].clone();
+            want["path"] = format!("{}#{id}", db.display()).into();
+            let got = entry(&all, want["path"].as_str().unwrap());
+            assert_eq!(got, &want, "{cmd} {id}: {r:?}");
+        }
+    }
+    let count = env.run(&["count", "-r", s(&dir), "--json", "--tokenizer", "approx"]);
+    let json = count.json();
+    let tokens = |id: &str| entry(&json, &format!("{}#{id}", db.display()))["tokens"].clone();
+    assert_ne!(tokens(SID), tokens(SID2), "{count:?}");
+    let total = tokens(SID).as_u64().unwrap() + tokens(SID2).as_u64().unwrap();
+    assert_eq!(json["total_tokens"], total, "{count:?}");
+    // Human output names each session as `ctxctl sessions` does.
+    let human = env.run(&["count", "-r", s(&dir), "--tokenizer", "approx"]);
+    assert!(
+        human.stdout.contains(&format!("opencode.db#{SID2}")),
+        "{human:?}"
+    );
+    assert!(human.stdout.contains("(2 files)"), "{human:?}");
+    // The database as a FILE reads one session, as before: `--session` chooses it.
+    let plain = env.run(&["count", s(&db), "--tokenizer", "approx"]);
+    assert_eq!(plain.code, 2, "{plain:?}");
+    // `--session` with -r reads that session only.
+    let r = env.run(&[
+        "count",
+        "-r",
+        s(&dir),
+        "--session",
+        SID2,
+        "--json",
+        "--tokenizer",
+        "approx",
+    ]);
+    assert_eq!(r.json()["files"].as_array().unwrap().len(), 1, "{r:?}");
+}
+
+#[test]
+fn compact_r_compacts_only_the_session_over_its_limit_and_restore_undoes_it() {
+    let env = env();
+    let (dir, db) = two_sessions(&env);
+    let before = all_rows(&db);
+    let r = env.run(&[
+        "compact",
+        "-r",
+        s(&dir),
+        "--if-needed",
+        "--in-place",
+        "--max-tokens",
+        "2800",
+        "--summarizer",
+        "offline",
+        "--tokenizer",
+        "approx",
+        "--json",
+    ]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let json = r.json();
+    assert_eq!(json["files"].as_array().unwrap().len(), 2, "{r:?}");
+    let ls = env.run(&["archive", "ls", "--json"]);
+    assert!(ls.stdout.contains(&format!("opencode-{SID}")), "{ls:?}");
+    assert!(!ls.stdout.contains(&format!("opencode-{SID2}")), "{ls:?}");
+    let after = all_rows(&db);
+    assert_eq!(after.1.len(), before.1.len() + 2, "two messages appended");
+    let of = |rows: &Rows, sid: &str| -> usize {
+        rows.iter()
+            .filter(|m| m[1] == Value::Text(sid.into()))
+            .count()
+    };
+    assert_eq!(
+        of(&after.1, SID2),
+        of(&before.1, SID2),
+        "the short one is left"
+    );
+    let back = env.run(&["archive", "restore", &format!("opencode-{SID}/1")]);
+    assert_eq!(back.code, 0, "{back:?}");
+    assert_eq!(all_rows(&db), before);
+}
+
+#[test]
+fn compact_r_leaves_a_live_session_of_the_database_alone_unless_asked() {
+    // 14 seconds after the fixture session's last update; the short one is a day older.
+    let env = TestEnv::new().env("CTXCTL_NOW", "2026-11-23T20:18:00Z");
+    let (dir, db) = two_sessions(&env);
+    Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE session SET time_updated = time_updated - 86400000 WHERE id = ?1",
+            [SID2],
+        )
+        .unwrap();
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = [
+            "compact",
+            "-r",
+            s(&dir),
+            "--in-place",
+            "--max-tokens",
+            "2800",
+            "--summarizer",
+            "offline",
+            "--tokenizer",
+            "approx",
+            "--json",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+        v.extend(extra.iter().map(|a| a.to_string()));
+        v
+    };
+    let run = |extra: &[&str]| {
+        let a = args(extra);
+        env.run(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let r = run(&[]);
+    let json = r.json();
+    let live = entry(&json, &format!("{}#{SID}", db.display()));
+    assert_eq!(live["skipped"], true, "{r:?}");
+    let old = entry(&json, &format!("{}#{SID2}", db.display()));
+    assert_eq!(old["skipped"], false, "{r:?}");
+    let forced = run(&["--include-live"]);
+    let json = forced.json();
+    let live = entry(&json, &format!("{}#{SID}", db.display()));
+    assert_eq!(live["skipped"], false, "{forced:?}");
+}

@@ -17,7 +17,7 @@ pub struct InputArgs {
     /// Session files (`-` reads standard input); a directory is read as with -r
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Also read every *.json / *.jsonl session below DIR
+    /// Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)
     #[arg(short = 'r', long = "recursive", value_name = "DIR")]
     pub recursive: Vec<PathBuf>,
     #[command(flatten)]
@@ -27,7 +27,11 @@ pub struct InputArgs {
 impl InputArgs {
     /// The files to process, in a stable order, filtered (see
     /// [`crate::ops::walk::collect`]).
-    pub fn collect(&self, ctx: &Context, subagents: bool) -> anyhow::Result<Vec<PathBuf>> {
+    pub fn collect(
+        &self,
+        ctx: &Context,
+        subagents: bool,
+    ) -> anyhow::Result<Vec<crate::ops::walk::Input>> {
         let filter = self.filters.filter(None)?;
         crate::ops::walk::collect(ctx, &self.files, &self.recursive, subagents, &filter)
     }

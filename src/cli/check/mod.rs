@@ -10,8 +10,9 @@ use crate::config::Source;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
-use crate::ops::checked::{load, Checked};
+use crate::ops::checked::{load_session, Checked};
 use crate::ops::load;
+use crate::ops::walk::Input;
 use crate::render::json::{CheckFile, FileEntry, Files};
 use crate::render::table::{thousands, Cell, Table};
 use crate::render::Style;
@@ -50,9 +51,10 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let filter = args.input.filters.filter(Some(&args.results))?;
     let mut status = ExitStatus::Success;
     let mut results = Vec::new();
-    let work = |path: &std::path::Path| -> anyhow::Result<Option<CheckFile>> {
-        let l = load(ctx, path)?;
-        let file = check_file(ctx, args, &l, threshold)?;
+    let work = |input: &Input| -> anyhow::Result<Option<CheckFile>> {
+        let l = load_session(ctx, &input.path, input.id())?;
+        let mut file = check_file(ctx, args, &l, threshold)?;
+        file.path = input.shown();
         if !filter.keeps_result(file.next_request_tokens, file.status) {
             ctx.printer.debug(&format!(
                 "{}: left out ({} tokens, {})",
@@ -72,14 +74,14 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         }
         Ok(Some(file))
     };
-    batch::run(
+    batch::run_inputs(
         ctx,
         &files,
         "checking",
         usize::MAX,
         work,
-        |path, outcome| {
-            let entry = match batch::entry(ctx, path, outcome, &mut status)? {
+        |input, outcome| {
+            let entry = match batch::entry(ctx, &input.label(), outcome, &mut status)? {
                 // Left out by --min-tokens / --status.
                 FileEntry::Done(None) => return Ok(()),
                 FileEntry::Done(Some(file)) => FileEntry::Done(file),

@@ -23,8 +23,8 @@ use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
 use crate::ops::live::{self, Live};
-use crate::ops::load;
 use crate::ops::load::Changed;
+use crate::ops::walk::Input;
 use crate::ops::write;
 use crate::render::json::{FileEntry, Files};
 use crate::summarize::Summarizer;
@@ -78,35 +78,30 @@ pub fn run(
     let mut status = ExitStatus::Success;
     let mut entries = Vec::new();
     let (mut succeeded, mut skipped) = (0, 0);
-    let work = |path: &std::path::Path| {
-        live::check(ctx, path)?;
-        compact_file(ctx, args, summarizer, path, false)
-    };
-    batch::run(ctx, &files, "compacting", workers, work, |path, outcome| {
-        let shown = load::display(path);
-        if let Some(live) = outcome
-            .as_ref()
-            .err()
-            .and_then(|e| e.downcast_ref::<Live>())
-        {
-            let reason = live.to_string();
-            ctx.printer.note(&format!("skipped: {shown} {reason}"));
-            let report = Report::unchanged(summarizer.name(), reason, args.output.dry_run);
-            entries.push(FileEntry::Done(Entry {
-                path: shown,
-                skipped: true,
-                doc: Doc::Report(report),
-            }));
-            return Ok(());
+    let work = |input: &Input| {
+        match &input.session {
+            // One session of an agent's database: its own last activity tells.
+            Some(s) => live::check_session(ctx, s.active)?,
+            None => live::check(ctx, &input.path)?,
         }
-        if let Err(e) = &outcome {
-            if e.downcast_ref::<Changed>().is_some() {
-                skipped += 1;
-                ctx.printer.warn(&format!(
-                    "skipped: {shown} changed while ctxctl was working on it (is an agent \
-                     still writing to it?); left as it was"
-                ));
-                let report = Report::unchanged(summarizer.name(), SKIPPED.into(), false);
+        compact_file(ctx, args, summarizer, &input.path, input.id(), false)
+    };
+    batch::run_inputs(
+        ctx,
+        &files,
+        "compacting",
+        workers,
+        work,
+        |input, outcome| {
+            let shown = input.shown();
+            if let Some(live) = outcome
+                .as_ref()
+                .err()
+                .and_then(|e| e.downcast_ref::<Live>())
+            {
+                let reason = live.to_string();
+                ctx.printer.note(&format!("skipped: {shown} {reason}"));
+                let report = Report::unchanged(summarizer.name(), reason, args.output.dry_run);
                 entries.push(FileEntry::Done(Entry {
                     path: shown,
                     skipped: true,
@@ -114,25 +109,41 @@ pub fn run(
                 }));
                 return Ok(());
             }
-        }
-        match batch::entry(ctx, path, outcome, &mut status)? {
-            FileEntry::Done(done) => {
-                status = status.worst(done.status);
-                if done.status <= ExitStatus::Failure {
-                    succeeded += 1;
-                }
-                if let Some(doc) = done.doc {
+            if let Err(e) = &outcome {
+                if e.downcast_ref::<Changed>().is_some() {
+                    skipped += 1;
+                    ctx.printer.warn(&format!(
+                        "skipped: {shown} changed while ctxctl was working on it (is an agent \
+                     still writing to it?); left as it was"
+                    ));
+                    let report = Report::unchanged(summarizer.name(), SKIPPED.into(), false);
                     entries.push(FileEntry::Done(Entry {
                         path: shown,
-                        skipped: false,
-                        doc,
+                        skipped: true,
+                        doc: Doc::Report(report),
                     }));
+                    return Ok(());
                 }
             }
-            FileEntry::Failed(failed) => entries.push(FileEntry::Failed(failed)),
-        }
-        Ok(())
-    })?;
+            match batch::entry(ctx, &input.label(), outcome, &mut status)? {
+                FileEntry::Done(done) => {
+                    status = status.worst(done.status);
+                    if done.status <= ExitStatus::Failure {
+                        succeeded += 1;
+                    }
+                    if let Some(doc) = done.doc {
+                        entries.push(FileEntry::Done(Entry {
+                            path: shown,
+                            skipped: false,
+                            doc,
+                        }));
+                    }
+                }
+                FileEntry::Failed(failed) => entries.push(FileEntry::Failed(failed)),
+            }
+            Ok(())
+        },
+    )?;
     if succeeded == 0 && skipped > 0 {
         status = status.worst(ExitStatus::Error);
     }
@@ -142,11 +153,16 @@ pub fn run(
     Ok(status)
 }
 
-/// Without `--in-place` every result goes into the store under its file's stem: two
-/// inputs with the same stem would overwrite each other there.
-fn distinct_store_names(files: &[PathBuf]) -> anyhow::Result<()> {
+/// Without `--in-place` every result goes into the store under its file's stem (a
+/// database's session under its agent and id): two inputs with the same stem would
+/// overwrite each other there.
+fn distinct_store_names(files: &[Input]) -> anyhow::Result<()> {
     let mut seen: HashMap<String, &PathBuf> = HashMap::new();
-    for f in files {
+    for f in files
+        .iter()
+        .filter(|f| f.session.is_none())
+        .map(|f| &f.path)
+    {
         if let Ok(name) = write::session_name(None, f) {
             if let Some(other) = seen.insert(name.clone(), f) {
                 anyhow::bail!(

@@ -48,7 +48,7 @@ pub struct CompactArgs {
     /// Session files (`-` reads standard input); leave out to compact `--name` in the store
     #[arg(value_name = "FILE", required_unless_present_any = ["name", "recursive", "session"])]
     pub files: Vec<PathBuf>,
-    /// Also compact every *.json / *.jsonl session below DIR (with --if-needed --in-place: cron)
+    /// Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)
     #[arg(
         short = 'r',
         long = "recursive",
@@ -151,7 +151,7 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     let summarizer = summarizer(ctx, args)?;
     // One file: when it changes while ctxctl works on it, read it again once.
     let done = retry::retrying(ctx, &load::display(&path), || {
-        one::compact_file(ctx, args, &*summarizer, &path, from_store)
+        one::compact_file(ctx, args, &*summarizer, &path, None, from_store)
     })?;
     if let Some(doc) = &done.doc {
         ctx.printer.json(doc)?;

@@ -19,24 +19,30 @@ use crate::ops::write::{self, Destination};
 use crate::render::table::thousands;
 use crate::summarize::{recall, Input, Summarizer};
 
-/// Compacts one session (`from_store`: the store's copy of `--name`, compacted in place).
+/// Compacts one session (`from_store`: the store's copy of `--name`, compacted in place;
+/// `session`: that session of the agent's database `path`, as a walk found it).
 /// Prints its human report; the `--json` document is returned for the caller to print.
 pub fn compact_file(
     ctx: &Context,
     args: &CompactArgs,
     summarizer: &dyn Summarizer,
     path: &Path,
+    session: Option<&str>,
     from_store: bool,
 ) -> anyhow::Result<Done> {
     // `--name` found in goose's database rather than in the store: that goose session.
     let goose_name = (from_store && load::is_database(path))
         .then_some(args.name.as_deref())
         .flatten();
-    let mut loaded = match goose_name {
+    let mut loaded = match session.or(goose_name) {
         Some(n) => load::load_selected(ctx, path, Some(n))?,
         None => load::load_for_rewrite(ctx, path)?,
     };
-    let shown = loaded.display();
+    // A session a walk found in a database is named as `ctxctl sessions` names it.
+    let shown = match session {
+        Some(id) => format!("{}#{id}", loaded.display()),
+        None => loaded.display(),
+    };
     let agent = loaded.session.agent_limits;
     let window = loaded.window();
     let next = crate::ops::exact::prediction(ctx, &loaded)?;
