@@ -285,6 +285,8 @@ pub fn measure(ctx: &Context, c: &Candidate) -> anyhow::Result<Measured> {
 pub fn archives(store: Option<&ArchiveStore>, c: &Candidate) -> usize {
     let Some(store) = store else { return 0 };
     let name = match &c.db_session {
+        // Named as the rewrite filed them (`DbSession::archive_name`).
+        Some(id) if c.described.format == Some(Format::OpenCode) => format!("opencode-{id}"),
         Some(id) => format!("goose-{id}"),
         None => match crate::ops::write::archive_name(None, &c.path) {
             Ok(n) => n,

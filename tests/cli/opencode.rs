@@ -440,6 +440,18 @@ fn compact_r_compacts_only_the_session_over_its_limit_and_restore_undoes_it() {
     let ls = env.run(&["archive", "ls", "--json"]);
     assert!(ls.stdout.contains(&format!("opencode-{SID}")), "{ls:?}");
     assert!(!ls.stdout.contains(&format!("opencode-{SID2}")), "{ls:?}");
+    // `sessions` counts the compacted session's archive, and none for the other.
+    let listed = env.run(&["sessions", s(&dir), "--json"]).json();
+    let archives_of = |sid: &str| {
+        listed["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["session"] == sid)
+            .map(|r| r["archives"].clone())
+    };
+    assert_eq!(archives_of(SID), Some(serde_json::json!(1)), "{listed}");
+    assert_eq!(archives_of(SID2), Some(serde_json::json!(0)), "{listed}");
     let after = all_rows(&db);
     assert_eq!(after.1.len(), before.1.len() + 2, "two messages appended");
     let of = |rows: &Rows, sid: &str| -> usize {
