@@ -83,7 +83,7 @@ const WANTS_NO_DIGEST: Wants = Wants {
 };
 
 /// Reads one input for a check: a file, or session `session` of the agent's database
-/// `path` (as [`load`] reads the one `--session` names).
+/// `path` (as `load` reads the one `--session` names).
 pub fn load_session(ctx: &Context, path: &Path, session: Option<&str>) -> anyhow::Result<Checked> {
     let Some(id) = session else {
         return load(ctx, path);

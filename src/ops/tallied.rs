@@ -107,7 +107,7 @@ pub fn load(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Tallied>
     load_session(ctx, path, None, wants)
 }
 
-/// [`load`], of session `session` when `path` is an agent's database (`None`:
+/// `load`, of session `session` when `path` is an agent's database (`None`:
 /// `--session`, else its only session).
 pub fn load_session(
     ctx: &Context,
