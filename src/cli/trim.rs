@@ -12,7 +12,7 @@ use crate::compact::CompactInfo;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::formats;
-use crate::ops::load::{self, Loaded};
+use crate::ops::load::{self, Loaded, PlanReads};
 use crate::ops::write::{self, Destination};
 use crate::ops::{retry, testhook};
 use crate::render::table::{table, thousands};
@@ -175,7 +175,7 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
 
 /// One read-plan-write pass (the input may change under the first; see `replace`).
 fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
-    let mut loaded = load::load_for_rewrite(ctx, &args.file)?;
+    let mut loaded = load::load_for_rewrite(ctx, &args.file, plan_reads(args))?;
     // What the next request holds besides the messages (the agent's system prompt and
     // tools, from the reported usage): the default budget leaves room for it.
     let overhead = loaded.prediction().overhead;
@@ -272,11 +272,11 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     } else {
         write::write(ctx, &dest, &loaded, &bytes)?;
     }
-    // The "after" figure is a count of what is written (an agent format adds records,
-    // e.g. Claude Code's rewrite marker, that the plan does not count). Counted once the
-    // original's text is no longer needed, so that it, the output and the output's
-    // messages are never held at once.
-    if changed {
+    // The "after" figure is a count of what is written when an agent format adds records
+    // the plan does not count (e.g. Claude Code's rewrite marker); the plan's own figure is
+    // exact otherwise. Counted once the original's text is no longer needed, so that it,
+    // the output and the output's messages are never held at once.
+    if changed && !loaded.plan_is_exact(&plan.items) {
         loaded.release_document();
         if let Some(n) = loaded.recount_owned(bytes) {
             report.trimmed_tokens = n;
@@ -363,6 +363,24 @@ fn archive_removed(
         agent_session: l.db_session.as_ref().map(|s| s.id().to_string()),
     };
     Ok(store.put(name, &record)?.path)
+}
+
+/// What the plan of `args` reads of the messages: smart recognises its earlier markers by
+/// their text, tool-results and mask-tool-results rewrite results, a `/regex/` pin matches
+/// text; the other strategies need only roles, ids, tool calls and counts.
+fn plan_reads(args: &TrimArgs) -> PlanReads {
+    let reads_text = |k: &StrategyKind| {
+        matches!(
+            k,
+            StrategyKind::Smart | StrategyKind::ToolResults | StrategyKind::MaskToolResults
+        )
+    };
+    let regex_pin = (args.pin.iter()).any(|p| matches!(Selector::parse(p), Ok(Selector::Regex(_))));
+    if regex_pin || reads_text(&args.strategy) || args.chain.iter().any(reads_text) {
+        PlanReads::Text
+    } else {
+        PlanReads::Structure
+    }
 }
 
 fn options(args: &TrimArgs) -> anyhow::Result<Options> {

@@ -6,7 +6,7 @@ use crate::formats::edit::{apply_edits, new_record};
 use crate::formats::lines_out::{LineOut, LinePlan};
 use crate::formats::message;
 use crate::formats::raw::RawRecord;
-use crate::formats::{lines_doc, Codec};
+use crate::formats::{lines_doc, Codec, CountedRead, Counting};
 use crate::session::{
     Document, Format, Keep, LinesDoc, Message, Origin, ReadError, Resume, Session,
 };
@@ -18,6 +18,12 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
 
 /// Reads plain JSONL `text`, keeping what `keep` says of it.
 pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
+    read_lines(text, keep, None).map(|(s, _)| s)
+}
+
+/// The session `text` holds, and when `count` is given each message's count from it,
+/// taken on the thread that parsed the message (see [`crate::formats::Codec::read_counting`]).
+fn read_lines(text: String, keep: Keep, count: Option<Counting>) -> Result<CountedRead, ReadError> {
     let mut doc = LinesDoc::new(text);
     let mut warnings = Vec::new();
     // Only the last line may be a truncated record (an agent still writing): it is checked
@@ -45,18 +51,21 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
             if line.trim().is_empty() {
                 return Ok(None);
             }
-            parse_record(line, i, notes).map(Some)
+            let (mut m, model) = parse_record(line, i, notes)?;
+            let n = count.map(|c| c(&mut m));
+            Ok(Some((m, model, n)))
         })?;
-    let model = parsed.iter().find_map(|(_, model)| model.clone());
+    let model = parsed.iter().find_map(|(_, model, _)| model.clone());
     warnings.extend(notes.into_warnings());
-    Ok(Session {
+    let counts = count.map(|_| parsed.iter().filter_map(|(_, _, n)| *n).collect());
+    let session = Session {
         format: Format::Jsonl,
         doc: match keep {
             Keep::Document => Document::Lines(doc),
             Keep::Layout => Document::Detached(Box::new(Document::Lines(doc))),
             Keep::Messages | Keep::After(_) => Document::Released,
         },
-        messages: parsed.into_iter().map(|(m, _)| m).collect(),
+        messages: parsed.into_iter().map(|(m, _, _)| m).collect(),
         model,
         warnings,
         reported_usage: None,
@@ -64,7 +73,8 @@ pub fn read_keeping(text: String, keep: Keep) -> Result<Session, ReadError> {
         request_extra: None,
         resume,
         skipped: skip.is_some(),
-    })
+    };
+    Ok((session, counts))
 }
 
 /// The message on line `i` (not blank), and the model the line names.
@@ -144,6 +154,14 @@ impl Codec for Jsonl {
 
     fn read(&self, text: String, keep: Keep) -> Result<Session, ReadError> {
         read_keeping(text, keep)
+    }
+
+    fn read_counting(&self, text: String, count: Counting) -> Result<CountedRead, ReadError> {
+        read_lines(text, Keep::Document, Some(count))
+    }
+
+    fn writes_only_items(&self) -> bool {
+        true
     }
 
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {

@@ -66,6 +66,14 @@ pub trait Codec: Sync {
     /// the document (agent transcripts keep it whole either way).
     fn read(&self, text: String, keep: Keep) -> Result<Session, ReadError>;
 
+    /// Reads a session from `text` keeping its document, giving each message to `count`
+    /// as it is parsed (on the parsing thread) for its count, which may also release the
+    /// message's text: the counts come back in message order. Formats that do not count
+    /// as they parse read as [`Codec::read`] does and give `None` (the caller counts).
+    fn read_counting(&self, text: String, _count: Counting) -> Result<CountedRead, ReadError> {
+        Ok((self.read(text, Keep::Document)?, None))
+    }
+
     /// Renders `session` rewritten by `items` in this format.
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError>;
 
@@ -110,6 +118,13 @@ pub trait Codec: Sync {
     /// when neither says.
     fn project(&self, _path: &Path, _head: &[Value]) -> Option<String> {
         None
+    }
+
+    /// Whether the writer writes exactly the items it is given and nothing of its own (no
+    /// rewrite marker, no bookkeeping record): a rewrite's plan then already knows what its
+    /// output counts, and the output need not be read and counted again.
+    fn writes_only_items(&self) -> bool {
+        false
     }
 
     /// Whether a file names its model in its first records only, so that reading a grown
@@ -261,6 +276,38 @@ pub fn read_keeping(
         }
     };
     read_format(text, format, keep)
+}
+
+/// What a counting read gives each message as it is parsed: its count (the message may be
+/// changed, e.g. its text released, once counted). See [`Codec::read_counting`].
+pub type Counting<'a> = &'a (dyn Fn(&mut crate::session::Message) -> usize + Sync);
+
+/// A session read by a counting read, with its messages' counts when its format counts as
+/// it parses.
+pub type CountedRead = (Session, Option<Vec<usize>>);
+
+/// Like [`read_keeping`] keeping the document, each message counted by `count` as it is
+/// parsed when its format can ([`Codec::read_counting`]).
+pub fn read_counting(
+    bytes: Vec<u8>,
+    format: Option<Format>,
+    count: Counting,
+) -> Result<CountedRead, ReadError> {
+    let text = into_text(bytes)?;
+    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    if body.trim().is_empty() {
+        return Err(ReadError::Empty);
+    }
+    if let Some(f) = format {
+        return f.codec().read_counting(text, count);
+    }
+    let body_len = body.len();
+    let text = match chat::read_detected_counting(text, Keep::Document, Some(count)) {
+        Ok(read) => return read,
+        Err(text) => text,
+    };
+    let format = detect(&text[text.len() - body_len..])?;
+    format.codec().read_counting(text, count)
 }
 
 fn read_format(text: String, format: Format, keep: Keep) -> Result<Session, ReadError> {

@@ -129,6 +129,16 @@ impl Loaded {
         self.recount_owned(bytes.to_vec())
     }
 
+    /// Whether `items` written in this session's format count exactly what a plan counted
+    /// them at: the format writes nothing but the items, and every item is a kept message
+    /// or the counts are not scaled (a plan counts new text unscaled; see
+    /// [`Loaded::scaled`]). The strategy property tests hold plans to this.
+    pub fn plan_is_exact(&self, items: &[session::Item]) -> bool {
+        self.session.format.codec().writes_only_items()
+            && (self.model.factor == 1.0
+                || items.iter().all(|i| matches!(i, session::Item::Keep(_))))
+    }
+
     /// [`Loaded::recount`] of bytes the caller no longer needs: they are read as `count`
     /// reads a file, their text going as the records are read, and never copied.
     pub fn recount_owned(&self, bytes: Vec<u8>) -> Option<usize> {
@@ -193,25 +203,72 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
     load_keeping(ctx, path, Keep::Document)
 }
 
-/// Files from this size on are read twice by a rewrite (see [`load_for_rewrite`]): reading
-/// a file again costs a few percent of counting it, holding its text beside its messages
-/// about as much memory as the file (below this size, less than the tokenizer's tables).
+/// Files from this size on are read for a rewrite so that their text and their messages'
+/// text are never held at once (see [`load_for_rewrite`]); below it, less than the
+/// tokenizer's tables is at stake.
 const REREAD_BYTES: u64 = 1 << 20;
 
-/// Reads, parses and counts one input for a rewrite that plans before it writes. A large
-/// regular file's text is released as it is read and read again for writing
-/// ([`Loaded::reattach`]), so that its text and its parsed messages are never held at once;
-/// should it change in between, the rewrite starts again. Smaller files, standard input and
-/// pipes (which cannot be read twice) are kept whole, as read.
-pub fn load_for_rewrite(ctx: &Context, path: &Path) -> anyhow::Result<Loaded> {
+/// Whether a rewrite's plan reads its messages' text, or only their roles, ids, tool calls
+/// and counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlanReads {
+    Text,
+    Structure,
+}
+
+/// Reads, parses and counts one input for a rewrite that plans before it writes, never
+/// holding a large file's text and its messages' text at once:
+/// - a plan that reads only the structure: each message is counted as it is parsed (on the
+///   parsing thread) and its text dropped there; the file's text stays for writing;
+/// - otherwise the text is released as it is read and read again for writing
+///   ([`Loaded::reattach`]); should it change in between, the rewrite starts again.
+///
+/// Smaller files, standard input and pipes (which cannot be read twice) are kept whole.
+pub fn load_for_rewrite(ctx: &Context, path: &Path, reads: PlanReads) -> anyhow::Result<Loaded> {
     let large_file = path != Path::new("-")
+        && !is_database(path)
+        && ctx.settings.session.is_none()
         && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= REREAD_BYTES);
-    let keep = if large_file {
-        Keep::Layout
-    } else {
-        Keep::Document
+    if !large_file {
+        return load_keeping(ctx, path, Keep::Document);
+    }
+    if reads == PlanReads::Structure {
+        if let Some(l) = load_counting(ctx, path)? {
+            return Ok(l);
+        }
+    }
+    load_keeping(ctx, path, Keep::Layout)
+}
+
+/// [`load_for_rewrite`] of a file whose messages are counted as they are parsed, their text
+/// dropped once counted. `None` when the model the file names counts with another
+/// tokenizer (or scale) than the one its first bytes suggested: the caller reads it again.
+fn load_counting(ctx: &Context, path: &Path) -> anyhow::Result<Option<Loaded>> {
+    let (bytes, fingerprint) = read(path)?;
+    let guess = ctx.resolve_model_quietly(crate::ops::stream::model_hint(&bytes).as_deref());
+    let counter = ctx.counter(guess.encoding);
+    let count = |m: &mut session::Message| {
+        let n = ctx.count_messages(&counter, std::slice::from_ref(m), 1)[0];
+        m.release_text();
+        n
     };
-    load_keeping(ctx, path, keep)
+    let (session, counts) = formats::read_counting(bytes, ctx.settings.format, &count)
+        .with_context(|| display(path))?;
+    let Some(counts) = counts else {
+        // A format that does not count as it parses keeps its messages whole.
+        warn_session(ctx, path, &session);
+        return count_session(ctx, path, session, fingerprint).map(Some);
+    };
+    let model = ctx.resolve_model_quietly(session.model.as_deref());
+    if model.encoding != guess.encoding || model.factor != guess.factor {
+        return Ok(None);
+    }
+    warn_session(ctx, path, &session);
+    ctx.printer.debug(&format!(
+        "{}: counted as parsed, each message's text dropped once counted (the plan reads none)",
+        display(path)
+    ));
+    counted_session(ctx, path, session, fingerprint, Some((counter, counts))).map(Some)
 }
 
 /// Reads, parses and counts one input for a read-only command: the document's text is
@@ -324,6 +381,18 @@ pub fn count_session(
     session: Session,
     fingerprint: Fingerprint,
 ) -> anyhow::Result<Loaded> {
+    counted_session(ctx, path, session, fingerprint, None)
+}
+
+/// [`count_session`], the messages' unscaled counts taken from `counted` (with the counter
+/// that took them) when it is given.
+fn counted_session(
+    ctx: &Context,
+    path: &Path,
+    session: Session,
+    fingerprint: Fingerprint,
+    counted: Option<(Arc<Counter>, Vec<usize>)>,
+) -> anyhow::Result<Loaded> {
     let shown = display(path);
     let model = ctx.resolve_model(session.model.as_deref());
     ctx.printer.debug(&format!(
@@ -335,8 +404,14 @@ pub fn count_session(
         model.source,
         model.encoding
     ));
-    let counter = ctx.counter(model.encoding);
-    let mut counts = ctx.count(&counter, &session);
+    let (counter, mut counts) = match counted {
+        Some(c) => c,
+        None => {
+            let counter = ctx.counter(model.encoding);
+            let counts = ctx.count(&counter, &session);
+            (counter, counts)
+        }
+    };
     if model.factor != 1.0 {
         for n in &mut counts {
             *n = scale(*n, model.factor);

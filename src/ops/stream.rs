@@ -54,6 +54,25 @@ pub fn tally(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Option<
     })
 }
 
+/// The model the start of a session's `bytes` names, as the streamed read guesses it before
+/// the records: a JSON document's member before its message list, else the first of the
+/// first JSONL lines that names one.
+pub fn model_hint(bytes: &[u8]) -> Option<String> {
+    let mut doc = DocReader::new(bytes);
+    if doc.start().is_ok() {
+        return chat::early_model(doc.prefix(), doc.key());
+    }
+    let (head, _) = LineReader::new(bytes).head().ok()?;
+    named_model(&head)
+}
+
+/// The model the first of the `head` lines that names one names.
+fn named_model(head: &str) -> Option<String> {
+    head.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|v| v.get("model").and_then(|m| m.as_str()).map(str::to_string))
+}
+
 /// A bar over the bytes of `file` when it is large (shown on a terminal only).
 fn progress(ctx: &Context, path: &Path, file: &File) -> Transient {
     let len = file.metadata().map_or(0, |m| m.len());
@@ -142,11 +161,7 @@ fn lines(
     if lines < 2 || crate::formats::detect(&head).ok()? != Format::Jsonl {
         return None;
     }
-    let named = head
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find_map(|v| v.get("model").and_then(|m| m.as_str()).map(str::to_string));
-    let guess = ctx.resolve_model_quietly(named.as_deref());
+    let guess = ctx.resolve_model_quietly(named_model(&head).as_deref());
     let counter = ctx.counter(guess.encoding);
     let run = Run {
         ctx,

@@ -42,6 +42,7 @@ mod progress;
 mod race;
 mod readme;
 mod readme_blocks;
+mod rewrite_read;
 mod samples;
 mod secrets;
 mod sessions;

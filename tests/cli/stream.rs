@@ -8,7 +8,7 @@ use crate::support::{fixture, sample, TestEnv};
 /// A session large enough to come in many blocks: user turns, tool calls and their
 /// results (one an error, one never answered), in the shape `scripts/gen-session.py`
 /// writes.
-fn big_session(messages: usize) -> serde_json::Value {
+pub fn big_session(messages: usize) -> serde_json::Value {
     let mut msgs = vec![serde_json::json!({"role": "system", "content": "You are terse."})];
     let mut i = 0;
     while msgs.len() < messages {

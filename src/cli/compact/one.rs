@@ -36,7 +36,7 @@ pub fn compact_file(
         .flatten();
     let mut loaded = match session.or(goose_name) {
         Some(n) => load::load_selected(ctx, path, Some(n))?,
-        None => load::load_for_rewrite(ctx, path)?,
+        None => load::load_for_rewrite(ctx, path, load::PlanReads::Text)?,
     };
     // A session a walk found in a database is named as `ctxctl sessions` names it.
     let shown = match session {

@@ -22,7 +22,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::formats::message::{self, Notes};
-use crate::formats::{json_doc, Codec};
+use crate::formats::{json_doc, Codec, CountedRead, Counting};
 use crate::session::{
     Document, Format, JsonDoc, JsonStyle, Keep, ListKey, Message, Origin, ReadError, Resume, Role,
     Session,
@@ -37,7 +37,19 @@ pub fn read(text: impl Into<String>, format: Format) -> Result<Session, ReadErro
 /// Reads the document `text` as `format`, keeping what `keep` says of it.
 pub fn read_keeping(text: String, format: Format, keep: Keep) -> Result<Session, ReadError> {
     let layout = layout(&text, bom(&text))?;
-    read_layout(text, format, layout, keep)
+    read_layout(text, format, layout, keep, None).map(|(s, _)| s)
+}
+
+/// Like [`read_keeping`] keeping the document, each message given to `count` on the
+/// thread that parsed it: its count, in message order, comes back with the session.
+pub fn read_counting(
+    text: String,
+    format: Format,
+    count: Counting,
+) -> Result<(Session, Vec<usize>), ReadError> {
+    let layout = layout(&text, bom(&text))?;
+    read_layout(text, format, layout, Keep::Document, Some(count))
+        .map(|(s, counts)| (s, counts.unwrap_or_default()))
 }
 
 /// Reads `text` as a JSON document if it is one whose format the layout tells (OpenAI or
@@ -45,6 +57,16 @@ pub fn read_keeping(text: String, format: Format, keep: Keep) -> Result<Session,
 /// it. Gives the text back when it is something else (JSONL, an agent transcript, not a
 /// session, broken JSON): full detection then decides, and words the error.
 pub fn read_detected(text: String, keep: Keep) -> Result<Result<Session, ReadError>, String> {
+    read_detected_counting(text, keep, None).map(|r| r.map(|(s, _)| s))
+}
+
+/// [`read_detected`], each message given to `count` (when there is one) as
+/// [`read_counting`] gives it.
+pub fn read_detected_counting(
+    text: String,
+    keep: Keep,
+    count: Option<Counting>,
+) -> Result<Result<CountedRead, ReadError>, String> {
     let body = text[bom(&text)..].trim_start();
     let one_line = body.trim_end().lines().nth(1).is_none();
     let document = match body.as_bytes().first() {
@@ -78,7 +100,7 @@ pub fn read_detected(text: String, keep: Keep) -> Result<Result<Session, ReadErr
         one_line,
     };
     match crate::formats::detect::detect_layout(&facts) {
-        Some(format) => Ok(read_layout(text, format, layout, keep)),
+        Some(format) => Ok(read_layout(text, format, layout, keep, count)),
         None => Err(text),
     }
 }
@@ -104,12 +126,15 @@ fn bom(text: &str) -> usize {
     }
 }
 
+/// The session `text` holds (laid out as `layout`), and when `count` is given each
+/// message's count from it, taken on the thread that parsed the message.
 fn read_layout(
     mut text: String,
     format: Format,
     layout: Layout,
     keep: Keep,
-) -> Result<Session, ReadError> {
+    count: Option<Counting>,
+) -> Result<CountedRead, ReadError> {
     let key = match &layout.list {
         ListKey::Root => String::new(),
         ListKey::Key(k) => k.clone(),
@@ -141,12 +166,22 @@ fn read_layout(
     let release = keep != Keep::Document;
     // Read before the text goes (released from the end, so the start stays till last).
     let style = JsonStyle::of(&text);
+    // The system prompt, parsed here, is counted here.
+    let mut counts: Option<Vec<usize>> = count.map(|c| messages.iter_mut().map(c).collect());
     let (parsed, record_notes) =
         crate::formats::par::parse_spans(&mut text, records, release, |text, i, notes| {
             let (span, i) = (&records[i], first + i);
-            parse_record(&text[span.clone()], &key, i, notes).map(Some)
+            let mut m = parse_record(&text[span.clone()], &key, i, notes)?;
+            let n = count.map(|c| c(&mut m));
+            Ok(Some((m, n)))
         })?;
-    messages.extend(parsed);
+    messages.reserve(parsed.len());
+    for (m, n) in parsed {
+        messages.push(m);
+        if let (Some(counts), Some(n)) = (&mut counts, n) {
+            counts.push(n);
+        }
+    }
     notes.merge(record_notes);
     let json = || {
         Document::Json(JsonDoc {
@@ -163,7 +198,7 @@ fn read_layout(
         Keep::Layout => Document::Detached(Box::new(json())),
         Keep::Messages | Keep::After(_) => Document::Released,
     };
-    Ok(Session {
+    let session = Session {
         format,
         doc,
         messages,
@@ -174,7 +209,8 @@ fn read_layout(
         request_extra,
         resume,
         skipped: skip.is_some(),
-    })
+    };
+    Ok((session, counts))
 }
 
 /// Record `i` of the message list under `key` (empty for a document that is the list).
@@ -394,6 +430,14 @@ impl Codec for Chat {
 
     fn read(&self, text: String, keep: Keep) -> Result<Session, ReadError> {
         read_keeping(text, self.format, keep)
+    }
+
+    fn read_counting(&self, text: String, count: Counting) -> Result<CountedRead, ReadError> {
+        read_counting(text, self.format, count).map(|(s, n)| (s, Some(n)))
+    }
+
+    fn writes_only_items(&self) -> bool {
+        true
     }
 
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {

@@ -1,0 +1,159 @@
+//! A rewrite of a large file whose plan reads no text counts each message as it is parsed
+//! and drops its text there (src/ops/load.rs, `load_counting`); standard input is read
+//! whole, as it always was. Both ways must write the same bytes and report the same
+//! figures, whatever the format, strategy, model and budget.
+
+use crate::stream::big_session;
+use crate::support::{s, TestEnv};
+
+/// The session as an OpenAI document, as plain JSONL and as an Anthropic request body, each
+/// over the 1 MiB from which a rewrite reads this way.
+fn sessions(env: &TestEnv) -> Vec<std::path::PathBuf> {
+    let doc = big_session(2400);
+    let messages = doc["messages"].as_array().unwrap();
+    let jsonl: String = messages.iter().map(|m| format!("{m}\n")).collect();
+    let mut anthropic = vec![];
+    for (i, m) in messages.iter().enumerate().skip(1) {
+        let text = m["content"].as_str().unwrap_or("…").to_string();
+        let (role, content) = match m["role"].as_str().unwrap() {
+            "user" => ("user", serde_json::json!(text)),
+            "assistant" if m["tool_calls"].is_array() => (
+                "assistant",
+                serde_json::json!([
+                    {"type": "tool_use", "id": format!("t{i}"), "name": "read", "input": {"path": "x"}}
+                ]),
+            ),
+            "assistant" => (
+                "assistant",
+                serde_json::json!([{"type": "text", "text": text}]),
+            ),
+            _ => (
+                "user",
+                serde_json::json!([
+                    {"type": "tool_result", "tool_use_id": format!("t{}", i - 1), "content": text}
+                ]),
+            ),
+        };
+        anthropic.push(serde_json::json!({"role": role, "content": content}));
+    }
+    let anthropic = serde_json::json!({
+        "model": "claude-sonnet-4-5", "system": "You are terse.", "max_tokens": 1024,
+        "messages": anthropic
+    });
+    let files = vec![
+        env.write(
+            "big-openai.json",
+            serde_json::to_string_pretty(&doc).unwrap(),
+        ),
+        env.write("big-lines.jsonl", jsonl),
+        env.write("big-anthropic.json", anthropic.to_string()),
+    ];
+    for f in &files {
+        assert!(
+            std::fs::metadata(f).unwrap().len() > 1 << 20,
+            "{f:?} too small"
+        );
+    }
+    files
+}
+
+#[test]
+fn a_large_file_trims_as_standard_input_does() {
+    let env = TestEnv::new();
+    let plans: &[&[&str]] = &[
+        &["--strategy", "fifo", "--max-tokens", "60000"],
+        &["--strategy", "fifo", "--max-tokens", "150000", "--pin", "7"],
+        &["--strategy", "sliding-window", "--window", "40"],
+        &[
+            "--strategy",
+            "selective",
+            "--keep-roles",
+            "user",
+            "--max-tokens",
+            "90000",
+        ],
+        &[
+            "--strategy",
+            "composite",
+            "--chain",
+            "fifo,sliding-window",
+            "--max-tokens",
+            "80000",
+        ],
+        // Plans that read text take the other way; the same output all the same.
+        &[
+            "--strategy",
+            "smart",
+            "--keep-first",
+            "3",
+            "--keep-last",
+            "50",
+        ],
+        &[
+            "--strategy",
+            "fifo",
+            "--max-tokens",
+            "60000",
+            "--pin",
+            "/Question 12:/",
+        ],
+    ];
+    for file in sessions(&env) {
+        let bytes = std::fs::read(&file).unwrap();
+        for (k, plan) in plans.iter().enumerate() {
+            // Without --model the file's own (or the default) model; a Claude model's
+            // counts are estimates, scaled.
+            let models: &[&[&str]] = match k {
+                0 | 5 => &[&[], &["--model", "claude-sonnet-4-5"]],
+                _ => &[&[]],
+            };
+            for model in models {
+                let mut args = vec!["trim", s(&file), "-o", "-", "--no-cache"];
+                args.extend_from_slice(plan);
+                args.extend_from_slice(model);
+                let a = env.run(&args);
+                args[1] = "-";
+                let b = env.run_stdin(&args, Some(&bytes));
+                assert_eq!(a.code, 0, "{args:?}: {a:?}");
+                assert!(a.stdout == b.stdout, "{args:?} on {file:?}: output differs");
+                assert_eq!(
+                    a.stderr.replace(s(&file), "<stdin>"),
+                    b.stderr,
+                    "{args:?} on {file:?}"
+                );
+                args[1] = s(&file);
+                args.push("-v");
+                let v = env.run(&args);
+                let counted = v.stderr.contains("counted as parsed");
+                assert_eq!(counted, k < 5, "{args:?}: {}", v.stderr);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_trim_in_place_read_this_way_restores_byte_for_byte() {
+    let env = TestEnv::new();
+    for file in sessions(&env) {
+        let before = std::fs::read(&file).unwrap();
+        let args = [
+            "trim",
+            s(&file),
+            "--strategy",
+            "fifo",
+            "--max-tokens",
+            "50000",
+            "--in-place",
+        ];
+        let r = env.run(&args);
+        assert_eq!(r.code, 0, "{r:?}");
+        assert!(std::fs::read(&file).unwrap().len() < before.len());
+        let stem = file.file_stem().unwrap().to_str().unwrap();
+        let r = env.run(&["archive", "restore", &format!("{stem}/1")]);
+        assert_eq!(r.code, 0, "{r:?}");
+        assert!(
+            std::fs::read(&file).unwrap() == before,
+            "{file:?} not restored"
+        );
+    }
+}
