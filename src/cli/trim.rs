@@ -365,16 +365,12 @@ fn archive_removed(
     Ok(store.put(name, &record)?.path)
 }
 
-/// What the plan of `args` reads of the messages: smart recognises its earlier markers by
-/// their text, tool-results and mask-tool-results rewrite results, a `/regex/` pin matches
-/// text; the other strategies need only roles, ids, tool calls and counts.
+/// What the plan of `args` reads of the messages: tool-results and mask-tool-results
+/// rewrite results and a `/regex/` pin matches text; the other strategies need only roles,
+/// ids, tool calls, counts and which messages are omission markers (kept whole).
 fn plan_reads(args: &TrimArgs) -> PlanReads {
-    let reads_text = |k: &StrategyKind| {
-        matches!(
-            k,
-            StrategyKind::Smart | StrategyKind::ToolResults | StrategyKind::MaskToolResults
-        )
-    };
+    let reads_text =
+        |k: &StrategyKind| matches!(k, StrategyKind::ToolResults | StrategyKind::MaskToolResults);
     let regex_pin = (args.pin.iter()).any(|p| matches!(Selector::parse(p), Ok(Selector::Regex(_))));
     if regex_pin || reads_text(&args.strategy) || args.chain.iter().any(reads_text) {
         PlanReads::Text

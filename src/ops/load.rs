@@ -219,7 +219,8 @@ pub enum PlanReads {
 /// Reads, parses and counts one input for a rewrite that plans before it writes, never
 /// holding a large file's text and its messages' text at once:
 /// - a plan that reads only the structure: each message is counted as it is parsed (on the
-///   parsing thread) and its text dropped there; the file's text stays for writing;
+///   parsing thread) and its text dropped there (an omission marker's excepted); the
+///   file's text stays for writing;
 /// - otherwise the text is released as it is read and read again for writing
 ///   ([`Loaded::reattach`]); should it change in between, the rewrite starts again.
 ///
@@ -249,7 +250,10 @@ fn load_counting(ctx: &Context, path: &Path) -> anyhow::Result<Option<Loaded>> {
     let counter = ctx.counter(guess.encoding);
     let count = |m: &mut session::Message| {
         let n = ctx.count_messages(&counter, std::slice::from_ref(m), 1)[0];
-        m.release_text();
+        // An omission marker keeps its few words: plans tell markers by their text.
+        if formats::message::is_omission_marker(m).is_none() {
+            m.release_text();
+        }
         n
     };
     let (session, counts) = formats::read_counting(bytes, ctx.settings.format, &count)

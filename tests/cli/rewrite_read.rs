@@ -48,6 +48,26 @@ fn sessions(env: &TestEnv) -> Vec<std::path::PathBuf> {
         env.write("big-lines.jsonl", jsonl),
         env.write("big-anthropic.json", anthropic.to_string()),
     ];
+    // Omission markers, which plans tell by their text: a smart trim's output, and a JSONL
+    // file whose last user message is a marker (not the user's turn a trim protects).
+    let marked = env.path().join("marked.json");
+    let r = env.run(&[
+        "trim",
+        s(&files[0]),
+        "--strategy",
+        "smart",
+        "--keep-first",
+        "3",
+        "--keep-last",
+        "1900",
+        "-o",
+        s(&marked),
+    ]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let mut last = std::fs::read_to_string(&files[1]).unwrap();
+    last.push_str("{\"role\":\"user\",\"content\":\"[12 messages omitted]\"}\n");
+    last.push_str("{\"role\":\"assistant\",\"content\":\"Noted.\"}\n");
+    let files = [files, vec![marked, env.write("marker-last.jsonl", last)]].concat();
     for f in &files {
         assert!(
             std::fs::metadata(f).unwrap().len() > 1 << 20,
@@ -60,51 +80,73 @@ fn sessions(env: &TestEnv) -> Vec<std::path::PathBuf> {
 #[test]
 fn a_large_file_trims_as_standard_input_does() {
     let env = TestEnv::new();
-    let plans: &[&[&str]] = &[
-        &["--strategy", "fifo", "--max-tokens", "60000"],
-        &["--strategy", "fifo", "--max-tokens", "150000", "--pin", "7"],
-        &["--strategy", "sliding-window", "--window", "40"],
-        &[
-            "--strategy",
-            "selective",
-            "--keep-roles",
-            "user",
-            "--max-tokens",
-            "90000",
-        ],
-        &[
-            "--strategy",
-            "composite",
-            "--chain",
-            "fifo,sliding-window",
-            "--max-tokens",
-            "80000",
-        ],
+    // (plan, whether it reads text)
+    let plans: &[(&[&str], bool)] = &[
+        (&["--strategy", "fifo", "--max-tokens", "60000"], false),
+        (
+            &["--strategy", "fifo", "--max-tokens", "150000", "--pin", "7"],
+            false,
+        ),
+        (&["--strategy", "sliding-window", "--window", "40"], false),
+        (
+            &[
+                "--strategy",
+                "selective",
+                "--keep-roles",
+                "user",
+                "--max-tokens",
+                "90000",
+            ],
+            false,
+        ),
+        (
+            &[
+                "--strategy",
+                "composite",
+                "--chain",
+                "smart,fifo",
+                "--max-tokens",
+                "80000",
+            ],
+            false,
+        ),
+        (
+            &[
+                "--strategy",
+                "smart",
+                "--keep-first",
+                "3",
+                "--keep-last",
+                "50",
+            ],
+            false,
+        ),
+        // Only the protected messages fit: which user message is the last turn decides.
+        (&["--strategy", "fifo", "--max-tokens", "10"], false),
         // Plans that read text take the other way; the same output all the same.
-        &[
-            "--strategy",
-            "smart",
-            "--keep-first",
-            "3",
-            "--keep-last",
-            "50",
-        ],
-        &[
-            "--strategy",
-            "fifo",
-            "--max-tokens",
-            "60000",
-            "--pin",
-            "/Question 12:/",
-        ],
+        (
+            &[
+                "--strategy",
+                "fifo",
+                "--max-tokens",
+                "60000",
+                "--pin",
+                "/Question 12:/",
+            ],
+            true,
+        ),
+        (
+            &["--strategy", "tool-results", "--max-result-tokens", "40"],
+            true,
+        ),
     ];
     for file in sessions(&env) {
         let bytes = std::fs::read(&file).unwrap();
-        for (k, plan) in plans.iter().enumerate() {
+        for (k, (plan, reads_text)) in plans.iter().enumerate() {
             // Without --model the file's own (or the default) model; a Claude model's
             // counts are estimates, scaled.
             let models: &[&[&str]] = match k {
-                0 | 5 => &[&[], &["--model", "claude-sonnet-4-5"]],
+                0 | 5 | 6 => &[&[], &["--model", "claude-sonnet-4-5"]],
                 _ => &[&[]],
             };
             for model in models {
@@ -114,7 +156,7 @@ fn a_large_file_trims_as_standard_input_does() {
                 let a = env.run(&args);
                 args[1] = "-";
                 let b = env.run_stdin(&args, Some(&bytes));
-                assert_eq!(a.code, 0, "{args:?}: {a:?}");
+                assert_eq!(a.code, b.code, "{args:?}: {a:?}");
                 assert!(a.stdout == b.stdout, "{args:?} on {file:?}: output differs");
                 assert_eq!(
                     a.stderr.replace(s(&file), "<stdin>"),
@@ -125,7 +167,7 @@ fn a_large_file_trims_as_standard_input_does() {
                 args.push("-v");
                 let v = env.run(&args);
                 let counted = v.stderr.contains("counted as parsed");
-                assert_eq!(counted, k < 5, "{args:?}: {}", v.stderr);
+                assert_eq!(counted, !reads_text, "{args:?}: {}", v.stderr);
             }
         }
     }
