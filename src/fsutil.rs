@@ -43,20 +43,32 @@ pub const TEMP_PREFIX: &str = ".ctxctl-tmp-";
 /// removed first ([`clean_stale_temps`]). A killed run leaves at most its temp file behind,
 /// never a partly written `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8], private: bool) -> io::Result<()> {
+    write_atomic_by(path, private, &mut |f| f.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `produce` writes, piece by piece (a large output is never held
+/// whole). A failure of `produce` leaves `path` as it was.
+pub fn write_atomic_by(
+    path: &Path,
+    private: bool,
+    produce: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     // A device or pipe (`-o /dev/null`, `-o /dev/stdout`, a FIFO) is written to, never
     // replaced: renaming over it would swap the device for a regular file.
     if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        let mut f = fs::OpenOptions::new().write(true).open(path)?;
-        return f.write_all(bytes);
+        let f = fs::OpenOptions::new().write(true).open(path)?;
+        let mut w = io::BufWriter::with_capacity(1 << 20, f);
+        produce(&mut w)?;
+        return w.flush();
     }
-    write_atomic_with(path, bytes, private, FAULT.get().copied())
+    write_atomic_with(path, private, FAULT.get().copied(), produce)
 }
 
 fn write_atomic_with(
     path: &Path,
-    bytes: &[u8],
     private: bool,
     fault: Option<Fault>,
+    produce: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -77,7 +89,20 @@ fn write_atomic_with(
         tmp.as_file()
             .set_permissions(fs::Permissions::from_mode(mode))?;
     }
-    write_checked(tmp.as_file_mut(), bytes, fault, FailAt::Write)?;
+    match fault {
+        // An injected full disk strikes halfway through the whole output, as it does for
+        // bytes given at once.
+        Some(f) if f.at == FailAt::Write => {
+            let mut whole = Vec::new();
+            produce(&mut whole)?;
+            write_checked(tmp.as_file_mut(), &whole, fault, FailAt::Write)?;
+        }
+        _ => {
+            let mut w = io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+            produce(&mut w)?;
+            w.flush()?;
+        }
+    }
     tmp.as_file().sync_all()?;
     fire(fault, FailAt::BeforeRename)?;
     tmp.persist(path).map_err(|e| e.error)?;
@@ -155,7 +180,7 @@ fn fire(fault: Option<Fault>, at: FailAt) -> io::Result<()> {
 /// Writes `bytes` to `w`; when the fault is at `at`, only the first half, then fails as a
 /// full disk does (or exits, for a kill).
 pub fn write_checked(
-    w: &mut impl Write,
+    w: &mut (impl Write + ?Sized),
     bytes: &[u8],
     fault: Option<Fault>,
     at: FailAt,
@@ -255,6 +280,11 @@ mod tests {
         out
     }
 
+    /// [`write_atomic`] of `bytes` under `fault`.
+    fn write_bytes_with(p: &Path, bytes: &[u8], fault: Option<Fault>) -> io::Result<()> {
+        write_atomic_with(p, false, fault, &mut |f| f.write_all(bytes))
+    }
+
     #[test]
     fn a_full_disk_or_a_failed_rename_leaves_the_old_file_and_no_temp() {
         let dir = tempfile::tempdir().unwrap();
@@ -262,7 +292,7 @@ mod tests {
         fs::write(&p, b"old content").unwrap();
         for at in [FailAt::Write, FailAt::BeforeRename] {
             let fault = Some(Fault { at, kill: false });
-            let e = write_atomic_with(&p, b"new content, longer", false, fault).unwrap_err();
+            let e = write_bytes_with(&p, b"new content, longer", fault).unwrap_err();
             assert!(e.to_string().contains("CTXCTL_TEST_FAIL_AT"), "{e}");
             assert_eq!(fs::read(&p).unwrap(), b"old content", "{at:?}");
             assert_eq!(temps(dir.path()), Vec::<PathBuf>::new(), "{at:?}");
@@ -276,10 +306,9 @@ mod tests {
         assert_eq!(e.kind(), io::ErrorKind::StorageFull);
         assert_eq!(half, b"1234");
         // A fault elsewhere does not touch this write.
-        write_atomic_with(
+        write_bytes_with(
             &p,
             b"new",
-            false,
             Some(Fault {
                 at: FailAt::ArchiveWrite,
                 kill: false,

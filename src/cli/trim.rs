@@ -240,7 +240,19 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     let dest = write::destination(ctx, &args.output.choice(), args.name.as_deref(), &loaded)?;
     // Planned: the messages' text goes, the document's comes back for archiving and writing.
     loaded.reattach()?;
-    let bytes = formats::write(&loaded.session, &plan.items).with_context(|| loaded.display())?;
+    // Written as it is made unless replacing the input (archived with an undo script made
+    // from the output) or counted again (a format that adds records of its own).
+    let whole = dest.replaces_input() || !loaded.plan_is_exact(&plan.items);
+    let bytes = match whole {
+        true => formats::write(&loaded.session, &plan.items).with_context(|| loaded.display())?,
+        false => Vec::new(),
+    };
+    let mut produce = |out: &mut dyn std::io::Write| {
+        formats::write_to(&loaded.session, &plan.items, out).map_err(|e| match e {
+            crate::session::WriteError::Io(e) => e,
+            e => std::io::Error::other(e),
+        })
+    };
     if dest.replaces_input() && !changed {
         ctx.printer.note(&format!(
             "{}: nothing to trim; file left as it was",
@@ -268,9 +280,14 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         // Another ctxctl may be compacting or trimming the stored copy.
         let store = ctx.archive_store()?;
         let _lock = crate::ops::store::lock(ctx, &store, name)?;
+        match whole {
+            true => write::write(ctx, &dest, &loaded, &bytes)?,
+            false => write::write_by(ctx, &dest, &mut produce)?,
+        }
+    } else if whole {
         write::write(ctx, &dest, &loaded, &bytes)?;
     } else {
-        write::write(ctx, &dest, &loaded, &bytes)?;
+        write::write_by(ctx, &dest, &mut produce)?;
     }
     // The "after" figure is a count of what is written when an agent format adds records
     // the plan does not count (e.g. Claude Code's rewrite marker); the plan's own figure is

@@ -164,6 +164,15 @@ impl Codec for Jsonl {
         true
     }
 
+    fn write_to(
+        &self,
+        session: &Session,
+        items: &[Item],
+        out: &mut dyn std::io::Write,
+    ) -> Result<(), WriteError> {
+        Ok(line_plan(session, lines_doc(session)?, items)?.render_to(out)?)
+    }
+
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
         write_lines(session, lines_doc(session)?, items)
     }
@@ -177,6 +186,15 @@ impl Codec for Jsonl {
 /// new records before the next kept message, or appended before a truncated last line (an
 /// agent still writing), which stays last and untouched.
 fn write_lines(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+    Ok(line_plan(session, doc, items)?.render())
+}
+
+/// The lines of `doc` that `items` keep, drop, rewrite and add.
+fn line_plan<'a>(
+    session: &Session,
+    doc: &'a LinesDoc,
+    items: &[Item],
+) -> Result<LinePlan<'a>, WriteError> {
     let mut plan = LinePlan::new(doc);
     for m in &session.messages {
         for &r in m.origin.records() {
@@ -210,7 +228,7 @@ fn write_lines(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<
     for text in pending {
         plan.append(text);
     }
-    Ok(plan.render())
+    Ok(plan)
 }
 
 /// Applies `edits` to the JSONL record `line`. Edits only change `content`, so only that

@@ -2,6 +2,8 @@
 //! replaced, and new records are inserted before a given line or appended. Appended records
 //! go before a truncated last line (an agent still writing), which stays last and untouched.
 
+use std::io::Write;
+
 use crate::session::LinesDoc;
 
 /// What happens to one line.
@@ -49,7 +51,16 @@ impl<'a> LinePlan<'a> {
     }
 
     /// The rewritten document.
-    pub fn render(mut self) -> Vec<u8> {
+    pub fn render(self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.doc.text.len());
+        self.render_to(&mut out)
+            .expect("writing to memory does not fail");
+        out
+    }
+
+    /// [`LinePlan::render`] into `out`, line by line: a large output is never held whole
+    /// when `out` is a file or a pipe.
+    pub fn render_to(mut self, out: &mut dyn Write) -> std::io::Result<()> {
         let doc = self.doc;
         let tail = doc.truncated_tail;
         for (at, _) in &mut self.inserts {
@@ -60,46 +71,50 @@ impl<'a> LinePlan<'a> {
         // Stable: records inserted at the same line keep their order.
         self.inserts.sort_by_key(|(at, _)| *at);
         let eol = doc.eol();
-        // About the output's size (a trimmed session is smaller than the original).
-        let kept: usize = doc
-            .lines
-            .iter()
-            .zip(&self.actions)
-            .map(|(span, action)| match action {
-                LineOut::Keep => span.end_with_eol - span.start,
-                LineOut::Drop => 0,
-                LineOut::Rewrite(text) => text.len() + 2,
-            })
-            .sum();
-        let added: usize = self.inserts.iter().map(|(_, t)| t.len() + 2).sum();
-        let mut out = String::with_capacity(kept + added + 16);
+        let mut out = Tracked { out, last: None };
         let first_start = doc.lines.first().map_or(doc.text.len(), |s| s.start);
-        out.push_str(&doc.text[..first_start]);
+        out.put(&doc.text[..first_start])?;
         let mut inserts = self.inserts.iter().peekable();
-        let push_record = |out: &mut String, text: &str| {
-            if !out.is_empty() && !out.ends_with('\n') {
-                out.push_str(eol);
+        let push_record = |out: &mut Tracked, text: &str| {
+            if out.last.is_some_and(|b| b != b'\n') {
+                out.put(eol)?;
             }
-            out.push_str(text);
-            out.push_str(eol);
+            out.put(text)?;
+            out.put(eol)
         };
         for (i, (span, action)) in doc.lines.iter().zip(&self.actions).enumerate() {
             while let Some((_, text)) = inserts.next_if(|(at, _)| *at == i) {
-                push_record(&mut out, text);
+                push_record(&mut out, text)?;
             }
             match action {
-                LineOut::Keep => out.push_str(&doc.text[span.start..span.end_with_eol]),
+                LineOut::Keep => out.put(&doc.text[span.start..span.end_with_eol])?,
                 LineOut::Drop => {}
                 LineOut::Rewrite(text) => {
-                    out.push_str(text);
-                    out.push_str(&doc.text[span.end..span.end_with_eol]);
+                    out.put(text)?;
+                    out.put(&doc.text[span.end..span.end_with_eol])?;
                 }
             }
         }
         for (_, text) in inserts {
-            push_record(&mut out, text);
+            push_record(&mut out, text)?;
         }
-        out.into_bytes()
+        Ok(())
+    }
+}
+
+/// An output that remembers the last byte written (a record goes on a line of its own).
+struct Tracked<'a> {
+    out: &'a mut dyn Write,
+    last: Option<u8>,
+}
+
+impl Tracked<'_> {
+    fn put(&mut self, text: &str) -> std::io::Result<()> {
+        if let Some(&b) = text.as_bytes().last() {
+            self.out.write_all(text.as_bytes())?;
+            self.last = Some(b);
+        }
+        Ok(())
     }
 }
 

@@ -77,6 +77,17 @@ pub trait Codec: Sync {
     /// Renders `session` rewritten by `items` in this format.
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError>;
 
+    /// [`Codec::write`] into `out`, piece by piece where the format can (a large output is
+    /// then never held whole).
+    fn write_to(
+        &self,
+        session: &Session,
+        items: &[Item],
+        out: &mut dyn std::io::Write,
+    ) -> Result<(), WriteError> {
+        Ok(out.write_all(&self.write(session, items)?)?)
+    }
+
     /// Whether archived records (`archive restore`) go back only in place of one compaction
     /// summary, through [`Codec::restore`], rather than as records the writer places.
     fn restores_summaries(&self) -> bool {
@@ -331,6 +342,26 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
         return codec.restore(session, &plan);
     }
     codec.write(session, items)
+}
+
+/// [`write`] into `out` (see [`Codec::write_to`]).
+pub fn write_to(
+    session: &Session,
+    items: &[Item],
+    out: &mut dyn std::io::Write,
+) -> Result<(), WriteError> {
+    let raw = items.iter().any(|i| matches!(i, Item::InsertRecord(_)));
+    if raw && session.format.codec().restores_summaries() {
+        return Ok(out.write_all(&write(session, items)?)?);
+    }
+    if let Some(bad) = items
+        .iter()
+        .filter_map(Item::index)
+        .find(|&i| i >= session.messages.len())
+    {
+        return Err(WriteError::NoSuchMessage(bad));
+    }
+    session.format.codec().write_to(session, items, out)
 }
 
 /// The session's JSONL document, for a line format's writer.

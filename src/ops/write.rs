@@ -183,6 +183,32 @@ pub fn write(
     }
 }
 
+/// Writes what `produce` writes to `dest`, piece by piece, never holding it whole: for
+/// a destination other than the input (`-o FILE`, `-o -`, the store). Replacing the input
+/// takes whole bytes ([`write`]): its archive's undo script and the carrying over of what
+/// an agent appends meanwhile need them.
+pub fn write_by(
+    ctx: &Context,
+    dest: &Destination,
+    produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    match dest {
+        Destination::Stdout => {
+            let mut out = ctx.printer.data_writer();
+            produce(&mut out)
+                .and_then(|()| std::io::Write::flush(&mut out))
+                .context("writing to standard output")
+        }
+        Destination::File(p) => fsutil::write_atomic_by(p, false, produce)
+            .with_context(|| format!("writing {}", p.display())),
+        Destination::Store { path, .. } => write_store_by(&ctx.data_dir()?.value, path, produce),
+        Destination::InPlace(p) => anyhow::bail!(
+            "{}: replacing the input takes the whole output at once",
+            p.display()
+        ),
+    }
+}
+
 /// Replaces the input `p` with `bytes`, checked through a handle opened first, so that
 /// whole records an agent appends between the check and the rename are carried into the
 /// new file (see [`carry`](crate::ops::carry)). A symlink stays a symlink: the file it
@@ -252,6 +278,15 @@ fn write_db(ctx: &Context, db: &Path, loaded: &Loaded, bytes: &[u8]) -> anyhow::
 /// Writes a session into the store under `data_dir` (0600, in 0700 directories), refusing
 /// when `sessions/` or the target is a symlink that leads out of the data directory.
 pub fn write_store(data_dir: &Path, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_store_by(data_dir, path, &mut |f| f.write_all(bytes))
+}
+
+/// [`write_store`] of what `produce` writes.
+fn write_store_by(
+    data_dir: &Path,
+    path: &Path,
+    produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     let dir = path
         .parent()
         .with_context(|| format!("{}: not inside a directory", path.display()))?;
@@ -261,7 +296,8 @@ pub fn write_store(data_dir: &Path, path: &Path, bytes: &[u8]) -> anyhow::Result
         ensure_inside(data_dir, path)?;
     }
     fsutil::clean_stale_temps(dir);
-    fsutil::write_atomic(path, bytes, true).with_context(|| format!("writing {}", path.display()))
+    fsutil::write_atomic_by(path, true, produce)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Errors unless `path`, with every symlink resolved, is inside `data_dir`.

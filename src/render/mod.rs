@@ -168,6 +168,12 @@ impl Printer {
         stdout(bytes)
     }
 
+    /// [`Printer::data`] written piece by piece (a rewritten session that is never held
+    /// whole): buffered, held back like every output when it is captured. Flush it.
+    pub fn data_writer(&self) -> impl Write {
+        io::BufWriter::with_capacity(1 << 20, DataOut)
+    }
+
     /// A human note on stderr (summaries of what was done), hidden by `--quiet`.
     pub fn note(&self, text: &str) {
         if !self.quiet {
@@ -267,6 +273,20 @@ fn paint(text: &str, style: Style, on: bool) -> String {
 }
 
 /// Writes to stdout, or holds the bytes back while this thread is capturing.
+/// Standard output for [`Printer::data_writer`].
+struct DataOut;
+
+impl Write for DataOut {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        stdout(bytes)?;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 fn stdout(bytes: &[u8]) -> io::Result<()> {
     match capture::hold(capture::Stream::Stdout, bytes) {
         Some(bytes) => {

@@ -118,6 +118,9 @@ pub enum WriteError {
     NoSuchMessage(usize),
     #[error("cannot serialize the session: {0}")]
     Serialize(#[from] serde_json::Error),
+    /// The output could not be written (a closed pipe, a full disk).
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
     #[error("writing {0} sessions is not supported")]
     Unsupported(Format),
     #[error("cannot rewrite the session from its document: {0}")]

@@ -444,6 +444,15 @@ impl Codec for Chat {
         write::write(session, json_doc(session)?, items)
     }
 
+    fn write_to(
+        &self,
+        session: &Session,
+        items: &[Item],
+        out: &mut dyn std::io::Write,
+    ) -> Result<(), WriteError> {
+        write::write_to(session, json_doc(session)?, items, out)
+    }
+
     fn user_first(&self) -> bool {
         self.user_first
     }

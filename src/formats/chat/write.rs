@@ -3,6 +3,7 @@
 //! edited records are serialized, in the document's own indentation.
 
 use std::borrow::Cow;
+use std::io::Write;
 use std::ops::Range;
 
 use serde::Serialize;
@@ -13,6 +14,19 @@ use crate::session::{Format, JsonDoc, Origin, Session};
 use crate::session::{Item, Record, WriteError};
 
 pub fn write(session: &Session, doc: &JsonDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+    let mut out = Vec::new();
+    write_to(session, doc, items, &mut out)?;
+    Ok(out)
+}
+
+/// [`write`] into `out`, piece by piece: a large output is never held whole when `out` is a
+/// file or a pipe.
+pub fn write_to(
+    session: &Session,
+    doc: &JsonDoc,
+    items: &[Item],
+    out: &mut dyn Write,
+) -> Result<(), WriteError> {
     let indent = element_indent(doc);
     let render = |v: &Value| -> Result<String, WriteError> {
         Ok(match &doc.style.indent {
@@ -58,25 +72,17 @@ pub fn write(session: &Session, doc: &JsonDoc, items: &[Item]) -> Result<Vec<u8>
         }
     }
     cuts.sort_by_key(|(r, _)| r.start);
-    // Exactly the output's size: a trimmed session is smaller than the original.
-    let added: usize = cuts
-        .iter()
-        .map(|(_, t)| t.as_ref().map_or_else(|| list.len(), String::len))
-        .sum();
-    let size = doc.text.len() + added - cuts.iter().map(|(r, _)| r.len()).sum::<usize>();
-    let mut out = String::with_capacity(size);
     let mut at = 0;
     for (range, replacement) in cuts {
-        out.push_str(&doc.text[at..range.start]);
+        out.write_all(&doc.text.as_bytes()[at..range.start])?;
         match replacement {
-            Some(text) => out.push_str(&text),
-            None => list.write(&mut out),
+            Some(text) => out.write_all(text.as_bytes())?,
+            None => list.write(out)?,
         }
         at = range.end;
     }
-    out.push_str(&doc.text[at..]);
-    debug_assert_eq!(out.len(), size);
-    Ok(out.into_bytes())
+    out.write_all(&doc.text.as_bytes()[at..])?;
+    Ok(())
 }
 
 /// The new message array, punctuated like the original one.
@@ -122,21 +128,15 @@ impl<'a> List<'a> {
         }
     }
 
-    fn len(&self) -> usize {
-        let seps = self.pieces.len().saturating_sub(1) * self.sep.len();
-        let pieces: usize = self.pieces.iter().map(|p| p.len()).sum();
-        self.open.len() + pieces + seps + self.close.len()
-    }
-
-    fn write(&self, out: &mut String) {
-        out.push_str(&self.open);
+    fn write(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        out.write_all(self.open.as_bytes())?;
         for (i, p) in self.pieces.iter().enumerate() {
             if i > 0 {
-                out.push_str(&self.sep);
+                out.write_all(self.sep.as_bytes())?;
             }
-            out.push_str(p);
+            out.write_all(p.as_bytes())?;
         }
-        out.push_str(&self.close);
+        out.write_all(self.close.as_bytes())
     }
 }
 
