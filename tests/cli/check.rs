@@ -325,6 +325,47 @@ fn a_session_checked_again_unchanged_is_answered_from_its_digest() {
     assert!(!digests.exists());
 }
 
+/// How a warm `check -vv` of `f` found it unchanged: `Some(true)` unread (its stat identity
+/// vouched for it), `Some(false)` hashed, `None` not unchanged at all.
+fn unchanged_how(env: &TestEnv, f: &std::path::Path) -> Option<bool> {
+    let run = env.run(&["check", s(f), "-vv"]);
+    let line = run.stderr.lines().find(|l| l.contains("unchanged since"))?;
+    Some(line.contains("not read"))
+}
+
+#[test]
+fn an_old_unchanged_session_is_answered_unread_and_a_rewrite_is_still_seen() {
+    let env = TestEnv::new();
+    let f = env.write(
+        "old.jsonl",
+        "{\"role\":\"user\",\"content\":\"aaaa aaaa\"}\n",
+    );
+    // Checked at once: its times are within the margin of the digest, so it is hashed.
+    check_v(&env, &f, &[]);
+    assert_eq!(unchanged_how(&env, &f), Some(false));
+    // Its times old enough (the change time cannot be set back; wait past the margin): the
+    // hashed check re-stamps the digest, and the next one reads nothing.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(unchanged_how(&env, &f), Some(false));
+    assert_eq!(unchanged_how(&env, &f), Some(true));
+    let fresh = check_v(&env, &f, &["--json", "--no-cache"]);
+    assert_eq!(check_v(&env, &f, &["--json"]), fresh);
+    // Rewritten with the same length, its modification time put back: the change time
+    // moved, so it is read again and the new text counted.
+    let mtime = std::fs::metadata(&f).unwrap().modified().unwrap();
+    std::fs::write(&f, "{\"role\":\"user\",\"content\":\"b b b b b\"}\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&f)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(std::fs::metadata(&f).unwrap().modified().unwrap(), mtime);
+    let fresh_now = check_v(&env, &f, &["--json", "--no-cache"]);
+    assert_ne!(fresh_now, fresh, "the rewrite changes the count");
+    assert_eq!(check_v(&env, &f, &["--json"]), fresh_now);
+}
+
 /// `check` of `f` with the cache, as (exit code, stdout, stderr without debug lines), and
 /// whether it read the file from where its digest ended.
 fn check_cached(
