@@ -517,6 +517,7 @@ mod tests {
             len: 18,
             records: 3,
             hash: xxhash_rust::xxh3::xxh3_128(&bytes[..18]),
+            head: 1,
         };
         let r = Resumable::new(point, &shapes).unwrap();
         assert_eq!(r.shapes(3), shapes);

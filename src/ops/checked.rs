@@ -7,13 +7,14 @@ use std::path::{Path, PathBuf};
 
 use crate::cache::digest::{Digest, Resumable, Seen, DIGEST_VERSION};
 use crate::context::{Context, ResolvedModel};
-use crate::ops::load::{self, Fingerprint};
+use crate::ops::grown;
+use crate::ops::load;
 use crate::ops::predict::{self, Prediction};
 use crate::ops::tallied::{self, Tallied};
 use crate::ops::tally::Wants;
 use crate::ops::window::{self, Window};
 use crate::session::pairs::{self, Shapes};
-use crate::session::{AgentLimits, Format, Keep, ReportedUsage, Resume};
+use crate::session::{AgentLimits, Format, Keep, ReportedUsage};
 
 /// What a check needs of one session.
 pub struct Checked {
@@ -129,8 +130,8 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
         return Ok(checked);
     }
     match &d.resume {
-        Some(r) if continues(path, &r.point) => resumed(ctx, path, slot, Some(d)),
-        _ => fresh(ctx, path, slot),
+        Some(_) => resumed(ctx, path, slot, d),
+        None => fresh(ctx, path, slot),
     }
 }
 
@@ -149,18 +150,6 @@ impl Slot {
     };
 }
 
-/// Whether the file at `path` starts with the bytes `point` was taken from, and goes on.
-fn continues(path: &Path, point: &Resume) -> bool {
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
-    if !file.metadata().is_ok_and(|m| m.len() > point.len as u64) {
-        return false;
-    }
-    let mut head = std::io::Read::take(file, point.len as u64);
-    Fingerprint::of_reader(&mut head).is_ok_and(|f| f.len == point.len && f.hash == point.hash)
-}
-
 /// Reads `path` from the start (streamed when it can be), and brings the digest up to
 /// date.
 fn fresh(ctx: &Context, path: &Path, slot: Slot) -> anyhow::Result<Checked> {
@@ -168,48 +157,48 @@ fn fresh(ctx: &Context, path: &Path, slot: Slot) -> anyhow::Result<Checked> {
     finish(ctx, path, slot, t, None)
 }
 
-/// Reads `path` whole, from the point of the digest `before` when the file still starts
-/// as it did, and brings the digest up to date.
-fn resumed(
-    ctx: &Context,
-    path: &Path,
-    slot: Slot,
-    before: Option<Digest>,
-) -> anyhow::Result<Checked> {
-    let (bytes, fingerprint) = load::read(path)?;
-    let before = before.filter(|d| d.resume.as_ref().is_some_and(|r| r.continues(&bytes)));
-    let point = before
-        .as_ref()
-        .and_then(|d| d.resume.as_ref())
-        .map(|r| r.point);
-    let mut session = load::parse_session(ctx, path, bytes, Keep::After(point))?;
-    // The messages before the point, when reading started there as the same format.
-    let before = before.filter(|d| session.skipped && d.format == session.format.name());
-    if session.skipped && before.is_none() {
-        // Read as another format than before (detection saw the new part): read it all.
+/// Reads `path`, which its digest `d` may describe the start of, from where `d` ends: once,
+/// parsing only the new records (see `grown`), when the file starts with the bytes `d`
+/// describes, goes on, and reads as before; and brings the digest up to date. Any other
+/// file is read from the start, as a first check reads it.
+fn resumed(ctx: &Context, path: &Path, slot: Slot, d: Digest) -> anyhow::Result<Checked> {
+    let (Some(r), Some(format)) = (&d.resume, Format::from_name(&d.format)) else {
+        return fresh(ctx, path, slot);
+    };
+    let Ok(Some(mut grown)) = grown::read(path, &r.point, format) else {
+        return fresh(ctx, path, slot);
+    };
+    let (point, fingerprint, added) = (grown.point, grown.fingerprint, grown.added());
+    let text = std::mem::take(&mut grown.text);
+    let parsed = text.len();
+    let session = load::parse_session(ctx, path, text, Keep::After(Some(point)));
+    // Read from the point as the same format, or else (detection saw the new part, the new
+    // part does not start a record, it does not parse): read it all.
+    let mut session = match session {
+        Ok(s) if s.skipped && s.format.name() == d.format => s,
+        _ => return full(ctx, path, slot),
+    };
+    session.resume = session.resume.and_then(|p| grown.real(p, &added));
+    // A file that names its model in its first records only keeps the earlier read's.
+    if session.format.codec().model_in_first_records() && d.model.is_some() {
+        session.model.clone_from(&d.model);
+    }
+    // The file may now name another model (another tokenizer or scale): read it all.
+    let model = ctx.resolve_model_quietly(session.model.as_deref());
+    if d.counts_for(model.encoding, model.factor).is_none() {
         return full(ctx, path, slot);
     }
-    if let Some(d) = &before {
-        // A file that names its model in its first records only keeps the earlier read's.
-        if session.format.codec().model_in_first_records() && d.model.is_some() {
-            session.model.clone_from(&d.model);
-        }
-        // The file may now name another model (another tokenizer or scale): read it all.
-        let model = ctx.resolve_model_quietly(session.model.as_deref());
-        if d.counts_for(model.encoding, model.factor).is_none() {
-            return full(ctx, path, slot);
-        }
-        ctx.printer.debug(&format!(
-            "{}: grown since its last check; read from record {} on ({} new messages)",
-            load::display(path),
-            d.resume.as_ref().map_or(0, |r| r.point.records),
-            session.messages.len()
-        ));
-    }
+    ctx.printer.debug(&format!(
+        "{}: grown since its last check; read from record {} on ({} new messages; {parsed} of its {} bytes held)",
+        load::display(path),
+        r.point.records,
+        session.messages.len(),
+        fingerprint.len
+    ));
     load::warn_session(ctx, path, &session);
     let l = load::count_session(ctx, path, session, fingerprint)?;
     let t = tallied::of_loaded(ctx, l, WANTS, None);
-    finish(ctx, path, slot, t, before)
+    finish(ctx, path, slot, t, Some(d))
 }
 
 /// The check of a regular file still as its digest `d` describes it. Unread when the
