@@ -1,10 +1,12 @@
 //! Session digests: what `check` needs to know of a session file (its model, reading
 //! warnings, provider-reported usage, structural problems and per-message counts), kept in
 //! the cache directory, one per file, with the length and hash of the bytes it describes.
-//! An unchanged session is then checked by reading and hashing it: no record parsed, no
-//! message key computed, no tokenizer built. A session that only grew (an agent appended
-//! messages to a JSON document or a JSONL file) is read from where its digest's records
-//! end, once the bytes before are found unchanged: only the new records are parsed.
+//! An unchanged session is then checked without reading it, or by reading and hashing it:
+//! no record parsed, no message key computed, no tokenizer built. A session that only grew
+//! (an agent appended messages to a JSON document or a JSONL file) is read once from the
+//! start, its bytes before the digest's resume point hashed as they go by and dropped (but
+//! for the first records, which tell its format): only the new records are parsed
+//! (`crate::ops::grown`).
 //!
 //! An unchanged file need not even be read: like git's index ("racy git"), a digest keeps
 //! the file's stat identity ([`Seen`]: device, inode, length, modification and change times
@@ -189,12 +191,6 @@ impl Resumable {
             r.results.extend(s.results().map(|c| (i, c.to_string())));
         }
         Some(r)
-    }
-
-    /// Whether `bytes` start with the bytes this point was taken from (and go on).
-    pub fn continues(&self, bytes: &[u8]) -> bool {
-        let Resume { len, hash, .. } = self.point;
-        bytes.len() > len && xxhash_rust::xxh3::xxh3_128(&bytes[..len]) == hash
     }
 
     /// The shapes of the `n` messages before the point.
@@ -496,7 +492,7 @@ mod tests {
     }
 
     #[test]
-    fn a_resume_point_keeps_the_shapes_and_knows_its_bytes() {
+    fn a_resume_point_keeps_the_shapes() {
         let shapes = vec![
             Shape {
                 user_turn: true,
@@ -522,9 +518,6 @@ mod tests {
         let r = Resumable::new(point, &shapes).unwrap();
         assert_eq!(r.shapes(3), shapes);
         assert_eq!(r.point, point);
-        assert!(r.continues(b"[{...},{...},{...},{...}]"));
-        assert!(!r.continues(b"[{...},{...},{..!},{...}]"));
-        assert!(!r.continues(&bytes[..18]), "nothing new");
     }
 
     #[test]

@@ -53,7 +53,7 @@ pub const HEAD_LINES: usize = 64;
 /// `None` for a format not read from a point.
 pub fn filler(format: Format, point: &Resume, newlines: usize) -> Option<Vec<u8>> {
     match format {
-        // Blank lines: one for each line the head's last line break starts.
+        // Blank lines: a line break for each of those bytes' (each starts one of their lines).
         Format::Jsonl => Some(vec![b'\n'; newlines]),
         Format::OpenAi | Format::Anthropic => {
             let between = point.records - point.records.min(sniff::MAX_ITEMS);
