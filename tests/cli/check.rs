@@ -554,7 +554,7 @@ fn a_long_grown_session_is_read_once_from_its_point_as_a_cold_check_reads_it() {
     type Record = fn(usize) -> serde_json::Value;
     // Past the records (32) and lines (64) detection looks at, so that most old records are
     // stood in for when the grown file is read.
-    let docs: [(&str, Record, Render); 5] = [
+    let docs: [(&str, Record, Render); 6] = [
         ("compact.json", openai_record, |r| {
             serde_json::to_string(&serde_json::json!({"model": "gpt-4o", "messages": r})).unwrap()
         }),
@@ -565,6 +565,12 @@ fn a_long_grown_session_is_read_once_from_its_point_as_a_cold_check_reads_it() {
         }),
         ("anthropic.json", anthropic_record, |r| {
             serde_json::to_string(r).unwrap()
+        }),
+        ("system.json", anthropic_record, |r| {
+            serde_json::to_string_pretty(
+                &serde_json::json!({"system": "be brief", "max_tokens": 100, "messages": r}),
+            )
+            .unwrap()
         }),
         ("extras-after.json", openai_record, |r| {
             serde_json::to_string(&serde_json::json!({"messages": r, "tools": [{"type": "function", "function": {"name": "ls"}}]})).unwrap()
