@@ -1,10 +1,21 @@
 //! Session digests: what `check` needs to know of a session file (its model, reading
 //! warnings, provider-reported usage, structural problems and per-message counts), kept in
 //! the cache directory, one per file, with the length and hash of the bytes it describes.
-//! An unchanged session is then checked by reading and hashing it: no record parsed, no
-//! message key computed, no tokenizer built. A session that only grew (an agent appended
-//! messages to a JSON document or a JSONL file) is read from where its digest's records
-//! end, once the bytes before are found unchanged: only the new records are parsed.
+//! An unchanged session is then checked without reading it, or by reading and hashing it:
+//! no record parsed, no message key computed, no tokenizer built. A session that only grew
+//! (an agent appended messages to a JSON document or a JSONL file) is read once from the
+//! start, its bytes before the digest's resume point hashed as they go by and dropped (but
+//! for the first records, which tell its format): only the new records are parsed
+//! (`crate::ops::grown`).
+//!
+//! An unchanged file need not even be read: like git's index ("racy git"), a digest keeps
+//! the file's stat identity ([`Seen`]: device, inode, length, modification and change times
+//! to the nanosecond) and when it was taken. When the file's identity is still exactly that,
+//! and its times are older than the digest by [`SAFE_AGE`] or more, the digest answers
+//! without a byte read: the change time cannot be set by users and moves on every write,
+//! and the margin rules out a write landing in the same timestamp granule as the one the
+//! digest saw. Anything else (another identity, recent times, another platform) is hashed,
+//! and the hash stays the authority.
 //!
 //! Like the count cache it is an optimisation only: a missing, unreadable or foreign digest
 //! is a miss, and a digest that cannot be written is skipped. Each digest is a small JSON
@@ -25,13 +36,93 @@ use crate::session::{Format, ReportedUsage, Resume};
 use crate::tokens::Encoding;
 
 /// Bumped whenever a digest's meaning or layout changes.
-pub const DIGEST_VERSION: u32 = 6;
+pub const DIGEST_VERSION: u32 = 7;
 /// At most this many digests are kept.
 pub const MAX_DIGESTS: usize = 20_000;
 /// At most this many bytes of digests are kept.
 pub const MAX_BYTES: u64 = 256 << 20;
 /// A digest used again is re-stamped (for eviction) once it is this old.
 const REFRESH_AFTER: Duration = Duration::from_secs(3600);
+/// How much older than its digest a file's modification and change times must be for the
+/// digest to vouch for it unread: more than any file system's timestamp granule (FAT's is
+/// 2 s; the kernel's coarse clock lags by a tick), so that a write just after the digest was
+/// taken cannot leave the times as the digest saw them.
+pub const SAFE_AGE: Duration = Duration::from_secs(2);
+
+/// A file's stat identity, as `check` saw it before reading the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stat {
+    pub dev: u64,
+    pub ino: u64,
+    pub len: u64,
+    /// Modification and change times, in nanoseconds since the epoch.
+    pub mtime: i128,
+    pub ctime: i128,
+}
+
+impl Stat {
+    /// The identity of the file `meta` describes; `None` off Unix (no change time nor inode
+    /// to trust there: such files are always hashed).
+    #[cfg(unix)]
+    pub fn of(meta: &fs::Metadata) -> Option<Stat> {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Some(Stat {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime: ns(meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+
+    #[cfg(not(unix))]
+    pub fn of(_meta: &fs::Metadata) -> Option<Stat> {
+        None
+    }
+}
+
+/// A file's stat identity and when it was taken (the clock read before the stat, which
+/// was before the file was read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seen {
+    pub stat: Stat,
+    /// Nanoseconds since the epoch.
+    pub at: i128,
+}
+
+impl Seen {
+    /// The regular file at `path` as it is now; `None` for anything else, or off Unix.
+    pub fn now(path: &Path) -> Option<Seen> {
+        let at = nanos(SystemTime::now())?;
+        let meta = fs::metadata(path).ok()?;
+        meta.is_file().then_some(())?;
+        Some(Seen {
+            stat: Stat::of(&meta)?,
+            at,
+        })
+    }
+
+    /// Whether a file seen as `now` is, unread, the file this was taken of: the same
+    /// identity, with times at least [`SAFE_AGE`] older than this was taken. A write after
+    /// it was taken gives the file a change time past `at - SAFE_AGE`, so not this one.
+    pub fn vouches_for(&self, now: &Stat) -> bool {
+        let before = self.at - SAFE_AGE.as_nanos() as i128;
+        self.stat == *now && now.mtime <= before && now.ctime <= before
+    }
+
+    /// Whether a digest taken with this could ever vouch for the file unread: its times are
+    /// already old enough.
+    pub fn can_vouch(&self) -> bool {
+        self.vouches_for(&self.stat)
+    }
+}
+
+/// `t` in nanoseconds since the epoch.
+fn nanos(t: SystemTime) -> Option<i128> {
+    let d = t.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    i128::try_from(d.as_nanos()).ok()
+}
 
 /// What a read-only check needs of one session file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,6 +155,10 @@ pub struct Digest {
     /// Tokens a request body sends besides its messages (tools), scaled like `counts`.
     #[serde(default)]
     pub extra_tokens: usize,
+    /// The file's stat identity before it was read, and when: what lets a later check
+    /// trust the file unchanged without reading it (see the module's notes).
+    #[serde(default)]
+    pub seen: Option<Seen>,
 }
 
 /// What reading a grown file from where its digest ends needs.
@@ -96,12 +191,6 @@ impl Resumable {
             r.results.extend(s.results().map(|c| (i, c.to_string())));
         }
         Some(r)
-    }
-
-    /// Whether `bytes` start with the bytes this point was taken from (and go on).
-    pub fn continues(&self, bytes: &[u8]) -> bool {
-        let Resume { len, hash, .. } = self.point;
-        bytes.len() > len && xxhash_rust::xxh3::xxh3_128(&bytes[..len]) == hash
     }
 
     /// The shapes of the `n` messages before the point.
@@ -355,6 +444,7 @@ mod tests {
             resume: None,
             agent_limits: AgentLimits::default(),
             extra_tokens: 0,
+            seen: None,
         }
     }
 
@@ -402,7 +492,7 @@ mod tests {
     }
 
     #[test]
-    fn a_resume_point_keeps_the_shapes_and_knows_its_bytes() {
+    fn a_resume_point_keeps_the_shapes() {
         let shapes = vec![
             Shape {
                 user_turn: true,
@@ -423,13 +513,89 @@ mod tests {
             len: 18,
             records: 3,
             hash: xxhash_rust::xxh3::xxh3_128(&bytes[..18]),
+            head: 1,
         };
         let r = Resumable::new(point, &shapes).unwrap();
         assert_eq!(r.shapes(3), shapes);
         assert_eq!(r.point, point);
-        assert!(r.continues(b"[{...},{...},{...},{...}]"));
-        assert!(!r.continues(b"[{...},{...},{..!},{...}]"));
-        assert!(!r.continues(&bytes[..18]), "nothing new");
+    }
+
+    #[test]
+    fn a_stat_identity_vouches_only_for_itself_and_old_times() {
+        let stat = Stat {
+            dev: 1,
+            ino: 2,
+            len: 3,
+            mtime: 10_000_000_000,
+            ctime: 11_000_000_000,
+        };
+        let margin = SAFE_AGE.as_nanos() as i128;
+        let seen = Seen {
+            stat,
+            at: stat.ctime + margin,
+        };
+        assert!(seen.vouches_for(&stat) && seen.can_vouch());
+        // Taken within the margin of the last write: hashed.
+        let recent = Seen {
+            at: seen.at - 1,
+            ..seen
+        };
+        assert!(!recent.vouches_for(&stat) && !recent.can_vouch());
+        let others = [
+            Stat { dev: 9, ..stat },
+            Stat { ino: 9, ..stat },
+            Stat { len: 9, ..stat },
+            Stat {
+                mtime: stat.mtime - 1,
+                ..stat
+            },
+            Stat {
+                ctime: stat.ctime + 1,
+                ..stat
+            },
+        ];
+        for other in others {
+            assert!(!seen.vouches_for(&other), "{other:?}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_rewrite_of_the_same_length_and_mtime_moves_the_change_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(&path, b"aaaa").unwrap();
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        let set = |t| {
+            fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(t)
+                .unwrap()
+        };
+        set(old);
+        let before = Seen::now(&path).unwrap();
+        // Past the kernel's coarse clock tick, so that the change time can move.
+        std::thread::sleep(Duration::from_millis(20));
+        fs::write(&path, b"bbbb").unwrap();
+        set(old);
+        let after = Seen::now(&path).unwrap();
+        assert_eq!(
+            (after.stat.len, after.stat.mtime),
+            (before.stat.len, before.stat.mtime)
+        );
+        assert_ne!(after.stat.ctime, before.stat.ctime);
+        assert!(!before.vouches_for(&after.stat));
+        assert_eq!(Seen::now(dir.path()), None, "not a regular file");
+    }
+
+    #[test]
+    fn old_digests_without_an_identity_still_read() {
+        let mut json = serde_json::to_value(digest(vec![1])).unwrap();
+        json.as_object_mut().unwrap().remove("seen");
+        let d: Digest = serde_json::from_value(json).unwrap();
+        assert_eq!(d.seen, None);
     }
 
     #[test]

@@ -41,7 +41,7 @@ fn read_lines(text: String, keep: Keep, count: Option<Counting>) -> Result<Count
     let first = skip.unwrap_or(0);
     let resume = (matches!(keep, Keep::After(_)) && doc.truncated_tail.is_none()).then(|| {
         let len = doc.lines.last().map_or(0, |l| l.end);
-        Resume::of(&doc.text, len, doc.lines.len())
+        Resume::of(&doc.text, len, doc.lines.len(), head_end(&doc))
     });
     let spans: Vec<_> = doc.lines[first..n].iter().map(|l| l.start..l.end).collect();
     let release = keep != Keep::Document;
@@ -75,6 +75,22 @@ fn read_lines(text: String, keep: Keep, count: Option<Counting>) -> Result<Count
         skipped: skip.is_some(),
     };
     Ok((session, counts))
+}
+
+/// Where the first lines end, up to [`crate::formats::HEAD_LINES`] of them not blank (as
+/// the streaming reader counts them): what tells a longer version's format.
+fn head_end(doc: &LinesDoc) -> usize {
+    let (mut end, mut seen) = (0, 0);
+    for l in &doc.lines {
+        if seen >= crate::formats::HEAD_LINES {
+            break;
+        }
+        end = l.end;
+        seen += usize::from(!crate::formats::stream::is_blank(
+            &doc.text.as_bytes()[l.start..l.end],
+        ));
+    }
+    end
 }
 
 /// The message on line `i` (not blank), and the model the line names.

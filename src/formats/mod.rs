@@ -35,11 +35,41 @@ use serde_json::Value;
 
 use crate::session::{
     into_text, restore_plan, Document, Format, Item, JsonDoc, Keep, LinesDoc, ReadError,
-    RestorePlan, Session, WriteError,
+    RestorePlan, Resume, Session, WriteError,
 };
 
 pub use detect::{detect, detect_head};
 pub use edit::{new_record, set_result_text};
+
+/// Lines of a JSONL file kept to tell its format (more than detection looks at).
+pub const HEAD_LINES: usize = 64;
+
+/// What stands in for the records of a grown file between the bytes that tell its format
+/// and its resume point `point` (see [`Resume::head`]), when the file is read from that
+/// point on: records of no content, as many as those bytes hold, and a line break among
+/// them when they held one (`newlines`: how many they held), so that the stand-in text
+/// (the file's head, this, and what follows the point) is detected as the file would be,
+/// and read from the point as it would be. Reading skips these records either way.
+/// `None` for a format not read from a point.
+pub fn filler(format: Format, point: &Resume, newlines: usize) -> Option<Vec<u8>> {
+    match format {
+        // Blank lines: a line break for each of those bytes' (each starts one of their lines).
+        Format::Jsonl => Some(vec![b'\n'; newlines]),
+        Format::OpenAi | Format::Anthropic => {
+            let between = point.records - point.records.min(sniff::MAX_ITEMS);
+            let mut out = Vec::with_capacity(2 * between + 1);
+            for i in 0..between {
+                out.push(b',');
+                if i == 0 && newlines > 0 {
+                    out.push(b'\n');
+                }
+                out.push(b'0');
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
 
 /// One on-disk format: how to recognise, read and write its files.
 pub trait Codec: Sync {

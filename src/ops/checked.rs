@@ -5,15 +5,16 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::cache::digest::{Digest, Resumable, DIGEST_VERSION};
+use crate::cache::digest::{Digest, Resumable, Seen, DIGEST_VERSION};
 use crate::context::{Context, ResolvedModel};
-use crate::ops::load::{self, Fingerprint};
+use crate::ops::grown;
+use crate::ops::load;
 use crate::ops::predict::{self, Prediction};
 use crate::ops::tallied::{self, Tallied};
 use crate::ops::tally::Wants;
 use crate::ops::window::{self, Window};
 use crate::session::pairs::{self, Shapes};
-use crate::session::{AgentLimits, Format, Keep, ReportedUsage, Resume};
+use crate::session::{AgentLimits, Format, Keep, ReportedUsage};
 
 /// What a check needs of one session.
 pub struct Checked {
@@ -90,7 +91,7 @@ pub fn load_session(ctx: &Context, path: &Path, session: Option<&str>) -> anyhow
     };
     let mut t = tallied::load_session(ctx, path, Some(id), WANTS_NO_DIGEST)?;
     let next = t.api.take();
-    let mut checked = finish(ctx, path, None, t, None)?;
+    let mut checked = finish(ctx, path, Slot::NONE, t, None)?;
     checked.api = next.filter(|p| p.source == predict::NextSource::Api);
     Ok(checked)
 }
@@ -102,109 +103,144 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
         // cached by request, so an unchanged session sends nothing again).
         let mut t = tallied::load(ctx, path, WANTS_NO_DIGEST)?;
         let next = t.api.take();
-        let mut checked = finish(ctx, path, None, t, None)?;
+        let mut checked = finish(ctx, path, Slot::NONE, t, None)?;
         checked.api = next.filter(|p| p.source == predict::NextSource::Api);
         return Ok(checked);
     }
     if load::is_database(path) {
         // One session of an agent's database: no digest (it is not a file of its own).
         let t = tallied::load(ctx, path, WANTS_NO_DIGEST)?;
-        return finish(ctx, path, None, t, None);
+        return finish(ctx, path, Slot::NONE, t, None);
     }
     let digests = ctx.digests();
     let key = digests.and_then(|d| d.key(path, ctx.settings.format));
+    // Taken before the file is read: the digest stored after reading it keeps it.
+    let slot = Slot {
+        key,
+        seen: key.and_then(|_| Seen::now(path)),
+    };
     let previous = digests.zip(key).and_then(|(d, key)| d.get(key));
     let Some(d) = previous else {
-        return fresh(ctx, path, key);
+        return fresh(ctx, path, slot);
     };
-    // A session that did not change is answered from its digest (hashed in blocks, never
-    // held, and only when its length is the digest's); one that grew is read from where
-    // its digest ends.
-    if let Some(checked) = unchanged(ctx, path, &d) {
+    // A session that did not change is answered from its digest (unread when its stat
+    // identity vouches for it, else hashed in blocks, never held, and only when its length
+    // is the digest's); one that grew is read from where its digest ends.
+    if let Some(checked) = unchanged(ctx, path, slot, &d) {
         return Ok(checked);
     }
     match &d.resume {
-        Some(r) if continues(path, &r.point) => resumed(ctx, path, key, Some(d)),
-        _ => fresh(ctx, path, key),
+        Some(_) => resumed(ctx, path, slot, d),
+        None => fresh(ctx, path, slot),
     }
 }
 
-/// Whether the file at `path` starts with the bytes `point` was taken from, and goes on.
-fn continues(path: &Path, point: &Resume) -> bool {
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
+/// Where a session's digest goes (`key`, `None`: it keeps none), and the file's stat
+/// identity taken before it was read.
+#[derive(Clone, Copy)]
+struct Slot {
+    key: Option<u128>,
+    seen: Option<Seen>,
+}
+
+impl Slot {
+    const NONE: Slot = Slot {
+        key: None,
+        seen: None,
     };
-    if !file.metadata().is_ok_and(|m| m.len() > point.len as u64) {
-        return false;
-    }
-    let mut head = std::io::Read::take(file, point.len as u64);
-    Fingerprint::of_reader(&mut head).is_ok_and(|f| f.len == point.len && f.hash == point.hash)
 }
 
 /// Reads `path` from the start (streamed when it can be), and brings the digest up to
 /// date.
-fn fresh(ctx: &Context, path: &Path, key: Option<u128>) -> anyhow::Result<Checked> {
+fn fresh(ctx: &Context, path: &Path, slot: Slot) -> anyhow::Result<Checked> {
     let t = tallied::load(ctx, path, WANTS)?;
-    finish(ctx, path, key, t, None)
+    finish(ctx, path, slot, t, None)
 }
 
-/// Reads `path` whole, from the point of the digest `before` when the file still starts
-/// as it did, and brings the digest up to date.
-fn resumed(
-    ctx: &Context,
-    path: &Path,
-    key: Option<u128>,
-    before: Option<Digest>,
-) -> anyhow::Result<Checked> {
-    let (bytes, fingerprint) = load::read(path)?;
-    let before = before.filter(|d| d.resume.as_ref().is_some_and(|r| r.continues(&bytes)));
-    let point = before
-        .as_ref()
-        .and_then(|d| d.resume.as_ref())
-        .map(|r| r.point);
-    let mut session = load::parse_session(ctx, path, bytes, Keep::After(point))?;
-    // The messages before the point, when reading started there as the same format.
-    let before = before.filter(|d| session.skipped && d.format == session.format.name());
-    if session.skipped && before.is_none() {
-        // Read as another format than before (detection saw the new part): read it all.
-        return full(ctx, path, key);
+/// Reads `path`, which its digest `d` may describe the start of, from where `d` ends: once,
+/// parsing only the new records (see `grown`), when the file starts with the bytes `d`
+/// describes, goes on, and reads as before; and brings the digest up to date. Any other
+/// file is read from the start, as a first check reads it.
+fn resumed(ctx: &Context, path: &Path, slot: Slot, d: Digest) -> anyhow::Result<Checked> {
+    let (Some(r), Some(format)) = (&d.resume, Format::from_name(&d.format)) else {
+        return fresh(ctx, path, slot);
+    };
+    let Ok(Some(mut grown)) = grown::read(path, &r.point, format) else {
+        return fresh(ctx, path, slot);
+    };
+    let (point, fingerprint, added) = (grown.point, grown.fingerprint, grown.added());
+    let text = std::mem::take(&mut grown.text);
+    let parsed = text.len();
+    let session = load::parse_session(ctx, path, text, Keep::After(Some(point)));
+    // Read from the point as the same format, or else (detection saw the new part, the new
+    // part does not start a record, it does not parse): read it all.
+    let mut session = match session {
+        Ok(s) if s.skipped && s.format.name() == d.format => s,
+        _ => return full(ctx, path, slot),
+    };
+    session.resume = session.resume.and_then(|p| grown.real(p, &added));
+    // A file that names its model in its first records only keeps the earlier read's.
+    if session.format.codec().model_in_first_records() && d.model.is_some() {
+        session.model.clone_from(&d.model);
     }
-    if let Some(d) = &before {
-        // A file that names its model in its first records only keeps the earlier read's.
-        if session.format.codec().model_in_first_records() && d.model.is_some() {
-            session.model.clone_from(&d.model);
-        }
-        // The file may now name another model (another tokenizer or scale): read it all.
-        let model = ctx.resolve_model_quietly(session.model.as_deref());
-        if d.counts_for(model.encoding, model.factor).is_none() {
-            return full(ctx, path, key);
-        }
-        ctx.printer.debug(&format!(
-            "{}: grown since its last check; read from record {} on ({} new messages)",
-            load::display(path),
-            d.resume.as_ref().map_or(0, |r| r.point.records),
-            session.messages.len()
-        ));
+    // The file may now name another model (another tokenizer or scale): read it all.
+    let model = ctx.resolve_model_quietly(session.model.as_deref());
+    if d.counts_for(model.encoding, model.factor).is_none() {
+        return full(ctx, path, slot);
     }
+    ctx.printer.debug(&format!(
+        "{}: grown since its last check; read from record {} on ({} new messages; {parsed} of its {} bytes held)",
+        load::display(path),
+        r.point.records,
+        session.messages.len(),
+        fingerprint.len
+    ));
     load::warn_session(ctx, path, &session);
     let l = load::count_session(ctx, path, session, fingerprint)?;
     let t = tallied::of_loaded(ctx, l, WANTS, None);
-    finish(ctx, path, key, t, before)
+    finish(ctx, path, slot, t, Some(d))
 }
 
-/// The check of a regular file still as its digest `d` describes it, found by hashing the
-/// file in chunks: an unchanged session is never held in memory (a fresh buffer the size
-/// of the file costs more than the hash). Only a file of the digest's length is hashed;
-/// `None` (read it) for a file that changed, or anything but a regular file.
-fn unchanged(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
+/// The check of a regular file still as its digest `d` describes it. Unread when the
+/// digest's stat identity vouches for the file (see [`crate::cache::digest`]); else found
+/// by hashing the file in chunks: an unchanged session is never held in memory (a fresh
+/// buffer the size of the file costs more than the hash). Only a file of the digest's
+/// length is hashed; `None` (read it) for a file that changed, or anything but a regular
+/// file. A file found unchanged by its hash gets its digest re-stamped with its identity
+/// now, once its times are old enough to vouch for it, so that the next check reads
+/// nothing.
+fn unchanged(ctx: &Context, path: &Path, slot: Slot, d: &Digest) -> Option<Checked> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() || meta.len() != d.len as u64 {
         return None;
     }
+    if let (Some(was), Some(now)) = (d.seen, slot.seen) {
+        if was.vouches_for(&now.stat) {
+            return from_digest(
+                ctx,
+                path,
+                d,
+                "its size, times and inode as the digest saw them; not read",
+            );
+        }
+    }
     let now = load::Fingerprint::of_file(path).ok()?;
-    d.describes(now.len, now.hash)
-        .then(|| from_digest(ctx, path, d))
-        .flatten()
+    if !d.describes(now.len, now.hash) {
+        return None;
+    }
+    let checked = from_digest(ctx, path, d, "the same bytes, hashed")?;
+    if let (Some(key), Some(seen)) = (slot.key, slot.seen) {
+        if seen.can_vouch() {
+            ctx.remember_digest(
+                key,
+                &Digest {
+                    seen: Some(seen),
+                    ..d.clone()
+                },
+            );
+        }
+    }
+    Some(checked)
 }
 
 /// Reads session `id` of the agent database at `path` (goose's `sessions.db`) for a check.
@@ -213,31 +249,31 @@ pub fn load_db(ctx: &Context, path: &Path, id: &str) -> anyhow::Result<Checked> 
     finish(
         ctx,
         path,
-        None,
+        Slot::NONE,
         tallied::of_loaded(ctx, l, WANTS, None),
         None,
     )
 }
 
 /// Reads `path` whole, without its digest's help, and brings the digest up to date.
-fn full(ctx: &Context, path: &Path, key: Option<u128>) -> anyhow::Result<Checked> {
+fn full(ctx: &Context, path: &Path, slot: Slot) -> anyhow::Result<Checked> {
     let (bytes, fingerprint) = load::read(path)?;
     let l = load::load_bytes(ctx, path, bytes, fingerprint, Keep::After(None))?;
     finish(
         ctx,
         path,
-        key,
+        slot,
         tallied::of_loaded(ctx, l, WANTS, None),
         None,
     )
 }
 
 /// The check of a read session `l`, whose first messages are those of the digest
-/// `before` when reading resumed after them; stores the new digest under `key`.
+/// `before` when reading resumed after them; stores the new digest in `slot`.
 fn finish(
     ctx: &Context,
     path: &Path,
-    key: Option<u128>,
+    slot: Slot,
     mut l: Tallied,
     before: Option<Digest>,
 ) -> anyhow::Result<Checked> {
@@ -266,7 +302,7 @@ fn finish(
         .iter()
         .map(ToString::to_string)
         .collect();
-    if let (Some(key), true) = (key, l.keeps_counts) {
+    if let (Some(key), true) = (slot.key, l.keeps_counts) {
         let usage = l.usage.as_ref().map(Into::into);
         let warnings = l.warnings.clone();
         // Resuming needs the whole file to have been read cleanly: notes about unknown
@@ -295,6 +331,7 @@ fn finish(
             resume,
             agent_limits: l.agent_limits,
             extra_tokens: l.extra_tokens,
+            seen: slot.seen,
         };
         ctx.remember_digest(key, &digest);
     }
@@ -311,8 +348,9 @@ fn finish(
     })
 }
 
-/// The check of `path` from its digest, if the digest's counts fit the model resolved now.
-fn from_digest(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
+/// The check of `path` from its digest, if the digest's counts fit the model resolved now;
+/// `how` says (in the debug line) how the file was found unchanged.
+fn from_digest(ctx: &Context, path: &Path, d: &Digest, how: &str) -> Option<Checked> {
     let shown = load::display(path);
     let format = Format::from_name(&d.format)?;
     let model = ctx.resolve_model_quietly(d.model.as_deref());
@@ -323,7 +361,7 @@ fn from_digest(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
     }
     let model = ctx.resolve_model(d.model.as_deref());
     ctx.printer.debug(&format!(
-        "{shown}: unchanged since its last check ({} format, {} messages); model {} (from {}), {} counts from its digest",
+        "{shown}: unchanged since its last check ({how}; {} format, {} messages); model {} (from {}), {} counts from its digest",
         d.format, d.messages, model.name, model.source, model.encoding
     ));
     Some(Checked {

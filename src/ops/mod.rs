@@ -14,6 +14,7 @@ pub mod checked;
 pub mod describe;
 pub mod exact;
 pub mod filter;
+pub mod grown;
 pub mod live;
 pub mod load;
 pub mod predict;

@@ -143,6 +143,7 @@ fn document(
             len: outline.records_end,
             records: outline.records,
             hash: outline.records_hash,
+            head: outline.head_end,
         }),
     };
     finish(ctx, path, (&guess, &counter), tally, read)
@@ -187,6 +188,7 @@ fn lines(
             len: outline.records_end,
             records: outline.lines,
             hash: outline.records_hash,
+            head: outline.head_end,
         }),
     };
     finish(ctx, path, (&guess, &counter), tally, read)

@@ -393,15 +393,24 @@ pub struct Resume {
     pub len: usize,
     pub records: usize,
     pub hash: u128,
+    /// Where the bytes that tell a longer version's format end (at most `len`): past the
+    /// first records a format's detection looks at (a document's first 32, or past its
+    /// list's `[` when it has none; a JSONL file's first lines, up to
+    /// [`crate::formats::HEAD_LINES`] of them not blank). A grown file is read as these
+    /// bytes, stand-ins for the records up to `len` ([`crate::formats::filler`]), and what
+    /// follows `len`: the same format, read the same way.
+    pub head: usize,
 }
 
 impl Resume {
-    /// The point after `records` records ending at `len` in `text`.
-    pub(crate) fn of(text: &str, len: usize, records: usize) -> Resume {
+    /// The point after `records` records ending at `len` in `text`, whose first `head`
+    /// bytes tell its format.
+    pub(crate) fn of(text: &str, len: usize, records: usize, head: usize) -> Resume {
         Resume {
             len,
             records,
             hash: xxhash_rust::xxh3::xxh3_128(&text.as_bytes()[..len]),
+            head,
         }
     }
 }

@@ -325,6 +325,47 @@ fn a_session_checked_again_unchanged_is_answered_from_its_digest() {
     assert!(!digests.exists());
 }
 
+/// How a warm `check -vv` of `f` found it unchanged: `Some(true)` unread (its stat identity
+/// vouched for it), `Some(false)` hashed, `None` not unchanged at all.
+fn unchanged_how(env: &TestEnv, f: &std::path::Path) -> Option<bool> {
+    let run = env.run(&["check", s(f), "-vv"]);
+    let line = run.stderr.lines().find(|l| l.contains("unchanged since"))?;
+    Some(line.contains("not read"))
+}
+
+#[test]
+fn an_old_unchanged_session_is_answered_unread_and_a_rewrite_is_still_seen() {
+    let env = TestEnv::new();
+    let f = env.write(
+        "old.jsonl",
+        "{\"role\":\"user\",\"content\":\"aaaa aaaa\"}\n",
+    );
+    // Checked at once: its times are within the margin of the digest, so it is hashed.
+    check_v(&env, &f, &[]);
+    assert_eq!(unchanged_how(&env, &f), Some(false));
+    // Its times old enough (the change time cannot be set back; wait past the margin): the
+    // hashed check re-stamps the digest, and the next one reads nothing.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(unchanged_how(&env, &f), Some(false));
+    assert_eq!(unchanged_how(&env, &f), Some(true));
+    let fresh = check_v(&env, &f, &["--json", "--no-cache"]);
+    assert_eq!(check_v(&env, &f, &["--json"]), fresh);
+    // Rewritten with the same length, its modification time put back: the change time
+    // moved, so it is read again and the new text counted.
+    let mtime = std::fs::metadata(&f).unwrap().modified().unwrap();
+    std::fs::write(&f, "{\"role\":\"user\",\"content\":\"b b b b b\"}\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&f)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(std::fs::metadata(&f).unwrap().modified().unwrap(), mtime);
+    let fresh_now = check_v(&env, &f, &["--json", "--no-cache"]);
+    assert_ne!(fresh_now, fresh, "the rewrite changes the count");
+    assert_eq!(check_v(&env, &f, &["--json"]), fresh_now);
+}
+
 /// `check` of `f` with the cache, as (exit code, stdout, stderr without debug lines), and
 /// whether it read the file from where its digest ended.
 fn check_cached(
@@ -473,6 +514,121 @@ fn a_grown_session_is_read_from_where_its_last_check_ended() {
         let (cached, resumed) = check_cached(&env, &f, &[]);
         assert_eq!(cached, fresh, "{name}");
         assert_eq!(resumed, before, "{name}");
+    }
+}
+
+/// Records of a long OpenAI session: text, with a tool call answered now and then.
+fn openai_record(i: usize) -> serde_json::Value {
+    match i % 10 {
+        3 => {
+            serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"id": format!("c{i}"), "type": "function", "function": {"name": "ls", "arguments": "{}"}}]})
+        }
+        4 => {
+            serde_json::json!({"role": "tool", "tool_call_id": format!("c{}", i - 1), "content": "a.txt"})
+        }
+        _ => {
+            serde_json::json!({"role": if i.is_multiple_of(2) { "user" } else { "assistant" }, "content": format!("message {i}: {}", "words ".repeat(i % 13))})
+        }
+    }
+}
+
+/// Records of a long Anthropic session (a bare list: its blocks tell the format).
+fn anthropic_record(i: usize) -> serde_json::Value {
+    match i % 10 {
+        3 => {
+            serde_json::json!({"role": "assistant", "content": [{"type": "tool_use", "id": format!("t{i}"), "name": "ls", "input": {}}]})
+        }
+        4 => {
+            serde_json::json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": format!("t{}", i - 1), "content": "a.txt"}]})
+        }
+        _ => {
+            serde_json::json!({"role": if i.is_multiple_of(2) { "user" } else { "assistant" }, "content": format!("message {i}: {}", "words ".repeat(i % 13))})
+        }
+    }
+}
+
+#[test]
+fn a_long_grown_session_is_read_once_from_its_point_as_a_cold_check_reads_it() {
+    let env = TestEnv::new();
+    type Render = fn(&[serde_json::Value]) -> String;
+    type Record = fn(usize) -> serde_json::Value;
+    // Past the records (32) and lines (64) detection looks at, so that most old records are
+    // stood in for when the grown file is read.
+    let docs: [(&str, Record, Render); 6] = [
+        ("compact.json", openai_record, |r| {
+            serde_json::to_string(&serde_json::json!({"model": "gpt-4o", "messages": r})).unwrap()
+        }),
+        ("pretty.json", openai_record, |r| {
+            serde_json::to_string_pretty(&serde_json::json!({"model": "gpt-4o", "messages": r}))
+                .unwrap()
+                + "\n"
+        }),
+        ("anthropic.json", anthropic_record, |r| {
+            serde_json::to_string(r).unwrap()
+        }),
+        ("system.json", anthropic_record, |r| {
+            serde_json::to_string_pretty(
+                &serde_json::json!({"system": "be brief", "max_tokens": 100, "messages": r}),
+            )
+            .unwrap()
+        }),
+        ("extras-after.json", openai_record, |r| {
+            serde_json::to_string(&serde_json::json!({"messages": r, "tools": [{"type": "function", "function": {"name": "ls"}}]})).unwrap()
+        }),
+        ("blanks.jsonl", openai_record, |r| {
+            let mut out = String::new();
+            for (i, v) in r.iter().enumerate() {
+                out += &format!("{v}\n");
+                if i % 9 == 0 {
+                    out += "\n";
+                }
+            }
+            out
+        }),
+    ];
+    for (name, record, render) in docs {
+        let all: Vec<serde_json::Value> = (0..100).map(record).collect();
+        let mut odd = all[..95].to_vec();
+        odd.push(serde_json::json!({"role": "wizard", "content": "odd"}));
+        let mut early = all.clone();
+        early[5] = record(9);
+        let mut late = all.clone();
+        late[60] = record(9);
+        // Each step: the records, and whether the check reads from where the last ended.
+        let steps: Vec<(Vec<serde_json::Value>, bool)> = vec![
+            (all[..80].to_vec(), false),
+            (all[..90].to_vec(), true),
+            // A call made before, answered in the new part; an unknown role (a warning).
+            (odd, true),
+            (all[..70].to_vec(), false),
+            (all[..85].to_vec(), true),
+            // An old record changed, among the ones stood in for, or among the first ones.
+            (late[..95].to_vec(), false),
+            (late.clone(), true),
+            (early, false),
+        ];
+        for (k, (records, resumes)) in steps.iter().enumerate() {
+            let f = env.write(name, render(records));
+            let fresh = check_v(&env, &f, &["--json", "--no-cache"]);
+            let (cached, resumed) = check_cached(&env, &f, &[]);
+            assert_eq!(cached, fresh, "{name} step {k}");
+            assert_eq!(resumed, *resumes, "{name} step {k}: {cached:?}");
+        }
+        // Read once, holding the first records and the new ones, not the old ones between.
+        let f = env.write(name, render(&all[..90]));
+        check_cached(&env, &f, &[]);
+        let f = env.write(name, render(&all));
+        let run = env.run(&["check", s(&f), "-vv"]);
+        let held = run
+            .stderr
+            .lines()
+            .find_map(|l| l.split_once("new messages; ")?.1.split_once(" of its "))
+            .map(|(held, _)| held.parse::<u64>().unwrap());
+        let len = std::fs::metadata(&f).unwrap().len();
+        assert!(
+            held.is_some_and(|h| h < len * 9 / 10),
+            "{name}: {held:?} of {len}: {run:?}"
+        );
     }
 }
 

@@ -160,7 +160,7 @@ fn read_layout(
     let resume = matches!(keep, Keep::After(_))
         .then(|| resume_point(&layout))
         .flatten()
-        .map(|(len, records)| Resume::of(&text, len, records));
+        .map(|(len, records)| Resume::of(&text, len, records, head_end(&layout)));
     let first = skip.unwrap_or(0);
     let records = &layout.records[first..];
     let release = keep != Keep::Document;
@@ -245,6 +245,14 @@ fn resume_point(layout: &Layout) -> Option<(usize, usize)> {
         return None;
     }
     Some((len, layout.records.len()))
+}
+
+/// Where the records a format's detection looks at end (past the list's `[` when there are
+/// none).
+fn head_end(layout: &Layout) -> usize {
+    let n = layout.records.len().min(crate::formats::sniff::MAX_ITEMS);
+    n.checked_sub(1)
+        .map_or(layout.list_span.start + 1, |i| layout.records[i].end)
 }
 
 /// How many records reading may skip for [`Keep::After`]: all those the point names, when

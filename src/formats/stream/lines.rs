@@ -10,8 +10,12 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::{read_some, Block, Stop, BLOCK_BYTES};
 
-/// Lines kept for detection (more than detection looks at).
-const HEAD_LINES: usize = 64;
+use crate::formats::HEAD_LINES;
+
+/// Whether a line's content is blank (spaces, tabs, a `\r`): counted, not handed out.
+pub fn is_blank(content: &[u8]) -> bool {
+    content.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+}
 
 /// What a JSONL file held besides its lines' records, known once it is read.
 #[derive(Debug, Clone)]
@@ -23,6 +27,8 @@ pub struct LinesOutline {
     /// Where the last line's content ends, and the xxh3-128 of the bytes before that.
     pub records_end: usize,
     pub records_hash: u128,
+    /// Where the first lines (up to [`HEAD_LINES`] of them not blank) end.
+    pub head_end: usize,
 }
 
 /// Reads the lines of a JSONL file from `src`, block by block.
@@ -102,6 +108,7 @@ impl<R: Read> LineReader<R> {
             hash: self.full.digest128(),
             records_end: self.hashed,
             records_hash: self.upto.digest128(),
+            head_end: self.head_end,
         }
     }
 
@@ -147,9 +154,7 @@ impl<R: Read> LineReader<R> {
         self.upto
             .update(&self.buf[self.hashed - self.base..rel.end]);
         self.hashed = r.end;
-        let blank = self.buf[rel]
-            .iter()
-            .all(|b| matches!(b, b' ' | b'\t' | b'\r'));
+        let blank = is_blank(&self.buf[rel]);
         if self.head_lines < HEAD_LINES {
             self.head_end = r.end;
             self.head_lines += usize::from(!blank);

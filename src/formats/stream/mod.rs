@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use xxhash_rust::xxh3::Xxh3;
 
-pub use lines::{LineReader, LinesOutline};
+pub use lines::{is_blank, LineReader, LinesOutline};
 pub use scan::{Event, ListName, Scanner};
 
 /// Bytes read from the source at a time.
@@ -89,6 +89,8 @@ pub struct Outline {
     /// of the bytes before that.
     pub records_end: usize,
     pub records_hash: u128,
+    /// Where the first records (those kept in `head`) end, or the list's `[`.
+    pub head_end: usize,
 }
 
 /// Reads the records of a JSON document's message list from `src`, block by block.
@@ -109,6 +111,7 @@ pub struct DocReader<R> {
     prefix: Vec<u8>,
     records: usize,
     head: Vec<String>,
+    head_end: usize,
     /// Records found and not yet handed out (offsets in the document).
     pending: Vec<Range<usize>>,
 }
@@ -130,6 +133,7 @@ impl<R: Read> DocReader<R> {
             prefix: Vec::new(),
             records: 0,
             head: Vec::new(),
+            head_end: 0,
             pending: Vec::new(),
         }
     }
@@ -202,6 +206,7 @@ impl<R: Read> DocReader<R> {
             hash: self.full.digest128(),
             records_end: self.hashed,
             records_hash: self.upto.digest128(),
+            head_end: self.head_end,
         })
     }
 
@@ -237,6 +242,7 @@ impl<R: Read> DocReader<R> {
                 self.prefix = self.buf[..rel].to_vec();
                 self.upto.update(&self.buf[..rel + 1]);
                 self.hashed = at + 1;
+                self.head_end = at + 1;
                 self.buf.drain(..rel + 1);
                 self.base = at + 1;
                 self.list = Some((*at, *key));
@@ -248,6 +254,7 @@ impl<R: Read> DocReader<R> {
                 if self.head.len() < HEAD_RECORDS {
                     let raw = &self.buf[r.start - self.base..r.end - self.base];
                     self.head.push(String::from_utf8_lossy(raw).into_owned());
+                    self.head_end = r.end;
                 }
                 self.records += 1;
                 self.pending.push(r.clone());
