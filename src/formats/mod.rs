@@ -374,7 +374,7 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     codec.write(session, items)
 }
 
-/// [`write`] into `out` (see [`Codec::write_to`]).
+/// [`write()`] into `out` (see [`Codec::write_to`]).
 pub fn write_to(
     session: &Session,
     items: &[Item],
