@@ -30,8 +30,6 @@ pub struct Context {
     digests_added: AtomicUsize,
     /// Files being worked on right now (batch runs).
     in_flight: AtomicUsize,
-    /// Cores available to the process.
-    cores: usize,
     warned: Mutex<HashSet<String>>,
 }
 
@@ -110,7 +108,6 @@ impl Context {
             digests: OnceLock::new(),
             digests_added: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
-            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             warned: Mutex::new(HashSet::new()),
         })
     }
@@ -344,7 +341,13 @@ impl Context {
     /// a batch run does not start more threads than there are cores.
     pub fn counting_threads(&self) -> usize {
         let others = self.in_flight.load(Ordering::Relaxed).saturating_sub(1);
-        self.cores.saturating_sub(others).max(1)
+        self.cores().saturating_sub(others).max(1)
+    }
+
+    /// Cores available to the process, asked on first need (not in `Context::new`: reading
+    /// the cgroup's CPU quota is not worth delaying the tokenizer's start for).
+    fn cores(&self) -> usize {
+        crate::tokens::parallel::available()
     }
 
     /// The persistent token-count cache file.
@@ -498,7 +501,7 @@ mod tests {
         };
         let settings = Settings::resolve(&g, &Env::default()).unwrap();
         let ctx = Context::new(settings, Env::default(), Printer::plain()).unwrap();
-        let all = ctx.cores;
+        let all = ctx.cores();
         assert_eq!(ctx.counting_threads(), all, "a lone file uses every core");
         let a = ctx.file_in_flight();
         assert_eq!(ctx.counting_threads(), all);

@@ -1,8 +1,5 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = ctxctl::cli::Cli::parse();
-    ctxctl::cli::main(cli)
+    ctxctl::cli::main(ctxctl::cli::parse())
 }

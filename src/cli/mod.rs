@@ -14,6 +14,7 @@ mod diff;
 mod doctor;
 pub mod generate;
 mod models_cmd;
+mod parse;
 mod sessions;
 mod stats;
 mod trim;
@@ -30,6 +31,7 @@ use crate::render::{ColorChoice, Printer};
 use crate::session::Format;
 
 pub use args::InputArgs;
+pub use parse::parse;
 
 const AFTER_HELP: &str = "\
 Examples:

@@ -18,7 +18,7 @@ pub fn parse_records<T: Send, E: Send>(
     parse: impl Fn(usize, &mut Notes) -> Result<Option<T>, E> + Sync,
 ) -> Result<(Vec<T>, Notes), E> {
     let total: usize = (0..n).map(&bytes).sum();
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let threads = crate::tokens::parallel::available();
     let run = |range: Range<usize>| {
         let mut notes = Notes::default();
         let mut out = Vec::with_capacity(range.len());

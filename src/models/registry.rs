@@ -1,6 +1,7 @@
 //! The registry: the parsed model table and name lookups.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -14,13 +15,40 @@ use crate::tokens::Encoding;
 const BUILTIN_TOML: &str = include_str!("builtin.toml");
 
 /// One model of the built-in table, as build/models.rs writes it (sorted as a registry
-/// keeps its models), so that start-up parses no TOML.
+/// keeps its models), so that start-up parses no TOML. Its strings are `Span`s of
+/// `rows::TEXT`: plain numbers, which the loader does not relocate at every start.
 struct Row {
-    id: &'static str,
+    id: Span,
     context_window: u64,
     max_output_tokens: Option<u64>,
-    tokenizer: Option<&'static str>,
-    aliases: &'static [&'static str],
+    tokenizer: Option<Span>,
+    /// The range of `rows::ALIASES` that holds this model's aliases.
+    aliases: (u16, u16),
+}
+
+/// Where a string of the built-in table is in `rows::TEXT`: `(start, end)`.
+type Span = (u32, u32);
+
+impl Row {
+    fn id(&self) -> &'static str {
+        text(self.id)
+    }
+
+    fn tokenizer(&self) -> Option<&'static str> {
+        self.tokenizer.map(text)
+    }
+
+    fn aliases(&self) -> impl Iterator<Item = &'static str> {
+        let (first, end) = self.aliases;
+        rows::ALIASES[usize::from(first)..usize::from(end)]
+            .iter()
+            .map(|&span| text(span))
+    }
+}
+
+/// The string of the built-in table at `span`.
+fn text((start, end): Span) -> &'static str {
+    &rows::TEXT[start as usize..end as usize]
 }
 
 mod rows {
@@ -29,11 +57,56 @@ mod rows {
 use rows::ROWS;
 
 /// A set of models with their names (ids and aliases, case-insensitive).
-#[derive(Debug, Clone, Default, PartialEq)]
+///
+/// The built-in registry finds a name without its tables: `get` and `find` binary-search
+/// the sorted names build/models.rs writes and make the one spec they hit. Its tables are
+/// built on the first call that needs them all (listing, suggestions, config overrides):
+/// a `count` that only looks its model up spends no start-up time on ~2,500 names.
 pub struct Registry {
+    /// Always set, except in the built-in registry before anything needed it.
+    tables: OnceLock<Tables>,
+    /// Whether this is the built-in table, looked up through `rows::KEY_TEXT`.
+    builtin: bool,
+}
+
+/// The models of a registry and their names.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Tables {
     models: Vec<ModelSpec>,
     /// Lowercased id or alias → index into `models`.
     index: HashMap<String, usize>,
+}
+
+/// The built-in rows' specs, each made the first time a lookup hits it.
+static BUILTIN_SPECS: [OnceLock<ModelSpec>; rows::COUNT] = [const { OnceLock::new() }; rows::COUNT];
+
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry::owning(Tables::default())
+    }
+}
+
+/// A copy has tables of its own (config overrides change them).
+impl Clone for Registry {
+    fn clone(&self) -> Registry {
+        Registry::owning(self.tables().clone())
+    }
+}
+
+impl PartialEq for Registry {
+    fn eq(&self, other: &Registry) -> bool {
+        self.tables() == other.tables()
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tables = self.tables();
+        f.debug_struct("Registry")
+            .field("models", &tables.models)
+            .field("index", &tables.index)
+            .finish()
+    }
 }
 
 /// The result of [`Registry::resolve`]: a spec, and whether it came from the registry or
@@ -62,25 +135,57 @@ struct TableEntry {
 }
 
 impl Registry {
-    /// The built-in registry, made from the embedded rows on first use and shared after.
+    /// The built-in registry: the embedded rows, looked up in place; its tables are made on
+    /// first need and shared after.
     ///
     /// # Panics
     /// Never in practice: the table is generated, and the unit tests `builtin_table_parses`
     /// and `builtin_rows_equal_the_toml` fail the build's tests if it is not valid.
     pub fn builtin() -> &'static Registry {
-        static BUILTIN: OnceLock<Registry> = OnceLock::new();
-        BUILTIN.get_or_init(|| {
-            let entries = ROWS.iter().map(|r| {
-                let entry = TableEntry {
-                    context_window: r.context_window,
-                    max_output_tokens: r.max_output_tokens,
-                    tokenizer: r.tokenizer.map(str::to_string),
-                    aliases: r.aliases.iter().map(|a| a.to_string()).collect(),
-                };
-                (r.id.to_string(), entry)
-            });
-            Registry::from_entries(entries).unwrap_or_else(|e| panic!("{e}"))
-        })
+        static BUILTIN: Registry = Registry {
+            tables: OnceLock::new(),
+            builtin: true,
+        };
+        &BUILTIN
+    }
+
+    /// A registry of `tables`, looked up through their index.
+    fn owning(tables: Tables) -> Registry {
+        Registry {
+            tables: OnceLock::from(tables),
+            builtin: false,
+        }
+    }
+
+    /// The models and their index (built from the rows on first use in the built-in
+    /// registry).
+    fn tables(&self) -> &Tables {
+        self.tables.get_or_init(builtin_tables)
+    }
+
+    /// The tables, to change; the registry is looked up through them from then on.
+    fn tables_mut(&mut self) -> &mut Tables {
+        self.tables();
+        self.builtin = false;
+        self.tables.get_mut().expect("the tables were just set")
+    }
+
+    /// Where the model named exactly `key` (trimmed, lowercased) is stored.
+    fn position(&self, key: &str) -> Option<usize> {
+        if self.builtin {
+            builtin_position(key)
+        } else {
+            self.tables().index.get(key).copied()
+        }
+    }
+
+    /// The model at `position`.
+    fn at(&self, position: usize) -> &ModelSpec {
+        if self.builtin {
+            builtin_spec(position)
+        } else {
+            &self.tables().models[position]
+        }
     }
 
     /// Parses a table in the built-in format: `[models]` with one inline table per model
@@ -101,29 +206,12 @@ impl Registry {
     ) -> Result<Registry, ModelError> {
         let mut registry = Registry::default();
         for (id, entry) in entries {
-            if entry.context_window == 0 {
-                return Err(ModelError::ZeroWindow { model: id });
-            }
-            let (encoding, exact) = match &entry.tokenizer {
-                None => (Encoding::Cl100kBase, false),
-                Some(name) => match Encoding::from_name(name) {
-                    Some(e) => (e, e.is_exact()),
-                    None => {
-                        return Err(ModelError::UnknownTokenizer {
-                            model: id,
-                            name: name.clone(),
-                            expected: tokenizer_names(),
-                        })
-                    }
-                },
-            };
-            let spec = ModelSpec {
+            let spec = spec_of(
                 id,
-                context_window: entry.context_window,
-                max_output_tokens: entry.max_output_tokens,
-                encoding,
-                exact,
-            };
+                entry.context_window,
+                entry.max_output_tokens,
+                entry.tokenizer.as_deref(),
+            )?;
             registry.insert(spec, &entry.aliases)?;
         }
         Ok(registry)
@@ -131,6 +219,7 @@ impl Registry {
 
     /// Adds a model under its id and aliases; a name already taken is an error.
     pub(crate) fn insert(&mut self, spec: ModelSpec, aliases: &[String]) -> Result<(), ModelError> {
+        let tables = self.tables_mut();
         let names: Vec<&String> = std::iter::once(&spec.id).chain(aliases).collect();
         let mut keys = Vec::with_capacity(names.len());
         for name in names {
@@ -138,7 +227,7 @@ impl Registry {
             if key.is_empty() {
                 return Err(ModelError::EmptyName);
             }
-            if self.index.contains_key(&key) || keys.contains(&key) {
+            if tables.index.contains_key(&key) || keys.contains(&key) {
                 return Err(ModelError::DuplicateName {
                     model: spec.id.clone(),
                     name: name.clone(),
@@ -146,25 +235,25 @@ impl Registry {
             }
             keys.push(key);
         }
-        let at = self.models.len();
+        let at = tables.models.len();
         for key in keys {
-            self.index.insert(key, at);
+            tables.index.insert(key, at);
         }
-        self.models.push(spec);
+        tables.models.push(spec);
         Ok(())
     }
 
     /// The model stored under exactly this id or alias (case-insensitive), without any
     /// normalisation.
     pub fn get(&self, name: &str) -> Option<&ModelSpec> {
-        self.index
-            .get(&name.trim().to_lowercase())
-            .map(|&i| &self.models[i])
+        self.position(&name.trim().to_lowercase())
+            .map(|i| self.at(i))
     }
 
     pub(crate) fn get_mut(&mut self, name: &str) -> Option<&mut ModelSpec> {
-        let i = *self.index.get(&name.trim().to_lowercase())?;
-        self.models.get_mut(i)
+        let tables = self.tables_mut();
+        let i = *tables.index.get(&name.trim().to_lowercase())?;
+        tables.models.get_mut(i)
     }
 
     /// Finds a model by name, forgiving how it is spelled: case, provider and router
@@ -180,8 +269,8 @@ impl Registry {
     pub fn find(&self, name: &str) -> Option<&ModelSpec> {
         normalize::candidates(name)
             .iter()
-            .find_map(|key| self.index.get(key))
-            .map(|&i| &self.models[i])
+            .find_map(|key| self.position(key))
+            .map(|i| self.at(i))
     }
 
     /// The registry's spec for `name`, or the fallback for an unknown model (the caller
@@ -200,13 +289,14 @@ impl Registry {
     /// sorted by id.
     pub fn matching(&self, pattern: &str) -> Vec<ModelSpec> {
         let pattern = pattern.trim().to_lowercase();
-        let mut hit = vec![false; self.models.len()];
-        for (key, &i) in &self.index {
+        let tables = self.tables();
+        let mut hit = vec![false; tables.models.len()];
+        for (key, &i) in &tables.index {
             if key.contains(&pattern) {
                 hit[i] = true;
             }
         }
-        let mut out: Vec<ModelSpec> = self
+        let mut out: Vec<ModelSpec> = tables
             .models
             .iter()
             .zip(hit)
@@ -219,11 +309,12 @@ impl Registry {
 
     /// The other names (aliases, lowercased) of the model stored under `id`, sorted.
     pub fn aliases_of(&self, id: &str) -> Vec<String> {
-        let Some(&at) = self.index.get(&id.trim().to_lowercase()) else {
+        let tables = self.tables();
+        let Some(&at) = tables.index.get(&id.trim().to_lowercase()) else {
             return Vec::new();
         };
-        let own = self.models[at].id.to_lowercase();
-        let mut names: Vec<String> = self
+        let own = tables.models[at].id.to_lowercase();
+        let mut names: Vec<String> = tables
             .index
             .iter()
             .filter(|(k, &i)| i == at && **k != own)
@@ -235,25 +326,118 @@ impl Registry {
 
     /// All models, in table order (sorted by id for the built-in table).
     pub fn iter(&self) -> impl Iterator<Item = &ModelSpec> {
-        self.models.iter()
+        self.tables().models.iter()
     }
 
     /// Ids and aliases, lowercased (for suggestions).
     pub(crate) fn names(&self) -> impl Iterator<Item = (&str, &ModelSpec)> {
-        self.index
+        let tables = self.tables();
+        tables
+            .index
             .iter()
-            .map(|(k, &i)| (k.as_str(), &self.models[i]))
+            .map(|(k, &i)| (k.as_str(), &tables.models[i]))
     }
 
     /// The number of models.
     pub fn len(&self) -> usize {
-        self.models.len()
+        self.tables().models.len()
     }
 
     /// Whether the registry has no models.
     pub fn is_empty(&self) -> bool {
-        self.models.is_empty()
+        self.tables().models.is_empty()
     }
+}
+
+/// A model's spec from its table entry, checked: a positive window, a known tokenizer
+/// (none: cl100k_base as an estimate).
+fn spec_of(
+    id: String,
+    context_window: u64,
+    max_output_tokens: Option<u64>,
+    tokenizer: Option<&str>,
+) -> Result<ModelSpec, ModelError> {
+    if context_window == 0 {
+        return Err(ModelError::ZeroWindow { model: id });
+    }
+    let (encoding, exact) = match tokenizer {
+        None => (Encoding::Cl100kBase, false),
+        Some(name) => match Encoding::from_name(name) {
+            Some(e) => (e, e.is_exact()),
+            None => {
+                return Err(ModelError::UnknownTokenizer {
+                    model: id,
+                    name: name.to_string(),
+                    expected: tokenizer_names(),
+                })
+            }
+        },
+    };
+    Ok(ModelSpec {
+        id,
+        context_window,
+        max_output_tokens,
+        encoding,
+        exact,
+    })
+}
+
+/// The built-in registry's tables, from the rows.
+///
+/// # Panics
+/// Never in practice: see `Registry::builtin`.
+fn builtin_tables() -> Tables {
+    let entries = ROWS.iter().map(|r| {
+        let entry = TableEntry {
+            context_window: r.context_window,
+            max_output_tokens: r.max_output_tokens,
+            tokenizer: r.tokenizer().map(str::to_string),
+            aliases: r.aliases().map(str::to_string).collect(),
+        };
+        (r.id().to_string(), entry)
+    });
+    let registry = Registry::from_entries(entries).unwrap_or_else(|e| panic!("{e}"));
+    registry.tables.into_inner().unwrap_or_default()
+}
+
+/// The row of the built-in name `key` (trimmed, lowercased): a binary search of the sorted
+/// names build/models.rs writes.
+fn builtin_position(key: &str) -> Option<usize> {
+    let name = |i: usize| {
+        let start = if i == 0 {
+            0
+        } else {
+            rows::KEY_ENDS[i - 1] as usize
+        };
+        &rows::KEY_TEXT[start..rows::KEY_ENDS[i] as usize]
+    };
+    let (mut lo, mut hi) = (0, rows::KEY_ENDS.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match name(mid).cmp(key) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return Some(usize::from(rows::KEY_ROWS[mid])),
+        }
+    }
+    None
+}
+
+/// The spec of built-in row `position`, made on first use.
+///
+/// # Panics
+/// Never in practice: see `Registry::builtin`.
+fn builtin_spec(position: usize) -> &'static ModelSpec {
+    BUILTIN_SPECS[position].get_or_init(|| {
+        let r = &ROWS[position];
+        spec_of(
+            r.id().to_string(),
+            r.context_window,
+            r.max_output_tokens,
+            r.tokenizer(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    })
 }
 
 fn sort_key(id: &str) -> (String, String) {
@@ -282,6 +466,30 @@ mod tests {
             Registry::builtin(),
             &Registry::from_toml(BUILTIN_TOML).unwrap()
         );
+    }
+
+    /// The built-in registry's lookups without tables (the sorted names, the specs made
+    /// per row) find what its tables hold, and nothing else.
+    #[test]
+    fn builtin_lookups_agree_with_the_tables() {
+        let registry = Registry::builtin();
+        let tables = registry.tables();
+        assert_eq!(rows::KEY_ENDS.len(), tables.index.len());
+        for (key, &i) in &tables.index {
+            assert_eq!(builtin_position(key), Some(i), "{key}");
+            assert_eq!(builtin_spec(i), &tables.models[i], "{key}");
+            assert_eq!(registry.get(&format!(" {key} ")), Some(&tables.models[i]));
+        }
+        for key in ["", "gpt-4o ", "zzzz", "0", "gpt-4", "gpt-4o-"] {
+            assert_eq!(
+                builtin_position(key),
+                tables.index.get(key).copied(),
+                "{key:?}"
+            );
+        }
+        let owned = registry.clone();
+        assert!(!owned.builtin);
+        assert_eq!(owned.find("openai/GPT-4o"), registry.find("openai/GPT-4o"));
     }
 
     #[test]

@@ -74,7 +74,7 @@ pub fn run_items<I: Sync, T: Send>(
     if let [one] = items {
         return emit(one, work(one));
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = crate::tokens::parallel::available();
     let workers = cores.min(max_workers).max(1);
     let bar = ctx.printer.progress_bar(items.len() as u64, what);
     let result = in_order(

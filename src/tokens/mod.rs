@@ -8,7 +8,7 @@ mod bpe;
 mod cache;
 mod encoding;
 pub mod key;
-mod parallel;
+pub(crate) mod parallel;
 
 pub use cache::TextCache;
 pub use encoding::{Encoding, EncodingError, Tokenizer};
