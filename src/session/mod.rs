@@ -165,6 +165,18 @@ impl Part {
         }
     }
 
+    /// Drops every text this part holds (as [`Part::map_text`] to empty would), in place:
+    /// nothing is allocated or copied.
+    pub fn clear_text(&mut self) {
+        match self {
+            Part::Text(t) | Part::Thinking(t) | Part::ToolCall { arguments: t, .. } => {
+                *t = String::new();
+            }
+            Part::ToolResult { content, .. } => content.iter_mut().for_each(Part::clear_text),
+            Part::Opaque { .. } | Part::Image { .. } | Part::Other { .. } => {}
+        }
+    }
+
     /// The plain text of this part (tool results flatten their content), for summaries and
     /// searching. Images and opaque parts have none.
     pub fn text(&self) -> String {
@@ -278,9 +290,7 @@ impl Message {
     /// Drops the text of every part (ids, names, roles and origins stay): what a rewrite
     /// whose plan reads no text keeps of a message once it is counted.
     pub fn release_text(&mut self) {
-        for p in &mut self.parts {
-            *p = p.map_text(&|_| String::new());
-        }
+        self.parts.iter_mut().for_each(Part::clear_text);
     }
 
     /// Parts counted by their size because the file does not say what they cost.
@@ -531,6 +541,35 @@ impl Keep {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn clearing_text_in_place_is_mapping_it_to_nothing() {
+        let parts = vec![
+            Part::Text("a".into()),
+            Part::Thinking("b".into()),
+            Part::ToolCall {
+                id: "c1".into(),
+                name: "read".into(),
+                arguments: "{}".into(),
+            },
+            Part::ToolResult {
+                call_id: "c1".into(),
+                content: vec![Part::Text("out".into()), Part::Image { media_type: None }],
+                is_error: true,
+            },
+            Part::Opaque {
+                kind: "x".into(),
+                bytes: 3,
+                tokens: Some(2),
+            },
+            Part::Other { kind: "y".into() },
+        ];
+        for p in parts {
+            let mut cleared = p.clone();
+            cleared.clear_text();
+            assert_eq!(cleared, p.map_text(&|_| String::new()));
+        }
+    }
+
     use super::*;
 
     #[test]
