@@ -1,5 +1,8 @@
 //! Plain JSONL: one OpenAI- or Anthropic-shaped message per line.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
 use serde_json::Value;
 
 use crate::formats::edit::{apply_edits, new_record};
@@ -45,19 +48,42 @@ fn read_lines(text: String, keep: Keep, count: Option<Counting>) -> Result<Count
     });
     let spans: Vec<_> = doc.lines[first..n].iter().map(|l| l.start..l.end).collect();
     let release = keep != Keep::Document;
-    let (parsed, notes) =
-        crate::formats::par::parse_spans(&mut doc.text, &spans, release, |text, i, notes| {
-            let (line, i) = (&text[spans[i].clone()], first + i);
+    // Counts go to a slot per line (none for a blank one) and the first model named to a
+    // shared place, so that the parsed messages are the session's own vector (no second
+    // copy of a large session's messages).
+    let slots: Vec<AtomicUsize> = match count {
+        Some(_) => (0..spans.len()).map(|_| AtomicUsize::new(NONE)).collect(),
+        None => Vec::new(),
+    };
+    let named: Mutex<Option<(usize, String)>> = Mutex::new(None);
+    let (messages, notes) =
+        crate::formats::par::parse_spans(&mut doc.text, &spans, release, |text, k, notes| {
+            let (line, i) = (&text[spans[k].clone()], first + k);
             if line.trim().is_empty() {
                 return Ok(None);
             }
             let (mut m, model) = parse_record(line, i, notes)?;
-            let n = count.map(|c| c(&mut m));
-            Ok(Some((m, model, n)))
+            if let Some(model) = model {
+                let mut first = named.lock().unwrap_or_else(|e| e.into_inner());
+                if first.as_ref().is_none_or(|(j, _)| i < *j) {
+                    *first = Some((i, model));
+                }
+            }
+            if let Some(c) = count {
+                slots[k].store(c(&mut m), Ordering::Relaxed);
+            }
+            Ok(Some(m))
         })?;
-    let model = parsed.iter().find_map(|(_, model, _)| model.clone());
+    let model = named
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .map(|(_, m)| m);
     warnings.extend(notes.into_warnings());
-    let counts = count.map(|_| parsed.iter().filter_map(|(_, _, n)| *n).collect());
+    let counts = count.map(|_| {
+        (slots.into_iter().map(AtomicUsize::into_inner))
+            .filter(|&n| n != NONE)
+            .collect()
+    });
     let session = Session {
         format: Format::Jsonl,
         doc: match keep {
@@ -65,7 +91,7 @@ fn read_lines(text: String, keep: Keep, count: Option<Counting>) -> Result<Count
             Keep::Layout => Document::Detached(Box::new(Document::Lines(doc))),
             Keep::Messages | Keep::After(_) => Document::Released,
         },
-        messages: parsed.into_iter().map(|(m, _, _)| m).collect(),
+        messages,
         model,
         warnings,
         reported_usage: None,
@@ -76,6 +102,9 @@ fn read_lines(text: String, keep: Keep, count: Option<Counting>) -> Result<Count
     };
     Ok((session, counts))
 }
+
+/// A line's count slot that no message filled (a blank line).
+const NONE: usize = usize::MAX;
 
 /// Where the first lines end, up to [`crate::formats::HEAD_LINES`] of them not blank (as
 /// the streaming reader counts them): what tells a longer version's format.

@@ -47,8 +47,14 @@ pub fn parse_records<T: Send, E: Send>(
         }
         parts
     });
-    let mut out = Vec::with_capacity(n);
-    let mut notes = Notes::default();
+    // The first run's results become the whole: only the later runs' are copied (a large
+    // session's messages are never held twice over).
+    let mut parts = parts.into_iter();
+    let (mut out, mut notes) = match parts.next() {
+        Some(first) => first?,
+        None => (Vec::new(), Notes::default()),
+    };
+    out.reserve(n.saturating_sub(out.len()));
     for part in parts {
         let (v, part_notes) = part?;
         out.extend(v);

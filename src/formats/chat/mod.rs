@@ -15,6 +15,7 @@ pub use streamed::{early_model, early_system, outline, Streamed};
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
@@ -141,13 +142,11 @@ fn read_layout(
     };
     let mut notes = Notes::default();
     let skip = skippable(&layout, keep);
-    let mut messages = Vec::with_capacity(layout.records.len() + 1 - skip.unwrap_or(0));
+    let mut system = None;
     if format == Format::Anthropic && skip.is_none() {
         if let Some(span) = &layout.system {
             let v: Value = parse_span(&text, span)?;
-            if let Some(sys) = system_message(&v, &mut notes)? {
-                messages.push(sys);
-            }
+            system = system_message(&v, &mut notes)?;
         }
     }
     let request_extra = request_extra(&layout, &text);
@@ -166,23 +165,33 @@ fn read_layout(
     let release = keep != Keep::Document;
     // Read before the text goes (released from the end, so the start stays till last).
     let style = JsonStyle::of(&text);
-    // The system prompt, parsed here, is counted here.
-    let mut counts: Option<Vec<usize>> = count.map(|c| messages.iter_mut().map(c).collect());
-    let (parsed, record_notes) =
-        crate::formats::par::parse_spans(&mut text, records, release, |text, i, notes| {
-            let (span, i) = (&records[i], first + i);
+    // Counts go to a slot per record, so that the parsed messages are the session's own
+    // vector (no second copy of a large session's messages).
+    let slots: Vec<AtomicUsize> = match count {
+        Some(_) => (0..records.len()).map(|_| AtomicUsize::new(0)).collect(),
+        None => Vec::new(),
+    };
+    let (mut messages, record_notes) =
+        crate::formats::par::parse_spans(&mut text, records, release, |text, k, notes| {
+            let (span, i) = (&records[k], first + k);
             let mut m = parse_record(&text[span.clone()], &key, i, notes)?;
-            let n = count.map(|c| c(&mut m));
-            Ok(Some((m, n)))
+            if let Some(c) = count {
+                slots[k].store(c(&mut m), Ordering::Relaxed);
+            }
+            Ok(Some(m))
         })?;
-    messages.reserve(parsed.len());
-    for (m, n) in parsed {
-        messages.push(m);
-        if let (Some(counts), Some(n)) = (&mut counts, n) {
-            counts.push(n);
-        }
-    }
     notes.merge(record_notes);
+    let mut counts: Option<Vec<usize>> = count.map(|_| Vec::with_capacity(slots.len() + 1));
+    // The system prompt, parsed first, is message 0.
+    if let Some(mut sys) = system {
+        if let (Some(c), Some(counts)) = (count, &mut counts) {
+            counts.push(c(&mut sys));
+        }
+        messages.insert(0, sys);
+    }
+    if let Some(counts) = &mut counts {
+        counts.extend(slots.into_iter().map(AtomicUsize::into_inner));
+    }
     let json = || {
         Document::Json(JsonDoc {
             list: layout.list,
