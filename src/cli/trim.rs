@@ -242,16 +242,21 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     loaded.reattach()?;
     // Written as it is made unless replacing the input (archived with an undo script made
     // from the output) or counted again (a format that adds records of its own).
-    let whole = dest.replaces_input() || !loaded.plan_is_exact(&plan.items);
+    let exact = loaded.plan_is_exact(&plan.items);
+    let whole = dest.replaces_input() || !exact;
     let bytes = match whole {
         true => formats::write(&loaded.session, &plan.items).with_context(|| loaded.display())?,
         false => Vec::new(),
     };
-    let mut produce = |out: &mut dyn std::io::Write| {
-        formats::write_to(&loaded.session, &plan.items, out).map_err(|e| match e {
-            crate::session::WriteError::Io(e) => e,
-            e => std::io::Error::other(e),
-        })
+    // To another destination than the input: the bytes made, or made as they are written.
+    let write_out = |dest: &Destination| match whole {
+        true => write::write(ctx, dest, &loaded, &bytes),
+        false => write::write_by(ctx, dest, &mut |out| {
+            formats::write_to(&loaded.session, &plan.items, out).map_err(|e| match e {
+                crate::session::WriteError::Io(e) => e,
+                e => std::io::Error::other(e),
+            })
+        }),
     };
     if dest.replaces_input() && !changed {
         ctx.printer.note(&format!(
@@ -280,20 +285,15 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         // Another ctxctl may be compacting or trimming the stored copy.
         let store = ctx.archive_store()?;
         let _lock = crate::ops::store::lock(ctx, &store, name)?;
-        match whole {
-            true => write::write(ctx, &dest, &loaded, &bytes)?,
-            false => write::write_by(ctx, &dest, &mut produce)?,
-        }
-    } else if whole {
-        write::write(ctx, &dest, &loaded, &bytes)?;
+        write_out(&dest)?;
     } else {
-        write::write_by(ctx, &dest, &mut produce)?;
+        write_out(&dest)?;
     }
     // The "after" figure is a count of what is written when an agent format adds records
     // the plan does not count (e.g. Claude Code's rewrite marker); the plan's own figure is
     // exact otherwise. Counted once the original's text is no longer needed, so that it,
     // the output and the output's messages are never held at once.
-    if changed && !loaded.plan_is_exact(&plan.items) {
+    if changed && !exact {
         loaded.release_document();
         if let Some(n) = loaded.recount_owned(bytes) {
             report.trimmed_tokens = n;

@@ -298,25 +298,7 @@ pub fn read_keeping(
     format: Option<Format>,
     keep: Keep,
 ) -> Result<Session, ReadError> {
-    let text = into_text(bytes)?;
-    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    if body.trim().is_empty() {
-        return Err(ReadError::Empty);
-    }
-    let format = match format {
-        Some(f) => f,
-        None => {
-            let body_len = body.len();
-            let text = match chat::read_detected(text, keep) {
-                Ok(read) => return read,
-                Err(text) => text,
-            };
-            let body = &text[text.len() - body_len..];
-            let format = detect(body)?;
-            return read_format(text, format, keep);
-        }
-    };
-    read_format(text, format, keep)
+    read_text(bytes, format, keep, None).map(|(s, _)| s)
 }
 
 /// What a counting read gives each message as it is parsed: its count (the message may be
@@ -334,25 +316,36 @@ pub fn read_counting(
     format: Option<Format>,
     count: Counting,
 ) -> Result<CountedRead, ReadError> {
+    read_text(bytes, format, Keep::Document, Some(count))
+}
+
+/// `bytes` read as `format` (detected when `None`), keeping what `keep` says of the
+/// document, each message counted as it is parsed when `count` is given.
+fn read_text(
+    bytes: Vec<u8>,
+    format: Option<Format>,
+    keep: Keep,
+    count: Option<Counting>,
+) -> Result<CountedRead, ReadError> {
     let text = into_text(bytes)?;
     let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if body.trim().is_empty() {
         return Err(ReadError::Empty);
     }
+    let read = |text: String, format: Format| match count {
+        Some(c) => format.codec().read_counting(text, c),
+        None => Ok((format.codec().read(text, keep)?, None)),
+    };
     if let Some(f) = format {
-        return f.codec().read_counting(text, count);
+        return read(text, f);
     }
     let body_len = body.len();
-    let text = match chat::read_detected_counting(text, Keep::Document, Some(count)) {
+    let text = match chat::read_detected(text, keep, count) {
         Ok(read) => return read,
         Err(text) => text,
     };
     let format = detect(&text[text.len() - body_len..])?;
-    format.codec().read_counting(text, count)
-}
-
-fn read_format(text: String, format: Format, keep: Keep) -> Result<Session, ReadError> {
-    format.codec().read(text, keep)
+    read(text, format)
 }
 
 /// Renders `session` rewritten by `items` in its own format.

@@ -47,23 +47,17 @@ pub fn read_counting(
     text: String,
     format: Format,
     count: Counting,
-) -> Result<(Session, Vec<usize>), ReadError> {
+) -> Result<CountedRead, ReadError> {
     let layout = layout(&text, bom(&text))?;
     read_layout(text, format, layout, Keep::Document, Some(count))
-        .map(|(s, counts)| (s, counts.unwrap_or_default()))
 }
 
 /// Reads `text` as a JSON document if it is one whose format the layout tells (OpenAI or
 /// Anthropic), scanning the document once instead of once to detect it and once to read
 /// it. Gives the text back when it is something else (JSONL, an agent transcript, not a
-/// session, broken JSON): full detection then decides, and words the error.
-pub fn read_detected(text: String, keep: Keep) -> Result<Result<Session, ReadError>, String> {
-    read_detected_counting(text, keep, None).map(|r| r.map(|(s, _)| s))
-}
-
-/// [`read_detected`], each message given to `count` (when there is one) as
-/// [`read_counting`] gives it.
-pub fn read_detected_counting(
+/// session, broken JSON): full detection then decides, and words the error. With `count`,
+/// each message is counted as it is parsed ([`read_counting`]).
+pub fn read_detected(
     text: String,
     keep: Keep,
     count: Option<Counting>,
@@ -450,7 +444,7 @@ impl Codec for Chat {
     }
 
     fn read_counting(&self, text: String, count: Counting) -> Result<CountedRead, ReadError> {
-        read_counting(text, self.format, count).map(|(s, n)| (s, Some(n)))
+        read_counting(text, self.format, count)
     }
 
     fn writes_only_items(&self) -> bool {
