@@ -1,5 +1,6 @@
 //! Build-time tables, so that start-up decodes and parses nothing: the tokenizers'
-//! vocabularies (vocab.rs) and the built-in model registry (models.rs), written to OUT_DIR.
+//! vocabularies (vocab.rs), their pre-tokenizers' DFAs (pretok.rs) and the built-in model
+//! registry (models.rs), written to OUT_DIR.
 
 // Cargo reads a build script's directives (`cargo::rerun-if-changed=…`) from its stdout.
 #![allow(clippy::print_stdout)]
@@ -7,6 +8,7 @@
 use std::path::Path;
 
 mod models;
+mod pretok;
 mod vocab;
 
 fn main() {
@@ -16,5 +18,6 @@ fn main() {
     let out = std::env::var("OUT_DIR").expect("OUT_DIR is set for build scripts");
     let out = Path::new(&out);
     vocab::write_all(out);
+    pretok::write_all(out);
     models::write(out);
 }

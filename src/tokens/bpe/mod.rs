@@ -1,26 +1,23 @@
 //! Counting tokens exactly as tiktoken does, for o200k_base and cl100k_base, at the
 //! tokenizer's limit: the vocabulary is a static table laid out by `build/vocab.rs` (nothing to
-//! decode at start-up), a piece that is itself a vocabulary entry counts 1 without merging
-//! (tiktoken's own shortcut), every thread searches with its own regex cache, and nothing
-//! is allocated per piece.
+//! decode at start-up), the pre-tokenizer is a DFA built ahead as well (nothing to compile,
+//! no search cache to share between threads), a piece that is itself a vocabulary entry
+//! counts 1 without merging (tiktoken's own shortcut), and nothing is allocated per piece.
 
 mod hash;
 mod merge;
+mod patterns;
 mod pretok;
 mod vocab;
 
 use std::cell::RefCell;
 use std::sync::LazyLock;
 
-use regex_automata::meta::Cache;
-
 use pretok::Pretokenizer;
 use vocab::Vocab;
 
 /// A tiktoken byte-pair encoding: its pre-tokenizer and vocabulary.
 pub struct Bpe {
-    /// Which slot of a thread's regex caches is this encoding's.
-    id: usize,
     pretok: Pretokenizer,
     vocab: &'static Vocab,
 }
@@ -39,19 +36,13 @@ static O200K_VOCAB: Vocab = table!("o200k_base");
 static CL100K_VOCAB: Vocab = table!("cl100k_base");
 
 static O200K: LazyLock<Result<Bpe, String>> =
-    LazyLock::new(|| Bpe::new(0, &pretok::O200K, &O200K_VOCAB));
+    LazyLock::new(|| Bpe::new(&pretok::O200K, pretok::dfa!("o200k_base"), &O200K_VOCAB));
 static CL100K: LazyLock<Result<Bpe, String>> =
-    LazyLock::new(|| Bpe::new(1, &pretok::CL100K, &CL100K_VOCAB));
-
-/// A counting thread's own state: a regex cache per encoding and merge buffers.
-#[derive(Default)]
-struct Local {
-    caches: [Option<Cache>; 2],
-    scratch: merge::Scratch,
-}
+    LazyLock::new(|| Bpe::new(&pretok::CL100K, pretok::dfa!("cl100k_base"), &CL100K_VOCAB));
 
 thread_local! {
-    static LOCAL: RefCell<Local> = RefCell::default();
+    /// A counting thread's merge buffers.
+    static SCRATCH: RefCell<merge::Scratch> = RefCell::default();
 }
 
 /// o200k_base (built once per process; the error says why its regex would not build).
@@ -65,10 +56,13 @@ pub fn cl100k_base() -> Result<&'static Bpe, &'static str> {
 }
 
 impl Bpe {
-    fn new(id: usize, patterns: &[(&str, bool); 3], vocab: &'static Vocab) -> Result<Bpe, String> {
+    fn new(
+        patterns: &[(&str, bool); 3],
+        dfa: &'static pretok::Aligned<[u8]>,
+        vocab: &'static Vocab,
+    ) -> Result<Bpe, String> {
         Ok(Bpe {
-            id,
-            pretok: Pretokenizer::new(patterns)?,
+            pretok: Pretokenizer::new(patterns, dfa)?,
             vocab,
         })
     }
@@ -82,31 +76,16 @@ impl Bpe {
     /// [`Bpe::count`] of `text`, or some figure over `limit` as soon as the count passes
     /// it: a text's count is the sum of its pieces', so the rest need not be counted.
     pub fn count_upto(&self, text: &str, limit: usize) -> usize {
-        LOCAL.with(|local| match local.try_borrow_mut() {
-            Ok(mut local) => {
-                let Local { caches, scratch } = &mut *local;
-                let cache = caches[self.id].get_or_insert_with(|| self.pretok.cache());
-                self.count_with(cache, scratch, text, limit)
-            }
+        SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+            Ok(mut scratch) => self.count_with(&mut scratch, text, limit),
             // Only if counting were re-entered on one thread: fresh buffers then.
-            Err(_) => self.count_with(
-                &mut self.pretok.cache(),
-                &mut merge::Scratch::default(),
-                text,
-                limit,
-            ),
+            Err(_) => self.count_with(&mut merge::Scratch::default(), text, limit),
         })
     }
 
-    fn count_with(
-        &self,
-        cache: &mut Cache,
-        scratch: &mut merge::Scratch,
-        text: &str,
-        limit: usize,
-    ) -> usize {
+    fn count_with(&self, scratch: &mut merge::Scratch, text: &str, limit: usize) -> usize {
         let mut n = 0;
-        self.pretok.each_while(cache, text, |piece| {
+        self.pretok.each_while(text, |piece| {
             let bytes = piece.as_bytes();
             n += if bytes.len() < 2 || self.vocab.rank(bytes).is_some() {
                 1
