@@ -6,6 +6,7 @@
 //! JSON tree of the whole file is ever held in memory: each record is parsed on its own.
 
 pub(crate) mod fast;
+mod scanned;
 mod split;
 mod streamed;
 mod write;
@@ -37,8 +38,7 @@ pub fn read(text: impl Into<String>, format: Format) -> Result<Session, ReadErro
 
 /// Reads the document `text` as `format`, keeping what `keep` says of it.
 pub fn read_keeping(text: String, format: Format, keep: Keep) -> Result<Session, ReadError> {
-    let layout = layout(&text, bom(&text))?;
-    read_layout(text, format, layout, keep, None).map(|(s, _)| s)
+    read_document(text, format, keep, None).map(|(s, _)| s)
 }
 
 /// Like [`read_keeping`] keeping the document, each message given to `count` on the
@@ -48,8 +48,29 @@ pub fn read_counting(
     format: Format,
     count: Counting,
 ) -> Result<CountedRead, ReadError> {
+    read_document(text, format, Keep::Document, Some(count))
+}
+
+/// Reads the document `text` as `format`. A document kept whole is laid out by the
+/// structural scan when it can be ([`scanned::scanned_layout`]); should reading it that
+/// way fail, it is read again with the full pass, whose errors (and their places) are the
+/// ones a user sees. (A document read otherwise is released as it is parsed: it could not
+/// be read again.)
+fn read_document(
+    mut text: String,
+    format: Format,
+    keep: Keep,
+    count: Option<Counting>,
+) -> Result<CountedRead, ReadError> {
+    if keep == Keep::Document {
+        if let Some(l) = scanned::scanned_layout(&text, bom(&text)) {
+            if let Ok(read) = read_layout(&mut text, format, l, keep, count) {
+                return Ok(read);
+            }
+        }
+    }
     let layout = layout(&text, bom(&text))?;
-    read_layout(text, format, layout, Keep::Document, Some(count))
+    read_layout(&mut text, format, layout, keep, count)
 }
 
 /// Reads `text` as a JSON document if it is one whose format the layout tells (OpenAI or
@@ -77,9 +98,27 @@ pub fn read_detected(
     if !document {
         return Err(text);
     }
+    let mut text = text;
+    if keep == Keep::Document {
+        if let Some(l) = scanned::scanned_layout(&text, bom(&text)) {
+            if let Some(format) = detected(&text, &l, one_line) {
+                if let Ok(read) = read_layout(&mut text, format, l, keep, count) {
+                    return Ok(Ok(read));
+                }
+            }
+        }
+    }
     let Ok(layout) = layout(&text, bom(&text)) else {
         return Err(text);
     };
+    match detected(&text, &layout, one_line) {
+        Some(format) => Ok(read_layout(&mut text, format, layout, keep, count)),
+        None => Err(text),
+    }
+}
+
+/// The format a document laid out as `layout` is, if its layout tells.
+fn detected(text: &str, layout: &Layout, one_line: bool) -> Option<Format> {
     let facts = crate::formats::detect::LayoutFacts {
         root_array: layout.list == ListKey::Root,
         members: layout
@@ -94,10 +133,7 @@ pub fn read_detected(
         records: layout.records.iter().map(|r| &text[r.clone()]).collect(),
         one_line,
     };
-    match crate::formats::detect::detect_layout(&facts) {
-        Some(format) => Ok(read_layout(text, format, layout, keep, count)),
-        None => Err(text),
-    }
+    crate::formats::detect::detect_layout(&facts)
 }
 
 /// The members of a request body sent with every request besides its messages (tool
@@ -124,7 +160,7 @@ fn bom(text: &str) -> usize {
 /// The session `text` holds (laid out as `layout`), and when `count` is given each
 /// message's count from it, taken on the thread that parsed the message.
 fn read_layout(
-    mut text: String,
+    text: &mut String,
     format: Format,
     layout: Layout,
     keep: Keep,
@@ -139,13 +175,13 @@ fn read_layout(
     let mut system = None;
     if format == Format::Anthropic && skip.is_none() {
         if let Some(span) = &layout.system {
-            let v: Value = parse_span(&text, span)?;
+            let v: Value = parse_span(text, span)?;
             system = system_message(&v, &mut notes)?;
         }
     }
-    let request_extra = request_extra(&layout, &text);
+    let request_extra = request_extra(&layout, text);
     let model = match &layout.model {
-        Some(span) => parse_span::<Value>(&text, span)?
+        Some(span) => parse_span::<Value>(text, span)?
             .as_str()
             .map(str::to_string),
         None => None,
@@ -153,12 +189,12 @@ fn read_layout(
     let resume = matches!(keep, Keep::After(_))
         .then(|| resume_point(&layout))
         .flatten()
-        .map(|(len, records)| Resume::of(&text, len, records, head_end(&layout)));
+        .map(|(len, records)| Resume::of(text, len, records, head_end(&layout)));
     let first = skip.unwrap_or(0);
     let records = &layout.records[first..];
     let release = keep != Keep::Document;
     // Read before the text goes (released from the end, so the start stays till last).
-    let style = JsonStyle::of(&text);
+    let style = JsonStyle::of(text);
     // Counts go to a slot per record, so that the parsed messages are the session's own
     // vector (no second copy of a large session's messages).
     let slots: Vec<AtomicUsize> = match count {
@@ -166,7 +202,7 @@ fn read_layout(
         None => Vec::new(),
     };
     let (mut messages, record_notes) =
-        crate::formats::par::parse_spans(&mut text, records, release, |text, k, notes| {
+        crate::formats::par::parse_spans(text, records, release, |text, k, notes| {
             let (span, i) = (&records[k], first + k);
             let mut m = parse_record(&text[span.clone()], &key, i, notes)?;
             if let Some(c) = count {
@@ -193,7 +229,7 @@ fn read_layout(
             style,
             records: layout.records,
             system_span: layout.system,
-            text,
+            text: std::mem::take(text),
         })
     };
     let doc = match keep {
@@ -276,6 +312,7 @@ fn skippable(layout: &Layout, keep: Keep) -> Option<usize> {
 const REQUEST_EXTRA: &[&str] = &["tools", "functions", "tool_choice", "function_call"];
 
 /// Where things are in the document text.
+#[derive(Debug, PartialEq)]
 struct Layout {
     list: ListKey,
     list_span: Range<usize>,
