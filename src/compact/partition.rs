@@ -390,12 +390,12 @@ mod tests {
     fn a_middle_of_only_earlier_summaries_is_left_alone() {
         use Role::*;
         let mut summary = msg(User, "summary");
-        summary.compact = Some(CompactMeta {
+        summary.compact = Some(Box::new(CompactMeta {
             id: Some("x".into()),
             seq: Some(1),
             timestamp: None,
             by: "ctxctl",
-        });
+        }));
         let s = session(vec![
             msg(System, "s"),
             summary,

@@ -173,7 +173,7 @@ pub fn parse(
     msg.name = obj.get("name").and_then(Value::as_str).map(str::to_string);
     msg.id = obj.get("id").and_then(Value::as_str).map(str::to_string);
     msg.pinned = obj.get("_preserve").and_then(Value::as_bool) == Some(true);
-    msg.compact = compact_meta(v);
+    msg.compact = compact_meta(v).map(Box::new);
     Ok(msg)
 }
 

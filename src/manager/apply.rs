@@ -61,12 +61,12 @@ pub(crate) fn apply(
                     Origin::Record(0),
                 );
                 if let Some(info) = info {
-                    m.compact = Some(CompactMeta {
+                    m.compact = Some(Box::new(CompactMeta {
                         id: Some(info.id.clone()),
                         seq: Some(info.seq),
                         timestamp: Some(info.timestamp.clone()),
                         by: "ctxctl",
-                    });
+                    }));
                 }
                 out_counts.push(counter.message(&m));
                 out.push(m);

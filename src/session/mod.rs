@@ -260,8 +260,9 @@ pub struct Message {
     /// `preservedSegment`): no trim removes it, though its tool results may be shortened
     /// and a compaction may summarize it.
     pub agent_kept: bool,
-    /// Set when this message is a compaction summary.
-    pub compact: Option<CompactMeta>,
+    /// Set when this message is a compaction summary (boxed: few messages are, and every
+    /// message of a large session is held).
+    pub compact: Option<Box<CompactMeta>>,
     pub origin: Origin,
 }
 

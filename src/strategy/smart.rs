@@ -6,10 +6,8 @@
 //! `smart` on its own output changes nothing. The budget does not shape the result; when it
 //! is still over, [`super::plan`] says so.
 
-use std::borrow::Cow;
-
 use super::marker::{is_omission_marker, marker_message};
-use super::view::{Ctx, Entry, View};
+use super::view::{Ctx, Entry, Msg, View};
 
 pub(crate) fn apply<'a>(view: View<'a>, ctx: &Ctx) -> View<'a> {
     let groups = view.groups();
@@ -75,7 +73,7 @@ fn flush<'a>(run: &mut Vec<Entry<'a>>, out: &mut Vec<Entry<'a>>, next_unit: &mut
     out.push(Entry {
         index: None,
         tokens: ctx.counter.message(&msg),
-        msg: Cow::Owned(msg),
+        msg: Msg::Made(Box::new(msg)),
         edits: Vec::new(),
         unit: *next_unit,
         system: false,

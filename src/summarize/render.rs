@@ -116,12 +116,12 @@ mod tests {
             is_error: id == "2",
         };
         let mut summary = m(Role::User, vec![Part::Text("old summary".into())]);
-        summary.compact = Some(CompactMeta {
+        summary.compact = Some(Box::new(CompactMeta {
             id: None,
             seq: None,
             timestamp: None,
             by: "ctxctl",
-        });
+        }));
         let msgs = vec![
             summary,
             m(Role::User, vec![Part::Text("hello".into())]),

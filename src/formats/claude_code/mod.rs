@@ -76,7 +76,7 @@ pub fn messages(
         m.id = r.uuid.clone();
         m.pinned = r.v.get("_preserve").and_then(Value::as_bool) == Some(true);
         m.agent_kept = t.preserved(i);
-        m.compact = compact_meta(r);
+        m.compact = compact_meta(r).map(Box::new);
         if let Some(id) = r.message_id() {
             group.insert(id, out.len());
         }

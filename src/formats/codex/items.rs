@@ -128,7 +128,7 @@ pub fn item_message(
                 }],
                 origin,
             );
-            m.compact = Some(codex_compact());
+            m.compact = Some(Box::new(codex_compact()));
             return Ok(m);
         }
         other => {
@@ -143,7 +143,10 @@ pub fn item_message(
     let mut m = Message::new(role, parts, origin);
     m.id = v.get("id").and_then(Value::as_str).map(str::to_string);
     m.pinned = v.get("_preserve").and_then(Value::as_bool) == Some(true);
-    m.compact = v.get("ctxctl").and_then(message::compact_meta);
+    m.compact = v
+        .get("ctxctl")
+        .and_then(message::compact_meta)
+        .map(Box::new);
     Ok(m)
 }
 

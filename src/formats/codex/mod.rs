@@ -308,7 +308,7 @@ impl Rollout {
             };
             let mut m = item_message(&it.value, &place, Origin::Record(it.source.line()), notes)?;
             if matches!(it.source, Source::Summary(_)) || self.is_codex_summary(it) {
-                m.compact = Some(codex_compact());
+                m.compact = Some(Box::new(codex_compact()));
             }
             reasoning::annotate(&mut m, it, &self.reasoned_calls);
             out.push(m);

@@ -258,7 +258,7 @@ pub fn history(live: &[Live], notes: &mut Notes) -> Result<Vec<Sent>, ReadError>
                 let mut m = message(Role::User, &parts, vec![line], notes);
                 m.id = Some(l.id().to_string());
                 m.injected = context;
-                m.compact = summary_meta(v, &m);
+                m.compact = summary_meta(v, &m).map(Box::new);
                 out.push(Sent {
                     message: m,
                     sources: vec![Source::Record(k)],

@@ -153,7 +153,8 @@ fn message(
         .get("ctxctl")
         .or_else(|| v.pointer("/metadata/ctxctl"))
         .and_then(message::compact_meta)
-        .or_else(|| goose_summary(v, &m));
+        .or_else(|| goose_summary(v, &m))
+        .map(Box::new);
     Ok(m)
 }
 

@@ -287,7 +287,7 @@ pub fn messages(line: &Line, record: usize) -> Vec<Message> {
             m.id = Some(line.id.clone());
             if line.is_summary() {
                 let c = line.ctxctl();
-                m.compact = Some(CompactMeta {
+                m.compact = Some(Box::new(CompactMeta {
                     id: c
                         .and_then(|c| c.get("compact_id"))
                         .and_then(Value::as_str)
@@ -298,7 +298,7 @@ pub fn messages(line: &Line, record: usize) -> Vec<Message> {
                         .and_then(Value::as_str)
                         .map(String::from),
                     by: if c.is_some() { "ctxctl" } else { "opencode" },
-                });
+                }));
             }
             out.push(m);
             if !results.is_empty() {
