@@ -292,9 +292,7 @@ fn finish(
         .as_ref()
         .and_then(|d| Some((d.resume.as_ref()?, d.messages)))
     {
-        for s in r.0.shapes(r.1) {
-            all.push(s);
-        }
+        r.0.push_shapes(r.1, &mut all);
     }
     all.append(std::mem::take(&mut l.tally.shapes));
     let shapes = all.turns();

@@ -199,24 +199,33 @@ const NEEDS_REASONING: u8 = 8;
 impl Shapes {
     pub fn push(&mut self, s: Shape) {
         let flag = |on: bool, f: u8| if on { f } else { 0 };
+        let flags = flag(s.user_turn, USER_TURN)
+            | flag(s.assistant, ASSISTANT)
+            | flag(s.reasoning, REASONING)
+            | flag(s.needs_reasoning, NEEDS_REASONING);
+        self.push_flags(flags, &s.calls, &s.results);
+    }
+
+    /// Adds a message that is a user turn or not, making and answering the tool calls of
+    /// ids `calls` and `results` (and nothing else): what a session's digest keeps of it.
+    pub fn push_turn(&mut self, user_turn: bool, calls: &[&str], results: &[&str]) {
+        self.push_flags(if user_turn { USER_TURN } else { 0 }, calls, results);
+    }
+
+    fn push_flags<S: AsRef<str>>(&mut self, flags: u8, calls: &[S], results: &[S]) {
         let index = u32::try_from(self.flags.len()).unwrap_or(u32::MAX);
-        self.flags.push(
-            flag(s.user_turn, USER_TURN)
-                | flag(s.assistant, ASSISTANT)
-                | flag(s.reasoning, REASONING)
-                | flag(s.needs_reasoning, NEEDS_REASONING),
-        );
-        if s.calls.is_empty() && s.results.is_empty() {
+        self.flags.push(flags);
+        if calls.is_empty() && results.is_empty() {
             return;
         }
         let first = u32::try_from(self.ends.len()).unwrap_or(u32::MAX);
-        for id in s.calls.iter().chain(&s.results) {
-            self.text.push_str(id);
+        for id in calls.iter().chain(results) {
+            self.text.push_str(id.as_ref());
             self.ends
                 .push(u32::try_from(self.text.len()).unwrap_or(u32::MAX));
         }
-        let n = |v: &Vec<String>| u32::try_from(v.len()).unwrap_or(u32::MAX);
-        self.ids.push([index, first, n(&s.calls), n(&s.results)]);
+        let n = |v: &[S]| u32::try_from(v.len()).unwrap_or(u32::MAX);
+        self.ids.push([index, first, n(calls), n(results)]);
     }
 
     /// Adds the shapes of the messages after these.
