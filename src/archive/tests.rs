@@ -150,6 +150,34 @@ fn the_file_is_pretty_json_with_the_facts_and_lists_back() {
 }
 
 #[test]
+fn an_archive_larger_than_its_write_buffer_reads_back_record_for_record() {
+    // Records of uneven sizes, several times the write buffer in all, so that records
+    // straddle the points where it is handed to the file.
+    let recs: Vec<serde_json::Value> = (0..3000)
+        .map(|i| serde_json::json!({"role": "user", "content": "é".repeat(i % 1500), "n": i}))
+        .collect();
+    for compression in [Compression::None, Compression::Zstd] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArchiveStore::new(dir.path()).with_compression(compression);
+        let stored = store.put("s", &record(0, recs.clone())).unwrap();
+        let (_, file) = store.get("s/1").unwrap();
+        let back: Vec<serde_json::Value> = (file.records.iter())
+            .map(|r| serde_json::from_str(r.get()).unwrap())
+            .collect();
+        assert_eq!(back, recs, "{compression:?}");
+        if compression == Compression::None {
+            let text = std::fs::read_to_string(&stored.path).unwrap();
+            assert!(
+                text.len() > 3 * super::store::WRITE_BUFFER,
+                "{}",
+                text.len()
+            );
+            assert!(text.ends_with("}\n"));
+        }
+    }
+}
+
+#[test]
 fn list_covers_every_session_in_order_and_checks_names() {
     let dir = tempfile::tempdir().unwrap();
     let store = ArchiveStore::new(dir.path());
