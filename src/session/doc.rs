@@ -70,10 +70,21 @@ pub struct JsonStyle {
 impl JsonStyle {
     /// Guesses the style of `text` (which may start with a BOM).
     pub fn of(text: &str) -> JsonStyle {
-        let bom = text.starts_with('\u{feff}');
         let body = text.trim_start_matches('\u{feff}');
-        let trailing_newline = body.ends_with('\n');
-        let indent = body.trim_start().split_once('\n').and_then(|(_, rest)| {
+        let trimmed = body.trim_start();
+        let first_break =
+            memchr::memchr(b'\n', trimmed.as_bytes()).map(|i| text.len() - trimmed.len() + i);
+        JsonStyle::with_break(text, first_break)
+    }
+
+    /// [`JsonStyle::of`] `text`, whose first line break after its first byte of content is
+    /// at `first_break` (as a scan of the document found it): the text is not searched for
+    /// it again (a one-line document would be searched to its end).
+    pub fn with_break(text: &str, first_break: Option<usize>) -> JsonStyle {
+        let bom = text.starts_with('\u{feff}');
+        let trailing_newline = text.ends_with('\n');
+        let indent = first_break.and_then(|b| {
+            let rest = &text[b + 1..];
             let line = rest.lines().find(|l| !l.trim().is_empty())?;
             let ws: String = line
                 .chars()

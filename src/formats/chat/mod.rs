@@ -63,7 +63,7 @@ fn read_document(
     count: Option<Counting>,
 ) -> Result<CountedRead, ReadError> {
     if keep == Keep::Document {
-        if let Some(l) = scanned::scanned_layout(&text, bom(&text)) {
+        if let Some((l, _)) = scanned::scanned_layout(&text, bom(&text)) {
             if let Ok(read) = read_layout(&mut text, format, l, keep, count) {
                 return Ok(read);
             }
@@ -83,6 +83,16 @@ pub fn read_detected(
     keep: Keep,
     count: Option<Counting>,
 ) -> Result<Result<CountedRead, ReadError>, String> {
+    let mut text = text;
+    if keep == Keep::Document {
+        if let Some((l, one_line)) = scanned::scanned_layout(&text, bom(&text)) {
+            if let Some(format) = detected(&text, &l, one_line) {
+                if let Ok(read) = read_layout(&mut text, format, l, keep, count) {
+                    return Ok(Ok(read));
+                }
+            }
+        }
+    }
     let body = text[bom(&text)..].trim_start();
     let one_line = body.trim_end().lines().nth(1).is_none();
     let document = match body.as_bytes().first() {
@@ -97,16 +107,6 @@ pub fn read_detected(
     };
     if !document {
         return Err(text);
-    }
-    let mut text = text;
-    if keep == Keep::Document {
-        if let Some(l) = scanned::scanned_layout(&text, bom(&text)) {
-            if let Some(format) = detected(&text, &l, one_line) {
-                if let Ok(read) = read_layout(&mut text, format, l, keep, count) {
-                    return Ok(Ok(read));
-                }
-            }
-        }
     }
     let Ok(layout) = layout(&text, bom(&text)) else {
         return Err(text);
@@ -162,7 +162,7 @@ fn bom(text: &str) -> usize {
 fn read_layout(
     text: &mut String,
     format: Format,
-    layout: Layout,
+    mut layout: Layout,
     keep: Keep,
     count: Option<Counting>,
 ) -> Result<CountedRead, ReadError> {
@@ -194,7 +194,10 @@ fn read_layout(
     let records = &layout.records[first..];
     let release = keep != Keep::Document;
     // Read before the text goes (released from the end, so the start stays till last).
-    let style = JsonStyle::of(text);
+    let style = match layout.style.take() {
+        Some(style) => style,
+        None => JsonStyle::of(text),
+    };
     // Counts go to a slot per record, so that the parsed messages are the session's own
     // vector (no second copy of a large session's messages).
     let slots: Vec<AtomicUsize> = match count {
@@ -321,6 +324,8 @@ struct Layout {
     model: Option<Range<usize>>,
     /// The top-level object's members in order (none when the document is the array).
     members: Vec<(String, Range<usize>)>,
+    /// The document's style, when the scan that found the layout told it.
+    style: Option<JsonStyle>,
 }
 
 fn layout(text: &str, start: usize) -> Result<Layout, ReadError> {
@@ -387,6 +392,7 @@ fn layout(text: &str, start: usize) -> Result<Layout, ReadError> {
         system,
         model,
         members,
+        style: None,
     })
 }
 

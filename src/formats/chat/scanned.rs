@@ -9,15 +9,17 @@
 use std::ops::Range;
 
 use crate::formats::stream::{Event, Scanner};
-use crate::session::ListKey;
+use crate::session::{JsonStyle, ListKey};
 
 use super::{layout, Layout};
 
 /// The layout of `text` (its content starting at `start`, past a BOM), as [`layout`] would
-/// give it for a valid document; `None` when the scan cannot tell it so (the punctuation
-/// of the list is wrong, there is no list, or the list the scan found is not the one the
-/// document's members name): the caller takes the full pass.
-pub(super) fn scanned_layout(text: &str, start: usize) -> Option<Layout> {
+/// give it for a valid document, with the document's style, and whether its content is one
+/// line (what the scan saw on the way, which spares a one-line document two more passes
+/// over all of it); `None` when the scan cannot tell it so (the punctuation of the list is
+/// wrong, there is no list, or the list the scan found is not the one the document's
+/// members name): the caller takes the full pass.
+pub(super) fn scanned_layout(text: &str, start: usize) -> Option<(Layout, bool)> {
     let mut scanner = Scanner::new();
     let mut events = Vec::new();
     scanner.feed(text.as_bytes(), &mut events);
@@ -71,7 +73,8 @@ pub(super) fn scanned_layout(text: &str, start: usize) -> Option<Layout> {
     }
     l.list_span = list_span;
     l.records = records;
-    Some(l)
+    l.style = Some(JsonStyle::with_break(text, scanner.first_break()));
+    Some((l, scanner.is_one_line()))
 }
 
 #[cfg(test)]
@@ -79,9 +82,17 @@ mod tests {
     use super::super::bom;
     use super::*;
 
+    /// The scanned layout (its style and one-line flag checked against the full ways of
+    /// telling them, then set aside), and the full pass's.
     fn both(text: &str) -> (Option<Layout>, Option<Layout>) {
         let start = bom(text);
-        (scanned_layout(text, start), layout(text, start).ok())
+        let scanned = scanned_layout(text, start).map(|(mut l, one_line)| {
+            assert_eq!(l.style.take(), Some(JsonStyle::of(text)), "{text}");
+            let body = text[start..].trim_start();
+            assert_eq!(one_line, body.trim_end().lines().nth(1).is_none(), "{text}");
+            l
+        });
+        (scanned, layout(text, start).ok())
     }
 
     #[test]
@@ -94,6 +105,10 @@ mod tests {
             r#"{"messages": [{"role":"user","content":"s"}], "system": [{"type":"text","text":"after"}], "model": "m"}"#,
             "{\n  \"history\": [\n    {\"role\": \"user\", \"content\": \"messages\"}\n  ],\n  \"info\": {\"messages\": 3}\n}",
             r#"{"messages": [{"role":"user","content":"é ✓ 🙂"}], "model": "x"}   "#,
+            // Styles: tabs, CRLF, blank lines before and inside, a trailing newline.
+            "{\n\t\"messages\": [\n\t\t{\"role\": \"user\", \"content\": \"t\"}\n\t]\n}\n",
+            "\r\n\r\n{\r\n\r\n    \"messages\": [{\"role\": \"user\", \"content\": \"c\"}]\r\n}",
+            "[{\"role\": \"user\", \"content\": \"one line\"}]\n",
         ];
         for d in docs {
             let (scanned, full) = both(d);
@@ -138,7 +153,7 @@ mod tests {
             r#"{"model": "x"}"#,
         ];
         for d in docs {
-            assert_eq!(scanned_layout(d, 0), None, "{d}");
+            assert!(scanned_layout(d, 0).is_none(), "{d}");
         }
     }
 }

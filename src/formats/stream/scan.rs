@@ -119,6 +119,11 @@ impl Scanner {
         self.invalid
     }
 
+    /// The first line break after the document's first byte of content.
+    pub fn first_break(&self) -> Option<usize> {
+        self.first_break
+    }
+
     /// Whether the document's content (BOM and surrounding whitespace aside) is one line.
     pub fn is_one_line(&self) -> bool {
         match (self.first_break, self.last_content) {
