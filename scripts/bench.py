@@ -8,7 +8,8 @@ usage: scripts/bench.py [--sizes 200k,2m,10m] [--runs N] [--commands count,check
                         [--compare OTHER_CTXCTL]
 
 Commands: count, check, stats, trim (fifo to half the tokens), compact (offline), all with
---no-cache; check-warm (check, the count cache warm, the file unchanged); check-append (the
+--no-cache; trim and compact write their output to a file beside the sessions (deleted after
+each run: what `-o FILE` costs, not how fast this script could read a pipe); check-warm (check, the count cache warm, the file unchanged); check-append (the
 JSON session checked, then checked again with 10 messages appended); check-append-jsonl
 (the same for the session as JSONL, one message per line, grown by 10 lines; the JSONL
 copy is kept next to the JSON one, as target/bench/session-SIZE.jsonl).
@@ -177,6 +178,7 @@ def bench_size(size, path, names, runs, env, other=None):
     tokens = json.loads(out)["total_tokens"]
     if tokens != ref_tokens:
         print(f"  !! totals differ: ctxctl {tokens}, reference {ref_tokens}")
+    out = os.path.join(BENCH, f"out-{os.getpid()}.json")
     cmds = {
         "ref": [REF, path, "o200k_base"],
         "count": [BIN, "count", path, "--model", "gpt-4o", "--no-cache"],
@@ -184,8 +186,8 @@ def bench_size(size, path, names, runs, env, other=None):
         "stats": [BIN, "stats", path, "--model", "gpt-4o", "--no-cache"],
         "check-warm": [BIN, "check", path, "--model", "gpt-4o"],
         "trim": [BIN, "trim", path, "--model", "gpt-4o", "--no-cache", "--strategy", "fifo",
-                 "--max-tokens", str(tokens // 2), "-o", "-"],
-        "compact": [BIN, "compact", path, "--model", "gpt-4o", "--no-cache", "-o", "-"],
+                 "--max-tokens", str(tokens // 2), "-o", out],
+        "compact": [BIN, "compact", path, "--model", "gpt-4o", "--no-cache", "-o", out],
     }
     order = ["ref"] + names
     if other:
@@ -205,6 +207,11 @@ def bench_size(size, path, names, runs, env, other=None):
                 t, r = check_append_jsonl(jsonl_of(path), size, i, env)
             else:
                 t, r, _ = run(cmds[name], env)
+                if os.path.exists(out):
+                    os.remove(out)
+                # compact archives the messages it replaces: gone after the run, so that
+                # rounds at 100M tokens do not fill the disk.
+                shutil.rmtree(os.path.join(env["XDG_DATA_HOME"], "ctxctl", "archives"), ignore_errors=True)
             times[name].append(t)
             rss[name] = max(rss[name], r)
     for name in order:
