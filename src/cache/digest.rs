@@ -193,6 +193,34 @@ impl Resumable {
         Some(r)
     }
 
+    /// [`Resumable::new`] of `point` and `shapes`, the first `known` of which are the
+    /// messages this one was made of: only the later ones' ids are copied (a grown
+    /// session's check extends its digest instead of copying every id again).
+    pub fn extend<T: Turn>(
+        mut self,
+        point: Resume,
+        shapes: &[T],
+        known: usize,
+    ) -> Option<Resumable> {
+        if known > shapes.len() {
+            return Resumable::new(point, shapes);
+        }
+        let before = |i: &u32| (*i as usize) < known;
+        self.user_turns.retain(before);
+        self.calls.retain(|c| before(&c.0));
+        self.results.retain(|r| before(&r.0));
+        self.point = point;
+        for (i, s) in shapes.iter().enumerate().skip(known) {
+            let i = u32::try_from(i).ok()?;
+            if s.is_user_turn() {
+                self.user_turns.push(i);
+            }
+            self.calls.extend(s.calls().map(|c| (i, c.to_string())));
+            self.results.extend(s.results().map(|c| (i, c.to_string())));
+        }
+        Some(self)
+    }
+
     /// Adds the shapes of the `n` messages before the point to `out`, as [`Resumable::shapes`]
     /// gives them but without a string per id: a grown session's check rebuilds these for
     /// every earlier message (7K messages took ~1 ms that way at 2M tokens).
@@ -585,6 +613,23 @@ mod tests {
         for n in [0, 3, 6, 10] {
             assert_eq!(fast(&r, n), slow(&r, n), "{n}");
         }
+        // Extended by the shapes of later messages: as made from all of them.
+        let mut all = r.shapes(6);
+        all.push(Shape {
+            user_turn: true,
+            calls: vec!["d".into()],
+            ..Shape::default()
+        });
+        all.push(Shape {
+            results: vec!["d".into()],
+            ..Shape::default()
+        });
+        let made = Resumable::new(point, &all).unwrap();
+        assert_eq!(r.clone().extend(point, &all, 6), Some(made.clone()));
+        assert_ne!(
+            r.clone().extend(point, &all, 6),
+            Resumable::new(point, &all[..6])
+        );
         assert_ne!(fast(&r, 6), Shapes::default());
         // Out of order (not as `new` writes them): as the slow way reads them.
         let mut shuffled = r.clone();

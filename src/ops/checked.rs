@@ -275,7 +275,7 @@ fn finish(
     path: &Path,
     slot: Slot,
     mut l: Tallied,
-    before: Option<Digest>,
+    mut before: Option<Digest>,
 ) -> anyhow::Result<Checked> {
     let fingerprint = l.fingerprint;
     let mut counts: Vec<usize> = before
@@ -306,10 +306,17 @@ fn finish(
         // Resuming needs the whole file to have been read cleanly: notes about unknown
         // parts or roles are totals, which a later read of the new records alone cannot
         // add to.
+        // A grown session's digest is extended: its earlier messages' ids are not copied.
+        let known = before
+            .as_mut()
+            .and_then(|d| Some((d.resume.take()?, d.messages)));
         let resume = l
             .resume
             .filter(|_| warnings.is_empty() && usage.is_none())
-            .and_then(|point| Resumable::new(point, &shapes));
+            .and_then(|point| match known {
+                Some((r, n)) => r.extend(point, &shapes, n),
+                None => Resumable::new(point, &shapes),
+            });
         let digest = Digest {
             version: DIGEST_VERSION,
             len: fingerprint.len,
