@@ -176,21 +176,13 @@ pub struct Resumable {
 impl Resumable {
     /// `point`, and the `shapes` of the messages before it.
     pub fn new<T: Turn>(point: Resume, shapes: &[T]) -> Option<Resumable> {
-        let mut r = Resumable {
+        let none = Resumable {
             point,
             user_turns: Vec::new(),
             calls: Vec::new(),
             results: Vec::new(),
         };
-        for (i, s) in shapes.iter().enumerate() {
-            let i = u32::try_from(i).ok()?;
-            if s.is_user_turn() {
-                r.user_turns.push(i);
-            }
-            r.calls.extend(s.calls().map(|c| (i, c.to_string())));
-            r.results.extend(s.results().map(|c| (i, c.to_string())));
-        }
-        Some(r)
+        none.extend(point, shapes, 0)
     }
 
     /// [`Resumable::new`] of `point` and `shapes`, the first `known` of which are the
@@ -202,9 +194,8 @@ impl Resumable {
         shapes: &[T],
         known: usize,
     ) -> Option<Resumable> {
-        if known > shapes.len() {
-            return Resumable::new(point, shapes);
-        }
+        // More known than there are shapes: not this session's start; all made anew.
+        let known = if known > shapes.len() { 0 } else { known };
         let before = |i: &u32| (*i as usize) < known;
         self.user_turns.retain(before);
         self.calls.retain(|c| before(&c.0));
