@@ -82,6 +82,36 @@ mod tests {
     use super::super::bom;
     use super::*;
 
+    /// The shared fixtures: above the checkout, or above the checkout it was cloned from
+    /// (as `tests/support` finds them for the integration tests).
+    fn fixtures() -> std::path::PathBuf {
+        let above = |dir: &std::path::Path| {
+            dir.ancestors()
+                .map(|a| a.join("shared/fixtures"))
+                .find(|p| p.is_dir())
+        };
+        let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let origin = || {
+            let out = std::process::Command::new("git")
+                .args([
+                    "-C",
+                    env!("CARGO_MANIFEST_DIR"),
+                    "remote",
+                    "get-url",
+                    "origin",
+                ])
+                .output()
+                .ok()?;
+            let url = String::from_utf8(out.stdout).ok()?;
+            above(std::path::Path::new(
+                url.trim().trim_start_matches("file://"),
+            ))
+        };
+        above(crate_dir)
+            .or_else(origin)
+            .expect("shared/fixtures beside the checkout or its origin")
+    }
+
     /// The scanned layout (its style and one-line flag checked against the full ways of
     /// telling them, then set aside), and the full pass's.
     fn both(text: &str) -> (Option<Layout>, Option<Layout>) {
@@ -115,10 +145,11 @@ mod tests {
             assert!(full.is_some(), "{d}");
             assert_eq!(scanned, full, "{d}");
         }
-        // Every JSON document among the real sessions (the shared fixtures sit beside the
-        // repository, as in CI).
+        // Every JSON document among the real sessions (the shared fixtures, found as the
+        // integration tests find them: beside the checkout, or beside the one it was cloned
+        // from).
         let mut compared = 0;
-        let mut dirs = vec![std::path::PathBuf::from("../shared/fixtures")];
+        let mut dirs = vec![fixtures()];
         while let Some(dir) = dirs.pop() {
             for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
                 let path = e.path();
