@@ -51,23 +51,16 @@ pub fn read_counting(
     read_document(text, format, Keep::Document, Some(count))
 }
 
-/// Reads the document `text` as `format`. A document kept whole is laid out by the
-/// structural scan when it can be ([`scanned::scanned_layout`]); should reading it that
-/// way fail, it is read again with the full pass, whose errors (and their places) are the
-/// ones a user sees. (A document read otherwise is released as it is parsed: it could not
-/// be read again.)
+/// Reads the document `text` as `format`: laid out by the structural scan when it can be
+/// ([`read_scanned`]), else by the full pass.
 fn read_document(
     mut text: String,
     format: Format,
     keep: Keep,
     count: Option<Counting>,
 ) -> Result<CountedRead, ReadError> {
-    if keep == Keep::Document {
-        if let Some((l, _)) = scanned::scanned_layout(&text, bom(&text)) {
-            if let Ok(read) = read_layout(&mut text, format, l, keep, count) {
-                return Ok(read);
-            }
-        }
+    if let Some(read) = read_scanned(&mut text, Some(format), keep, count) {
+        return Ok(read);
     }
     let layout = layout(&text, bom(&text))?;
     read_layout(&mut text, format, layout, keep, count)
@@ -84,14 +77,8 @@ pub fn read_detected(
     count: Option<Counting>,
 ) -> Result<Result<CountedRead, ReadError>, String> {
     let mut text = text;
-    if keep == Keep::Document {
-        if let Some((l, one_line)) = scanned::scanned_layout(&text, bom(&text)) {
-            if let Some(format) = detected(&text, &l, one_line) {
-                if let Ok(read) = read_layout(&mut text, format, l, keep, count) {
-                    return Ok(Ok(read));
-                }
-            }
-        }
+    if let Some(read) = read_scanned(&mut text, None, keep, count) {
+        return Ok(Ok(read));
     }
     let body = text[bom(&text)..].trim_start();
     let one_line = body.trim_end().lines().nth(1).is_none();
@@ -115,6 +102,29 @@ pub fn read_detected(
         Some(format) => Ok(read_layout(&mut text, format, layout, keep, count)),
         None => Err(text),
     }
+}
+
+/// `text` read with the layout the structural scan finds ([`scanned::scanned_layout`]), as
+/// `format` or, when `None`, as the format its layout tells; `None` when it cannot be read
+/// so (not a document kept whole, the scan cannot tell the layout, no format, a record
+/// that does not parse): the caller reads it with the full pass, whose errors are the
+/// ones a user sees. A document read otherwise is released as it is parsed: it could not
+/// be read a second time.
+fn read_scanned(
+    text: &mut String,
+    format: Option<Format>,
+    keep: Keep,
+    count: Option<Counting>,
+) -> Option<CountedRead> {
+    if keep != Keep::Document {
+        return None;
+    }
+    let (layout, one_line) = scanned::scanned_layout(text, bom(text))?;
+    let format = match format {
+        Some(f) => f,
+        None => detected(text, &layout, one_line)?,
+    };
+    read_layout(text, format, layout, keep, count).ok()
 }
 
 /// The format a document laid out as `layout` is, if its layout tells.
