@@ -21,8 +21,8 @@ pub use name::{parse_id, validate_name};
 pub use records::{original_records, records_of};
 pub use restore::{archived_record, restore, RestoreError};
 pub use store::{
-    parse_file_name, ArchiveEntry, ArchiveFile, ArchiveRecord, ArchiveStore, Compression, Stored,
-    Tokens,
+    parse_file_name, ArchiveEnd, ArchiveEntry, ArchiveFile, ArchiveRecord, ArchiveStore,
+    Compression, PendingArchive, Stored, Tokens,
 };
 pub use time::{Timestamp, TimestampError};
 pub use undo::{Undo, UndoError};

@@ -15,7 +15,9 @@ use super::name::{parse_id, validate_name};
 use super::{ArchiveError, Timestamp};
 use crate::fsutil::{self, FailAt};
 
-/// What a compaction archives: the removed records and the facts around them.
+/// What a compaction archives: the removed records and the facts around them. What the
+/// rewrite made of them ([`ArchiveEnd`]) is written after them, so that a large archive's
+/// records can be written while the summary is made ([`ArchiveStore::begin`]).
 #[derive(Debug, Clone)]
 pub struct ArchiveRecord<'a> {
     /// The sequence number to use; `None` takes the next free one.
@@ -29,20 +31,25 @@ pub struct ArchiveRecord<'a> {
     /// The session format's name (`openai`, `jsonl` …).
     pub format: String,
     pub model: Option<String>,
-    pub summarizer: String,
-    pub tokens: Tokens,
     /// Index of the first archived message in the session it came from.
     pub first_message: usize,
     /// Number of archived messages.
     pub messages: usize,
-    pub summary: String,
     /// The removed records verbatim (their original text, usually borrowed from the
     /// session), in order.
     pub records: Vec<Cow<'a, RawValue>>,
-    /// For a trim: how to rebuild the original file from what the trim wrote.
-    pub undo: Option<Undo>,
     /// The session inside the agent's database `source` names (goose's `sessions.db`).
     pub agent_session: Option<String>,
+}
+
+/// What a rewrite made of the records it archives: known once its summary is made.
+#[derive(Debug, Clone, Default)]
+pub struct ArchiveEnd {
+    pub summarizer: String,
+    pub tokens: Tokens,
+    pub summary: String,
+    /// For a trim: how to rebuild the original file from what the trim wrote.
+    pub undo: Option<Undo>,
 }
 
 /// Token counts recorded with an archive.
@@ -135,10 +142,10 @@ impl PartialEq for ArchiveFile {
     }
 }
 
-/// An [`ArchiveFile`] as written: the same fields in the same order, borrowed from the
-/// [`ArchiveRecord`] (a test checks that it reads back as an `ArchiveFile`).
+/// The part of an [`ArchiveFile`] written before its records, borrowed from the
+/// [`ArchiveRecord`] (a test checks that an archive reads back as an `ArchiveFile`).
 #[derive(Serialize)]
-struct ArchiveOut<'a> {
+struct HeadOut<'a> {
     ctxctl_version: &'a str,
     session: &'a str,
     seq: u64,
@@ -148,16 +155,20 @@ struct ArchiveOut<'a> {
     output: Option<&'a str>,
     format: &'a str,
     model: Option<&'a str>,
-    summarizer: &'a str,
-    tokens: &'a Tokens,
     first_message: usize,
     messages: usize,
-    summary: &'a str,
-    records: &'a [Cow<'a, RawValue>],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    undo: Option<&'a Undo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     agent_session: Option<&'a str>,
+}
+
+/// The part of an [`ArchiveFile`] written after its records.
+#[derive(Serialize)]
+struct EndOut<'a> {
+    summarizer: &'a str,
+    tokens: &'a Tokens,
+    summary: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    undo: Option<&'a Undo>,
 }
 
 /// The fields `list` reads (the records are skipped).
@@ -298,50 +309,86 @@ impl ArchiveStore {
         Ok(max.map_or(1, |m| m + 1))
     }
 
-    /// Writes `record` as a new archive of `session` and returns where. Atomic (a temp
-    /// file in the same directory, synced, then linked into place) and never overwriting:
-    /// an existing file with the chosen name is an error when `record.seq` was given, and
-    /// makes the store try the next number otherwise.
-    pub fn put(&self, session: &str, record: &ArchiveRecord<'_>) -> Result<Stored, ArchiveError> {
-        let dir = self.dir(session)?;
-        create_private_dir(&dir)?;
+    /// Writes `record` and `end` as a new archive of `session` and returns where. Atomic (a
+    /// temp file in the same directory, synced, then linked into place) and never
+    /// overwriting: an existing file with the chosen name is an error when `record.seq` was
+    /// given, and makes the store try the next number otherwise.
+    pub fn put(
+        &self,
+        session: &str,
+        record: &ArchiveRecord<'_>,
+        end: &ArchiveEnd,
+    ) -> Result<Stored, ArchiveError> {
         let mut seq = match record.seq {
             Some(s) => s,
             None => self.next_seq(session)?,
         };
         loop {
-            let path = self.path_for(session, seq, record.created)?;
-            // Borrowed, not cloned: the records can be as large as the session.
-            let file = ArchiveOut {
-                ctxctl_version: env!("CARGO_PKG_VERSION"),
-                session,
-                seq,
-                compact_id: &record.compact_id,
-                created: record.created.rfc3339(),
-                source: record.source.as_deref(),
-                output: record.output.as_deref(),
-                format: &record.format,
-                model: record.model.as_deref(),
-                summarizer: &record.summarizer,
-                tokens: &record.tokens,
-                first_message: record.first_message,
-                messages: record.messages,
-                summary: &record.summary,
-                records: &record.records,
-                undo: record.undo.as_ref(),
-                agent_session: record.agent_session.as_deref(),
-            };
             // Another number's file (plain or compressed) makes this one taken too.
             if record.seq.is_none() && self.files(session)?.iter().any(|(s, _, _)| *s == seq) {
                 seq += 1;
                 continue;
             }
-            match write_new(&dir, &path, &file, self.compression) {
+            match self.begin_at(session, seq, record)?.finish(end) {
                 Err(ArchiveError::Exists(_)) if record.seq.is_none() => seq += 1,
-                Err(e) => return Err(e),
-                Ok(()) => return Ok(Stored { seq, path }),
+                done => return done,
             }
         }
+    }
+
+    /// Starts archive `record.seq` (the next free number when `None`) of `session`: its
+    /// facts and records are written to a temp file in the session's archive directory,
+    /// and [`PendingArchive::finish`] adds what the rewrite made of them and files it (as
+    /// [`ArchiveStore::put`] does). Dropped unfinished, nothing is left.
+    pub fn begin(
+        &self,
+        session: &str,
+        record: &ArchiveRecord<'_>,
+    ) -> Result<PendingArchive, ArchiveError> {
+        let seq = match record.seq {
+            Some(s) => s,
+            None => self.next_seq(session)?,
+        };
+        self.begin_at(session, seq, record)
+    }
+
+    fn begin_at(
+        &self,
+        session: &str,
+        seq: u64,
+        record: &ArchiveRecord<'_>,
+    ) -> Result<PendingArchive, ArchiveError> {
+        let dir = self.dir(session)?;
+        // Made here: taken away again should the archive not be filed.
+        let made: Vec<PathBuf> = [dir.clone(), self.root.clone()]
+            .into_iter()
+            .filter(|d| !d.exists())
+            .collect();
+        create_private_dir(&dir)?;
+        let path = self.path_for(session, seq, record.created)?;
+        let head = HeadOut {
+            ctxctl_version: env!("CARGO_PKG_VERSION"),
+            session,
+            seq,
+            compact_id: &record.compact_id,
+            created: record.created.rfc3339(),
+            source: record.source.as_deref(),
+            output: record.output.as_deref(),
+            format: &record.format,
+            model: record.model.as_deref(),
+            first_message: record.first_message,
+            messages: record.messages,
+            agent_session: record.agent_session.as_deref(),
+        };
+        let mut pending = PendingArchive::create(dir, path, seq, self.compression)?;
+        pending.made = MadeDirs(made);
+        let written = write_head(&mut pending.out, &head, &record.records)
+            .and_then(|()| pending.out.flush())
+            // The records on disk now, while the summary is made: finishing then syncs
+            // little more than its own few bytes.
+            .and_then(|()| pending.tmp.as_file().sync_data());
+        written.map_err(|e| ArchiveError::io(pending.tmp.path(), e))?;
+        Ok(pending)
     }
 
     /// The archives of `session`, or of every session, ordered by session and number.
@@ -475,9 +522,32 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ArchiveEr
     }
 }
 
-/// Writes the archive's JSON to `w`, then its final newline.
-fn write_json(w: &mut impl Write, value: &ArchiveOut) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *w, value)?;
+/// Writes the start of an archive's JSON to `w`, as the pretty printer would: the
+/// object's first fields (`head`), then its records, each as it is (records are never
+/// re-indented), ending after the records' list.
+fn write_head(
+    w: &mut impl Write,
+    head: &HeadOut,
+    records: &[Cow<'_, RawValue>],
+) -> std::io::Result<()> {
+    let text = serde_json::to_vec_pretty(head)?;
+    // `{\n  "ctxctl_version": …\n}` without its closing line.
+    w.write_all(text.strip_suffix(b"\n}").unwrap_or(&text))?;
+    w.write_all(b",\n  \"records\": [")?;
+    for (i, r) in records.iter().enumerate() {
+        w.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
+        w.write_all(r.get().as_bytes())?;
+    }
+    w.write_all(if records.is_empty() { b"]" } else { b"\n  ]" })
+}
+
+/// Writes the rest of an archive's JSON after [`write_head`]: the fields of `end`, the
+/// closing brace and the final newline.
+fn write_end(w: &mut impl Write, end: &EndOut) -> std::io::Result<()> {
+    let text = serde_json::to_vec_pretty(end)?;
+    // `{\n  "summarizer": …\n}`: its fields go on inside the open object.
+    w.write_all(b",\n")?;
+    w.write_all(text.strip_prefix(b"{\n").unwrap_or(&text))?;
     w.write_all(b"\n")
 }
 
@@ -496,61 +566,173 @@ pub fn create_private_dir(dir: &Path) -> Result<(), ArchiveError> {
 /// syncing it ~80 ms; in 1 MiB pieces ~40 ms (10M-token session).
 pub(super) const WRITE_BUFFER: usize = 1 << 20;
 
-/// Writes `value` as pretty JSON to a new file at `path`: temp file (0600) in `dir`,
-/// synced, then linked into place without replacing anything, then the directory synced.
-/// Temp files an interrupted run left in `dir` are removed first.
-fn write_new(
-    dir: &Path,
-    path: &Path,
-    value: &ArchiveOut,
-    compression: Compression,
-) -> Result<(), ArchiveError> {
-    fsutil::clean_stale_temps(dir);
-    let tmp = tempfile::Builder::new()
-        .prefix(fsutil::TEMP_PREFIX)
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| ArchiveError::io(dir, e))?;
-    match fsutil::injected_fault() {
-        // Test hook (`CTXCTL_TEST_FAIL_AT=archive-write`): half the archive, then "disk full".
-        Some(f) if f.at == FailAt::ArchiveWrite => {
-            let mut bytes = Vec::new();
-            write_json(&mut bytes, value).map_err(|e| ArchiveError::io(tmp.path(), e))?;
-            if compression == Compression::Zstd {
-                bytes = zstd::encode_all(&bytes[..], ZSTD_LEVEL)
-                    .map_err(|e| ArchiveError::io(tmp.path(), e))?;
+/// An archive being written ([`ArchiveStore::begin`]): a temp file (0600) in its
+/// directory holding its facts and records so far.
+pub struct PendingArchive {
+    // Dropped in this order: the writer, the temp file, then the directories made for it.
+    out: Sink,
+    tmp: tempfile::NamedTempFile,
+    made: MadeDirs,
+    dir: PathBuf,
+    path: PathBuf,
+    seq: u64,
+}
+
+/// Directories made for an archive, innermost first: removed (when still empty) on drop,
+/// unless the archive was filed.
+#[derive(Default)]
+struct MadeDirs(Vec<PathBuf>);
+
+impl Drop for MadeDirs {
+    fn drop(&mut self) {
+        for d in &self.0 {
+            let _ = fs::remove_dir(d);
+        }
+    }
+}
+
+/// Where a pending archive's bytes go.
+enum Sink {
+    Plain(BufWriter<File>),
+    Zstd(zstd::Encoder<'static, BufWriter<File>>),
+    /// Test hook (`CTXCTL_TEST_FAIL_AT=archive-write`): kept, to be written as half an
+    /// archive and then "disk full".
+    Faulty(Vec<u8>, fsutil::Fault, Compression),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::Plain(w) => w.write(buf),
+            Sink::Zstd(w) => w.write(buf),
+            Sink::Faulty(v, ..) => v.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match self {
+            Sink::Plain(w) => w.write_all(buf),
+            Sink::Zstd(w) => w.write_all(buf),
+            Sink::Faulty(v, ..) => v.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Plain(w) => w.flush(),
+            Sink::Zstd(w) => w.flush(),
+            Sink::Faulty(..) => Ok(()),
+        }
+    }
+}
+
+impl PendingArchive {
+    /// A new temp file in `dir` for archive `seq` at `path`. Temp files an interrupted run
+    /// left in `dir` are removed first.
+    fn create(
+        dir: PathBuf,
+        path: PathBuf,
+        seq: u64,
+        compression: Compression,
+    ) -> Result<PendingArchive, ArchiveError> {
+        fsutil::clean_stale_temps(&dir);
+        let tmp = tempfile::Builder::new()
+            .prefix(fsutil::TEMP_PREFIX)
+            .suffix(".tmp")
+            .tempfile_in(&dir)
+            .map_err(|e| ArchiveError::io(&dir, e))?;
+        let file = tmp.as_file().try_clone();
+        let file = file.map_err(|e| ArchiveError::io(tmp.path(), e))?;
+        let w = BufWriter::with_capacity(WRITE_BUFFER, file);
+        let out = match (fsutil::injected_fault(), compression) {
+            (Some(f), c) if f.at == FailAt::ArchiveWrite => Sink::Faulty(Vec::new(), f, c),
+            (_, Compression::None) => Sink::Plain(w),
+            (_, Compression::Zstd) => Sink::Zstd(
+                zstd::Encoder::new(w, ZSTD_LEVEL).map_err(|e| ArchiveError::io(tmp.path(), e))?,
+            ),
+        };
+        Ok(PendingArchive {
+            out,
+            tmp,
+            made: MadeDirs::default(),
+            dir,
+            path,
+            seq,
+        })
+    }
+
+    /// The number this archive is filed under.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Where this archive is filed.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Adds `end` and files the archive: synced, then linked into place without replacing
+    /// anything ([`ArchiveError::Exists`]), then the directory synced.
+    pub fn finish(self, end: &ArchiveEnd) -> Result<Stored, ArchiveError> {
+        let PendingArchive {
+            out,
+            tmp,
+            mut made,
+            dir,
+            path,
+            seq,
+        } = self;
+        // The temp file is gone when this returns, filed or not.
+        Self::file(out, tmp, end, &path)?;
+        // Filed: the directories stay.
+        made.0.clear();
+        #[cfg(unix)]
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(Stored { seq, path })
+    }
+
+    /// Writes `end` after what `out` holds and links the synced temp file `tmp` to `path`.
+    fn file(
+        mut out: Sink,
+        tmp: tempfile::NamedTempFile,
+        end: &ArchiveEnd,
+        path: &Path,
+    ) -> Result<(), ArchiveError> {
+        let io = |e| ArchiveError::io(tmp.path(), e);
+        let end = EndOut {
+            summarizer: &end.summarizer,
+            tokens: &end.tokens,
+            summary: &end.summary,
+            undo: end.undo.as_ref(),
+        };
+        write_end(&mut out, &end).map_err(io)?;
+        match out {
+            Sink::Plain(w) => {
+                w.into_inner().map_err(|e| io(e.into_error()))?;
             }
-            fsutil::write_checked(&mut tmp.as_file(), &bytes, Some(f), FailAt::ArchiveWrite)
-                .map_err(|e| ArchiveError::io(tmp.path(), e))?;
+            Sink::Zstd(z) => {
+                let w = z.finish().map_err(io)?;
+                w.into_inner().map_err(|e| io(e.into_error()))?;
+            }
+            Sink::Faulty(bytes, f, compression) => {
+                let bytes = match compression {
+                    Compression::Zstd => zstd::encode_all(&bytes[..], ZSTD_LEVEL).map_err(io)?,
+                    Compression::None => bytes,
+                };
+                fsutil::write_checked(&mut tmp.as_file(), &bytes, Some(f), FailAt::ArchiveWrite)
+                    .map_err(io)?;
+            }
         }
-        _ => {
-            let w = BufWriter::with_capacity(WRITE_BUFFER, tmp.as_file());
-            let done = match compression {
-                Compression::None => {
-                    let mut w = w;
-                    write_json(&mut w, value).and_then(|()| w.flush())
-                }
-                Compression::Zstd => zstd::Encoder::new(w, ZSTD_LEVEL).and_then(|mut z| {
-                    write_json(&mut z, value)?;
-                    z.finish()?.flush()
-                }),
-            };
-            done.map_err(|e| ArchiveError::io(tmp.path(), e))?;
-        }
+        tmp.as_file().sync_all().map_err(io)?;
+        tmp.persist_noclobber(path).map_err(|e| {
+            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                ArchiveError::Exists(path.to_path_buf())
+            } else {
+                ArchiveError::io(path, e.error)
+            }
+        })?;
+        Ok(())
     }
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| ArchiveError::io(tmp.path(), e))?;
-    tmp.persist_noclobber(path).map_err(|e| {
-        if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-            ArchiveError::Exists(path.to_path_buf())
-        } else {
-            ArchiveError::io(path, e.error)
-        }
-    })?;
-    #[cfg(unix)]
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
 }

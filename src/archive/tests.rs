@@ -13,21 +13,26 @@ fn record(created: i64, records: Vec<serde_json::Value>) -> ArchiveRecord<'stati
         output: None,
         format: "jsonl".into(),
         model: Some("gpt-4o".into()),
+        first_message: 1,
+        messages: records.len(),
+        records: records
+            .iter()
+            .map(|v| std::borrow::Cow::Owned(serde_json::value::to_raw_value(v).unwrap()))
+            .collect(),
+        agent_session: None,
+    }
+}
+
+fn end() -> ArchiveEnd {
+    ArchiveEnd {
         summarizer: "offline".into(),
         tokens: Tokens {
             original: 100,
             compacted: 40,
             archived: 70,
         },
-        first_message: 1,
-        messages: records.len(),
         summary: "S".into(),
-        records: records
-            .iter()
-            .map(|v| std::borrow::Cow::Owned(serde_json::value::to_raw_value(v).unwrap()))
-            .collect(),
         undo: None,
-        agent_session: None,
     }
 }
 
@@ -39,9 +44,9 @@ fn put_numbers_per_session_and_never_overwrites() {
         1_700_000_000,
         vec![serde_json::json!({"role": "user", "content": "x"})],
     );
-    let a = store.put("s", &r).unwrap();
-    let b = store.put("s", &r).unwrap(); // same second: the number tells them apart
-    let other = store.put("t", &r).unwrap();
+    let a = store.put("s", &r, &end()).unwrap();
+    let b = store.put("s", &r, &end()).unwrap(); // same second: the number tells them apart
+    let other = store.put("t", &r, &end()).unwrap();
     assert_eq!((a.seq, b.seq, other.seq), (1, 2, 1));
     assert_eq!(
         a.path,
@@ -61,6 +66,7 @@ fn put_numbers_per_session_and_never_overwrites() {
                 seq: Some(1),
                 ..r.clone()
             },
+            &end(),
         )
         .unwrap_err();
     assert!(matches!(e, ArchiveError::Exists(_)), "{e}");
@@ -74,6 +80,7 @@ fn put_numbers_per_session_and_never_overwrites() {
                 seq: Some(5),
                 ..r.clone()
             },
+            &end(),
         )
         .unwrap();
     assert_eq!(store.next_seq("s").unwrap(), 6);
@@ -92,7 +99,7 @@ fn directories_are_private_and_files_owner_only() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let store = ArchiveStore::new(dir.path().join("data"));
-    let stored = store.put("s", &record(0, vec![])).unwrap();
+    let stored = store.put("s", &record(0, vec![]), &end()).unwrap();
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&dir.path().join("data/archives")), 0o700);
     assert_eq!(mode(&dir.path().join("data/archives/s")), 0o700);
@@ -108,7 +115,9 @@ fn the_file_is_pretty_json_with_the_facts_and_lists_back() {
             .unwrap(),
         serde_json::json!({"role": "assistant", "content": "b"}),
     ];
-    let stored = store.put("s", &record(86_400, recs.clone())).unwrap();
+    let stored = store
+        .put("s", &record(86_400, recs.clone()), &end())
+        .unwrap();
     let text = std::fs::read_to_string(&stored.path).unwrap();
     assert!(text.starts_with("{\n  \"ctxctl_version\": \""), "{text}");
     assert!(
@@ -159,7 +168,7 @@ fn an_archive_larger_than_its_write_buffer_reads_back_record_for_record() {
     for compression in [Compression::None, Compression::Zstd] {
         let dir = tempfile::tempdir().unwrap();
         let store = ArchiveStore::new(dir.path()).with_compression(compression);
-        let stored = store.put("s", &record(0, recs.clone())).unwrap();
+        let stored = store.put("s", &record(0, recs.clone()), &end()).unwrap();
         let (_, file) = store.get("s/1").unwrap();
         let back: Vec<serde_json::Value> = (file.records.iter())
             .map(|r| serde_json::from_str(r.get()).unwrap())
@@ -184,7 +193,7 @@ fn list_covers_every_session_in_order_and_checks_names() {
     assert!(store.list(None).unwrap().is_empty());
     assert!(store.list(Some("none")).unwrap().is_empty());
     for s in ["b", "a", "b"] {
-        store.put(s, &record(0, vec![])).unwrap();
+        store.put(s, &record(0, vec![]), &end()).unwrap();
     }
     std::fs::write(dir.path().join("archives/a/notes.txt"), "x").unwrap();
     let ids: Vec<String> = store
@@ -201,7 +210,7 @@ fn list_covers_every_session_in_order_and_checks_names() {
     assert!(matches!(store.get("a/9"), Err(ArchiveError::NotFound(_))));
     assert!(matches!(store.get("a"), Err(ArchiveError::BadId(_))));
     assert!(matches!(
-        store.put(".a", &record(0, vec![])),
+        store.put(".a", &record(0, vec![]), &end()),
         Err(ArchiveError::BadName(_))
     ));
     std::fs::write(
@@ -249,16 +258,18 @@ fn compact_and_archive(s: &Session, store: &ArchiveStore, name: &str) -> Vec<u8>
         output: None,
         format: s.format.name().into(),
         model: None,
-        summarizer: "offline".into(),
-        tokens: Tokens::default(),
         first_message: p.middle.start,
         messages: p.middle.len(),
-        summary: "sum".into(),
         records: original_records(s, p.middle.clone()).unwrap(),
-        undo: None,
         agent_session: None,
     };
-    store.put(name, &rec).unwrap();
+    let end = ArchiveEnd {
+        summarizer: "offline".into(),
+        tokens: Tokens::default(),
+        summary: "sum".into(),
+        undo: None,
+    };
+    store.put(name, &rec, &end).unwrap();
     write(s, &assemble(s, &p, "sum", &info)).unwrap()
 }
 
@@ -382,8 +393,8 @@ fn archives_compare_by_their_records_text() {
     let store = ArchiveStore::new(dir.path());
     let a = serde_json::from_str(r#"{"n": 1.0}"#).unwrap();
     let b = serde_json::from_str(r#"{"n":1.0}"#).unwrap();
-    store.put("a", &record(0, vec![a])).unwrap();
-    store.put("b", &record(0, vec![b])).unwrap();
+    store.put("a", &record(0, vec![a]), &end()).unwrap();
+    store.put("b", &record(0, vec![b]), &end()).unwrap();
     let (_, a) = store.get("a/1").unwrap();
     let (_, b) = store.get("b/1").unwrap();
     assert_eq!(a, a.clone());

@@ -5,7 +5,7 @@ use anyhow::Context as _;
 use clap::Args;
 use serde::Serialize;
 
-use crate::archive::{self, ArchiveRecord, ArchiveStore, Tokens, Undo};
+use crate::archive::{self, ArchiveEnd, ArchiveRecord, ArchiveStore, Tokens, Undo};
 use crate::cli::args::limits::ReserveArgs;
 use crate::cli::args::OutputArgs;
 use crate::compact::CompactInfo;
@@ -357,29 +357,31 @@ fn archive_removed(
         output: Some(l.path.display().to_string()),
         format: l.session.format.name().to_string(),
         model: Some(l.model.name.clone()),
+        first_message: touched.first().copied().unwrap_or(0),
+        messages: touched.len(),
+        records,
+        agent_session: l.db_session.as_ref().map(|s| s.id().to_string()),
+    };
+    let end = ArchiveEnd {
         summarizer: format!("trim:{}", strategy.name()),
         tokens: Tokens {
             original: l.total,
             compacted: plan.tokens,
             archived: touched.iter().map(|&i| l.counts[i]).sum(),
         },
-        first_message: touched.first().copied().unwrap_or(0),
-        messages: touched.len(),
         summary: format!(
             "trim --strategy {} removed messages {:?} and shortened {:?}",
             strategy.name(),
             plan.removed,
             plan.edited
         ),
-        records,
         undo: l
             .session
             .doc
             .text()
             .map(|original| Undo::new(original, written)),
-        agent_session: l.db_session.as_ref().map(|s| s.id().to_string()),
     };
-    Ok(store.put(name, &record)?.path)
+    Ok(store.put(name, &record, &end)?.path)
 }
 
 /// What the plan of `args` reads of the messages: tool-results and mask-tool-results

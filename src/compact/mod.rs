@@ -11,7 +11,7 @@ mod assemble;
 mod partition;
 
 pub use assemble::{assemble, summary_message, summary_message_text, CompactInfo};
-pub use partition::{partition, Continuation, Partition};
+pub use partition::{partition, partition_ending, Continuation, Partition};
 
 use crate::session::{Message, NewMessage, Origin, Part};
 use crate::tokens::Counter;

@@ -42,11 +42,19 @@ pub enum Continuation {
 impl Continuation {
     /// The continuation of `msgs` cut at `cut`.
     pub fn at(msgs: &[Message], cut: usize) -> Continuation {
-        let finished = msgs.last().is_some_and(|m| {
-            m.role == crate::session::Role::Assistant
-                && m.call_ids().next().is_none()
-                && !m.text().trim().is_empty()
-        });
+        Continuation::ending(msgs, cut, msgs.last().is_some_and(Continuation::finishes))
+    }
+
+    /// Whether `m` is the assistant's finished answer: words and no tool call.
+    pub fn finishes(m: &Message) -> bool {
+        m.role == crate::session::Role::Assistant
+            && m.call_ids().next().is_none()
+            && !m.text().trim().is_empty()
+    }
+
+    /// [`Continuation::at`], `finished` telling whether the last message
+    /// [`finishes`](Continuation::finishes) (its text may be gone).
+    fn ending(msgs: &[Message], cut: usize, finished: bool) -> Continuation {
         if finished {
             Continuation::Manual
         } else if msgs.get(cut).is_some_and(Message::is_user_request) {
@@ -85,6 +93,19 @@ impl Partition {
 /// - a middle holding nothing but earlier summaries is left alone (compacting twice in a row
 ///   changes nothing), and so is an empty one: `has_middle()` is then false.
 pub fn partition(session: &Session, counts: &[usize], tail_budget: usize) -> Partition {
+    let finished = session.messages.last().is_some_and(Continuation::finishes);
+    partition_ending(session, counts, tail_budget, finished)
+}
+
+/// [`partition`] of a session whose messages' text may be gone: `finished` tells whether
+/// its last message [`finishes`](Continuation::finishes) it, the one thing the partition
+/// reads of the text.
+pub fn partition_ending(
+    session: &Session,
+    counts: &[usize],
+    tail_budget: usize,
+    finished: bool,
+) -> Partition {
     let msgs = &session.messages;
     let n = msgs.len();
     let count = |i: usize| counts.get(i).copied().unwrap_or(0);
@@ -94,7 +115,7 @@ pub fn partition(session: &Session, counts: &[usize], tail_budget: usize) -> Par
         middle: head_end..head_end,
         tail: head_end..n,
         kept: Vec::new(),
-        continuation: Continuation::at(msgs, head_end),
+        continuation: Continuation::ending(msgs, head_end, finished),
     };
     if n - head_end < 2 {
         return nothing(head_end);
@@ -142,7 +163,7 @@ pub fn partition(session: &Session, counts: &[usize], tail_budget: usize) -> Par
         middle,
         tail: cut..n,
         kept,
-        continuation: Continuation::at(msgs, cut),
+        continuation: Continuation::ending(msgs, cut, finished),
     };
     if p.summarized().all(|i| msgs[i].compact.is_some()) {
         return nothing(head_end);

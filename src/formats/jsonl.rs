@@ -70,7 +70,7 @@ fn read_lines(text: String, keep: Keep, count: Option<Counting>) -> Result<Count
                 }
             }
             if let Some(c) = count {
-                slots[k].store(c(&mut m), Ordering::Relaxed);
+                slots[k].store(c(k, &mut m), Ordering::Relaxed);
             }
             Ok(Some(m))
         })?;

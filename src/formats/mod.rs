@@ -301,9 +301,10 @@ pub fn read_keeping(
     read_text(bytes, format, keep, None).map(|(s, _)| s)
 }
 
-/// What a counting read gives each message as it is parsed: its count (the message may be
+/// What a counting read gives each message as it is parsed, with its place in the file
+/// (increasing in message order, not necessarily by one): its count (the message may be
 /// changed, e.g. its text released, once counted). See [`Codec::read_counting`].
-pub type Counting<'a> = &'a (dyn Fn(&mut crate::session::Message) -> usize + Sync);
+pub type Counting<'a> = &'a (dyn Fn(usize, &mut crate::session::Message) -> usize + Sync);
 
 /// A session read by a counting read, with its messages' counts when its format counts as
 /// it parses.

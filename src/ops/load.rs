@@ -226,30 +226,79 @@ pub enum PlanReads {
 ///
 /// Smaller files, standard input and pipes (which cannot be read twice) are kept whole.
 pub fn load_for_rewrite(ctx: &Context, path: &Path, reads: PlanReads) -> anyhow::Result<Loaded> {
-    let large_file = path != Path::new("-")
-        && !is_database(path)
-        && ctx.settings.session.is_none()
-        && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= REREAD_BYTES);
-    if !large_file {
+    if !large_file(ctx, path) {
         return load_keeping(ctx, path, Keep::Document);
     }
     if reads == PlanReads::Structure {
-        if let Some(l) = load_counting(ctx, path)? {
+        if let Some((l, _)) = load_counting(ctx, path, None)? {
             return Ok(l);
         }
     }
     load_keeping(ctx, path, Keep::Layout)
 }
 
+/// [`load_for_rewrite`] for a plan that reads no text ([`PlanReads::Structure`]) but wants
+/// something of every message's text: `observe` sees each message while its text is at
+/// hand (in a large file, on the thread that parsed it, just before its text goes), and
+/// what it gives comes back in message order.
+pub fn load_observing<T: Send>(
+    ctx: &Context,
+    path: &Path,
+    observe: &(dyn Fn(&session::Message) -> T + Sync),
+) -> anyhow::Result<(Loaded, Vec<T>)> {
+    if large_file(ctx, path) {
+        let seen = std::sync::Mutex::new(Vec::new());
+        let look = |place: usize, m: &session::Message| {
+            let t = observe(m);
+            seen.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((place, t));
+        };
+        if let Some((l, true)) = load_counting(ctx, path, Some(&look))? {
+            let mut seen = seen.into_inner().unwrap_or_else(|e| e.into_inner());
+            seen.sort_unstable_by_key(|(place, _)| *place);
+            debug_assert_eq!(seen.len(), l.session.messages.len());
+            let v = seen.into_iter().map(|(_, t)| t).collect();
+            return Ok((l, v));
+        }
+        // Kept whole (a format that does not count as it parses), or to be read again.
+    }
+    let l = load_for_rewrite(ctx, path, PlanReads::Text)?;
+    let seen = l.session.messages.iter().map(observe).collect();
+    Ok((l, seen))
+}
+
+/// Whether `path` is a file large enough to be read for a rewrite so that its text and its
+/// messages' text are never held at once ([`REREAD_BYTES`]).
+fn large_file(ctx: &Context, path: &Path) -> bool {
+    path != Path::new("-")
+        && !is_database(path)
+        && ctx.settings.session.is_none()
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= REREAD_BYTES)
+}
+
+/// A look at each message of a counting read, with its place in the file, just before its
+/// text goes.
+type Look<'a> = &'a (dyn Fn(usize, &session::Message) + Sync);
+
 /// [`load_for_rewrite`] of a file whose messages are counted as they are parsed, their text
-/// dropped once counted. `None` when the model the file names counts with another
-/// tokenizer (or scale) than the one its first bytes suggested: the caller reads it again.
-fn load_counting(ctx: &Context, path: &Path) -> anyhow::Result<Option<Loaded>> {
+/// dropped once counted (and `look`ed at with their place just before). `None` when the
+/// model the file names counts with another tokenizer (or scale) than the one its first
+/// bytes suggested: the caller reads it again. The flag tells whether the messages were
+/// counted as parsed: a format that does not keeps them whole, unlooked at.
+fn load_counting(
+    ctx: &Context,
+    path: &Path,
+    look: Option<Look>,
+) -> anyhow::Result<Option<(Loaded, bool)>> {
     let (bytes, fingerprint) = read(path)?;
     let guess = ctx.resolve_model_quietly(crate::ops::stream::model_hint(&bytes).as_deref());
     let counter = ctx.counter(guess.encoding);
-    let count = |m: &mut session::Message| {
+    let count = |place: usize, m: &mut session::Message| {
         let n = ctx.count_messages(&counter, std::slice::from_ref(m), 1)[0];
+        if let Some(look) = look {
+            look(place, m);
+        }
         // An omission marker keeps its few words: plans tell markers by their text.
         if formats::message::is_omission_marker(m).is_none() {
             m.release_text();
@@ -261,7 +310,7 @@ fn load_counting(ctx: &Context, path: &Path) -> anyhow::Result<Option<Loaded>> {
     let Some(counts) = counts else {
         // A format that does not count as it parses keeps its messages whole.
         warn_session(ctx, path, &session);
-        return count_session(ctx, path, session, fingerprint).map(Some);
+        return count_session(ctx, path, session, fingerprint).map(|l| Some((l, false)));
     };
     let model = ctx.resolve_model_quietly(session.model.as_deref());
     if model.encoding != guess.encoding || model.factor != guess.factor {
@@ -272,7 +321,8 @@ fn load_counting(ctx: &Context, path: &Path) -> anyhow::Result<Option<Loaded>> {
         "{}: counted as parsed, each message's text dropped once counted (the plan reads none)",
         display(path)
     ));
-    counted_session(ctx, path, session, fingerprint, Some((counter, counts))).map(Some)
+    counted_session(ctx, path, session, fingerprint, Some((counter, counts)))
+        .map(|l| Some((l, true)))
 }
 
 /// Reads, parses and counts one input for a read-only command: the document's text is

@@ -16,7 +16,7 @@ pub mod requests;
 
 #[cfg(feature = "llm")]
 pub use llm::{LlmConfig, LlmError, LlmSummarizer, Provider};
-pub use offline::{Facts, OfflineSummarizer};
+pub use offline::{Facts, Gist, OfflineSummarizer};
 pub use render::{render_transcript, TranscriptOptions};
 
 use std::sync::OnceLock;
@@ -52,6 +52,26 @@ impl<'a> Input<'a> {
             instructions: None,
             redact: false,
             facts: OnceLock::new(),
+        }
+    }
+
+    /// The input for `messages` from their gists (`gists`: theirs, in the same order),
+    /// taken while their text was at hand ([`Gist::of`]): the messages may have had their
+    /// text dropped since. Only for a summarizer that does not read the text
+    /// ([`Summarizer::reads_text`]), and without [`Input::redact`] (which reads it).
+    pub fn from_gists<'g>(
+        messages: &'a [Message],
+        gists: impl Iterator<Item = &'g Gist> + Clone,
+    ) -> Input<'a> {
+        Input {
+            messages,
+            previous: gists
+                .clone()
+                .filter_map(|g| g.summary().map(str::to_string))
+                .collect(),
+            instructions: None,
+            redact: false,
+            facts: OnceLock::from(offline::fold(gists)),
         }
     }
 
@@ -112,6 +132,14 @@ pub enum SummarizeError {
 pub trait Summarizer {
     /// The name recorded in archives and reports (`offline`, `llm`).
     fn name(&self) -> &'static str;
+
+    /// Whether the summary reads the messages' text, rather than only their facts
+    /// ([`Input::facts`]) and earlier summaries ([`Input::previous`]): one that does not
+    /// can be given an input made from gists ([`Input::from_gists`]), so that a large
+    /// session's text goes as it is read.
+    fn reads_text(&self) -> bool {
+        true
+    }
 
     /// The summary text (without the note `compact` wraps around it).
     fn summarize(&self, input: &Input<'_>, counter: &Counter) -> Result<String, SummarizeError>;

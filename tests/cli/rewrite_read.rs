@@ -199,3 +199,100 @@ fn a_trim_in_place_read_this_way_restores_byte_for_byte() {
         );
     }
 }
+
+/// A large file's compaction takes each message's facts as it is parsed and drops its text
+/// there (src/cli/compact/one.rs, `load_observing`): the same partition and summary as
+/// standard input read whole, and as the way that keeps the text (`--redact`, which changes
+/// nothing in a session without secrets).
+#[test]
+fn a_large_file_compacts_as_standard_input_does() {
+    let env = TestEnv::new();
+    for file in sessions(&env) {
+        let bytes = std::fs::read(&file).unwrap();
+        for tail in ["2000", "30000"] {
+            let mut args = vec![
+                "compact",
+                s(&file),
+                "--dry-run",
+                "--json",
+                "--no-cache",
+                "--tail-tokens",
+                tail,
+            ];
+            let a = env.run(&args);
+            assert_eq!(a.code, 1, "{args:?}: {a:?}");
+            let doc: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
+            assert!(doc["summary"].as_str().unwrap().len() > 100, "{doc}");
+            args[1] = "-";
+            // The summary message names the archive, filed under the file's stem or
+            // `stdin`: its figure is the one thing that differs.
+            let figures = |mut v: serde_json::Value| {
+                let o = v.as_object_mut().unwrap();
+                o.remove("compacted_tokens");
+                o.remove("compaction_ratio");
+                v
+            };
+            let b = env.run_stdin(&args, Some(&bytes));
+            assert_eq!(
+                figures(doc.clone()),
+                figures(b.json()),
+                "{args:?} on {file:?}: differs from stdin"
+            );
+            args[1] = s(&file);
+            args.push("--redact");
+            let c = env.run(&args);
+            assert_eq!(doc, c.json(), "{args:?} on {file:?}: differs from --redact");
+        }
+    }
+}
+
+/// A large file compacted in place: its originals are archived while the summary is made,
+/// and `archive restore` brings the file back byte for byte.
+#[test]
+fn a_large_compaction_in_place_restores_byte_for_byte() {
+    let env = TestEnv::new();
+    for file in sessions(&env) {
+        let before = std::fs::read(&file).unwrap();
+        let r = env.run(&[
+            "compact",
+            s(&file),
+            "--tail-tokens",
+            "3000",
+            "--no-cache",
+            "--in-place",
+        ]);
+        assert_eq!(r.code, 0, "{r:?}");
+        let after = std::fs::read_to_string(&file).unwrap();
+        assert!(after.len() < before.len() / 4, "{file:?}: {r:?}");
+        let stem = file.file_stem().unwrap().to_str().unwrap();
+        let id = format!("{stem}/1");
+        let shown = env.run(&["archive", "show", &id, "--json"]);
+        assert_eq!(shown.code, 0, "{shown:?}");
+        let archived: serde_json::Value = serde_json::from_str(&shown.stdout).unwrap();
+        assert!(
+            after.contains(
+                archived["summary"]
+                    .as_str()
+                    .unwrap()
+                    .lines()
+                    .next()
+                    .unwrap()
+            ),
+            "{file:?}: the archive's summary is not the one written"
+        );
+        let r = env.run(&["archive", "restore", &id]);
+        assert_eq!(r.code, 0, "{r:?}");
+        assert!(
+            std::fs::read(&file).unwrap() == before,
+            "{file:?} not restored"
+        );
+        // Nothing but the archive and its restore mark is left in the store.
+        let dir = env.data_dir().join("archives").join(stem);
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with("compact-"))
+            .collect();
+        assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+    }
+}

@@ -1,23 +1,26 @@
 //! Compacting one session: partition, summarize, archive the middle, write the result.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
 use super::report::{self, dry_run, recall_line, unchanged, Doc, Done, Report};
 use super::settings::{self, tail_budget};
 use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
-use crate::archive::{self, ArchiveRecord, Tokens};
+use crate::archive::{
+    self, ArchiveEnd, ArchiveError, ArchiveRecord, ArchiveStore, PendingArchive, Timestamp, Tokens,
+};
 use crate::cli::args::limits;
-use crate::compact::{self, CompactInfo};
+use crate::compact::{self, CompactInfo, Continuation};
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::formats;
-use crate::ops::load;
+use crate::ops::load::{self, Loaded};
 use crate::ops::store::{clock, lock};
 use crate::ops::write::{self, Destination};
 use crate::render::table::thousands;
-use crate::summarize::{recall, Input, Summarizer};
+use crate::session::Message;
+use crate::summarize::{recall, Gist, Input, Summarizer};
 
 /// Compacts one session (`from_store`: the store's copy of `--name`, compacted in place;
 /// `session`: that session of the agent's database `path`, as a walk found it).
@@ -34,9 +37,21 @@ pub fn compact_file(
     let goose_name = (from_store && load::is_database(path))
         .then_some(args.name.as_deref())
         .flatten();
-    let mut loaded = match session.or(goose_name) {
-        Some(n) => load::load_selected(ctx, path, Some(n))?,
-        None => load::load_for_rewrite(ctx, path, load::PlanReads::Text)?,
+    // A summary made from the messages' facts alone lets a large session's text go as it
+    // is read: each message's gist is taken first (and whether it is a finished answer,
+    // the one thing the partition reads of the text).
+    let from_gists = !summarizer.reads_text() && !args.redact && !crate::ops::exact::enabled(ctx)?;
+    let (mut loaded, gists) = match session.or(goose_name) {
+        Some(n) => (load::load_selected(ctx, path, Some(n))?, None),
+        None if from_gists => {
+            let look = |m: &Message| (Box::new(Gist::of(m)), Continuation::finishes(m));
+            let (loaded, gists) = load::load_observing(ctx, path, &look)?;
+            (loaded, Some(gists))
+        }
+        None => (
+            load::load_for_rewrite(ctx, path, load::PlanReads::Text)?,
+            None,
+        ),
     };
     // A session a walk found in a database is named as `ctxctl sessions` names it.
     let shown = match session {
@@ -85,7 +100,13 @@ pub fn compact_file(
         }
     }
     let budget = tail_budget(ctx, args, limit)?;
-    let part = compact::partition(&loaded.session, &loaded.counts, budget);
+    let part = match &gists {
+        Some(g) => {
+            let finished = g.last().is_some_and(|g| g.1);
+            compact::partition_ending(&loaded.session, &loaded.counts, budget, finished)
+        }
+        None => compact::partition(&loaded.session, &loaded.counts, budget),
+    };
     if !part.has_middle() {
         let reason = format!(
             "nothing to compact: with a tail of {} tokens no messages are left between the head \
@@ -103,76 +124,6 @@ pub fn compact_file(
     }
 
     let summarized: Vec<usize> = part.summarized().collect();
-    // The messages the summary replaces: the middle, less those it keeps verbatim.
-    let picked: Vec<crate::session::Message>;
-    let middle = if part.kept.is_empty() {
-        &loaded.session.messages[part.middle.clone()]
-    } else {
-        picked = (summarized.iter())
-            .map(|&i| loaded.session.messages[i].clone())
-            .collect();
-        &picked[..]
-    };
-    let input = Input::new(middle)
-        .with_instructions(args.instructions.clone())
-        .with_redaction(args.redact);
-    let spinner = ctx
-        .printer
-        .spinner(&format!("summarizing {} messages", middle.len()));
-    let summary = summarizer.summarize(&input, &loaded.counter);
-    spinner.finish_and_clear();
-    let mut used = summarizer.name();
-    let summary = match summary {
-        Ok(s) => s,
-        Err(e) if args.fallback.is_some() => {
-            let fallback = settings::offline(ctx, args);
-            ctx.printer.warn(&format!(
-                "{shown}: the {used} summarizer failed ({e}); using the offline summary (--fallback)"
-            ));
-            used = fallback.name();
-            fallback.summarize(&input, &loaded.counter)?
-        }
-        Err(e) => {
-            let err = anyhow::Error::new(e).context(format!("{shown}: the summarizer failed"));
-            ctx.printer.error(&err);
-            ctx.printer.hint(
-                "nothing was changed; check the llm settings with `ctxctl config`, or pass \
-                 --fallback offline",
-            );
-            return Ok(Done {
-                status: ExitStatus::SummarizerFailed,
-                doc: None,
-            });
-        }
-    };
-    // The self-check: which facts of the replaced messages the summary mentions. A model's
-    // summary gets the list of those it left out.
-    let facts = input.with_secrets_removed(|i| recall::facts_of(i.facts()));
-    let recall = recall::measure(&facts, &summary);
-    let summary = if used != "offline" && !recall.missing.is_empty() {
-        format!(
-            "{}\n\n{}",
-            summary.trim_end(),
-            recall::appendix(&recall.missing)
-        )
-    } else {
-        summary
-    };
-    if let Some(min) = settings::min_recall(args)?.filter(|&m| recall.score() < m) {
-        ctx.printer.error(&anyhow::anyhow!(
-            "{shown}: the summary's {} is below --min-recall {min}",
-            recall.describe()
-        ));
-        ctx.printer.hint(
-            "nothing was changed; keep a longer tail (--tail-tokens), allow a longer summary \
-             (--summary-tokens) or lower --min-recall",
-        );
-        return Ok(Done {
-            status: ExitStatus::SummarizerFailed,
-            doc: None,
-        });
-    }
-
     let name = match &loaded.db_session {
         // Archives of a database session are filed under its id.
         Some(s) => s.archive_name(),
@@ -180,6 +131,49 @@ pub fn compact_file(
     };
     let store = ctx.archive_store()?;
     let now = clock(ctx)?;
+    let job = Job {
+        ctx,
+        args,
+        path,
+        from_store,
+        shown: &shown,
+        next: next.overhead,
+        part: &part,
+        summarized: &summarized,
+        name: &name,
+        store: &store,
+        now,
+    };
+
+    // A summary made here takes moments: the originals, at hand, are archived meanwhile
+    // (the lock held from now on; nothing is filed unless the compaction is written).
+    if gists.is_some() && !args.output.dry_run && !loaded.session.doc.is_detached() {
+        let dest = job.destination(&loaded)?;
+        let _lock = lock(ctx, &store, &name)?;
+        if let Destination::InPlace(_) = &dest {
+            // Do not even archive a session that already changed.
+            loaded.ensure_unchanged()?;
+        }
+        let id = CompactInfo::new_id();
+        let slot = job.slot();
+        return std::thread::scope(|scope| {
+            let early = slot.as_ref().ok().map(|&(seq, _)| {
+                let (loaded, job, dest, id) = (&loaded, &job, &dest, &id);
+                scope.spawn(move || job.begin_archive(loaded, dest, id, seq))
+            });
+            let made = match job.summarize(&loaded, summarizer, gists)? {
+                Ok(made) => made,
+                Err(done) => return Ok(done),
+            };
+            let early = early.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            job.apply(&loaded, made, &dest, &id, slot, early)
+        });
+    }
+
+    let made = match job.summarize(&loaded, summarizer, gists)? {
+        Ok(made) => made,
+        Err(done) => return Ok(done),
+    };
     if args.output.dry_run {
         let seq = store.next_seq(&name)?;
         let info = info(
@@ -188,158 +182,317 @@ pub fn compact_file(
             Some(store.path_for(&name, seq, now)?),
             now,
         );
-        return dry_run(ctx, &loaded, &part, &summary, &info, used, &recall);
+        return dry_run(
+            ctx,
+            &loaded,
+            &part,
+            &made.summary,
+            &info,
+            made.used,
+            &made.recall,
+        );
     }
     // Summarized: the messages' text goes, the document's comes back for archiving and
     // writing.
     loaded.reattach()?;
-    // What the file would count once written (the summary's header names the archive):
-    // a compaction that does not make the session smaller is not applied.
-    let planned = {
-        // A store that cannot be written is reported below, where archiving fails.
-        let seq = store.next_seq(&name).unwrap_or(1);
-        let path = store.path_for(&name, seq, now).ok();
-        let info = info(&CompactInfo::new_id(), seq, path, now);
-        let items = compact::assemble(&loaded.session, &part, &summary, &info);
-        let bytes = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
-        loaded.recount(&bytes)
-    };
-    if let Some(after) = planned.filter(|&n| n >= loaded.total) {
-        let reason = format!(
-            "not compacted: the result would not be smaller ({} → {} tokens; the summary \
-             outweighs the {} messages it replaces)",
-            thousands(loaded.total as u64),
-            thousands(after as u64),
-            summarized.len()
-        );
-        return Ok(unchanged(ctx, &shown, used, reason, false));
-    }
-
-    let dest = if from_store && args.output.output.is_none() {
-        Destination::InPlace(path.to_path_buf())
-    } else {
-        write::destination(ctx, &args.output.choice(), Some(&name), &loaded)?
-    };
+    let dest = job.destination(&loaded)?;
     let _lock = lock(ctx, &store, &name)?;
     if let Destination::InPlace(_) = &dest {
-        // Do not even archive a session that already changed.
         loaded.ensure_unchanged()?;
     }
-    let id = CompactInfo::new_id();
-    // Archive the originals before anything is replaced.
-    let archived = (|| {
-        let seq = store.next_seq(&name)?;
-        let info = info(&id, seq, Some(store.path_for(&name, seq, now)?), now);
-        // Messages kept in the middle stand between the summary and the originals' place:
-        // `archive restore` rebuilds the file from what is written instead.
-        // Written once: writers may give new records fresh ids.
-        let items = compact::assemble(&loaded.session, &part, &summary, &info);
-        let written = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
-        let undo = match (part.kept.is_empty(), loaded.session.doc.text()) {
-            (false, Some(original)) => Some(archive::Undo::new(original, &written)),
-            _ => None,
+    let slot = job.slot();
+    job.apply(&loaded, made, &dest, &CompactInfo::new_id(), slot, None)
+}
+
+/// One compaction's plan, shared by its steps.
+struct Job<'a> {
+    ctx: &'a Context,
+    args: &'a CompactArgs,
+    path: &'a Path,
+    from_store: bool,
+    shown: &'a str,
+    /// What the next request sends besides the messages.
+    next: usize,
+    part: &'a compact::Partition,
+    /// The messages the summary replaces (the middle less those it keeps).
+    summarized: &'a [usize],
+    /// The session's name in the store.
+    name: &'a str,
+    store: &'a ArchiveStore,
+    now: Timestamp,
+}
+
+/// A summary made and checked.
+struct Made {
+    summary: String,
+    used: &'static str,
+    recall: recall::Recall,
+}
+
+impl Job<'_> {
+    /// Where the compacted session goes.
+    fn destination(&self, loaded: &Loaded) -> anyhow::Result<Destination> {
+        Ok(if self.from_store && self.args.output.output.is_none() {
+            Destination::InPlace(self.path.to_path_buf())
+        } else {
+            let choice = self.args.output.choice();
+            write::destination(self.ctx, &choice, Some(self.name), loaded)?
+        })
+    }
+
+    /// The number and file the archive gets (taken under the lock).
+    fn slot(&self) -> Result<(u64, PathBuf), ArchiveError> {
+        let seq = self.store.next_seq(self.name)?;
+        Ok((seq, self.store.path_for(self.name, seq, self.now)?))
+    }
+
+    /// Summarizes the middle (from `gists` when given: each message's, in order) and checks
+    /// the summary's recall; `Err` is the run's outcome when no summary is to be used.
+    fn summarize(
+        &self,
+        loaded: &Loaded,
+        summarizer: &dyn Summarizer,
+        gists: Option<Vec<(Box<Gist>, bool)>>,
+    ) -> anyhow::Result<Result<Made, Done>> {
+        let (ctx, args, shown) = (self.ctx, self.args, self.shown);
+        let part = self.part;
+        // The messages the summary replaces: the middle, less those it keeps verbatim.
+        let picked: Vec<Message>;
+        let middle = if part.kept.is_empty() {
+            &loaded.session.messages[part.middle.clone()]
+        } else {
+            picked = (self.summarized.iter())
+                .map(|&i| loaded.session.messages[i].clone())
+                .collect();
+            &picked[..]
         };
+        let input = match gists {
+            Some(g) => Input::from_gists(middle, self.summarized.iter().map(|&i| &*g[i].0)),
+            None => Input::new(middle).with_redaction(args.redact),
+        }
+        .with_instructions(args.instructions.clone());
+        let spinner = ctx
+            .printer
+            .spinner(&format!("summarizing {} messages", middle.len()));
+        let summary = summarizer.summarize(&input, &loaded.counter);
+        spinner.finish_and_clear();
+        let mut used = summarizer.name();
+        let summary = match summary {
+            Ok(s) => s,
+            Err(e) if args.fallback.is_some() => {
+                let fallback = settings::offline(ctx, args);
+                ctx.printer.warn(&format!(
+                    "{shown}: the {used} summarizer failed ({e}); using the offline summary (--fallback)"
+                ));
+                used = fallback.name();
+                fallback.summarize(&input, &loaded.counter)?
+            }
+            Err(e) => {
+                let err = anyhow::Error::new(e).context(format!("{shown}: the summarizer failed"));
+                ctx.printer.error(&err);
+                ctx.printer.hint(
+                    "nothing was changed; check the llm settings with `ctxctl config`, or pass \
+                     --fallback offline",
+                );
+                return Ok(Err(Done {
+                    status: ExitStatus::SummarizerFailed,
+                    doc: None,
+                }));
+            }
+        };
+        // The self-check: which facts of the replaced messages the summary mentions. A
+        // model's summary gets the list of those it left out.
+        let facts = input.with_secrets_removed(|i| recall::facts_of(i.facts()));
+        let recall = recall::measure(&facts, &summary);
+        let summary = if used != "offline" && !recall.missing.is_empty() {
+            format!(
+                "{}\n\n{}",
+                summary.trim_end(),
+                recall::appendix(&recall.missing)
+            )
+        } else {
+            summary
+        };
+        if let Some(min) = settings::min_recall(args)?.filter(|&m| recall.score() < m) {
+            ctx.printer.error(&anyhow::anyhow!(
+                "{shown}: the summary's {} is below --min-recall {min}",
+                recall.describe()
+            ));
+            ctx.printer.hint(
+                "nothing was changed; keep a longer tail (--tail-tokens), allow a longer summary \
+                 (--summary-tokens) or lower --min-recall",
+            );
+            return Ok(Err(Done {
+                status: ExitStatus::SummarizerFailed,
+                doc: None,
+            }));
+        }
+        Ok(Ok(Made {
+            summary,
+            used,
+            recall,
+        }))
+    }
+
+    /// Starts archiving the originals as number `seq`: their records and facts, going to a
+    /// temp file; the summary's part is added when the compaction is written.
+    fn begin_archive(
+        &self,
+        loaded: &Loaded,
+        dest: &Destination,
+        id: &str,
+        seq: u64,
+    ) -> anyhow::Result<PendingArchive> {
         let record = ArchiveRecord {
             seq: Some(seq),
-            compact_id: id.clone(),
-            created: now,
-            source: (path != Path::new("-")).then(|| absolute(path)),
-            output: match &dest {
+            compact_id: id.to_string(),
+            created: self.now,
+            source: (self.path != Path::new("-")).then(|| absolute(self.path)),
+            output: match dest {
                 Destination::Stdout => None,
                 d => Some(absolute(Path::new(&d.display()))),
             },
             format: loaded.session.format.name().to_string(),
             model: Some(loaded.model.name.clone()),
+            first_message: (self.summarized.first().copied()).unwrap_or(self.part.middle.start),
+            messages: self.summarized.len(),
+            records: archive::records_of(&loaded.session, self.summarized)?,
+            agent_session: loaded.db_session.as_ref().map(|s| s.id().to_string()),
+        };
+        Ok(self.store.begin(self.name, &record)?)
+    }
+
+    /// Writes the compaction: the originals archived first (`early`: already being
+    /// archived as `slot` says), then the compacted session to `dest`. A compaction that
+    /// does not make the session smaller is not applied.
+    fn apply(
+        &self,
+        loaded: &Loaded,
+        made: Made,
+        dest: &Destination,
+        id: &str,
+        slot: Result<(u64, PathBuf), ArchiveError>,
+        early: Option<anyhow::Result<PendingArchive>>,
+    ) -> anyhow::Result<Done> {
+        let (ctx, shown, part, now) = (self.ctx, self.shown, self.part, self.now);
+        let Made {
+            summary,
+            used,
+            recall,
+        } = made;
+        // The summary's header names the archive. Written once: writers may give new
+        // records fresh ids.
+        let header = match &slot {
+            Ok((seq, path)) => info(id, *seq, Some(path.clone()), now),
+            Err(_) => info(id, 0, None, now),
+        };
+        let items = compact::assemble(&loaded.session, part, &summary, &header);
+        let written = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
+        // The "after" figure is a count of what is written.
+        let planned = loaded.recount(&written);
+        if let Some(after) = planned.filter(|&n| n >= loaded.total) {
+            let reason = format!(
+                "not compacted: the result would not be smaller ({} → {} tokens; the summary \
+                 outweighs the {} messages it replaces)",
+                thousands(loaded.total as u64),
+                thousands(after as u64),
+                self.summarized.len()
+            );
+            return Ok(unchanged(ctx, shown, used, reason, false));
+        }
+        // Messages kept in the middle stand between the summary and the originals' place:
+        // `archive restore` rebuilds the file from what is written instead.
+        let undo = match (part.kept.is_empty(), loaded.session.doc.text()) {
+            (false, Some(original)) => Some(archive::Undo::new(original, &written)),
+            _ => None,
+        };
+        let end = ArchiveEnd {
             summarizer: used.to_string(),
             tokens: Tokens {
                 original: loaded.total,
-                compacted: planned.unwrap_or_else(|| compacted(&loaded, &part, &summary, &info)),
-                archived: summarized.iter().map(|&i| loaded.counts[i]).sum(),
+                compacted: planned.unwrap_or_else(|| compacted(loaded, part, &summary, &header)),
+                archived: self.summarized.iter().map(|&i| loaded.counts[i]).sum(),
             },
-            first_message: summarized.first().copied().unwrap_or(part.middle.start),
-            messages: summarized.len(),
             summary: summary.clone(),
-            records: archive::records_of(&loaded.session, &summarized)?,
             undo,
-            agent_session: loaded.db_session.as_ref().map(|s| s.id().to_string()),
         };
-        let stored = store.put(&name, &record)?;
-        Ok::<_, anyhow::Error>((info, stored, written))
-    })();
-    let (info, archived, written) = match archived {
-        Ok((info, stored, written)) => (info, Some((stored.seq, stored.path)), Some(written)),
-        Err(e) if dest.replaces_input() => {
-            return Err(e.context(format!(
-                "archiving the originals of {shown}; nothing was changed"
-            )))
-        }
-        Err(e) => {
-            ctx.printer.warn(&format!(
-                "cannot archive the originals of {shown} ({e}); writing the compacted session anyway"
-            ));
-            (info(&id, 0, None, now), None, None)
-        }
-    };
-    let bytes = match written {
-        Some(b) => b,
-        None => {
-            let items = compact::assemble(&loaded.session, &part, &summary, &info);
-            formats::write(&loaded.session, &items).with_context(|| loaded.display())?
-        }
-    };
-    // The "after" figure is a count of what is written.
-    let tokens = loaded
-        .recount(&bytes)
-        .unwrap_or_else(|| compacted(&loaded, &part, &summary, &info));
-    let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
-    write::write_archived(ctx, &dest, &loaded, &bytes, archive_path)?;
+        // Archive the originals before anything is replaced.
+        let archived = slot.map_err(anyhow::Error::from).and_then(|(seq, _)| {
+            let pending = match early {
+                Some(pending) => pending?,
+                None => self.begin_archive(loaded, dest, id, seq)?,
+            };
+            Ok(pending.finish(&end)?)
+        });
+        let (archived, bytes, tokens, header) = match archived {
+            Ok(stored) => (Some((stored.seq, stored.path)), written, planned, header),
+            Err(e) if dest.replaces_input() => {
+                return Err(e.context(format!(
+                    "archiving the originals of {shown}; nothing was changed"
+                )))
+            }
+            Err(e) => {
+                ctx.printer.warn(&format!(
+                    "cannot archive the originals of {shown} ({e}); writing the compacted session anyway"
+                ));
+                // The summary's header says the originals were not archived.
+                let header = info(id, 0, None, now);
+                let items = compact::assemble(&loaded.session, part, &summary, &header);
+                let bytes =
+                    formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
+                let tokens = loaded.recount(&bytes);
+                (None, bytes, tokens, header)
+            }
+        };
+        let tokens = tokens.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
+        let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
+        write::write_archived(ctx, dest, loaded, &bytes, archive_path)?;
 
-    let report = Report {
-        compacted: true,
-        original_tokens: loaded.total,
-        compacted_tokens: tokens,
-        compaction_ratio: ratio(tokens, loaded.total),
-        compacted_messages: summarized.len(),
-        retained_messages: loaded.session.messages.len() - summarized.len(),
-        archive: archived.as_ref().map(|(_, p)| p.display().to_string()),
-        output: Some(dest.display()),
-        archive_id: archived.map(|(seq, _)| format!("{name}/{seq}")),
-        summarizer: used,
-        reason: None,
-        next_request_tokens: Some(next.overhead + tokens),
-        dry_run: false,
-        recall: Some(report::RecallFigures::of(&recall)),
-    };
-    let doc = if ctx.printer.json {
-        (dest != Destination::Stdout).then_some(Doc::Report(report))
-    } else {
-        ctx.printer.note(&format!(
-            "compacted {shown}: {} → {} tokens ({:.0}%{}), summarized {} of {} messages{} → {}",
-            thousands(report.original_tokens as u64),
-            thousands(report.compacted_tokens as u64),
-            report.compaction_ratio * 100.0,
-            if next.overhead > 0 {
-                format!(
-                    "; next request {}",
-                    thousands((next.overhead + tokens) as u64)
-                )
-            } else {
-                String::new()
-            },
-            report.compacted_messages,
-            loaded.session.messages.len(),
-            report
-                .archive_id
-                .as_ref()
-                .map(|id| format!(", archived as {id}"))
-                .unwrap_or_default(),
-            dest.display()
-        ));
-        ctx.printer.note(&recall_line(&shown, &recall, used));
-        None
-    };
-    Ok(Done {
-        status: ExitStatus::Success,
-        doc,
-    })
+        let name = self.name;
+        let report = Report {
+            compacted: true,
+            original_tokens: loaded.total,
+            compacted_tokens: tokens,
+            compaction_ratio: ratio(tokens, loaded.total),
+            compacted_messages: self.summarized.len(),
+            retained_messages: loaded.session.messages.len() - self.summarized.len(),
+            archive: archived.as_ref().map(|(_, p)| p.display().to_string()),
+            output: Some(dest.display()),
+            archive_id: archived.map(|(seq, _)| format!("{name}/{seq}")),
+            summarizer: used,
+            reason: None,
+            next_request_tokens: Some(self.next + tokens),
+            dry_run: false,
+            recall: Some(report::RecallFigures::of(&recall)),
+        };
+        let doc = if ctx.printer.json {
+            (*dest != Destination::Stdout).then_some(Doc::Report(report))
+        } else {
+            ctx.printer.note(&format!(
+                "compacted {shown}: {} → {} tokens ({:.0}%{}), summarized {} of {} messages{} → {}",
+                thousands(report.original_tokens as u64),
+                thousands(report.compacted_tokens as u64),
+                report.compaction_ratio * 100.0,
+                if self.next > 0 {
+                    format!("; next request {}", thousands((self.next + tokens) as u64))
+                } else {
+                    String::new()
+                },
+                report.compacted_messages,
+                loaded.session.messages.len(),
+                report
+                    .archive_id
+                    .as_ref()
+                    .map(|id| format!(", archived as {id}"))
+                    .unwrap_or_default(),
+                dest.display()
+            ));
+            ctx.printer.note(&recall_line(shown, &recall, used));
+            None
+        };
+        Ok(Done {
+            status: ExitStatus::Success,
+            doc,
+        })
+    }
 }

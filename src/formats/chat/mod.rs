@@ -219,7 +219,8 @@ fn read_layout(
             let (span, i) = (&records[k], first + k);
             let mut m = parse_record(&text[span.clone()], &key, i, notes)?;
             if let Some(c) = count {
-                slots[k].store(c(&mut m), Ordering::Relaxed);
+                // Places after the system prompt's (0), which is counted last.
+                slots[k].store(c(k + 1, &mut m), Ordering::Relaxed);
             }
             Ok(Some(m))
         })?;
@@ -228,7 +229,7 @@ fn read_layout(
     // The system prompt, parsed first, is message 0.
     if let Some(mut sys) = system {
         if let (Some(c), Some(counts)) = (count, &mut counts) {
-            counts.push(c(&mut sys));
+            counts.push(c(0, &mut sys));
         }
         messages.insert(0, sys);
     }

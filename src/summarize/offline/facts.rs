@@ -2,6 +2,7 @@
 //! Everything is collected in message order with ordered maps, so the same messages always
 //! give the same facts.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
@@ -90,66 +91,183 @@ pub struct Facts {
 /// Collects the facts of `messages` (earlier summaries among them are skipped; the caller
 /// carries their text forward).
 pub fn collect(messages: &[Message]) -> Facts {
-    let mut f = Facts::default();
-    // Borrowed: a result's text is joined only when its call is looked at, so the middle
-    // of a large session is not copied whole.
-    let mut results: HashMap<&str, (bool, &[Part])> = HashMap::new();
-    for m in messages {
-        for p in &m.parts {
-            if let Part::ToolResult {
-                call_id,
-                content,
-                is_error,
-            } = p
-            {
-                results.insert(call_id, (*is_error, content));
-            }
+    let gists: Vec<Gist> = messages.iter().map(Gist::of).collect();
+    fold(gists.iter())
+}
+
+/// What the facts need of one message, taken while its text is at hand: a large session's
+/// messages are looked at on the threads that parse them and their text dropped, and
+/// [`fold`] of their gists in message order gives what [`collect`] of the messages gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gist {
+    role: Role,
+    /// An earlier compaction's summary: left out of the facts (its results still answer
+    /// calls); its body, when not blank, is carried forward ([`Gist::summary`]).
+    earlier: Option<Box<str>>,
+    request: Option<Box<str>>,
+    /// An assistant's words: the decisions in them, and the text (its status, when it is
+    /// the last said).
+    said: Option<Box<(Vec<String>, Box<str>)>>,
+    calls: Box<[CallGist]>,
+    results: Box<[ResultGist]>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct CallGist {
+    id: String,
+    name: String,
+    facts: tools::CallFacts,
+    todos: Option<Vec<String>>,
+}
+
+/// A tool result, judged without its call: whether it failed depends on the call only
+/// through `shows_failure` (trusted for shell tools alone).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ResultGist {
+    call_id: String,
+    is_error: bool,
+    /// The exit code the output reports.
+    code: Option<i64>,
+    /// No exit code, and the output reads like a failure.
+    shows_failure: bool,
+    /// The line saying what went wrong, for a result that may have failed.
+    error_line: Option<String>,
+}
+
+impl Gist {
+    /// The gist of `m`.
+    pub fn of(m: &Message) -> Gist {
+        let results = (m.parts.iter())
+            .filter_map(|p| match p {
+                Part::ToolResult {
+                    call_id,
+                    content,
+                    is_error,
+                } => Some(ResultGist::of(call_id, content, *is_error)),
+                _ => None,
+            })
+            .collect();
+        if m.compact.is_some() {
+            let body = crate::session::summary::summary_body(&m.text()).to_string();
+            return Gist {
+                role: m.role,
+                earlier: Some(body.into()),
+                request: None,
+                said: None,
+                calls: Box::default(),
+                results,
+            };
         }
+        let said = (m.role == Role::Assistant)
+            .then(|| text_of(m))
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| Box::new((decisions(&t), t.trim().into())));
+        let calls = (m.parts.iter())
+            .filter_map(|p| match p {
+                Part::ToolCall {
+                    id,
+                    name,
+                    arguments,
+                } => Some(CallGist {
+                    id: id.clone(),
+                    name: name.clone(),
+                    facts: tools::facts(name, arguments),
+                    todos: todo_list(name, arguments),
+                }),
+                _ => None,
+            })
+            .collect();
+        Gist {
+            role: m.role,
+            earlier: None,
+            request: request_text(m).map(String::into_boxed_str),
+            said,
+            calls,
+            results,
+        }
+    }
+
+    /// The body of the earlier compaction's summary this message is, unless blank.
+    pub fn summary(&self) -> Option<&str> {
+        self.earlier.as_deref().filter(|s| !s.is_empty())
+    }
+}
+
+impl ResultGist {
+    fn of(call_id: &str, content: &[Part], is_error: bool) -> ResultGist {
+        let text = unwrap_output(content_text(content));
+        let (head, tail) = ends(&text, 2000);
+        // A short output is its own head and tail: looked at once.
+        let tail = Some(tail).filter(|_| head.len() < text.len());
+        let code = tools::exit_code(head).or_else(|| tail.and_then(tools::exit_code));
+        let shows_failure = code.is_none()
+            && (tools::shows_failure(head) || tail.is_some_and(tools::shows_failure));
+        let may_fail = is_error || code.is_some_and(|c| c != 0) || shows_failure;
+        ResultGist {
+            call_id: call_id.to_string(),
+            is_error,
+            code,
+            shows_failure,
+            error_line: may_fail.then(|| error_line(&text)),
+        }
+    }
+
+    /// How the call this answers ended (`command`: whether it ran a shell command), and
+    /// the error line when it failed.
+    fn outcome(&self, command: bool) -> (Outcome, Option<&str>) {
+        let says_failed = command && self.shows_failure;
+        if self.is_error || self.code.is_some_and(|c| c != 0) || says_failed {
+            let line = self.error_line.as_deref().unwrap_or("(no output)");
+            (Outcome::Failed(self.code.filter(|c| *c != 0)), Some(line))
+        } else {
+            (Outcome::Ok, None)
+        }
+    }
+}
+
+/// The text of a tool result's content, borrowed when it is one text part (most are).
+fn content_text(content: &[Part]) -> Cow<'_, str> {
+    match content {
+        [Part::Text(t)] => Cow::Borrowed(t.as_str()),
+        _ => Cow::Owned(join_text(content)),
+    }
+}
+
+/// The facts of messages from their gists, in message order (see [`collect`]).
+pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
+    let mut f = Facts::default();
+    let mut results: HashMap<&str, &ResultGist> = HashMap::new();
+    for r in gists.clone().flat_map(|g| g.results.iter()) {
+        results.insert(&r.call_id, r);
     }
     let mut files = FileTracker::default();
     // (tool, target, succeeded) of every call in order, and errors as indices into it.
     let mut calls: Vec<Call> = Vec::new();
     let mut errors: Vec<(usize, String)> = Vec::new();
-    for m in messages.iter().filter(|m| m.compact.is_none()) {
-        *f.roles.entry(m.role).or_default() += 1;
-        f.requests.extend(request_text(m));
-        if m.role == Role::Assistant {
-            let text = text_of(m);
-            if !text.trim().is_empty() {
-                f.decisions.extend(decisions(&text));
-                f.status = Some(text.trim().to_string());
-            }
+    // The last words and the last call, written out once at the end.
+    let mut status: Option<&str> = None;
+    let mut last_call: Option<(&str, Option<&str>, Outcome)> = None;
+    for g in gists.filter(|g| g.earlier.is_none()) {
+        *f.roles.entry(g.role).or_default() += 1;
+        f.requests.extend(g.request.as_deref().map(str::to_string));
+        if let Some((decisions, text)) = g.said.as_deref() {
+            f.decisions.extend(decisions.iter().cloned());
+            status = Some(text);
         }
-        for p in &m.parts {
-            let Part::ToolCall {
-                id,
-                name,
-                arguments,
-            } = p
-            else {
-                continue;
-            };
-            let facts = tools::facts(name, arguments);
-            let outcome = match results.get(id.as_str()) {
+        for c in g.calls.iter() {
+            let (name, facts) = (&c.name, &c.facts);
+            let outcome = match results.get(c.id.as_str()) {
                 None => Outcome::NoResult,
-                Some((is_error, content)) => {
-                    let text = &unwrap_output(join_text(content));
-                    let (head, tail) = ends(text, 2000);
-                    let code = tools::exit_code(head).or_else(|| tools::exit_code(tail));
-                    // A shell tool that reports no exit code: trust its output.
-                    let says_failed = code.is_none()
-                        && facts.command.is_some()
-                        && (tools::shows_failure(head) || tools::shows_failure(tail));
-                    if *is_error || code.is_some_and(|c| c != 0) || says_failed {
-                        errors.push((calls.len(), error_line(text)));
-                        Outcome::Failed(code.filter(|c| *c != 0))
-                    } else {
-                        Outcome::Ok
+                Some(r) => {
+                    let (outcome, line) = r.outcome(facts.command.is_some());
+                    if let Some(line) = line {
+                        errors.push((calls.len(), line.to_string()));
                     }
+                    outcome
                 }
             };
-            if let Some(list) = todo_list(name, arguments) {
-                f.todos = list;
+            if let Some(list) = &c.todos {
+                f.todos = list.clone();
             }
             let failed = matches!(outcome, Outcome::Failed(_));
             let stat = f.tools.entry(name.clone()).or_default();
@@ -163,11 +281,8 @@ pub fn collect(messages: &[Message]) -> Facts {
             if let Some(cmd) = &facts.command {
                 f.commands.push((cmd.clone(), outcome));
             }
+            last_call = Some((name, facts.target(), outcome));
             let target = facts.target().map(str::to_string);
-            f.last_call = Some(match &target {
-                Some(t) => format!("{name} `{}` → {}", fit_line(t), outcome.describe()),
-                None => format!("{name} → {}", outcome.describe()),
-            });
             let changed = (facts.files.iter())
                 .filter(|(op, _)| !failed && *op != FileOp::Read)
                 .map(|(_, p)| p.clone())
@@ -182,6 +297,11 @@ pub fn collect(messages: &[Message]) -> Facts {
             });
         }
     }
+    f.status = status.map(str::to_string);
+    f.last_call = last_call.map(|(name, target, outcome)| match target {
+        Some(t) => format!("{name} `{}` → {}", fit_line(t), outcome.describe()),
+        None => format!("{name} → {}", outcome.describe()),
+    });
     f.files = files.fates();
     f.errors = fold_errors(&calls, errors);
     dedup_keep_last(&mut f.decisions);
@@ -378,7 +498,7 @@ fn text_of(m: &Message) -> String {
 
 /// The output inside Codex 0.5x's JSON wrapping (`{"output": …, "metadata": …}`), or
 /// `text` as it is.
-fn unwrap_output(text: String) -> String {
+fn unwrap_output(text: Cow<'_, str>) -> Cow<'_, str> {
     if !text.starts_with("{\"output\"") {
         return text;
     }
@@ -391,8 +511,8 @@ fn unwrap_output(text: String) -> String {
         output,
         v.as_ref().and_then(|v| v.pointer("/metadata/exit_code")),
     ) {
-        (Some(o), Some(code)) => format!("{o}\nExit code: {code}"),
-        (Some(o), None) => o.to_string(),
+        (Some(o), Some(code)) => Cow::Owned(format!("{o}\nExit code: {code}")),
+        (Some(o), None) => Cow::Owned(o.to_string()),
         _ => text,
     }
 }
@@ -418,10 +538,17 @@ fn error_line(text: &str) -> String {
         Regex::new(r"(?i)error|exception|traceback|panicked|failed|fatal|denied|not found")
             .expect("valid regex")
     });
-    let lines = || text.lines().map(str::trim).filter(|l| !l.is_empty());
-    let line = lines()
-        .find(|l| re.is_match(l))
-        .or_else(|| lines().find(|l| tools::exit_code(l).is_none() && !l.starts_with("Wall time")))
+    // The first line holding a match: no match spans lines, so the line around the first
+    // match in the whole text (one search, not one a line).
+    if let Some(m) = re.find(text) {
+        let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[m.end()..]
+            .find('\n')
+            .map_or(text.len(), |i| m.end() + i);
+        return text[start..end].trim().to_string();
+    }
+    let line = (text.lines().map(str::trim))
+        .find(|l| !l.is_empty() && tools::exit_code(l).is_none() && !l.starts_with("Wall time"))
         .unwrap_or("(no output)");
     line.to_string()
 }
@@ -435,6 +562,18 @@ fn decisions(text: &str) -> Vec<String> {
         )
         .expect("valid regex")
     });
+    // The words without the word boundaries, over the whole text: most have none of them,
+    // and one search finds that out (a sentence at a time costs a search each).
+    static WORDS: OnceLock<Regex> = OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        Regex::new(
+            r"(?i)decided|decide to|i'll use|we'll use|i will use|we will use|going with|chose|switch(ed|ing)? to|opt(ed)? for|the plan is|approach is|let's use|settled on",
+        )
+        .expect("valid regex")
+    });
+    if !words.is_match(text) {
+        return Vec::new();
+    }
     text.lines()
         .flat_map(sentences)
         .map(|s| s.trim().trim_start_matches(['-', '*', ' ']).trim())

@@ -15,7 +15,7 @@ pub(crate) mod fit;
 pub mod tools;
 
 #[doc(hidden)]
-pub use facts::{collect, ErrorSeen, Facts, FileFate, Outcome};
+pub use facts::{collect, fold, ErrorSeen, Facts, FileFate, Gist, Outcome};
 
 use fit::Section;
 
@@ -42,6 +42,10 @@ impl Default for OfflineSummarizer {
 impl Summarizer for OfflineSummarizer {
     fn name(&self) -> &'static str {
         "offline"
+    }
+
+    fn reads_text(&self) -> bool {
+        false
     }
 
     fn summarize(&self, input: &Input<'_>, counter: &Counter) -> Result<String, SummarizeError> {

@@ -274,3 +274,47 @@ fn todos_and_how_errors_were_resolved() {
     }
     assert!(!text.contains("fix import"), "{text}");
 }
+
+/// A summary made from gists taken before the text went (as a large session's compaction
+/// makes it) is the one made from the messages, earlier summaries and all.
+#[test]
+fn a_summary_from_gists_is_the_summary_of_the_messages() {
+    let mut s = read(SESSION.as_bytes(), Some(Format::OpenAi)).unwrap();
+    // An earlier compaction's summary among them, carried forward.
+    let mut earlier = s.messages[1].clone();
+    earlier.parts = vec![crate::session::Part::Text(
+        "[ctxctl compaction 1] note\n\n<summary>\nEarlier: the lexer was rewritten.\n</summary>"
+            .into(),
+    )];
+    earlier.compact = Some(Box::new(crate::session::CompactMeta {
+        id: None,
+        seq: Some(1),
+        timestamp: None,
+        by: "ctxctl",
+    }));
+    s.messages.insert(2, earlier);
+    let middle = &s.messages[1..];
+    let gists: Vec<Gist> = middle.iter().map(Gist::of).collect();
+    let mut released = middle.to_vec();
+    released
+        .iter_mut()
+        .for_each(crate::session::Message::release_text);
+    let c = counter(Encoding::O200kBase);
+    let from_messages = Input::new(middle);
+    let from_gists = Input::from_gists(&released, gists.iter());
+    assert_eq!(from_gists.previous, ["Earlier: the lexer was rewritten."]);
+    assert_eq!(from_gists.previous, from_messages.previous);
+    assert_eq!(from_gists.facts(), from_messages.facts());
+    let summary = summarize(&from_gists, &c, DEFAULT_CAP);
+    assert_eq!(summary, summarize(&from_messages, &c, DEFAULT_CAP));
+    assert!(
+        summary.contains("Earlier: the lexer was rewritten."),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("`cargo test` → failed (exit 101)"),
+        "{summary}"
+    );
+    // The released messages alone know nothing.
+    assert_ne!(Input::new(&released).facts(), from_messages.facts());
+}
