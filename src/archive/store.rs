@@ -661,16 +661,6 @@ impl PendingArchive {
         })
     }
 
-    /// The number this archive is filed under.
-    pub fn seq(&self) -> u64 {
-        self.seq
-    }
-
-    /// Where this archive is filed.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Adds `end` and files the archive: synced, then linked into place without replacing
     /// anything ([`ArchiveError::Exists`]), then the directory synced.
     pub fn finish(self, end: &ArchiveEnd) -> Result<Stored, ArchiveError> {

@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use crate::session::{pairs, Message, Session};
+use crate::session::{pairs, Message, Part, Session};
 
 /// Head, middle and tail of a session, as consecutive index ranges covering every message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,11 +45,12 @@ impl Continuation {
         Continuation::ending(msgs, cut, msgs.last().is_some_and(Continuation::finishes))
     }
 
-    /// Whether `m` is the assistant's finished answer: words and no tool call.
+    /// Whether `m` is the assistant's finished answer: words and no tool call. Asked of
+    /// every message of a large session as it is read: its text is looked at, not copied.
     pub fn finishes(m: &Message) -> bool {
         m.role == crate::session::Role::Assistant
             && m.call_ids().next().is_none()
-            && !m.text().trim().is_empty()
+            && m.parts.iter().any(has_words)
     }
 
     /// [`Continuation::at`], `finished` telling whether the last message
@@ -62,6 +63,17 @@ impl Continuation {
         } else {
             Continuation::ToolLoop
         }
+    }
+}
+
+/// Whether `p`'s text ([`Part::text`]) is not blank.
+fn has_words(p: &Part) -> bool {
+    match p {
+        Part::Text(t) | Part::Thinking(t) => !t.trim().is_empty(),
+        // `name(arguments)`.
+        Part::ToolCall { .. } => true,
+        Part::ToolResult { content, .. } => content.iter().any(has_words),
+        Part::Opaque { .. } | Part::Image { .. } | Part::Other { .. } => false,
     }
 }
 
@@ -387,6 +399,36 @@ mod tests {
             msg(Assistant, "done"),
         ];
         assert_eq!(Continuation::at(&done, 1), Continuation::Manual);
+    }
+
+    /// A finished answer has words as its text has them, without the text being joined.
+    #[test]
+    fn a_finished_answer_is_told_by_its_words() {
+        let text = |t: &str| Part::Text(t.into());
+        let result = |content| Part::ToolResult {
+            call_id: "c".into(),
+            content,
+            is_error: false,
+        };
+        let image = Part::Image { media_type: None };
+        let cases = [
+            vec![text("done")],
+            vec![text(" \n\t ")],
+            vec![text(""), text("  ")],
+            vec![Part::Thinking("hmm".into())],
+            vec![Part::Thinking(" ".into()), image.clone()],
+            vec![image],
+            vec![result(vec![text(" ")])],
+            vec![result(vec![text(""), text("ok")])],
+            vec![],
+        ];
+        for parts in cases {
+            let m = Message::new(Role::Assistant, parts, Origin::Record(0));
+            let joined = !m.text().trim().is_empty();
+            assert_eq!(Continuation::finishes(&m), joined, "{:?}", m.parts);
+        }
+        assert!(!Continuation::finishes(&msg(Role::User, "done")));
+        assert!(!Continuation::finishes(&call("c1")));
     }
 
     #[test]

@@ -254,14 +254,22 @@ pub fn load_observing<T: Send>(
                 .unwrap_or_else(|e| e.into_inner())
                 .push((place, t));
         };
-        if let Some((l, true)) = load_counting(ctx, path, Some(&look))? {
-            let mut seen = seen.into_inner().unwrap_or_else(|e| e.into_inner());
-            seen.sort_unstable_by_key(|(place, _)| *place);
-            debug_assert_eq!(seen.len(), l.session.messages.len());
-            let v = seen.into_iter().map(|(_, t)| t).collect();
-            return Ok((l, v));
+        match load_counting(ctx, path, Some(&look))? {
+            Some((l, true)) => {
+                let mut seen = seen.into_inner().unwrap_or_else(|e| e.into_inner());
+                seen.sort_unstable_by_key(|(place, _)| *place);
+                debug_assert_eq!(seen.len(), l.session.messages.len());
+                let seen = seen.into_iter().map(|(_, t)| t).collect();
+                return Ok((l, seen));
+            }
+            // A format that does not count as it parses: its messages are whole.
+            Some((l, false)) => {
+                let seen = l.session.messages.iter().map(observe).collect();
+                return Ok((l, seen));
+            }
+            // Read again with the tokenizer the file names.
+            None => {}
         }
-        // Kept whole (a format that does not count as it parses), or to be read again.
     }
     let l = load_for_rewrite(ctx, path, PlanReads::Text)?;
     let seen = l.session.messages.iter().map(observe).collect();

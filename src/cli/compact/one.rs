@@ -8,7 +8,8 @@ use super::report::{self, dry_run, recall_line, unchanged, Doc, Done, Report};
 use super::settings::{self, tail_budget};
 use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
 use crate::archive::{
-    self, ArchiveEnd, ArchiveError, ArchiveRecord, ArchiveStore, PendingArchive, Timestamp, Tokens,
+    self, ArchiveEnd, ArchiveError, ArchiveRecord, ArchiveStore, LockGuard, PendingArchive,
+    Timestamp, Tokens,
 };
 use crate::cli::args::limits;
 use crate::compact::{self, CompactInfo, Continuation};
@@ -148,14 +149,8 @@ pub fn compact_file(
     // A summary made here takes moments: the originals, at hand, are archived meanwhile
     // (the lock held from now on; nothing is filed unless the compaction is written).
     if gists.is_some() && !args.output.dry_run && !loaded.session.doc.is_detached() {
-        let dest = job.destination(&loaded)?;
-        let _lock = lock(ctx, &store, &name)?;
-        if let Destination::InPlace(_) = &dest {
-            // Do not even archive a session that already changed.
-            loaded.ensure_unchanged()?;
-        }
+        let (dest, _lock, slot) = job.claim(&loaded)?;
         let id = CompactInfo::new_id();
-        let slot = job.slot();
         return std::thread::scope(|scope| {
             let early = slot.as_ref().ok().map(|&(seq, _)| {
                 let (loaded, job, dest, id) = (&loaded, &job, &dest, &id);
@@ -195,12 +190,7 @@ pub fn compact_file(
     // Summarized: the messages' text goes, the document's comes back for archiving and
     // writing.
     loaded.reattach()?;
-    let dest = job.destination(&loaded)?;
-    let _lock = lock(ctx, &store, &name)?;
-    if let Destination::InPlace(_) = &dest {
-        loaded.ensure_unchanged()?;
-    }
-    let slot = job.slot();
+    let (dest, _lock, slot) = job.claim(&loaded)?;
     job.apply(&loaded, made, &dest, &CompactInfo::new_id(), slot, None)
 }
 
@@ -222,6 +212,9 @@ struct Job<'a> {
     now: Timestamp,
 }
 
+/// The number and file an archive gets, or why it cannot be had.
+type Slot = Result<(u64, PathBuf), ArchiveError>;
+
 /// A summary made and checked.
 struct Made {
     summary: String,
@@ -230,20 +223,23 @@ struct Made {
 }
 
 impl Job<'_> {
-    /// Where the compacted session goes.
-    fn destination(&self, loaded: &Loaded) -> anyhow::Result<Destination> {
-        Ok(if self.from_store && self.args.output.output.is_none() {
+    /// Where the compacted session goes, the session's lock (held until it is written),
+    /// and the number and file its archive gets. A session to be replaced that changed
+    /// since it was read is not even archived.
+    fn claim(&self, loaded: &Loaded) -> anyhow::Result<(Destination, LockGuard, Slot)> {
+        let dest = if self.from_store && self.args.output.output.is_none() {
             Destination::InPlace(self.path.to_path_buf())
         } else {
             let choice = self.args.output.choice();
             write::destination(self.ctx, &choice, Some(self.name), loaded)?
-        })
-    }
-
-    /// The number and file the archive gets (taken under the lock).
-    fn slot(&self) -> Result<(u64, PathBuf), ArchiveError> {
-        let seq = self.store.next_seq(self.name)?;
-        Ok((seq, self.store.path_for(self.name, seq, self.now)?))
+        };
+        let guard = lock(self.ctx, self.store, self.name)?;
+        if let Destination::InPlace(_) = &dest {
+            loaded.ensure_unchanged()?;
+        }
+        let slot = (self.store.next_seq(self.name))
+            .and_then(|seq| Ok((seq, self.store.path_for(self.name, seq, self.now)?)));
+        Ok((dest, guard, slot))
     }
 
     /// Summarizes the middle (from `gists` when given: each message's, in order) and checks
@@ -371,7 +367,7 @@ impl Job<'_> {
         made: Made,
         dest: &Destination,
         id: &str,
-        slot: Result<(u64, PathBuf), ArchiveError>,
+        slot: Slot,
         early: Option<anyhow::Result<PendingArchive>>,
     ) -> anyhow::Result<Done> {
         let (ctx, shown, part, now) = (self.ctx, self.shown, self.part, self.now);
