@@ -89,6 +89,16 @@ impl Counter {
         self.cache.get_or(text, || self.tokenizer().count(text))
     }
 
+    /// A bound on [`Counter::text`] known without counting: every tokenizer makes a token
+    /// of at least one byte, but `words`, which counts 1.3 a word (a word and the space
+    /// after it are at least two bytes).
+    pub fn at_most(&self, text: &str) -> usize {
+        match self.encoding {
+            Encoding::Words => (text.len().div_ceil(2) * 13).div_ceil(10),
+            _ => text.len(),
+        }
+    }
+
     /// Whether `text` has more than `limit` tokens (`self.text(text) > limit`), counting
     /// no further than needed to tell: a long text checked against a small budget costs
     /// the budget, not the text.
@@ -274,6 +284,27 @@ mod tests {
                 assert_eq!(c.exceeds(&text, limit), n > limit, "{e} {limit}");
             }
             assert!(!c.exceeds("", 0));
+        }
+    }
+
+    #[test]
+    fn the_bound_is_never_below_the_count() {
+        let texts = [
+            "a",
+            " ",
+            "a b c",
+            "x\ny",
+            "🙂",
+            "ünïcödé",
+            "1234567890 !!!!!! \t\t\n\n",
+            "<|endoftext|> <|fim_prefix|>",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        ];
+        for e in Encoding::ALL {
+            let c = counter(e);
+            for t in texts {
+                assert!(c.at_most(t) >= c.text(t), "{e} {t:?}");
+            }
         }
     }
 

@@ -45,7 +45,7 @@ pub fn compact_file(
     let (mut loaded, gists) = match session.or(goose_name) {
         Some(n) => (load::load_selected(ctx, path, Some(n))?, None),
         None if from_gists => {
-            let look = |m: &Message| (Box::new(Gist::of(m)), Continuation::finishes(m));
+            let look = |m: &Message| (Gist::of(m), Continuation::finishes(m));
             let (loaded, gists) = load::load_observing(ctx, path, &look)?;
             (loaded, Some(gists))
         }
@@ -248,7 +248,7 @@ impl Job<'_> {
         &self,
         loaded: &Loaded,
         summarizer: &dyn Summarizer,
-        gists: Option<Vec<(Box<Gist>, bool)>>,
+        gists: Option<Vec<(Gist, bool)>>,
     ) -> anyhow::Result<Result<Made, Done>> {
         let (ctx, args, shown) = (self.ctx, self.args, self.shown);
         let part = self.part;
@@ -263,7 +263,7 @@ impl Job<'_> {
             &picked[..]
         };
         let input = match gists {
-            Some(g) => Input::from_gists(middle, self.summarized.iter().map(|&i| &*g[i].0)),
+            Some(g) => Input::from_gists(middle, self.summarized.iter().map(|&i| &g[i].0)),
             None => Input::new(middle).with_redaction(args.redact),
         }
         .with_instructions(args.instructions.clone());

@@ -150,6 +150,10 @@ pub fn fit(
 /// `text` shortened to about `tokens` tokens (head and tail kept), or unchanged if it fits.
 pub fn clamp(text: &str, counter: &Counter, tokens: usize) -> String {
     let text = text.trim();
+    // Most texts are too short to need counting (a large middle's thousands of requests).
+    if counter.at_most(text) <= tokens {
+        return text.to_string();
+    }
     let have = counter.text(text);
     if have <= tokens {
         return text.to_string();

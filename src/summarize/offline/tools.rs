@@ -335,13 +335,17 @@ pub fn exit_code(output: &str) -> Option<i64> {
 /// Whether a command's output shows a failure by itself: test runners' failure reports,
 /// compiler errors, tracebacks, panics, a missing command.
 pub fn shows_failure(output: &str) -> bool {
+    const FAILURE: &str = r"(^=+ FAILURES =+$|\b[1-9]\d* failed\b|test result: FAILED|^FAIL\b|^error(\[E\d+\])?: |Traceback \(most recent call last\)|panicked at|command not found|^npm ERR!)";
     static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| {
-        Regex::new(
-            r"(?m)(^=+ FAILURES =+$|\b[1-9]\d* failed\b|test result: FAILED|^FAIL\b|^error(\[E\d+\])?: |Traceback \(most recent call last\)|panicked at|command not found|^npm ERR!)",
-        )
-        .expect("valid regex")
-    });
+    // The same pattern without Unicode classes: on ASCII text (most output) it matches
+    // exactly where the other does, about twice as fast (a Unicode word boundary keeps
+    // the faster engines from the search).
+    static ASCII: OnceLock<Regex> = OnceLock::new();
+    let re = if output.is_ascii() {
+        ASCII.get_or_init(|| Regex::new(&format!("(?m-u){FAILURE}")).expect("valid regex"))
+    } else {
+        RE.get_or_init(|| Regex::new(&format!("(?m){FAILURE}")).expect("valid regex"))
+    };
     re.is_match(output)
 }
 
@@ -491,6 +495,11 @@ mod tests {
             "test result: FAILED. 3 passed; 1 failed",
             "Traceback (most recent call last):\n  File",
             "bash: foo: command not found",
+            "thread 'main' panicked at src/main.rs:3:5",
+            "npm ERR! missing script: test",
+            // Not ASCII: the Unicode pattern.
+            "“bad” — 2 failed, 1 passed",
+            "ünïcode\nerror: could not compile",
         ] {
             assert!(shows_failure(out), "{out}");
         }
@@ -498,6 +507,9 @@ mod tests {
             "14 passed in 0.1s",
             "src/a.rs:3: // no error: here",
             "0 failed",
+            "x1 failed",
+            "é1 failed",
+            "„2 failedé”",
         ] {
             assert!(!shows_failure(out), "{out}");
         }
