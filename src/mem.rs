@@ -12,3 +12,10 @@ pub fn give_back() {
         libc::malloc_trim(0);
     }
 }
+
+/// Frees `value` on another thread: freeing a large structure's many small allocations
+/// takes about as long as making them, and nobody waits for it (a one-file run exits
+/// meanwhile). When no thread can be started, the value is freed here.
+pub fn free_later<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new().spawn(move || drop(value));
+}

@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::ArchiveError;
@@ -12,8 +13,46 @@ use crate::session::{Document, Session};
 pub fn original_records(
     session: &Session,
     range: Range<usize>,
-) -> Result<Vec<Cow<'_, RawValue>>, ArchiveError> {
+) -> Result<Vec<RecordText<'_>>, ArchiveError> {
     records_of(session, &range.collect::<Vec<_>>())
+}
+
+/// One archived record's JSON text, as the session holds it: one JSON value, without the
+/// whitespace around it. Made only from text its reader parsed as such, so it is written
+/// as it is, not parsed again (a large compaction's records are most of the file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordText<'a>(Cow<'a, str>);
+
+impl<'a> RecordText<'a> {
+    /// The text of `value`, written compactly.
+    pub fn of_value(value: &impl Serialize) -> Result<RecordText<'static>, serde_json::Error> {
+        serde_json::to_string(value).map(|t| RecordText(Cow::Owned(t)))
+    }
+
+    /// A record a session was read from (its line or its element of the list, which its
+    /// reader parsed): `None` when it is not one JSON value after all.
+    fn read(text: &'a str) -> Option<RecordText<'a>> {
+        let t = text.trim_matches([' ', '\t', '\n', '\r']);
+        // What every record is (an object, or a list): told by its ends. Anything else is
+        // checked whole.
+        let shaped = matches!(
+            (t.as_bytes().first(), t.as_bytes().last()),
+            (Some(b'{'), Some(b'}')) | (Some(b'['), Some(b']'))
+        );
+        if !shaped {
+            let raw = serde_json::from_str::<&RawValue>(t).ok()?;
+            return Some(RecordText(Cow::Borrowed(raw.get())));
+        }
+        debug_assert!(
+            serde_json::from_str::<&RawValue>(t).is_ok(),
+            "a record read is one JSON value: {t}"
+        );
+        Some(RecordText(Cow::Borrowed(t)))
+    }
+
+    pub fn get(&self) -> &str {
+        &self.0
+    }
 }
 
 /// The records messages `indices` (in order) of `session` were read from, each as its
@@ -25,7 +64,7 @@ pub fn original_records(
 pub fn records_of<'a>(
     session: &'a Session,
     indices: &[usize],
-) -> Result<Vec<Cow<'a, RawValue>>, ArchiveError> {
+) -> Result<Vec<RecordText<'a>>, ArchiveError> {
     if let Some(&bad) = indices.iter().find(|&&i| i >= session.messages.len()) {
         return Err(ArchiveError::NoSuchMessages(bad..bad + 1));
     }
@@ -35,8 +74,7 @@ pub fn records_of<'a>(
     let mut out = Vec::new();
     for &i in indices {
         if let Some(item) = embedded.as_ref().and_then(|e| e[i].as_ref()) {
-            let raw = serde_json::value::to_raw_value(item).map_err(|_| ArchiveError::Record(i))?;
-            out.push(Cow::Owned(raw));
+            out.push(RecordText::of_value(item).map_err(|_| ArchiveError::Record(i))?);
             continue;
         }
         for &r in session.messages[i].origin.records() {
@@ -45,9 +83,32 @@ pub fn records_of<'a>(
                 Document::Lines(doc) => doc.lines.get(r).map(|_| doc.line(r)),
                 Document::Released | Document::Detached(_) => None,
             };
-            let raw = text.and_then(|t| serde_json::from_str::<&RawValue>(t).ok());
-            out.push(Cow::Borrowed(raw.ok_or(ArchiveError::Record(r))?));
+            out.push(
+                text.and_then(RecordText::read)
+                    .ok_or(ArchiveError::Record(r))?,
+            );
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_is_its_value_without_the_space_around_it() {
+        let read = |t| RecordText::read(t).map(|r| r.get().to_string());
+        assert_eq!(
+            read(" {\"a\": [1, 2]}\r\n").as_deref(),
+            Some("{\"a\": [1, 2]}")
+        );
+        assert_eq!(read("\t[1]").as_deref(), Some("[1]"));
+        // Not an object or a list: checked whole.
+        assert_eq!(read(" \"text\" ").as_deref(), Some("\"text\""));
+        assert_eq!(read("12").as_deref(), Some("12"));
+        assert_eq!(read("nul"), None);
+        assert_eq!(read(""), None);
+        assert_eq!(read("{\"a\": 1} x"), None);
+    }
 }

@@ -3,7 +3,6 @@
 //! their content (the zstd magic bytes), so a store may hold a mix.
 
 use super::undo::Undo;
-use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -12,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::name::{parse_id, validate_name};
+use super::records::RecordText;
 use super::{ArchiveError, Timestamp};
 use crate::fsutil::{self, FailAt};
 
@@ -37,7 +37,7 @@ pub struct ArchiveRecord<'a> {
     pub messages: usize,
     /// The removed records verbatim (their original text, usually borrowed from the
     /// session), in order.
-    pub records: Vec<Cow<'a, RawValue>>,
+    pub records: Vec<RecordText<'a>>,
     /// The session inside the agent's database `source` names (goose's `sessions.db`).
     pub agent_session: Option<String>,
 }
@@ -528,7 +528,7 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ArchiveEr
 fn write_head(
     w: &mut impl Write,
     head: &HeadOut,
-    records: &[Cow<'_, RawValue>],
+    records: &[RecordText<'_>],
 ) -> std::io::Result<()> {
     let text = serde_json::to_vec_pretty(head)?;
     // `{\n  "ctxctl_version": …\n}` without its closing line.

@@ -17,7 +17,7 @@ fn record(created: i64, records: Vec<serde_json::Value>) -> ArchiveRecord<'stati
         messages: records.len(),
         records: records
             .iter()
-            .map(|v| std::borrow::Cow::Owned(serde_json::value::to_raw_value(v).unwrap()))
+            .map(|v| RecordText::of_value(v).unwrap())
             .collect(),
         agent_session: None,
     }

@@ -176,7 +176,7 @@ impl Drop for Loaded {
             session::Document::Lines(session::LinesDoc::new(String::new())),
         );
         let counts = std::mem::take(&mut self.counts);
-        let _ = std::thread::Builder::new().spawn(move || drop((messages, doc, counts)));
+        crate::mem::free_later((messages, doc, counts));
     }
 }
 

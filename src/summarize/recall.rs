@@ -135,11 +135,20 @@ pub fn facts_of(f: &Facts) -> Vec<Fact> {
 /// Checks which of `facts` `summary` mentions.
 pub fn measure(facts: &[Fact], summary: &str) -> Recall {
     let text = normalize(summary);
+    // Every run of WINDOW bytes of the summary: a fact whose first bytes are not among them
+    // is not in it, told without a search (a large middle has thousands of facts, most of
+    // them left out of a short summary).
+    let starts: HashSet<&[u8]> = text.as_bytes().windows(WINDOW).collect();
+    let mentions = |fact: &str| {
+        let b = fact.as_bytes();
+        (b.len() < WINDOW || starts.contains(&b[..WINDOW]))
+            && memchr::memmem::find(text.as_bytes(), b).is_some()
+    };
     let mut r = Recall::default();
     for f in facts {
         let t = &mut r.tallies[f.kind as usize];
         t.facts += 1;
-        if memchr::memmem::find(text.as_bytes(), f.text.as_bytes()).is_some() {
+        if mentions(&f.text) {
             t.mentioned += 1;
         } else {
             r.missing.push(f.clone());
@@ -147,6 +156,9 @@ pub fn measure(facts: &[Fact], summary: &str) -> Recall {
     }
     r
 }
+
+/// Bytes of a fact looked up among the summary's before it is searched for.
+const WINDOW: usize = 8;
 
 /// The list appended to a summary that left facts out, so that nothing is silently lost.
 pub fn appendix(missing: &[Fact]) -> String {
@@ -171,7 +183,14 @@ fn head(text: &str, max: usize) -> String {
 
 /// `text` with every run of whitespace made one space, trimmed.
 fn normalize(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(text.len());
+    for w in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -243,6 +262,45 @@ mod tests {
             (none.score(), none.describe().as_str()),
             (1.0, "recall 100% (no facts to check)")
         );
+    }
+
+    #[test]
+    fn facts_are_found_wherever_they_are_and_whatever_their_length() {
+        let summary = "ls\nRan  `cargo test --all` — ok; then édité src/é.rs";
+        let fact = |text: &str| Fact {
+            kind: Kind::Command,
+            text: text.into(),
+        };
+        let found = [
+            "ls",
+            "ls Ran",
+            "cargo test --all",
+            "src/é.rs",
+            "édité",
+            "é src/é.rs",
+            "l",
+        ];
+        let missing = [
+            "cargo test --allx",
+            "cargo t3st",
+            "lsx",
+            "src/é.rs.",
+            "ls  Ran",
+        ];
+        let facts: Vec<Fact> = found.iter().chain(&missing).map(|t| fact(t)).collect();
+        let r = measure(&facts, summary);
+        let left: Vec<&str> = r.missing.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(left, missing);
+        // As a plain search of the normalized summary finds them.
+        let text = normalize(summary);
+        for f in &facts {
+            assert_eq!(
+                text.contains(&f.text),
+                !left.contains(&f.text.as_str()),
+                "{}",
+                f.text
+            );
+        }
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! give the same facts.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -242,8 +243,11 @@ pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
     }
     let mut files = FileTracker::default();
     // (tool, target, succeeded) of every call in order, and errors as indices into it.
+    // Borrowed from the gists: a large middle has tens of thousands of calls.
     let mut calls: Vec<Call> = Vec::new();
-    let mut errors: Vec<(usize, String)> = Vec::new();
+    let mut errors: Vec<(usize, &str)> = Vec::new();
+    // Each tool's base name, made once a tool.
+    let mut keys: HashMap<&str, Rc<str>> = HashMap::new();
     // The last words and the last call, written out once at the end.
     let mut status: Option<&str> = None;
     let mut last_call: Option<(&str, Option<&str>, Outcome)> = None;
@@ -255,13 +259,13 @@ pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
             status = Some(text);
         }
         for c in g.calls.iter() {
-            let (name, facts) = (&c.name, &c.facts);
+            let (name, facts) = (c.name.as_str(), &c.facts);
             let outcome = match results.get(c.id.as_str()) {
                 None => Outcome::NoResult,
                 Some(r) => {
                     let (outcome, line) = r.outcome(facts.command.is_some());
                     if let Some(line) = line {
-                        errors.push((calls.len(), line.to_string()));
+                        errors.push((calls.len(), line));
                     }
                     outcome
                 }
@@ -270,9 +274,15 @@ pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
                 f.todos = list.clone();
             }
             let failed = matches!(outcome, Outcome::Failed(_));
-            let stat = f.tools.entry(name.clone()).or_default();
-            stat.0 += 1;
-            stat.1 += usize::from(failed);
+            match f.tools.get_mut(name) {
+                Some(stat) => {
+                    stat.0 += 1;
+                    stat.1 += usize::from(failed);
+                }
+                None => {
+                    f.tools.insert(name.to_string(), (1, usize::from(failed)));
+                }
+            }
             if !failed {
                 for (op, path) in &facts.files {
                     files.apply(*op, path);
@@ -282,15 +292,17 @@ pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
                 f.commands.push((cmd.clone(), outcome));
             }
             last_call = Some((name, facts.target(), outcome));
-            let target = facts.target().map(str::to_string);
             let changed = (facts.files.iter())
                 .filter(|(op, _)| !failed && *op != FileOp::Read)
-                .map(|(_, p)| p.clone())
+                .map(|(_, p)| p.as_str())
                 .collect();
+            let key = keys
+                .entry(name)
+                .or_insert_with(|| tools::base_name(name).into());
             calls.push(Call {
-                name: name.clone(),
-                key: tools::base_name(name),
-                target,
+                name,
+                key: Rc::clone(key),
+                target: facts.target(),
                 ok: !failed,
                 changed,
                 command: facts.command.is_some(),
@@ -309,14 +321,14 @@ pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
 }
 
 /// One tool call, for deciding whether an error was resolved later.
-struct Call {
-    name: String,
+struct Call<'g> {
+    name: &'g str,
     /// The tool's base name: `Bash` and `mcp__x__bash` are the same tool.
-    key: String,
-    target: Option<String>,
+    key: Rc<str>,
+    target: Option<&'g str>,
     ok: bool,
     /// Files the call wrote, edited or deleted.
-    changed: Vec<String>,
+    changed: Vec<&'g str>,
     /// The target is a shell command (not a file).
     command: bool,
 }
@@ -359,21 +371,17 @@ fn todo_list(name: &str, arguments: &str) -> Option<Vec<String>> {
 /// Identical errors are reported once, with a count; an error is resolved when a later
 /// call with the same tool and target succeeded after its last occurrence, or a later
 /// broader run of the same program (`pytest -q` after `pytest -q tests/t.py`).
-fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
+fn fold_errors(calls: &[Call<'_>], errors: Vec<(usize, &str)>) -> Vec<ErrorSeen> {
     // The successful calls of each (tool, step), in order: linear, however many errors.
     let mut oks: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::new();
     // And the runs of each (tool, program) in their commands: a failed
     // `pytest -q tests/t.py` is resolved by a later broader run, `pytest -q`, that passes.
     let mut runs: HashMap<(&str, String), Vec<Run>> = HashMap::new();
     for (i, c) in calls.iter().enumerate().filter(|(_, c)| c.ok) {
-        oks.entry((c.key.as_str(), c.target.as_deref().map(step)))
-            .or_default()
-            .push(i);
-        let target = c.target.as_deref().filter(|_| c.command);
+        oks.entry((&c.key, c.target.map(step))).or_default().push(i);
+        let target = c.target.filter(|_| c.command);
         for (prog, words) in target.map(programs).unwrap_or_default() {
-            runs.entry((c.key.as_str(), prog))
-                .or_default()
-                .push((i, words));
+            runs.entry((&c.key, prog)).or_default().push((i, words));
         }
     }
     let after = |v: Option<&Vec<usize>>, at: usize| {
@@ -388,15 +396,12 @@ fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
             .map(|(ok, _)| *ok)
     };
     let mut out: Vec<ErrorSeen> = Vec::new();
-    let mut index: HashMap<(String, Option<String>, String), usize> = HashMap::new();
+    let mut index: HashMap<(&str, Option<&str>, &str), usize> = HashMap::new();
     for (at, line) in errors {
         let c = &calls[at];
-        let same_step = after(
-            oks.get(&(c.key.as_str(), c.target.as_deref().map(step))),
-            at,
-        );
+        let same_step = after(oks.get(&(&*c.key, c.target.map(step))), at);
         let same_program =
-            (c.target.as_deref().filter(|_| c.command)).and_then(|t| broader_after(&c.key, t, at));
+            (c.target.filter(|_| c.command)).and_then(|t| broader_after(&c.key, t, at));
         let ok_after = match (same_step, same_program) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -405,17 +410,16 @@ fn fold_errors(calls: &[Call], errors: Vec<(usize, String)>) -> Vec<ErrorSeen> {
         let fixed_by = ok_after
             .map(|ok| changed_between(calls, at, ok))
             .unwrap_or_default();
-        let key = (c.name.clone(), c.target.clone(), line);
-        if let Some(&i) = index.get(&key) {
+        if let Some(&i) = index.get(&(c.name, c.target, line)) {
             out[i].times += 1;
             out[i].resolved = resolved;
             out[i].fixed_by = fixed_by;
         } else {
-            index.insert(key.clone(), out.len());
+            index.insert((c.name, c.target, line), out.len());
             out.push(ErrorSeen {
-                tool: key.0,
-                target: key.1,
-                line: key.2,
+                tool: c.name.to_string(),
+                target: c.target.map(str::to_string),
+                line: line.to_string(),
                 times: 1,
                 resolved,
                 fixed_by,
@@ -456,12 +460,12 @@ fn programs(cmd: &str) -> Vec<(String, Vec<&str>)> {
 
 /// Up to three files changed by the calls after `from` up to and including `to` (at most
 /// 200 calls looked at), in order.
-fn changed_between(calls: &[Call], from: usize, to: usize) -> Vec<String> {
+fn changed_between(calls: &[Call<'_>], from: usize, to: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in calls[from + 1..=to].iter().take(200) {
-        for p in &c.changed {
-            if out.len() < 3 && !out.contains(p) {
-                out.push(p.clone());
+        for &p in &c.changed {
+            if out.len() < 3 && !out.iter().any(|o| o == p) {
+                out.push(p.to_string());
             }
         }
     }
@@ -601,14 +605,15 @@ fn sentences(line: &str) -> Vec<&str> {
 
 /// Removes repeated entries, keeping each at its last position.
 fn dedup_keep_last(items: &mut Vec<String>) {
-    let mut seen = std::collections::HashSet::new();
-    let mut out: Vec<String> = items
-        .drain(..)
-        .rev()
-        .filter(|s| seen.insert(s.clone()))
-        .collect();
-    out.reverse();
-    *items = out;
+    // Whether each is the last of its kind, found from the end without copying any.
+    let keep: Vec<bool> = {
+        let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
+        let mut keep: Vec<bool> = items.iter().rev().map(|s| seen.insert(s)).collect();
+        keep.reverse();
+        keep
+    };
+    let mut flags = keep.into_iter();
+    items.retain(|_| flags.next().unwrap_or(true));
 }
 
 /// Follows each file through the calls that touched it.
@@ -620,19 +625,25 @@ struct FileTracker {
 
 impl FileTracker {
     fn apply(&mut self, op: FileOp, path: &str) {
-        let prev = self.state.get(path).copied();
-        let next = match (op, prev) {
+        // A path seen before is not copied again.
+        if let Some(fate) = self.state.get_mut(path) {
+            *fate = Self::next(op, Some(*fate));
+            return;
+        }
+        self.order.push(path.to_string());
+        self.state.insert(path.to_string(), Self::next(op, None));
+    }
+
+    /// What a file whose fate was `prev` (`None`: not seen yet) becomes after `op`.
+    fn next(op: FileOp, prev: Option<FileFate>) -> FileFate {
+        match (op, prev) {
             (FileOp::Read, None) => FileFate::Read,
             (FileOp::Read, Some(f)) => f,
             (FileOp::Write, None | Some(FileFate::Deleted)) => FileFate::Created,
             (FileOp::Write | FileOp::Edit, Some(FileFate::Created)) => FileFate::Created,
             (FileOp::Write | FileOp::Edit, _) => FileFate::Modified,
             (FileOp::Delete, _) => FileFate::Deleted,
-        };
-        if prev.is_none() {
-            self.order.push(path.to_string());
         }
-        self.state.insert(path.to_string(), next);
     }
 
     fn fates(self) -> Vec<(String, FileFate)> {

@@ -167,11 +167,27 @@ pub fn one_line(text: &str, max: usize) -> String {
     let mut lines = text.trim().lines();
     let first = lines.next().unwrap_or_default().trim();
     let more = lines.next().is_some();
-    let mut out: String = first.chars().take(max).collect();
-    if more || first.chars().count() > max {
+    let head = prefix_chars(first, max);
+    let mut out = head.to_string();
+    if more || head.len() < first.len() {
         out.push_str(" …");
     }
     out
+}
+
+/// The first `n` characters of `text` (all of it when it has no more), sliced in place.
+pub fn prefix_chars(text: &str, n: usize) -> &str {
+    // No more bytes than `n` is no more characters; `n` ASCII bytes are `n` characters.
+    if n >= text.len() {
+        return text;
+    }
+    if text.as_bytes()[..n].is_ascii() {
+        return &text[..n];
+    }
+    match text.char_indices().nth(n) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
 }
 
 /// `text` cut to about `limit` characters: two thirds from the start, one third from the
@@ -184,8 +200,8 @@ pub fn shorten(text: &str, limit: usize) -> String {
     let head = limit * 2 / 3;
     let tail = limit - head;
     let omitted = chars - head - tail;
-    let start: String = text.chars().take(head).collect();
-    let end: String = text.chars().skip(chars - tail).collect();
+    let start = prefix_chars(text, head);
+    let end = &text[prefix_chars(text, chars - tail).len()..];
     match (head, tail) {
         (0, 0) => format!("[… {omitted} characters omitted …]"),
         _ => format!("{start}\n[… {omitted} characters omitted …]\n{end}"),
@@ -211,6 +227,15 @@ mod tests {
         assert_eq!(shorten("éééé", 0), "[… 4 characters omitted …]");
         assert_eq!(one_line("  first\nsecond", 100), "first …");
         assert_eq!(one_line("abcdef", 3), "abc …");
+        assert_eq!(one_line("abc", 3), "abc");
+        assert_eq!(one_line("ééé\n", 2), "éé …");
+        assert_eq!(shorten("ééééééé", 3), "éé\n[… 4 characters omitted …]\né");
+        assert_eq!(prefix_chars("aé🙂b", 3), "aé🙂");
+        assert_eq!(prefix_chars("aé", 5), "aé");
+        assert_eq!(prefix_chars("aé", 0), "");
+        assert_eq!(prefix_chars("abcé", 3), "abc");
+        assert_eq!(prefix_chars("abcé", 4), "abcé");
+        assert_eq!(prefix_chars("abé", 2), "ab");
     }
 
     #[test]

@@ -108,8 +108,7 @@ fn shorten_request(text: &str, limit: usize) -> String {
     if limit >= 400 {
         return fit::shorten(text, limit);
     }
-    let head: String = text.chars().take(limit).collect();
-    format!("{} […]", head.trim_end())
+    format!("{} […]", fit::prefix_chars(text, limit).trim_end())
 }
 
 /// The title of the section on the work in progress at the cut.
