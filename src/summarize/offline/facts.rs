@@ -534,6 +534,16 @@ fn ends(text: &str, n: usize) -> (&str, &str) {
     (&text[..a], &text[b..])
 }
 
+/// Builds the patterns [`Gist::of`] uses (a few milliseconds, most of a small session's
+/// gists), so that a thread can do it while the session is read.
+pub fn warm_up() {
+    let _ = error_line("error");
+    let _ = decisions("We decided to warm up.");
+    let _ = tools::exit_code("exit code 0");
+    let _ = tools::shows_failure("error: x");
+    let _ = tools::shows_failure("error: é");
+}
+
 /// The line of a failed tool's output that says what went wrong: the first one mentioning
 /// an error, else the first that is not an exit-code report.
 fn error_line(text: &str) -> String {

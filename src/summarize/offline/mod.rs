@@ -15,7 +15,7 @@ pub(crate) mod fit;
 pub mod tools;
 
 #[doc(hidden)]
-pub use facts::{collect, fold, ErrorSeen, Facts, FileFate, Gist, Outcome};
+pub use facts::{collect, fold, warm_up, ErrorSeen, Facts, FileFate, Gist, Outcome};
 
 use fit::Section;
 
