@@ -609,14 +609,6 @@ impl Write for Sink {
         }
     }
 
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        match self {
-            Sink::Plain(w) => w.write_all(buf),
-            Sink::Zstd(w) => w.write_all(buf),
-            Sink::Faulty(v, ..) => v.write_all(buf),
-        }
-    }
-
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
             Sink::Plain(w) => w.flush(),

@@ -246,32 +246,31 @@ pub fn load_observing<T: Send>(
     path: &Path,
     observe: &(dyn Fn(&session::Message) -> T + Sync),
 ) -> anyhow::Result<(Loaded, Vec<T>)> {
-    if large_file(ctx, path) {
-        let seen = std::sync::Mutex::new(Vec::new());
-        let look = |place: usize, m: &session::Message| {
-            let t = observe(m);
-            seen.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((place, t));
-        };
-        match load_counting(ctx, path, Some(&look))? {
-            Some((l, true)) => {
-                let mut seen = seen.into_inner().unwrap_or_else(|e| e.into_inner());
-                seen.sort_unstable_by_key(|(place, _)| *place);
-                debug_assert_eq!(seen.len(), l.session.messages.len());
-                let seen = seen.into_iter().map(|(_, t)| t).collect();
-                return Ok((l, seen));
-            }
-            // A format that does not count as it parses: its messages are whole.
-            Some((l, false)) => {
-                let seen = l.session.messages.iter().map(observe).collect();
-                return Ok((l, seen));
-            }
-            // Read again with the tokenizer the file names.
-            None => {}
+    let seen = std::sync::Mutex::new(Vec::new());
+    let look = |place: usize, m: &session::Message| {
+        let t = observe(m);
+        seen.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((place, t));
+    };
+    let counted = if large_file(ctx, path) {
+        load_counting(ctx, path, Some(&look))?
+    } else {
+        None
+    };
+    let l = match counted {
+        Some((l, true)) => {
+            let mut seen = seen.into_inner().unwrap_or_else(|e| e.into_inner());
+            seen.sort_unstable_by_key(|(place, _)| *place);
+            debug_assert_eq!(seen.len(), l.session.messages.len());
+            let seen = seen.into_iter().map(|(_, t)| t).collect();
+            return Ok((l, seen));
         }
-    }
-    let l = load_for_rewrite(ctx, path, PlanReads::Text)?;
+        // A format that does not count as it parses: its messages are whole.
+        Some((l, false)) => l,
+        // A small file, or one read again with the tokenizer it names.
+        None => load_for_rewrite(ctx, path, PlanReads::Text)?,
+    };
     let seen = l.session.messages.iter().map(observe).collect();
     Ok((l, seen))
 }

@@ -264,15 +264,10 @@ impl Job<'_> {
                 .collect();
             &picked[..]
         };
-        let _folded: Vec<(Gist, bool)>;
-        let input = match gists {
-            Some(g) => {
-                let input = Input::from_gists(middle, self.summarized.iter().map(|&i| &g[i].0));
-                // Folded, but freed once the summary is made: freeing a large session's
-                // gists meanwhile, on any thread, slows the summary down as much.
-                _folded = g;
-                input
-            }
+        // The gists are borrowed, and freed once the summary is made: freeing a large
+        // session's gists while it is made, on any thread, slows it down as much.
+        let input = match &gists {
+            Some(g) => Input::from_gists(middle, self.summarized.iter().map(|&i| &g[i].0)),
             None => Input::new(middle).with_redaction(args.redact),
         }
         .with_instructions(args.instructions.clone());

@@ -567,24 +567,19 @@ fn error_line(text: &str) -> String {
     line.to_string()
 }
 
+/// The words that mark a decision (matched whole words, in any case).
+const DECISION_WORDS: &str = "decided|decide to|i'll use|we'll use|i will use|we will use|going with|chose|switch(ed|ing)? to|opt(ed)? for|the plan is|approach is|let's use|settled on";
+
 /// Sentences of assistant text that record a decision.
 fn decisions(text: &str) -> Vec<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| {
-        Regex::new(
-            r"(?i)\b(decided|decide to|i'll use|we'll use|i will use|we will use|going with|chose|switch(ed|ing)? to|opt(ed)? for|the plan is|approach is|let's use|settled on)\b",
-        )
-        .expect("valid regex")
-    });
+    let re = RE
+        .get_or_init(|| Regex::new(&format!(r"(?i)\b({DECISION_WORDS})\b")).expect("valid regex"));
     // The words without the word boundaries, over the whole text: most have none of them,
     // and one search finds that out (a sentence at a time costs a search each).
     static WORDS: OnceLock<Regex> = OnceLock::new();
-    let words = WORDS.get_or_init(|| {
-        Regex::new(
-            r"(?i)decided|decide to|i'll use|we'll use|i will use|we will use|going with|chose|switch(ed|ing)? to|opt(ed)? for|the plan is|approach is|let's use|settled on",
-        )
-        .expect("valid regex")
-    });
+    let words =
+        WORDS.get_or_init(|| Regex::new(&format!("(?i){DECISION_WORDS}")).expect("valid regex"));
     if !words.is_match(text) {
         return Vec::new();
     }
