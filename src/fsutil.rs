@@ -141,7 +141,8 @@ fn write_atomic_with(
             write_checked(tmp.as_file_mut(), &whole, fault, FailAt::Write)?;
         }
         _ => {
-            let mut w = io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+            let file = Writeback::new(tmp.as_file().try_clone()?);
+            let mut w = io::BufWriter::with_capacity(1 << 20, file);
             produce(&mut w)?;
             w.flush()?;
         }
@@ -273,6 +274,63 @@ pub fn clean_stale_temps(dir: &Path) -> usize {
     }
     removed
 }
+
+/// Bytes after which [`Writeback`] starts writing a file's new pages to disk.
+const WRITEBACK_BYTES: u64 = 4 << 20;
+
+/// A file being written in large pieces, its pages sent to disk every few MiB as they are
+/// written (Linux: `sync_file_range`, which does not wait) rather than all at the sync that
+/// ends the write: that sync then waits for the last few MiB only, and the disk works
+/// while the writer goes on. Elsewhere, a plain file.
+pub struct Writeback {
+    file: fs::File,
+    written: u64,
+    started: u64,
+}
+
+impl Writeback {
+    pub fn new(file: fs::File) -> Writeback {
+        Writeback {
+            file,
+            written: 0,
+            started: 0,
+        }
+    }
+}
+
+impl Write for Writeback {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.written += n as u64;
+        if self.written - self.started >= WRITEBACK_BYTES {
+            start_writeback(&self.file, self.started, self.written - self.started);
+            self.started = self.written;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// Starts writing `len` bytes of `file` from `offset` to disk, without waiting. A hint:
+/// the sync that follows is what makes them durable, so a failure is of no consequence.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn start_writeback(file: &fs::File, offset: u64, len: u64) {
+    use std::os::fd::AsRawFd;
+    let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
+        return;
+    };
+    // SAFETY: the descriptor is open for as long as `file` is borrowed; the call reads no
+    // memory of ours.
+    unsafe {
+        libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn start_writeback(_file: &fs::File, _offset: u64, _len: u64) {}
 
 #[cfg(test)]
 mod tests {

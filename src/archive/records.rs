@@ -31,15 +31,9 @@ impl<'a> RecordText<'a> {
 
     /// A record a session was read from (its line or its element of the list, which its
     /// reader parsed): `None` when it is not one JSON value after all.
-    fn read(text: &'a str) -> Option<RecordText<'a>> {
+    pub(crate) fn read(text: &'a str) -> Option<RecordText<'a>> {
         let t = text.trim_matches([' ', '\t', '\n', '\r']);
-        // What every record is (an object, or a list): told by its ends. Anything else is
-        // checked whole.
-        let shaped = matches!(
-            (t.as_bytes().first(), t.as_bytes().last()),
-            (Some(b'{'), Some(b'}')) | (Some(b'['), Some(b']'))
-        );
-        if !shaped {
+        if !shaped(t.as_bytes()) {
             let raw = serde_json::from_str::<&RawValue>(t).ok()?;
             return Some(RecordText(Cow::Borrowed(raw.get())));
         }
@@ -50,9 +44,32 @@ impl<'a> RecordText<'a> {
         Some(RecordText(Cow::Borrowed(t)))
     }
 
+    /// [`RecordText::read`] of a record's bytes as a file holds them now, when the caller
+    /// checks afterwards that the file is what its reader parsed (by its hash): its ends
+    /// tell an object or a list, anything else is checked whole.
+    pub(crate) fn read_bytes(bytes: &[u8]) -> Option<&[u8]> {
+        let t = bytes.trim_ascii();
+        if shaped(t) {
+            return Some(t);
+        }
+        let text = std::str::from_utf8(bytes).ok()?;
+        let t = RecordText::read(text)?;
+        let at = t.get().as_ptr() as usize - text.as_ptr() as usize;
+        Some(&bytes[at..at + t.get().len()])
+    }
+
     pub fn get(&self) -> &str {
         &self.0
     }
+}
+
+/// Whether a record's text, whitespace trimmed, has an object's or a list's ends: what
+/// every record its reader parsed is, told without parsing it again.
+fn shaped(t: &[u8]) -> bool {
+    matches!(
+        (t.first(), t.last()),
+        (Some(b'{'), Some(b'}')) | (Some(b'['), Some(b']'))
+    )
 }
 
 /// The records messages `indices` (in order) of `session` were read from, each as its

@@ -329,7 +329,11 @@ impl ArchiveStore {
                 seq += 1;
                 continue;
             }
-            match self.begin_at(session, seq, record)?.finish(end) {
+            let held = &record.records;
+            let mut feed = |push: &mut dyn FnMut(&[u8]) -> std::io::Result<()>| {
+                held.iter().try_for_each(|r| push(r.get().as_bytes()))
+            };
+            match self.begin_at(session, seq, record, &mut feed)?.finish(end) {
                 Err(ArchiveError::Exists(_)) if record.seq.is_none() => seq += 1,
                 done => return done,
             }
@@ -349,7 +353,24 @@ impl ArchiveStore {
             Some(s) => s,
             None => self.next_seq(session)?,
         };
-        self.begin_at(session, seq, record)
+        let held = &record.records;
+        let mut feed = |push: &mut dyn FnMut(&[u8]) -> std::io::Result<()>| {
+            held.iter().try_for_each(|r| push(r.get().as_bytes()))
+        };
+        self.begin_at(session, seq, record, &mut feed)
+    }
+
+    /// [`ArchiveStore::begin`] of archive number `seq`, its records handed to the writer by
+    /// `feed` one by one rather than held (`record.records` is left out): a compaction
+    /// reading them from its file again. An error of `feed` leaves nothing behind.
+    pub fn begin_feeding(
+        &self,
+        session: &str,
+        seq: u64,
+        record: &ArchiveRecord<'_>,
+        feed: Feed,
+    ) -> Result<PendingArchive, ArchiveError> {
+        self.begin_at(session, seq, record, feed)
     }
 
     fn begin_at(
@@ -357,6 +378,7 @@ impl ArchiveStore {
         session: &str,
         seq: u64,
         record: &ArchiveRecord<'_>,
+        feed: Feed,
     ) -> Result<PendingArchive, ArchiveError> {
         let dir = self.dir(session)?;
         // Made here: taken away again should the archive not be filed.
@@ -382,7 +404,7 @@ impl ArchiveStore {
         };
         let mut pending = PendingArchive::create(dir, path, seq, self.compression)?;
         pending.made = MadeDirs(made);
-        let written = write_head(&mut pending.out, &head, &record.records)
+        let written = write_head(&mut pending.out, &head, feed)
             .and_then(|()| pending.out.flush())
             // The records on disk now, while the summary is made: finishing then syncs
             // little more than its own few bytes.
@@ -522,23 +544,25 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ArchiveEr
     }
 }
 
+/// Hands an archive's records, in order, to the writer it is given.
+pub type Feed<'f> =
+    &'f mut dyn FnMut(&mut dyn FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()>;
+
 /// Writes the start of an archive's JSON to `w`, as the pretty printer would: the
-/// object's first fields (`head`), then its records, each as it is (records are never
-/// re-indented), ending after the records' list.
-fn write_head(
-    w: &mut impl Write,
-    head: &HeadOut,
-    records: &[RecordText<'_>],
-) -> std::io::Result<()> {
+/// object's first fields (`head`), then the records `feed` gives, each as it is (records
+/// are never re-indented), ending after the records' list.
+fn write_head(w: &mut impl Write, head: &HeadOut, feed: Feed) -> std::io::Result<()> {
     let text = serde_json::to_vec_pretty(head)?;
     // `{\n  "ctxctl_version": …\n}` without its closing line.
     w.write_all(text.strip_suffix(b"\n}").unwrap_or(&text))?;
     w.write_all(b",\n  \"records\": [")?;
-    for (i, r) in records.iter().enumerate() {
-        w.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
-        w.write_all(r.get().as_bytes())?;
-    }
-    w.write_all(if records.is_empty() { b"]" } else { b"\n  ]" })
+    let mut first = true;
+    feed(&mut |r| {
+        w.write_all(if first { b"\n    " } else { b",\n    " })?;
+        first = false;
+        w.write_all(r)
+    })?;
+    w.write_all(if first { b"]" } else { b"\n  ]" })
 }
 
 /// Writes the rest of an archive's JSON after [`write_head`]: the fields of `end`, the
@@ -593,8 +617,8 @@ impl Drop for MadeDirs {
 
 /// Where a pending archive's bytes go.
 enum Sink {
-    Plain(BufWriter<File>),
-    Zstd(zstd::Encoder<'static, BufWriter<File>>),
+    Plain(BufWriter<fsutil::Writeback>),
+    Zstd(zstd::Encoder<'static, BufWriter<fsutil::Writeback>>),
     /// Test hook (`CTXCTL_TEST_FAIL_AT=archive-write`): kept, to be written as half an
     /// archive and then "disk full".
     Faulty(Vec<u8>, fsutil::Fault, Compression),
@@ -635,7 +659,7 @@ impl PendingArchive {
             .map_err(|e| ArchiveError::io(&dir, e))?;
         let file = tmp.as_file().try_clone();
         let file = file.map_err(|e| ArchiveError::io(tmp.path(), e))?;
-        let w = BufWriter::with_capacity(WRITE_BUFFER, file);
+        let w = BufWriter::with_capacity(WRITE_BUFFER, fsutil::Writeback::new(file));
         let out = match (fsutil::injected_fault(), compression) {
             (Some(f), c) if f.at == FailAt::ArchiveWrite => Sink::Faulty(Vec::new(), f, c),
             (_, Compression::None) => Sink::Plain(w),

@@ -32,6 +32,9 @@ pub struct Loaded {
     /// The file `path` led to when it was read, every symlink resolved: an in-place
     /// rewrite refuses to go on when the path leads elsewhere by then.
     pub target: Option<PathBuf>,
+    /// Read as `count` reads a file, its document's text left in the file (see
+    /// [`crate::ops::streamed`]).
+    pub streamed: bool,
 }
 
 impl Loaded {
@@ -89,6 +92,10 @@ impl Loaded {
         self.session
             .reattach(bytes)
             .with_context(|| self.display())?;
+        if let (true, session::Document::Json(doc)) = (self.streamed, &mut self.session.doc) {
+            // A streamed read never saw the document's text whole.
+            doc.style = session::JsonStyle::of(&doc.text);
+        }
         Ok(())
     }
 
@@ -447,7 +454,7 @@ pub fn count_session(
 
 /// [`count_session`], the messages' unscaled counts taken from `counted` (with the counter
 /// that took them) when it is given.
-fn counted_session(
+pub(crate) fn counted_session(
     ctx: &Context,
     path: &Path,
     session: Session,
@@ -496,6 +503,7 @@ fn counted_session(
         total,
         db_session: None,
         extra_tokens,
+        streamed: false,
     })
 }
 

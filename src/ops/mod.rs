@@ -23,6 +23,7 @@ pub mod retry;
 pub mod sessions;
 pub mod store;
 pub mod stream;
+pub mod streamed;
 pub mod tallied;
 pub mod tally;
 pub mod testhook;

@@ -74,7 +74,7 @@ fn named_model(head: &str) -> Option<String> {
 }
 
 /// A bar over the bytes of `file` when it is large (shown on a terminal only).
-fn progress(ctx: &Context, path: &Path, file: &File) -> Transient {
+pub(crate) fn progress(ctx: &Context, path: &Path, file: &File) -> Transient {
     let len = file.metadata().map_or(0, |m| m.len());
     if len < LARGE_FILE_BYTES {
         return Transient::new(indicatif::ProgressBar::hidden());
@@ -87,7 +87,7 @@ fn progress(ctx: &Context, path: &Path, file: &File) -> Transient {
 }
 
 /// `path` opened, when it is a regular file.
-fn open(path: &Path) -> Option<File> {
+pub(crate) fn open(path: &Path) -> Option<File> {
     let file = File::open(path).ok()?;
     file.metadata().is_ok_and(|m| m.is_file()).then_some(file)
 }
@@ -283,6 +283,62 @@ impl<R: std::io::Read + Send> Source for LineReader<R> {
     }
 }
 
+/// Every block of `src` read on a thread of its own, `work`ed on `threads` threads as the
+/// reading goes on, and what each gives `fold`ed in block order on this one; `None` when
+/// the source stops or a block's work gives `None` (the blocks after it are not read).
+pub fn in_order<T: Send>(
+    threads: usize,
+    src: &mut impl Source,
+    work: &(dyn Fn(&Block) -> Option<T> + Sync),
+    mut fold: impl FnMut(T),
+) -> Option<()> {
+    let stopped = AtomicBool::new(false);
+    let stop = &stopped;
+    let (to_work, blocks) = sync_channel::<(usize, Block)>(threads * AHEAD);
+    let blocks = Mutex::new(blocks);
+    let (to_fold, done) = channel::<(usize, Option<T>)>();
+    std::thread::scope(|s| {
+        let read = s.spawn(move || {
+            let mut seq = 0;
+            while let Some(block) = src.next_block()? {
+                if stop.load(Ordering::Relaxed) || to_work.send((seq, block)).is_err() {
+                    return Err(Stop::Unstreamable);
+                }
+                seq += 1;
+            }
+            Ok(())
+        });
+        for _ in 0..threads {
+            let to_fold = to_fold.clone();
+            let blocks = &blocks;
+            s.spawn(move || loop {
+                let next = blocks.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                let Ok((seq, block)) = next else { break };
+                if to_fold.send((seq, work(&block))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(to_fold);
+        let mut waiting = BTreeMap::new();
+        let (mut next, mut failed) = (0, false);
+        for (seq, done) in done {
+            let Some(done) = done else {
+                failed = true;
+                stop.store(true, Ordering::Relaxed);
+                continue;
+            };
+            waiting.insert(seq, done);
+            while let Some(t) = waiting.remove(&next) {
+                fold(t);
+                next += 1;
+            }
+        }
+        let read = read.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (read.is_ok() && !failed && waiting.is_empty()).then_some(())
+    })
+}
+
 /// A block's messages folded, the notes they gave and the first model a record named.
 type Counted = (Chunk, Notes, Option<String>);
 
@@ -301,56 +357,20 @@ impl Run<'_> {
     /// Reads, counts and folds every block of `src` into `tally` in order: the notes the
     /// records gave and the first model one named, or `None` when one could not be read.
     fn blocks(&self, src: &mut impl Source, tally: &mut Tally) -> Option<(Notes, Option<String>)> {
-        let threads = self.ctx.counting_threads();
-        let stopped = AtomicBool::new(false);
-        let stop = &stopped;
-        let (to_count, blocks) = sync_channel::<(usize, Block)>(threads * AHEAD);
-        let blocks = Mutex::new(blocks);
-        let (to_fold, counted) = channel::<(usize, Option<Counted>)>();
-        std::thread::scope(|s| {
-            let read = s.spawn(move || {
-                let mut seq = 0;
-                while let Some(block) = src.next_block()? {
-                    if stop.load(Ordering::Relaxed) || to_count.send((seq, block)).is_err() {
-                        return Err(Stop::Unstreamable);
-                    }
-                    seq += 1;
+        let (mut notes, mut model) = (Notes::default(), None);
+        in_order(
+            self.ctx.counting_threads(),
+            src,
+            &|block| self.block(block),
+            |(chunk, n, m)| {
+                tally.add(chunk);
+                notes.merge(n);
+                if model.is_none() {
+                    model = m;
                 }
-                Ok(())
-            });
-            for _ in 0..threads {
-                let to_fold = to_fold.clone();
-                let blocks = &blocks;
-                s.spawn(move || loop {
-                    let next = blocks.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok((seq, block)) = next else { break };
-                    if to_fold.send((seq, self.block(&block))).is_err() {
-                        break;
-                    }
-                });
-            }
-            drop(to_fold);
-            let mut waiting = BTreeMap::new();
-            let (mut next, mut notes, mut model, mut failed) = (0, Notes::default(), None, false);
-            for (seq, counted) in counted {
-                let Some(counted) = counted else {
-                    failed = true;
-                    stop.store(true, Ordering::Relaxed);
-                    continue;
-                };
-                waiting.insert(seq, counted);
-                while let Some((chunk, n, m)) = waiting.remove(&next) {
-                    tally.add(chunk);
-                    notes.merge(n);
-                    if model.is_none() {
-                        model = m;
-                    }
-                    next += 1;
-                }
-            }
-            let read = read.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            (read.is_ok() && !failed && waiting.is_empty()).then_some((notes, model))
-        })
+            },
+        )?;
+        Some((notes, model))
     }
 
     /// One block parsed, counted and folded; `None` when a record is not a message as

@@ -296,3 +296,75 @@ fn a_large_compaction_in_place_restores_byte_for_byte() {
         assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
     }
 }
+
+/// A JSON document's compaction streams it as `count` does (src/ops/streamed.rs): its text
+/// is never held, and the file is read again around the summarized records, which go to
+/// the archive as they are read. It writes what the whole-document read (`--format`, which
+/// the streamed read leaves to it) writes, and archives the same records.
+#[test]
+fn a_streamed_compaction_writes_what_a_whole_read_writes() {
+    let env = TestEnv::new();
+    // Masks what differs between two compactions: their id and archive number.
+    let masked = |text: &str| {
+        let id = regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+            .unwrap();
+        let seq =
+            regex::Regex::new(r"(compact-[0-9TZ]+-)\d+|compaction \d+|(compact_seq.{1,3})\d+")
+                .unwrap();
+        seq.replace_all(&id.replace_all(text, "ID"), "$1$2N")
+            .into_owned()
+    };
+    let files = sessions(&env);
+    for (k, file) in files.iter().enumerate() {
+        let format = match file.extension().and_then(|e| e.to_str()) {
+            Some("json") if k == 2 => "anthropic",
+            Some("json") => "openai",
+            _ => continue,
+        };
+        let stem = file.file_stem().unwrap().to_str().unwrap();
+        for tail in ["2000", "30000"] {
+            let streamed = env.path().join(format!("{stem}-{tail}-streamed.json"));
+            let whole = env.path().join(format!("{stem}-{tail}-whole.json"));
+            let mut args = vec![
+                "compact",
+                s(file),
+                "--tail-tokens",
+                tail,
+                "--no-cache",
+                "-v",
+                "-o",
+                s(&streamed),
+            ];
+            let a = env.run(&args);
+            assert_eq!(a.code, 0, "{a:?}");
+            assert!(a.stderr.contains("streamed"), "{args:?}: {}", a.stderr);
+            args[7] = s(&whole);
+            args.extend(["--format", format]);
+            let b = env.run(&args);
+            assert_eq!(b.code, 0, "{b:?}");
+            assert!(!b.stderr.contains("streamed"), "{args:?}: {}", b.stderr);
+            let (a, b) = (
+                std::fs::read_to_string(&streamed).unwrap(),
+                std::fs::read_to_string(&whole).unwrap(),
+            );
+            assert!(a.len() * 4 < std::fs::metadata(file).unwrap().len() as usize);
+            assert!(
+                masked(&a) == masked(&b),
+                "{file:?} tail {tail}: outputs differ"
+            );
+        }
+        // Both archives hold the same records, as they were in the file.
+        let list = env.run(&["archive", "ls", stem, "--json"]);
+        assert_eq!(list.code, 0, "{list:?}");
+        let shown: Vec<serde_json::Value> = (1..=4)
+            .map(|n| {
+                env.run(&["archive", "show", &format!("{stem}/{n}"), "--json"])
+                    .json()
+            })
+            .collect();
+        for pair in shown.chunks(2) {
+            assert_eq!(pair[0]["records"], pair[1]["records"], "{file:?}");
+            assert!(pair[0]["records"].as_array().unwrap().len() > 100);
+        }
+    }
+}

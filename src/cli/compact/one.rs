@@ -1,5 +1,7 @@
 //! Compacting one session: partition, summarize, archive the middle, write the result.
 
+mod around;
+
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -9,7 +11,7 @@ use super::settings::{self, tail_budget};
 use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
 use crate::archive::{
     self, ArchiveEnd, ArchiveError, ArchiveRecord, ArchiveStore, LockGuard, PendingArchive,
-    Timestamp, Tokens,
+    RecordText, Timestamp, Tokens,
 };
 use crate::cli::args::limits;
 use crate::compact::{self, CompactInfo, Continuation};
@@ -18,6 +20,7 @@ use crate::exit::ExitStatus;
 use crate::formats;
 use crate::ops::load::{self, Loaded};
 use crate::ops::store::{clock, lock};
+use crate::ops::streamed;
 use crate::ops::write::{self, Destination};
 use crate::render::table::thousands;
 use crate::session::Message;
@@ -48,7 +51,10 @@ pub fn compact_file(
             // The gists' patterns are built meanwhile.
             let _ = std::thread::Builder::new().spawn(crate::summarize::offline::warm_up);
             let look = |m: &Message| (Gist::of(m), Continuation::finishes(m));
-            let (loaded, gists) = load::load_observing(ctx, path, &look)?;
+            let (loaded, gists) = match streamed::load_observing(ctx, path, &look)? {
+                Some(read) => read,
+                None => load::load_observing(ctx, path, &look)?,
+            };
             (loaded, Some(gists))
         }
         None => (
@@ -148,6 +154,14 @@ pub fn compact_file(
         now,
     };
 
+    // A session streamed: its file is read again meanwhile, the originals archived as
+    // they come and the rest kept to be written.
+    let hole = (gists.is_some() && !args.output.dry_run)
+        .then(|| streamed::hole(&loaded, &summarized))
+        .flatten();
+    if let Some(hole) = hole {
+        return job.compact_around(&mut loaded, summarizer, gists, hole);
+    }
     // A summary made here takes moments: the originals, at hand, are archived meanwhile
     // (the lock held from now on; nothing is filed unless the compaction is written).
     if gists.is_some() && !args.output.dry_run && !loaded.session.doc.is_detached() {
@@ -334,16 +348,16 @@ impl Job<'_> {
         }))
     }
 
-    /// Starts archiving the originals as number `seq`: their records and facts, going to a
-    /// temp file; the summary's part is added when the compaction is written.
-    fn begin_archive(
+    /// The facts of archive number `seq` of the originals, with their `records`.
+    fn archive_record<'r>(
         &self,
         loaded: &Loaded,
         dest: &Destination,
         id: &str,
         seq: u64,
-    ) -> anyhow::Result<PendingArchive> {
-        let record = ArchiveRecord {
+        records: Vec<RecordText<'r>>,
+    ) -> ArchiveRecord<'r> {
+        ArchiveRecord {
             seq: Some(seq),
             compact_id: id.to_string(),
             created: self.now,
@@ -356,9 +370,22 @@ impl Job<'_> {
             model: Some(loaded.model.name.clone()),
             first_message: (self.summarized.first().copied()).unwrap_or(self.part.middle.start),
             messages: self.summarized.len(),
-            records: archive::records_of(&loaded.session, self.summarized)?,
+            records,
             agent_session: loaded.db_session.as_ref().map(|s| s.id().to_string()),
-        };
+        }
+    }
+
+    /// Starts archiving the originals as number `seq`: their records and facts, going to a
+    /// temp file; the summary's part is added when the compaction is written.
+    fn begin_archive(
+        &self,
+        loaded: &Loaded,
+        dest: &Destination,
+        id: &str,
+        seq: u64,
+    ) -> anyhow::Result<PendingArchive> {
+        let records = archive::records_of(&loaded.session, self.summarized)?;
+        let record = self.archive_record(loaded, dest, id, seq, records);
         Ok(self.store.begin(self.name, &record)?)
     }
 

@@ -21,6 +21,8 @@ pub struct Streamed {
     pub system: Option<Message>,
     /// The system prompt comes after the list (it was not read before the records).
     pub system_after: bool,
+    /// Where the system prompt's value is in the document.
+    pub system_span: Option<std::ops::Range<usize>>,
     /// No system prompt follows the records: a grown version of the file can be read from
     /// where they end.
     pub resumable: bool,
@@ -71,12 +73,21 @@ pub fn outline(o: &Outline, notes: &mut Notes) -> Option<Streamed> {
         }
         _ => (None, false),
     };
+    // The outline's places past its emptied list, as the document's.
+    let past = |p: usize| {
+        if p <= o.list_at {
+            p
+        } else {
+            p - (o.list_at + 2) + (o.list_end + 1)
+        }
+    };
     Some(Streamed {
         format,
         model,
         request_extra: super::request_extra(&layout, text),
         system,
         system_after,
+        system_span: layout.system.as_ref().map(|r| past(r.start)..past(r.end)),
         resumable: layout.system.is_none_or(|s| s.end <= o.list_at),
     })
 }

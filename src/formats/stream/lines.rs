@@ -176,6 +176,7 @@ impl<R: Read> LineReader<R> {
         self.base += keep;
         Ok(Block {
             first: self.messages - pending.len(),
+            at: start,
             text,
             spans: pending
                 .iter()

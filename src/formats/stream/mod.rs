@@ -6,6 +6,7 @@
 //! that are not UTF-8) stops it with [`Stop::Unstreamable`]: the whole-document reader then
 //! reads the file and words any error, as it always did.
 
+pub mod around;
 mod lines;
 mod scan;
 
@@ -35,6 +36,8 @@ const HEAD_RECORDS: usize = crate::formats::sniff::MAX_ITEMS;
 pub struct Block {
     /// Index of the first record's message among all the records' messages.
     pub first: usize,
+    /// Where `text` starts in the file.
+    pub at: usize,
     pub text: String,
     /// Each record's range in `text`.
     pub spans: Vec<Range<usize>>,
@@ -77,8 +80,11 @@ pub struct Outline {
     /// The document with its list emptied: everything before the list, `[]`, everything
     /// after it.
     pub text: String,
-    /// Where the emptied list (`[]`) is in `text`.
+    /// Where the emptied list (`[]`) is in `text`, and where the list's `[` is in the
+    /// document.
     pub list_at: usize,
+    /// Where the list's `]` is in the document.
+    pub list_end: usize,
     pub key: Option<ListName>,
     /// How many records the list holds.
     pub records: usize,
@@ -202,6 +208,7 @@ impl<R: Read> DocReader<R> {
         Ok(Outline {
             text,
             list_at,
+            list_end: end,
             key,
             records: self.records,
             head: self.head,
@@ -278,6 +285,7 @@ impl<R: Read> DocReader<R> {
         let first = self.records - spans.len();
         Ok(Block {
             first,
+            at: start,
             records: (first..self.records).collect(),
             text,
             spans: spans
@@ -318,6 +326,11 @@ mod tests {
         while let Some(b) = r.next_block()? {
             assert_eq!(b.first, next);
             next += b.spans.len();
+            for s in &b.spans {
+                // The block's text is the document's from `at` on.
+                let whole = &doc.as_bytes()[b.at + s.start..b.at + s.end];
+                assert_eq!(whole, b.text[s.clone()].as_bytes());
+            }
             records.extend(b.spans.iter().map(|s| b.text[s.clone()].to_string()));
         }
         Ok((records, r.finish()?))
@@ -340,6 +353,8 @@ mod tests {
                 "\u{feff}{\"model\": \"gpt-4o\",\n \"messages\": [],\n \"tools\": []\n}\n"
             );
             assert_eq!(&o.text[o.list_at..o.list_at + 2], "[]");
+            assert_eq!(&doc[o.list_at..o.list_at + 1], "[");
+            assert_eq!(&doc[o.list_end..o.list_end + 1], "]");
             assert_eq!(o.key, Some(ListName::Messages));
             assert_eq!(o.records, 2);
             assert_eq!(o.head.len(), 2);
