@@ -124,6 +124,8 @@ pub mod diff;
 #[doc(hidden)]
 pub mod exit;
 #[doc(hidden)]
+pub mod fasthash;
+#[doc(hidden)]
 pub mod formats;
 #[doc(hidden)]
 pub mod fsutil;

@@ -4,11 +4,12 @@
 //! without separating a call from its result, or a reasoning item from the output it was
 //! produced with; [`problems`] lists structural faults.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
 use std::ops::Range;
 
 use super::{Message, Part, Role};
+use crate::fasthash::{FastMap, FastSet};
 
 /// Splits `messages` into consecutive ranges, in order, covering every index: a message
 /// that makes tool calls is in the same range as every message answering them (and any
@@ -20,7 +21,7 @@ pub fn units(messages: &[Message]) -> Vec<Range<usize>> {
     // For each calling message, the last message answering one of its calls. A call is
     // answered by the next result with its id (agents reuse ids across turns).
     let mut reach: Vec<usize> = (0..messages.len()).collect();
-    let mut open: HashMap<&str, usize> = HashMap::new();
+    let mut open: FastMap<&str, usize> = FastMap::default();
     // The end of the run of assistant messages each message belongs to, scanned backwards.
     let mut run_end = messages.len();
     for j in (0..messages.len()).rev() {
@@ -354,8 +355,8 @@ pub fn problems<T: Turn>(messages: &[T]) -> Vec<Problem> {
     // message); an answered call leaves a hole. `slots` finds an id's open calls, oldest
     // first, without scanning (a hostile file may hold many thousands of calls).
     let mut open: Vec<Option<(&str, usize)>> = Vec::new();
-    let mut slots: HashMap<&str, VecDeque<usize>> = HashMap::new();
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut slots: FastMap<&str, VecDeque<usize>> = FastMap::default();
+    let mut seen: FastSet<&str> = FastSet::default();
     for (i, m) in messages.iter().enumerate() {
         if m.is_user_turn() {
             for (call_id, index) in open.drain(..).flatten() {

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use std::collections::HashSet;
+use crate::fasthash::FastSet;
 
 use super::offline::{collect, fit, Facts};
 use crate::session::Message;
@@ -110,7 +110,7 @@ pub fn facts(messages: &[Message]) -> Vec<Fact> {
 pub fn facts_of(f: &Facts) -> Vec<Fact> {
     let mut out: Vec<Fact> = Vec::new();
     // Repeats found by hash: a large middle has thousands of requests and paths.
-    let mut seen: HashSet<(Kind, String)> = HashSet::new();
+    let mut seen: FastSet<(Kind, String)> = FastSet::default();
     let mut push = |kind: Kind, text: String| {
         let text = normalize(&text);
         if !text.is_empty() && seen.insert((kind, text.clone())) {
@@ -138,7 +138,7 @@ pub fn measure(facts: &[Fact], summary: &str) -> Recall {
     // Every run of WINDOW bytes of the summary: a fact whose first bytes are not among them
     // is not in it, told without a search (a large middle has thousands of facts, most of
     // them left out of a short summary).
-    let starts: HashSet<&[u8]> = text.as_bytes().windows(WINDOW).collect();
+    let starts: FastSet<&[u8]> = text.as_bytes().windows(WINDOW).collect();
     let mentions = |fact: &str| {
         let b = fact.as_bytes();
         (b.len() < WINDOW || starts.contains(&b[..WINDOW]))

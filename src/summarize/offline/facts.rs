@@ -3,13 +3,14 @@
 //! give the same facts.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
 use regex::Regex;
 
 use super::tools::{self, FileOp};
+use crate::fasthash::{FastMap, FastSet};
 use crate::session::{join_text, Message, Part, Role};
 use crate::summarize::requests::request_text;
 
@@ -237,7 +238,7 @@ fn content_text(content: &[Part]) -> Cow<'_, str> {
 /// The facts of messages from their gists, in message order (see [`collect`]).
 pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
     let mut f = Facts::default();
-    let mut results: HashMap<&str, &ResultGist> = HashMap::new();
+    let mut results: FastMap<&str, &ResultGist> = FastMap::default();
     for r in gists.clone().flat_map(|g| g.results.iter()) {
         results.insert(&r.call_id, r);
     }
@@ -247,7 +248,7 @@ pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
     let mut calls: Vec<Call> = Vec::new();
     let mut errors: Vec<(usize, &str)> = Vec::new();
     // Each tool's base name, made once a tool.
-    let mut keys: HashMap<&str, Rc<str>> = HashMap::new();
+    let mut keys: FastMap<&str, Rc<str>> = FastMap::default();
     // The last words and the last call, written out once at the end.
     let mut status: Option<&str> = None;
     let mut last_call: Option<(&str, Option<&str>, Outcome)> = None;
@@ -373,10 +374,10 @@ fn todo_list(name: &str, arguments: &str) -> Option<Vec<String>> {
 /// broader run of the same program (`pytest -q` after `pytest -q tests/t.py`).
 fn fold_errors(calls: &[Call<'_>], errors: Vec<(usize, &str)>) -> Vec<ErrorSeen> {
     // The successful calls of each (tool, step), in order: linear, however many errors.
-    let mut oks: HashMap<(&str, Option<&str>), Vec<usize>> = HashMap::new();
+    let mut oks: FastMap<(&str, Option<&str>), Vec<usize>> = FastMap::default();
     // And the runs of each (tool, program) in their commands: a failed
     // `pytest -q tests/t.py` is resolved by a later broader run, `pytest -q`, that passes.
-    let mut runs: HashMap<(&str, String), Vec<Run>> = HashMap::new();
+    let mut runs: FastMap<(&str, String), Vec<Run>> = FastMap::default();
     for (i, c) in calls.iter().enumerate().filter(|(_, c)| c.ok) {
         oks.entry((&c.key, c.target.map(step))).or_default().push(i);
         let target = c.target.filter(|_| c.command);
@@ -396,7 +397,7 @@ fn fold_errors(calls: &[Call<'_>], errors: Vec<(usize, &str)>) -> Vec<ErrorSeen>
             .map(|(ok, _)| *ok)
     };
     let mut out: Vec<ErrorSeen> = Vec::new();
-    let mut index: HashMap<(&str, Option<&str>, &str), usize> = HashMap::new();
+    let mut index: FastMap<(&str, Option<&str>, &str), usize> = FastMap::default();
     for (at, line) in errors {
         let c = &calls[at];
         let same_step = after(oks.get(&(&*c.key, c.target.map(step))), at);
@@ -612,7 +613,8 @@ fn sentences(line: &str) -> Vec<&str> {
 fn dedup_keep_last(items: &mut Vec<String>) {
     // Whether each is the last of its kind, found from the end without copying any.
     let keep: Vec<bool> = {
-        let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
+        let mut seen: FastSet<&str> =
+            FastSet::with_capacity_and_hasher(items.len(), Default::default());
         let mut keep: Vec<bool> = items.iter().rev().map(|s| seen.insert(s)).collect();
         keep.reverse();
         keep
@@ -625,7 +627,7 @@ fn dedup_keep_last(items: &mut Vec<String>) {
 #[derive(Default)]
 struct FileTracker {
     order: Vec<String>,
-    state: HashMap<String, FileFate>,
+    state: FastMap<String, FileFate>,
 }
 
 impl FileTracker {
