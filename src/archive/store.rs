@@ -329,11 +329,9 @@ impl ArchiveStore {
                 seq += 1;
                 continue;
             }
-            let held = &record.records;
-            let mut feed = |push: &mut dyn FnMut(&[u8]) -> std::io::Result<()>| {
-                held.iter().try_for_each(|r| push(r.get().as_bytes()))
-            };
-            match self.begin_at(session, seq, record, &mut feed)?.finish(end) {
+            match (self.begin_feeding(session, seq, record, &mut held(&record.records))?)
+                .finish(end)
+            {
                 Err(ArchiveError::Exists(_)) if record.seq.is_none() => seq += 1,
                 done => return done,
             }
@@ -353,27 +351,13 @@ impl ArchiveStore {
             Some(s) => s,
             None => self.next_seq(session)?,
         };
-        let held = &record.records;
-        let mut feed = |push: &mut dyn FnMut(&[u8]) -> std::io::Result<()>| {
-            held.iter().try_for_each(|r| push(r.get().as_bytes()))
-        };
-        self.begin_at(session, seq, record, &mut feed)
+        self.begin_feeding(session, seq, record, &mut held(&record.records))
     }
 
     /// [`ArchiveStore::begin`] of archive number `seq`, its records handed to the writer by
     /// `feed` one by one rather than held (`record.records` is left out): a compaction
     /// reading them from its file again. An error of `feed` leaves nothing behind.
     pub fn begin_feeding(
-        &self,
-        session: &str,
-        seq: u64,
-        record: &ArchiveRecord<'_>,
-        feed: Feed,
-    ) -> Result<PendingArchive, ArchiveError> {
-        self.begin_at(session, seq, record, feed)
-    }
-
-    fn begin_at(
         &self,
         session: &str,
         seq: u64,
@@ -544,9 +528,16 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ArchiveEr
     }
 }
 
+/// A [`Feed`] of records held in memory.
+fn held<'r>(records: &'r [RecordText<'_>]) -> impl FnMut(Push) -> std::io::Result<()> + 'r {
+    move |push| records.iter().try_for_each(|r| push(r.get().as_bytes()))
+}
+
+/// Writes one record of an archive (its text as its session holds it).
+pub type Push<'p> = &'p mut dyn FnMut(&[u8]) -> std::io::Result<()>;
+
 /// Hands an archive's records, in order, to the writer it is given.
-pub type Feed<'f> =
-    &'f mut dyn FnMut(&mut dyn FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()>;
+pub type Feed<'f> = &'f mut dyn FnMut(Push) -> std::io::Result<()>;
 
 /// Writes the start of an archive's JSON to `w`, as the pretty printer would: the
 /// object's first fields (`head`), then the records `feed` gives, each as it is (records

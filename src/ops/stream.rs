@@ -32,6 +32,23 @@ const AHEAD: usize = 1;
 
 /// `path` streamed and counted, or `None` when it is read whole instead.
 pub fn tally(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Option<Tallied>> {
+    let Some((file, progress)) = streamable(ctx, path)? else {
+        return Ok(None);
+    };
+    let mut reader = DocReader::new(Reading::new(file, progress.bar().clone()));
+    Ok(match reader.start() {
+        Ok(()) => document(ctx, path, wants, reader),
+        Err(_) => {
+            progress.bar().set_position(0);
+            lines(ctx, path, wants, progress.bar())
+        }
+    })
+}
+
+/// `path` opened to be streamed, with a bar over its bytes; `None` when it is read whole:
+/// standard input, a database, anything but a regular file, and with `--format`,
+/// `--session` or `--count-with api`.
+pub(crate) fn streamable(ctx: &Context, path: &Path) -> anyhow::Result<Option<(File, Transient)>> {
     if path == Path::new("-")
         || ctx.settings.format.is_some()
         || ctx.settings.session.is_some()
@@ -44,14 +61,7 @@ pub fn tally(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Option<
         return Ok(None);
     };
     let progress = progress(ctx, path, &file);
-    let mut reader = DocReader::new(Reading::new(file, progress.bar().clone()));
-    Ok(match reader.start() {
-        Ok(()) => document(ctx, path, wants, reader),
-        Err(_) => {
-            progress.bar().set_position(0);
-            lines(ctx, path, wants, progress.bar())
-        }
-    })
+    Ok(Some((file, progress)))
 }
 
 /// The model the start of a session's `bytes` names, as the streamed read guesses it before
@@ -74,7 +84,7 @@ fn named_model(head: &str) -> Option<String> {
 }
 
 /// A bar over the bytes of `file` when it is large (shown on a terminal only).
-pub(crate) fn progress(ctx: &Context, path: &Path, file: &File) -> Transient {
+fn progress(ctx: &Context, path: &Path, file: &File) -> Transient {
     let len = file.metadata().map_or(0, |m| m.len());
     if len < LARGE_FILE_BYTES {
         return Transient::new(indicatif::ProgressBar::hidden());
@@ -87,7 +97,7 @@ pub(crate) fn progress(ctx: &Context, path: &Path, file: &File) -> Transient {
 }
 
 /// `path` opened, when it is a regular file.
-pub(crate) fn open(path: &Path) -> Option<File> {
+fn open(path: &Path) -> Option<File> {
     let file = File::open(path).ok()?;
     file.metadata().is_ok_and(|m| m.is_file()).then_some(file)
 }

@@ -18,7 +18,7 @@ use crate::formats::message::{is_omission_marker, Notes};
 use crate::formats::stream::around::{self, Around, AroundError};
 use crate::formats::stream::{Block, DocReader, ListName};
 use crate::ops::load::{self, Changed, Fingerprint, Loaded};
-use crate::ops::stream::{in_order, open, progress};
+use crate::ops::stream::{in_order, streamable};
 use crate::render::progress::Reading;
 use crate::session::{Document, JsonDoc, JsonStyle, ListKey, Message, Session};
 
@@ -41,17 +41,9 @@ pub fn load_observing<T: Send>(
     path: &Path,
     observe: &(dyn Fn(&Message) -> T + Sync),
 ) -> anyhow::Result<Option<(Loaded, Vec<T>)>> {
-    if path == Path::new("-")
-        || ctx.settings.format.is_some()
-        || ctx.settings.session.is_some()
-        || load::is_database(path)
-    {
-        return Ok(None);
-    }
-    let Some(file) = open(path) else {
+    let Some((file, progress)) = streamable(ctx, path)? else {
         return Ok(None);
     };
-    let progress = progress(ctx, path, &file);
     let mut reader = DocReader::new(Reading::new(file, progress.bar().clone()));
     if reader.start().is_err() {
         return Ok(None);
