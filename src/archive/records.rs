@@ -32,7 +32,7 @@ impl<'a> RecordText<'a> {
     /// A record a session was read from (its line or its element of the list, which its
     /// reader parsed): `None` when it is not one JSON value after all.
     pub(crate) fn read(text: &'a str) -> Option<RecordText<'a>> {
-        let t = text.trim_matches([' ', '\t', '\n', '\r']);
+        let t = text.trim_matches(JSON_SPACE);
         if !shaped(t.as_bytes()) {
             let raw = serde_json::from_str::<&RawValue>(t).ok()?;
             return Some(RecordText(Cow::Borrowed(raw.get())));
@@ -48,20 +48,23 @@ impl<'a> RecordText<'a> {
     /// checks afterwards that the file is what its reader parsed (by its hash): its ends
     /// tell an object or a list, anything else is checked whole.
     pub(crate) fn read_bytes(bytes: &[u8]) -> Option<&[u8]> {
-        let t = bytes.trim_ascii();
-        if shaped(t) {
-            return Some(t);
-        }
-        let text = std::str::from_utf8(bytes).ok()?;
-        let t = RecordText::read(text)?;
-        let at = t.get().as_ptr() as usize - text.as_ptr() as usize;
-        Some(&bytes[at..at + t.get().len()])
+        let start = bytes
+            .iter()
+            .position(|b| !JSON_SPACE.contains(&char::from(*b)))?;
+        let end = bytes
+            .iter()
+            .rposition(|b| !JSON_SPACE.contains(&char::from(*b)))?;
+        let t = &bytes[start..=end];
+        (shaped(t) || serde_json::from_slice::<&RawValue>(t).is_ok()).then_some(t)
     }
 
     pub fn get(&self) -> &str {
         &self.0
     }
 }
+
+/// The whitespace JSON allows around a value.
+const JSON_SPACE: [char; 4] = [' ', '\t', '\n', '\r'];
 
 /// Whether a record's text, whitespace trimmed, has an object's or a list's ends: what
 /// every record its reader parsed is, told without parsing it again.
@@ -127,5 +130,24 @@ mod tests {
         assert_eq!(read("nul"), None);
         assert_eq!(read(""), None);
         assert_eq!(read("{\"a\": 1} x"), None);
+    }
+
+    #[test]
+    fn a_record_read_again_as_bytes_is_the_record_read() {
+        for t in [
+            " {\"a\": [1, 2]}\r\n",
+            "\t[1]",
+            " \"text\" ",
+            "12",
+            "nul",
+            "",
+            " \n ",
+            "{\"a\": 1} x",
+            "{\"é\": \"ü\"}",
+        ] {
+            let read = RecordText::read(t).map(|r| r.get().as_bytes().to_vec());
+            let again = RecordText::read_bytes(t.as_bytes()).map(<[u8]>::to_vec);
+            assert_eq!(again, read, "{t:?}");
+        }
     }
 }

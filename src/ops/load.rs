@@ -313,10 +313,7 @@ fn load_counting(
         if let Some(look) = look {
             look(place, m);
         }
-        // An omission marker keeps its few words: plans tell markers by their text.
-        if formats::message::is_omission_marker(m).is_none() {
-            m.release_text();
-        }
+        release_for_plan(m);
         n
     };
     let (session, counts) = formats::read_counting(bytes, ctx.settings.format, &count)
@@ -337,6 +334,14 @@ fn load_counting(
     ));
     counted_session(ctx, path, session, fingerprint, Some((counter, counts)))
         .map(|l| Some((l, true)))
+}
+
+/// Drops the text of a message a plan no longer reads, but an omission marker's few words:
+/// plans tell markers by their text.
+pub(crate) fn release_for_plan(m: &mut session::Message) {
+    if formats::message::is_omission_marker(m).is_none() {
+        m.release_text();
+    }
 }
 
 /// Reads, parses and counts one input for a read-only command: the document's text is

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use crate::context::Context;
 use crate::formats::chat;
-use crate::formats::message::{is_omission_marker, Notes};
+use crate::formats::message::Notes;
 use crate::formats::stream::around::{self, Around, AroundError};
 use crate::formats::stream::{Block, DocReader, ListName};
 use crate::ops::load::{self, Changed, Fingerprint, Loaded};
@@ -63,7 +63,7 @@ pub fn load_observing<T: Send>(
         }
         let counts = ctx.count_messages(&counter, &messages, 1);
         let seen = messages.iter().map(observe).collect();
-        release(&mut messages);
+        messages.iter_mut().for_each(load::release_for_plan);
         let spans = (block.spans.iter())
             .map(|s| block.at + s.start..block.at + s.end)
             .collect();
@@ -109,7 +109,7 @@ pub fn load_observing<T: Send>(
             ctx.count_messages(&counter, std::slice::from_ref(&m), 1)[0],
         );
         seen.insert(0, observe(&m));
-        release(std::slice::from_mut(&mut m));
+        load::release_for_plan(&mut m);
         messages.insert(0, m);
     }
     let json = JsonDoc {
@@ -149,15 +149,6 @@ pub fn load_observing<T: Send>(
         load::counted_session(ctx, path, session, fingerprint, Some((counter, counts)))?;
     loaded.streamed = true;
     Ok(Some((loaded, seen)))
-}
-
-/// Drops the messages' text, an omission marker's excepted (plans tell markers by it).
-fn release(messages: &mut [Message]) {
-    for m in messages {
-        if is_omission_marker(m).is_none() {
-            m.release_text();
-        }
-    }
 }
 
 /// What a compaction leaves out of a streamed session's file: its summarized records

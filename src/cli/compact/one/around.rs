@@ -3,7 +3,7 @@
 //! archive as they come and the rest put back to be written.
 
 use super::{Done, Job};
-use crate::archive::PendingArchive;
+use crate::archive::{self, PendingArchive};
 use crate::compact::CompactInfo;
 use crate::formats::stream::around::Around;
 use crate::ops::load::Loaded;
@@ -58,28 +58,31 @@ impl Job<'_> {
             return Ok((None, streamed::read_around(loaded, hole, &mut |_| Ok(()))?));
         };
         let record = self.archive_record(loaded, dest, id, seq, Vec::new());
-        let (mut around, mut failed, mut refused) = (None, None, false);
-        let mut feed = |push: &mut dyn FnMut(&[u8]) -> std::io::Result<()>| {
-            let mut emit = |r: &[u8]| push(r).inspect_err(|_| refused = true);
-            match streamed::read_around(loaded, hole, &mut emit) {
-                Ok(a) => around = Some(a),
-                Err(e) => failed = Some(e),
-            }
-            match (&around, refused) {
-                (Some(_), _) => Ok(()),
-                (None, true) => Err(std::io::Error::other("the archive refused a record")),
-                (None, false) => Err(std::io::Error::other("the session could not be read")),
+        // The file is read to its end whatever the archive does with the records: its text
+        // is written either way.
+        let (mut read, mut refused) = (None, None);
+        let mut feed = |push: archive::Push| {
+            let mut emit = |r: &[u8]| {
+                if refused.is_none() {
+                    refused = push(r).err();
+                }
+                Ok(())
+            };
+            let around = streamed::read_around(loaded, hole, &mut emit);
+            let failed = around.is_err();
+            read = Some(around);
+            match refused.take() {
+                Some(e) => Err(e),
+                None if failed => Err(std::io::Error::other("the session was not read again")),
+                None => Ok(()),
             }
         };
         let pending = self.store.begin_feeding(self.name, seq, &record, &mut feed);
-        match (pending, around) {
-            (Ok(pending), Some(around)) => Ok((Some(Ok(pending)), around)),
-            // Archiving failed, not reading: the text is read on its own.
-            (Err(e), _) if failed.is_none() || refused => {
-                let around = streamed::read_around(loaded, hole, &mut |_| Ok(()))?;
-                Ok((Some(Err(e.into())), around))
-            }
-            _ => Err(failed.unwrap_or_else(|| anyhow::anyhow!("reading the session again"))),
-        }
+        let around = match read {
+            Some(around) => around?,
+            // The archive could not even be begun.
+            None => streamed::read_around(loaded, hole, &mut |_| Ok(()))?,
+        };
+        Ok((Some(pending.map_err(Into::into)), around))
     }
 }
