@@ -117,9 +117,19 @@ impl Tokenizer {
     /// Whether `text` has more than `limit` tokens; o200k_base and cl100k_base stop
     /// counting once past it.
     pub fn exceeds(&self, text: &str, limit: usize) -> bool {
+        self.passes(text, limit).is_some()
+    }
+
+    /// Where `text` passes `limit` tokens: the length of the prefix whose pieces count
+    /// more than `limit` (o200k_base and cl100k_base stop counting there; the others count
+    /// the whole text), or `None` when it has no more than `limit`.
+    pub fn passes(&self, text: &str, limit: usize) -> Option<usize> {
         match self {
-            Tokenizer::Fast(_, bpe) => bpe.count_upto(text, limit) > limit,
-            _ => self.count(text) > limit,
+            Tokenizer::Fast(_, bpe) => {
+                let (n, end) = bpe.count_prefix(text, limit);
+                (n > limit).then_some(end)
+            }
+            _ => (self.count(text) > limit).then_some(text.len()),
         }
     }
 

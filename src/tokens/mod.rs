@@ -103,7 +103,17 @@ impl Counter {
     /// no further than needed to tell: a long text checked against a small budget costs
     /// the budget, not the text.
     pub fn exceeds(&self, text: &str, limit: usize) -> bool {
-        !text.is_empty() && self.tokenizer().exceeds(text, limit)
+        self.passes(text, limit).is_some()
+    }
+
+    /// Where `text` passes `limit` tokens ([`Tokenizer::passes`]): the length of a prefix
+    /// that has more than `limit` by itself, whatever follows it (but for the few
+    /// characters a piece's end depends on), or `None` when `text` has no more.
+    pub fn passes(&self, text: &str, limit: usize) -> Option<usize> {
+        if text.is_empty() {
+            return None;
+        }
+        self.tokenizer().passes(text, limit)
     }
 
     /// Tokens of one message: framing, role, name and every part.
@@ -268,6 +278,50 @@ mod tests {
         Counter::new(Tokenizer::new(e).unwrap())
     }
 
+    /// Text of the characters a piece's end turns on: runs of spaces and newlines,
+    /// contractions, punctuation, digits, letters of both cases, other scripts.
+    fn tricky_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::strategy::Strategy;
+        proptest::collection::vec(
+            proptest::sample::select(vec![
+                " ", "  ", "\n", "\n\n", "\t", "'ll", "'s", "'", "ab", "CD", "Éx", "ß", "12",
+                "3456", "!", ")\n", "/", "## ", "- ", "🙂", "漢字", ".", "`x`",
+            ]),
+            0..80,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        /// A text that starts as one that passed a limit, up to [`Counter::passes`]'s
+        /// prefix and the few characters after it, passes the limit too, at the same
+        /// place, whatever follows (the fitting of the offline summary relies on it).
+        #[test]
+        fn what_follows_the_prefix_that_passes_does_not_matter(
+            text in tricky_text(),
+            other in tricky_text(),
+            limit in 0usize..40,
+        ) {
+            for e in [Encoding::O200kBase, Encoding::Cl100kBase] {
+                let c = counter(e);
+                let Some(end) = c.passes(&text, limit) else {
+                    proptest::prop_assert!(c.text(&text) <= limit);
+                    continue;
+                };
+                proptest::prop_assert!(c.text(&text) > limit);
+                let mut cut = (end + 16).min(text.len());
+                while !text.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                if cut < text.len() {
+                    // The same pieces to where the count passed the limit.
+                    let changed = format!("{}{other}", &text[..cut]);
+                    proptest::prop_assert_eq!(c.passes(&changed, limit), Some(end), "{} {:?}", e, changed);
+                }
+            }
+        }
+    }
+
     #[test]
     fn exceeds_agrees_with_the_count() {
         let text = "Fix the parser, then run `cargo test` again.\n\n  indented 12345 ünïcödé 🙂 "
@@ -282,6 +336,13 @@ mod tests {
             let n = c.text(&text);
             for limit in [0, 1, n / 2, n - 1, n, n + 1, 10 * n] {
                 assert_eq!(c.exceeds(&text, limit), n > limit, "{e} {limit}");
+                let end = c.passes(&text, limit);
+                assert_eq!(end.is_some(), n > limit, "{e} {limit}");
+                // The prefix has more than the limit by itself.
+                assert!(
+                    end.is_none_or(|end| c.text(&text[..end]) > limit),
+                    "{e} {limit}"
+                );
             }
             assert!(!c.exceeds("", 0));
         }

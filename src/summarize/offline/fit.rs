@@ -134,17 +134,60 @@ pub fn fit(
         }
     }
     let mut text = render(sections);
+    let mut over = Over::default();
     for (list_floor, text_floor) in [(LIST_FLOOR, TEXT_FLOOR), (0, 0)] {
         for title in order {
             let Some(i) = sections.iter().position(|s| s.title == *title) else {
                 continue;
             };
-            while counter.exceeds(&text, cap) && sections[i].shrink(list_floor, text_floor) {
+            while over.exceeds(counter, &text, cap) && sections[i].shrink(list_floor, text_floor) {
                 text = render(sections);
             }
         }
     }
     text
+}
+
+/// Bytes past the pieces that passed the cap a text must share with the one counted: a
+/// piece's end depends on the few characters after it (a look-ahead, a contraction's
+/// `'ll`), never on more.
+const LOOKAHEAD: usize = 64;
+
+/// What the counts so far showed. A section shortened leaves the summary's first sections
+/// as they were, and those are where the count passes the cap until the first one is
+/// shortened in turn: they need not be counted again at every step. And once the text
+/// fits, every section left is checked against the same text.
+#[derive(Default)]
+struct Over {
+    /// A prefix the texts starting with pass the cap, and whether it is all of the text
+    /// counted (which a text must then be).
+    passes: Option<(String, bool)>,
+    /// The last text that fit.
+    fits: Option<String>,
+}
+
+impl Over {
+    /// Whether `text` has more than `cap` tokens.
+    fn exceeds(&mut self, counter: &Counter, text: &str, cap: usize) -> bool {
+        if let Some((prefix, whole)) = &self.passes {
+            if text.starts_with(prefix.as_str()) && (!whole || text.len() == prefix.len()) {
+                return true;
+            }
+        }
+        if self.fits.as_deref() == Some(text) {
+            return false;
+        }
+        let Some(end) = counter.passes(text, cap) else {
+            self.fits = Some(text.to_string());
+            return false;
+        };
+        let mut cut = (end + LOOKAHEAD).min(text.len());
+        while !text.is_char_boundary(cut) {
+            cut += 1;
+        }
+        self.passes = Some((text[..cut].to_string(), cut == text.len()));
+        true
+    }
 }
 
 /// `text` shortened to about `tokens` tokens (head and tail kept), or unchanged if it fits.
@@ -295,5 +338,74 @@ mod tests {
             clamp("abcdefgh", &c, 1),
             "ab\n[… 4 characters omitted …]\ngh"
         );
+    }
+
+    /// [`fit`] as it was before [`Over`]: every step counted afresh.
+    fn fit_counting_every_step(
+        header: &str,
+        sections: &mut [Section],
+        order: &[&str],
+        counter: &Counter,
+        cap: usize,
+    ) -> String {
+        let render = |sections: &[Section]| {
+            let mut out = String::from(header);
+            out.push('\n');
+            for s in sections {
+                out.push('\n');
+                s.render(&mut out);
+            }
+            out
+        };
+        for s in sections.iter_mut() {
+            if let Body::List { keep, .. } = &mut s.body {
+                *keep = (*keep).min(cap / 4 + 1);
+            }
+        }
+        let mut text = render(sections);
+        for (list_floor, text_floor) in [(LIST_FLOOR, TEXT_FLOOR), (0, 0)] {
+            for title in order {
+                let Some(i) = sections.iter().position(|s| s.title == *title) else {
+                    continue;
+                };
+                while counter.exceeds(&text, cap) && sections[i].shrink(list_floor, text_floor) {
+                    text = render(sections);
+                }
+            }
+        }
+        text
+    }
+
+    proptest::proptest! {
+        /// Counting only what changed fits the sections exactly as counting every step.
+        #[test]
+        fn fitting_counts_only_what_changed(
+            words in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "fix", "the", "parser", "'ll", "\n", " ", "  ", "src/a.rs", "É", "🙂", "42",
+                    "`cargo test`", "!", ")\n",
+                ]),
+                1..400,
+            ),
+            items in 0usize..60,
+            cap in 1usize..300,
+        ) {
+            let text = words.concat();
+            let make = || vec![
+                Section::text("Requests", text.clone()),
+                Section::list("Files", (0..items).map(|i| format!("src/{i}/{}.rs", words[i % words.len()])), false),
+                Section::text("State", text.chars().rev().collect()),
+                Section::list("Calls", (0..items).map(|i| format!("read `{i}` → ok")), true),
+            ];
+            let order = ["Calls", "State", "Files", "Requests"];
+            for e in [Encoding::O200kBase, Encoding::Cl100kBase, Encoding::Approx] {
+                let c = Counter::new(Tokenizer::new(e).unwrap());
+                let (mut a, mut b) = (make(), make());
+                proptest::prop_assert_eq!(
+                    fit("Header", &mut a, &order, &c, cap),
+                    fit_counting_every_step("Header", &mut b, &order, &c, cap)
+                );
+            }
+        }
     }
 }

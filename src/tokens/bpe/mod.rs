@@ -76,6 +76,12 @@ impl Bpe {
     /// [`Bpe::count`] of `text`, or some figure over `limit` as soon as the count passes
     /// it: a text's count is the sum of its pieces', so the rest need not be counted.
     pub fn count_upto(&self, text: &str, limit: usize) -> usize {
+        self.count_prefix(text, limit).0
+    }
+
+    /// [`Bpe::count_upto`], and the length of the prefix of `text` whose pieces were
+    /// counted (all of it, unless the count passed `limit`).
+    pub fn count_prefix(&self, text: &str, limit: usize) -> (usize, usize) {
         SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
             Ok(mut scratch) => self.count_with(&mut scratch, text, limit),
             // Only if counting were re-entered on one thread: fresh buffers then.
@@ -83,8 +89,8 @@ impl Bpe {
         })
     }
 
-    fn count_with(&self, scratch: &mut merge::Scratch, text: &str, limit: usize) -> usize {
-        let mut n = 0;
+    fn count_with(&self, scratch: &mut merge::Scratch, text: &str, limit: usize) -> (usize, usize) {
+        let (mut n, mut end) = (0, 0);
         self.pretok.each_while(text, |piece| {
             let bytes = piece.as_bytes();
             n += if bytes.len() < 2 || self.vocab.rank(bytes).is_some() {
@@ -92,9 +98,10 @@ impl Bpe {
             } else {
                 merge::count(self.vocab, bytes, scratch)
             };
+            end += bytes.len();
             n <= limit
         });
-        n
+        (n, end)
     }
 
     /// The vocabulary's size (tests check it against tiktoken's).
