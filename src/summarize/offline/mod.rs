@@ -18,6 +18,7 @@ pub mod tools;
 pub use facts::{collect, fold, warm_up, ErrorSeen, Facts, FileFate, Gist, Outcome};
 
 use fit::Section;
+use std::borrow::Cow;
 
 use super::{Input, SummarizeError, Summarizer};
 use crate::session::Role;
@@ -140,37 +141,82 @@ const REQUEST_LIMITS: [usize; 3] = [400, 160, 60];
 /// they outgrow half of it, the oldest are shortened first (to 400, then 160, then 60
 /// characters, head and tail kept), the latest only when all the others are at 60.
 fn requests(reqs: &[String], counter: &Counter, cap: usize) -> String {
+    let n = reqs.len();
+    // Every request costs at least 2: with more than a quarter of the cap's requests the
+    // total never gets down to half of it and every step is taken, whatever the counts
+    // (thousands of requests in a large middle): each request goes to its shortest.
+    if 2 * n > cap / 2 {
+        return numbered(reqs.iter().map(|r| {
+            if clamp_is_moot(r, counter, cap / 4) {
+                shortest(r.trim())
+            } else {
+                shortest(&fit::clamp(r, counter, cap / 4))
+            }
+        }));
+    }
     let mut texts: Vec<String> = reqs
         .iter()
         .map(|r| fit::clamp(r, counter, cap / 4))
         .collect();
     let cost = |t: &str| counter.text(t) + 2;
-    let n = texts.len();
-    // Every request costs at least 2: with more than a quarter of the cap's requests the
-    // total never gets down to half of it, every step is taken and nothing need be counted
-    // (thousands of requests in a large middle).
-    let mut total: Option<usize> = (2 * n <= cap / 2).then(|| texts.iter().map(|t| cost(t)).sum());
+    let mut total: usize = texts.iter().map(|t| cost(t)).sum();
     // The earlier requests through every limit first, then the latest.
     let steps = (REQUEST_LIMITS.iter())
         .flat_map(|&l| (0..n.saturating_sub(1)).map(move |i| (l, i)))
         .chain(REQUEST_LIMITS.iter().map(|&l| (l, n.saturating_sub(1))));
     for (limit, i) in steps {
-        if total.is_some_and(|t| t <= cap / 2) || n == 0 {
+        if total <= cap / 2 || n == 0 {
             break;
         }
         let t = &mut texts[i];
         if t.chars().count() > limit {
             let short = shorten_request(t, limit);
-            if let Some(total) = &mut total {
-                *total = *total - cost(t) + cost(&short);
-            }
+            total = total - cost(t) + cost(&short);
             *t = short;
         }
     }
-    let numbered: Vec<String> = (texts.iter().enumerate())
-        .map(|(i, t)| format!("{}. {t}", i + 1))
-        .collect();
-    numbered.join("\n")
+    numbered(texts)
+}
+
+/// The requests numbered from 1, a line each.
+fn numbered<S: AsRef<str>>(texts: impl IntoIterator<Item = S>) -> String {
+    let mut out = String::new();
+    for (i, t) in texts.into_iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("{}. {}", i + 1, t.as_ref()));
+    }
+    out
+}
+
+/// What every shortening step makes of a request: past 160 characters its first 160
+/// decide (shortened to 400 it keeps its first 266, to 160 its first 160, to 60 the first
+/// 60 of those), so it need not be shortened to 400 first.
+fn shortest(text: &str) -> String {
+    let [_, mid, least] = REQUEST_LIMITS;
+    let longer = |text: &str, limit| fit::prefix_chars(text, limit).len() < text.len();
+    let text = if longer(text, mid) {
+        Cow::Owned(shorten_request(text, mid))
+    } else {
+        Cow::Borrowed(text)
+    };
+    if longer(&text, least) {
+        shorten_request(&text, least)
+    } else {
+        text.into_owned()
+    }
+}
+
+/// Whether a request that goes through every shortening step ends the same clamped to
+/// `tokens` as not, known without counting it. A request of over 160 characters ends as
+/// its first 160 decide (see [`shortest`]), and a clamp keeps the first two thirds of
+/// `chars * tokens / count` characters: 160 or more when that share is 240 or more, as it
+/// is when even the most tokens the text can have ([`Counter::at_most`]) leave it there.
+fn clamp_is_moot(request: &str, counter: &Counter, tokens: usize) -> bool {
+    let text = request.trim();
+    let chars = text.chars().count();
+    chars > REQUEST_LIMITS[1] && chars * tokens >= 240 * counter.at_most(text)
 }
 
 fn header(f: &Facts) -> String {

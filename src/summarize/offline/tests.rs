@@ -246,6 +246,48 @@ fn requests_past_a_quarter_of_the_cap_all_go_down_to_the_shortest_limit() {
     );
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+    /// Requests that all go through every shortening step are clamped only when it could
+    /// matter: the section is the one every request clamped (and counted) gives.
+    #[test]
+    fn requests_are_counted_only_when_it_could_matter(
+        sizes in proptest::collection::vec(0usize..700, 241..250),
+        seed in 0usize..1000,
+        cap in 960usize..964,
+    ) {
+        // Some requests of plain words, some of characters of several tokens each.
+        let words = [
+            "fix", " the", " parser", "\n", "  ", "é", "🙂", "漢字", "42", ".", "'ll",
+            "                                        ",
+        ];
+        let rare = ["\u{10FFFD}", "\u{F0000}𝔘", "ꙮ", " "];
+        let reqs: Vec<String> = (sizes.iter().enumerate())
+            .map(|(i, &n)| match (i + seed) % 3 {
+                0 => (0..n).map(|k| rare[(k * k + seed) % rare.len()]).collect(),
+                _ => (0..n).map(|k| words[(i * 7 + k * k + seed) % words.len()]).collect(),
+            })
+            .collect();
+        for e in [Encoding::O200kBase, Encoding::Words] {
+            let c = counter(e);
+            let mut want: Vec<String> = reqs.iter().map(|r| fit::clamp(r, &c, cap / 4)).collect();
+            let last = want.len() - 1;
+            for (limit, i) in (REQUEST_LIMITS.iter())
+                .flat_map(|&l| (0..last).map(move |i| (l, i)))
+                .chain(REQUEST_LIMITS.iter().map(|&l| (l, last)))
+            {
+                if want[i].chars().count() > limit {
+                    want[i] = shorten_request(&want[i], limit);
+                }
+            }
+            let want: Vec<String> =
+                (want.iter().enumerate()).map(|(i, t)| format!("{}. {t}", i + 1)).collect();
+            proptest::prop_assert_eq!(requests(&reqs, &c, cap), want.join("\n"));
+        }
+    }
+}
+
 #[test]
 fn todos_and_how_errors_were_resolved() {
     let json = r#"[
