@@ -108,28 +108,24 @@ pub fn facts(messages: &[Message]) -> Vec<Fact> {
 /// The facts a summary should mention, from the collected facts `f` of the messages it
 /// replaces (see [`crate::summarize::Input::facts`]), without repeats, in the order found.
 pub fn facts_of(f: &Facts) -> Vec<Fact> {
-    let mut out: Vec<Fact> = Vec::new();
-    // Repeats found by hash: a large middle has thousands of requests and paths.
-    let mut seen: FastSet<(Kind, String)> = FastSet::default();
-    let mut push = |kind: Kind, text: String| {
-        let text = normalize(&text);
-        if !text.is_empty() && seen.insert((kind, text.clone())) {
-            out.push(Fact { kind, text });
-        }
-    };
-    for r in &f.requests {
-        push(Kind::Request, head(r, 40));
-    }
-    for (p, _) in &f.files {
-        push(Kind::Path, p.clone());
-    }
-    for (c, _) in &f.commands {
-        push(Kind::Command, head(c, 80));
-    }
-    for e in &f.errors {
-        push(Kind::Error, head(&e.line, 80));
-    }
-    out
+    let requests = f.requests.iter().map(|r| (Kind::Request, head(r, 40)));
+    let paths = f.files.iter().map(|(p, _)| (Kind::Path, p.as_str()));
+    let commands = f.commands.iter().map(|(c, _)| (Kind::Command, head(c, 80)));
+    let errors = f.errors.iter().map(|e| (Kind::Error, head(&e.line, 80)));
+    let all: Vec<(Kind, String)> = (requests.chain(paths).chain(commands).chain(errors))
+        .map(|(kind, text)| (kind, normalize(text)))
+        .collect();
+    // Repeats found by hash (a large middle has thousands of requests and paths), the
+    // first of each kept.
+    let mut seen: FastSet<(Kind, &str)> = FastSet::default();
+    let first: Vec<bool> = (all.iter())
+        .map(|(kind, text)| !text.is_empty() && seen.insert((*kind, text.as_str())))
+        .collect();
+    drop(seen);
+    (all.into_iter().zip(first))
+        .filter(|(_, first)| *first)
+        .map(|((kind, text), _)| Fact { kind, text })
+        .collect()
 }
 
 /// Checks which of `facts` `summary` mentions.
@@ -176,9 +172,10 @@ pub fn appendix(missing: &[Fact]) -> String {
 }
 
 /// The first line of `text`, at most `max` characters.
-fn head(text: &str, max: usize) -> String {
-    let line = fit::one_line(text, max);
-    line.trim_end_matches(" …").to_string()
+fn head(text: &str, max: usize) -> &str {
+    // `fit::one_line` without the mark it adds when it cuts (nor any the line ends with).
+    let first = text.trim().lines().next().unwrap_or_default().trim();
+    fit::prefix_chars(first, max).trim_end_matches(" …")
 }
 
 /// `text` with every run of whitespace made one space, trimmed.
@@ -197,6 +194,21 @@ fn normalize(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::session::{Origin, Part, Role};
+
+    #[test]
+    fn a_head_is_the_first_line_cut_without_its_mark() {
+        for (text, max) in [
+            ("", 40),
+            ("  Fix the build\nplease  ", 40),
+            ("Fix the build", 3),
+            ("ends with a mark …", 40),
+            ("ends with marks … …", 17),
+            ("éé🙂 words", 2),
+        ] {
+            let want = fit::one_line(text, max).trim_end_matches(" …").to_string();
+            assert_eq!(head(text, max), want, "{text:?} {max}");
+        }
+    }
 
     fn msgs() -> Vec<Message> {
         let m = |role, parts| Message::new(role, parts, Origin::Record(0));

@@ -239,6 +239,8 @@ fn content_text(content: &[Part]) -> Cow<'_, str> {
 pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
     let mut f = Facts::default();
     let mut results: FastMap<&str, &ResultGist> = FastMap::default();
+    // Sized once: a large middle has tens of thousands of results.
+    results.reserve(gists.clone().map(|g| g.results.len()).sum());
     for r in gists.clone().flat_map(|g| g.results.iter()) {
         results.insert(&r.call_id, r);
     }
@@ -476,11 +478,15 @@ fn changed_between(calls: &[Call<'_>], from: usize, to: usize) -> Vec<String> {
 /// The step a target stands for: a command's first command (`python3 t.py && echo OK`
 /// runs the step `python3 t.py`), a file's path.
 fn step(target: &str) -> &str {
-    let end = ["&&", "||", ";", "|", "\n"]
-        .iter()
-        .filter_map(|sep| target.find(sep))
-        .min()
-        .unwrap_or(target.len());
+    // The first of `&&`, `||`, `;`, `|` or a newline, in one pass.
+    let b = target.as_bytes();
+    let end = (0..b.len())
+        .find(|&i| match b[i] {
+            b';' | b'|' | b'\n' => true,
+            b'&' => b.get(i + 1) == Some(&b'&'),
+            _ => false,
+        })
+        .unwrap_or(b.len());
     target[..end].trim()
 }
 
@@ -688,6 +694,36 @@ mod tests {
             is_error,
         };
         Message::new(Role::Tool, vec![p], Origin::Record(0))
+    }
+
+    #[test]
+    fn a_step_ends_at_the_first_separator() {
+        // What `step` did with a search for each separator.
+        let searched = |t: &str| {
+            let end = ["&&", "||", ";", "|", "\n"]
+                .iter()
+                .filter_map(|sep| t.find(sep))
+                .min()
+                .unwrap_or(t.len());
+            t[..end].trim().to_string()
+        };
+        for t in [
+            "",
+            "cargo test",
+            "python3 t.py && echo OK",
+            "a & b && c",
+            "a&",
+            "a|b||c",
+            "x; y",
+            "one\ntwo",
+            " pytest -q || true ",
+            "é && ü",
+            "&&",
+            "&",
+            "a &&& b",
+        ] {
+            assert_eq!(step(t), searched(t), "{t:?}");
+        }
     }
 
     #[test]

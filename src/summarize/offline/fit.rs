@@ -233,6 +233,23 @@ pub fn prefix_chars(text: &str, n: usize) -> &str {
     }
 }
 
+/// The last `n` characters of `text` (all of it when it has no more), sliced in place and
+/// found from the end: a long text's head and tail cost what they keep.
+pub fn suffix_chars(text: &str, n: usize) -> &str {
+    if n >= text.len() {
+        return text;
+    }
+    // `n` ASCII bytes at the end are `n` characters (none continues another).
+    let start = text.len() - n;
+    if text.as_bytes()[start..].is_ascii() {
+        return &text[start..];
+    }
+    match text.char_indices().nth_back(n - 1) {
+        Some((i, _)) => &text[i..],
+        None => text,
+    }
+}
+
 /// `text` cut to about `limit` characters: two thirds from the start, one third from the
 /// end, and a marker saying how much was left out.
 pub fn shorten(text: &str, limit: usize) -> String {
@@ -244,7 +261,7 @@ pub fn shorten(text: &str, limit: usize) -> String {
     let tail = limit - head;
     let omitted = chars - head - tail;
     let start = prefix_chars(text, head);
-    let end = &text[prefix_chars(text, chars - tail).len()..];
+    let end = suffix_chars(text, tail);
     match (head, tail) {
         (0, 0) => format!("[… {omitted} characters omitted …]"),
         _ => format!("{start}\n[… {omitted} characters omitted …]\n{end}"),
@@ -279,6 +296,13 @@ mod tests {
         assert_eq!(prefix_chars("abcé", 3), "abc");
         assert_eq!(prefix_chars("abcé", 4), "abcé");
         assert_eq!(prefix_chars("abé", 2), "ab");
+        for text in ["", "abc", "aé🙂b", "ééé", "🙂a", "xyzé"] {
+            let chars = text.chars().count();
+            for n in 0..=chars + 2 {
+                let want = &text[prefix_chars(text, chars.saturating_sub(n)).len()..];
+                assert_eq!(suffix_chars(text, n), want, "{text:?} {n}");
+            }
+        }
     }
 
     #[test]
