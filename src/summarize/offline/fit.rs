@@ -1,5 +1,7 @@
 //! Fitting sections into a token cap by shortening the least important ones first.
 
+use std::borrow::Cow;
+
 use crate::tokens::Counter;
 
 /// A list keeps at least this many items, a text this many characters, before any section
@@ -64,7 +66,7 @@ impl Section {
         out.push('\n');
         match &self.body {
             Body::Text { text, limit } => {
-                out.push_str(&shorten(text, *limit));
+                out.push_str(&shortened(text, *limit));
                 out.push('\n');
             }
             Body::List {
@@ -118,14 +120,16 @@ pub fn fit(
     counter: &Counter,
     cap: usize,
 ) -> String {
-    let render = |sections: &[Section]| {
-        let mut out = String::from(header);
+    // Rendered again and again into the same buffer: a large summary's first drafts are
+    // hundreds of KB, and a fresh buffer each time is fresh pages to fault in.
+    let render = |out: &mut String, sections: &[Section]| {
+        out.clear();
+        out.push_str(header);
         out.push('\n');
         for s in sections {
             out.push('\n');
-            s.render(&mut out);
+            s.render(out);
         }
-        out
     };
     // Lists start at what could possibly fit: every bullet costs a few tokens.
     for s in sections.iter_mut() {
@@ -133,7 +137,8 @@ pub fn fit(
             *keep = (*keep).min(cap / 4 + 1);
         }
     }
-    let mut text = render(sections);
+    let mut text = String::new();
+    render(&mut text, sections);
     let mut over = Over::default();
     for (list_floor, text_floor) in [(LIST_FLOOR, TEXT_FLOOR), (0, 0)] {
         for title in order {
@@ -141,7 +146,7 @@ pub fn fit(
                 continue;
             };
             while over.exceeds(counter, &text, cap) && sections[i].shrink(list_floor, text_floor) {
-                text = render(sections);
+                render(&mut text, sections);
             }
         }
     }
@@ -253,19 +258,24 @@ pub fn suffix_chars(text: &str, n: usize) -> &str {
 /// `text` cut to about `limit` characters: two thirds from the start, one third from the
 /// end, and a marker saying how much was left out.
 pub fn shorten(text: &str, limit: usize) -> String {
+    shortened(text, limit).into_owned()
+}
+
+/// [`shorten`], borrowing a text that is not cut.
+fn shortened(text: &str, limit: usize) -> Cow<'_, str> {
     let chars = text.chars().count();
     if chars <= limit {
-        return text.to_string();
+        return Cow::Borrowed(text);
     }
     let head = limit * 2 / 3;
     let tail = limit - head;
     let omitted = chars - head - tail;
     let start = prefix_chars(text, head);
     let end = suffix_chars(text, tail);
-    match (head, tail) {
+    Cow::Owned(match (head, tail) {
         (0, 0) => format!("[… {omitted} characters omitted …]"),
         _ => format!("{start}\n[… {omitted} characters omitted …]\n{end}"),
-    }
+    })
 }
 
 #[cfg(test)]
