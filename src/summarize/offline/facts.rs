@@ -541,14 +541,14 @@ fn ends(text: &str, n: usize) -> (&str, &str) {
     (&text[..a], &text[b..])
 }
 
-/// Builds the patterns [`Gist::of`] uses (a few milliseconds, most of a small session's
-/// gists), so that a thread can do it while the session is read.
+/// Builds the patterns [`Gist::of`] runs on most messages (a millisecond or two, much of
+/// a small session's gists), so that a thread can do it while the session is read. Those
+/// only some texts need (a decision's sentences, an exit code's digits, a failure in
+/// output that is not ASCII) are built by the first text that needs them.
 pub fn warm_up() {
     let _ = error_line("error");
-    let _ = decisions("We decided to warm up.");
-    let _ = tools::exit_code("exit code 0");
-    let _ = tools::shows_failure("error: x");
-    let _ = tools::shows_failure("error: é");
+    let _ = decisions("");
+    let _ = tools::exit_code("");
 }
 
 /// The line of a failed tool's output that says what went wrong: the first one mentioning
@@ -579,17 +579,18 @@ const DECISION_WORDS: &str = "decided|decide to|i'll use|we'll use|i will use|we
 
 /// Sentences of assistant text that record a decision.
 fn decisions(text: &str) -> Vec<String> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE
-        .get_or_init(|| Regex::new(&format!(r"(?i)\b({DECISION_WORDS})\b")).expect("valid regex"));
     // The words without the word boundaries, over the whole text: most have none of them,
-    // and one search finds that out (a sentence at a time costs a search each).
+    // and one search finds that out (a sentence at a time costs a search each; the
+    // pattern for sentences is built only once a text has some).
     static WORDS: OnceLock<Regex> = OnceLock::new();
     let words =
         WORDS.get_or_init(|| Regex::new(&format!("(?i){DECISION_WORDS}")).expect("valid regex"));
     if !words.is_match(text) {
         return Vec::new();
     }
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE
+        .get_or_init(|| Regex::new(&format!(r"(?i)\b({DECISION_WORDS})\b")).expect("valid regex"));
     text.lines()
         .flat_map(sentences)
         .map(|s| s.trim().trim_start_matches(['-', '*', ' ']).trim())

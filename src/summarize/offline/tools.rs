@@ -317,36 +317,100 @@ fn is_path(w: &str) -> bool {
 /// The exit code a shell tool's output reports (`Exit code: 1`, `"exit_code": 1`,
 /// `Process exited with code 1`), if any.
 pub fn exit_code(output: &str) -> Option<i64> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| {
-        Regex::new(r#"(?i)(?:exit(?:ed with)?|return)[ _]?code"?\s*[:=]?\s*(-?\d+)"#)
-            .expect("valid regex")
-    });
     // Every report names a `code` (in any case): texts without one (most) are passed over
-    // by a literal search, several times faster than the pattern's.
+    // by a literal search, several times faster than the pattern's (which is built only
+    // once a text has one).
     static CODE: OnceLock<Regex> = OnceLock::new();
     let code = CODE.get_or_init(|| Regex::new("(?i)code").expect("valid regex"));
     if !code.is_match(output) {
         return None;
     }
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r#"(?i)(?:exit(?:ed with)?|return)[ _]?code"?\s*[:=]?\s*(-?\d+)"#)
+            .expect("valid regex")
+    });
     re.captures(output)?.get(1)?.as_str().parse().ok()
 }
 
 /// Whether a command's output shows a failure by itself: test runners' failure reports,
 /// compiler errors, tracebacks, panics, a missing command.
 pub fn shows_failure(output: &str) -> bool {
-    const FAILURE: &str = r"(^=+ FAILURES =+$|\b[1-9]\d* failed\b|test result: FAILED|^FAIL\b|^error(\[E\d+\])?: |Traceback \(most recent call last\)|panicked at|command not found|^npm ERR!)";
+    if output.is_ascii() {
+        return shows_failure_ascii(output.as_bytes());
+    }
     static RE: OnceLock<Regex> = OnceLock::new();
-    // The same pattern without Unicode classes: on ASCII text (most output) it matches
-    // exactly where the other does, about twice as fast (a Unicode word boundary keeps
-    // the faster engines from the search).
-    static ASCII: OnceLock<Regex> = OnceLock::new();
-    let re = if output.is_ascii() {
-        ASCII.get_or_init(|| Regex::new(&format!("(?m-u){FAILURE}")).expect("valid regex"))
-    } else {
-        RE.get_or_init(|| Regex::new(&format!("(?m){FAILURE}")).expect("valid regex"))
-    };
+    let re = RE.get_or_init(|| Regex::new(&format!("(?m){FAILURE}")).expect("valid regex"));
     re.is_match(output)
+}
+
+/// What [`shows_failure`] looks for, as a pattern (multi-line: `^` and `$` at every line).
+const FAILURE: &str = r"(^=+ FAILURES =+$|\b[1-9]\d* failed\b|test result: FAILED|^FAIL\b|^error(\[E\d+\])?: |Traceback \(most recent call last\)|panicked at|command not found|^npm ERR!)";
+
+/// [`FAILURE`] searched in ASCII text by hand, as `(?m-u)` reads it: its literals found with
+/// `memmem`, its anchored branches tried at each line's start (the text's, and after each
+/// `\n`), a word character one of `[0-9A-Za-z_]`. The pattern has branches without a
+/// literal to start from (`\b[1-9]\d* failed`), so a regex runs its automaton over every
+/// byte: several times slower on the outputs of a large session.
+fn shows_failure_ascii(text: &[u8]) -> bool {
+    use memchr::memmem;
+    let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+    let literals: [&[u8]; 4] = [
+        b"test result: FAILED",
+        b"Traceback (most recent call last)",
+        b"panicked at",
+        b"command not found",
+    ];
+    if literals.iter().any(|l| memmem::find(text, l).is_some()) {
+        return true;
+    }
+    // `\b[1-9]\d* failed\b`: the run of digits before ` failed` starts after a non-word
+    // character, with a digit other than 0 (a boundary falls nowhere inside the run).
+    for at in memmem::find_iter(text, b" failed") {
+        if text.get(at + 7).is_some_and(word) {
+            continue;
+        }
+        let digits = text[..at]
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let first = at - digits;
+        if digits > 0 && text[first] != b'0' && (first == 0 || !word(&text[first - 1])) {
+            return true;
+        }
+    }
+    text.split(|&b| b == b'\n').any(fails_at_line_start)
+}
+
+/// Whether one line (without its `\n`) starts as [`FAILURE`]'s anchored branches do:
+/// `=+ FAILURES =+$`, `FAIL\b`, `error(\[E\d+\])?: `, `npm ERR!`.
+fn fails_at_line_start(line: &[u8]) -> bool {
+    let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+    let equals = |s: &[u8]| s.iter().take_while(|&&b| b == b'=').count();
+    let lead = equals(line);
+    if lead > 0 {
+        if let Some(rest) = line[lead..].strip_prefix(b" FAILURES ") {
+            return !rest.is_empty() && equals(rest) == rest.len();
+        }
+        return false;
+    }
+    if let Some(rest) = line.strip_prefix(b"FAIL") {
+        if !rest.first().is_some_and(word) {
+            return true;
+        }
+    }
+    if let Some(rest) = line.strip_prefix(b"error") {
+        if rest.starts_with(b": ") {
+            return true;
+        }
+        if let Some(code) = rest.strip_prefix(b"[E") {
+            let digits = code.iter().take_while(|b| b.is_ascii_digit()).count();
+            return digits > 0 && code[digits..].starts_with(b"]: ");
+        }
+        return false;
+    }
+    line.starts_with(b"npm ERR!")
 }
 
 #[cfg(test)]
@@ -512,6 +576,32 @@ mod tests {
             "„2 failedé”",
         ] {
             assert!(!shows_failure(out), "{out}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// The search by hand finds a failure in ASCII text exactly where the pattern does:
+        /// short texts of the pieces its branches turn on (one literal in ten).
+        #[test]
+        fn failures_are_found_by_hand_as_the_pattern_finds_them(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "=", " FAILURES ", "FAIL", "URES", "error", "[E", "]", ": ", " ", "1", "0",
+                    " failed", "x", "_", "\n", "\r", "npm ERR!", "-", "d", "E",
+                    "error[E", "]: ",
+                ]),
+                0..12,
+            ),
+            literal in proptest::option::weighted(0.1, proptest::sample::select(vec![
+                "test result: FAILED", "Traceback (most recent call last)", "panicked at",
+                "command not found",
+            ])),
+        ) {
+            let text = pieces.concat() + literal.unwrap_or_default();
+            let re = Regex::new(&format!("(?m-u){FAILURE}")).unwrap();
+            proptest::prop_assert_eq!(shows_failure(&text), re.is_match(&text), "{:?}", text);
         }
     }
 }
