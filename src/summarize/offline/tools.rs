@@ -61,16 +61,52 @@ pub fn base_name(name: &str) -> String {
 /// Reads the facts of a call to `name` with JSON `arguments` (anything unparseable counts as
 /// no arguments).
 pub fn facts(name: &str, arguments: &str) -> CallFacts {
+    let base = base_name(name);
+    let editor = matches!(
+        base.as_str(),
+        "str_replace_editor"
+            | "str_replace_based_edit_tool"
+            | "text_editor"
+            | "editor"
+            | "file_editor"
+    );
+    let op = file_op(&base);
+    // A call to a tool of none of the kinds read here names files only in a patch, which
+    // its arguments can hold only if their text has the patch's first line or an escape
+    // (that could spell it): most calls of a large session (searches, fetches, other MCP
+    // tools) are not parsed at all.
+    let other = op.is_none() && !editor && !is_shell(&base);
+    if other && !arguments.contains(PATCH_BEGIN) && !arguments.contains('\\') {
+        return CallFacts::default();
+    }
+    parsed(&base, editor, op, arguments)
+}
+
+/// [`facts`] of a call to the tool `base`, its arguments parsed.
+fn parsed(base: &str, editor: bool, op: Option<FileOp>, arguments: &str) -> CallFacts {
     // Free-form tools (Codex's `apply_patch` custom tool) take plain text, not JSON.
     let args: Value =
         serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_string()));
-    let base = base_name(name);
     let mut out = CallFacts::default();
     if let Some(patch) = patch_text(&args) {
         out.files = patch_files(patch);
         return out;
     }
-    let op = match base.as_str() {
+    let op = if editor { editor_op(&args) } else { op };
+    if let Some(op) = op {
+        out.files = paths(&args).into_iter().map(|p| (op, p)).collect();
+        return out;
+    }
+    if let Some(cmd) = command(&args).filter(|_| is_shell(base)) {
+        out.files = shell_files(&cmd);
+        out.command = Some(cmd);
+    }
+    out
+}
+
+/// What a tool of one of the file tools' names does to the files it names.
+fn file_op(base: &str) -> Option<FileOp> {
+    match base {
         "read" | "read_file" | "readfile" | "view" | "view_file" | "cat" | "open_file"
         | "notebookread" | "read_many_files" | "get_file_contents" => Some(FileOp::Read),
         "write" | "write_file" | "writefile" | "create" | "create_file" | "new_file"
@@ -80,22 +116,8 @@ pub fn facts(name: &str, arguments: &str) -> CallFacts {
             Some(FileOp::Edit)
         }
         "delete" | "delete_file" | "remove" | "remove_file" | "rm" => Some(FileOp::Delete),
-        "str_replace_editor"
-        | "str_replace_based_edit_tool"
-        | "text_editor"
-        | "editor"
-        | "file_editor" => editor_op(&args),
         _ => None,
-    };
-    if let Some(op) = op {
-        out.files = paths(&args).into_iter().map(|p| (op, p)).collect();
-        return out;
     }
-    if let Some(cmd) = command(&args).filter(|_| is_shell(&base)) {
-        out.files = shell_files(&cmd);
-        out.command = Some(cmd);
-    }
-    out
 }
 
 fn is_shell(base: &str) -> bool {
@@ -173,10 +195,12 @@ fn command(args: &Value) -> Option<String> {
 }
 
 /// Codex's `apply_patch` text, wherever it sits (`input`, `patch`, a command argv).
+/// The first line of a patch in Codex's format.
+const PATCH_BEGIN: &str = "*** Begin Patch";
+
 fn patch_text(args: &Value) -> Option<&str> {
-    const BEGIN: &str = "*** Begin Patch";
     match args {
-        Value::String(s) if s.contains(BEGIN) => Some(s),
+        Value::String(s) if s.contains(PATCH_BEGIN) => Some(s),
         Value::Object(o) => o.values().find_map(patch_text),
         Value::Array(a) => a.iter().find_map(patch_text),
         _ => None,
@@ -602,6 +626,35 @@ mod tests {
             let text = pieces.concat() + literal.unwrap_or_default();
             let re = Regex::new(&format!("(?m-u){FAILURE}")).unwrap();
             proptest::prop_assert_eq!(shows_failure(&text), re.is_match(&text), "{:?}", text);
+        }
+    }
+
+    proptest::proptest! {
+        /// A call that is not parsed has the facts it would have parsed: arguments as
+        /// JSON whose text may spell a patch with escapes, or as plain text.
+        #[test]
+        fn calls_skipped_unparsed_name_nothing(
+            name in proptest::sample::select(vec![
+                "search", "web_fetch", "mcp__x__lookup", "grep", "apply_patch", "custom",
+            ]),
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "*** Begin Patch", "\\n", "*** Add File: x.py", "*** Update File: a.rs",
+                    "\\u002a", "\\u002a\\u002a\\u002a Begin Patch", "\\u002A** Begin Patch",
+                    " ", "a.rs", "\\\"", "\\\\",
+                ]),
+                0..8,
+            ),
+            json in proptest::bool::ANY,
+        ) {
+            let text = pieces.concat();
+            let arguments = if json { format!("{{\"input\": \"{text}\"}}") } else { text };
+            let base = base_name(name);
+            proptest::prop_assert_eq!(
+                facts(name, &arguments),
+                parsed(&base, false, None, &arguments),
+                "{}", arguments
+            );
         }
     }
 }
