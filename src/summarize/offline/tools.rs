@@ -3,7 +3,7 @@
 //! Codex (`shell`, `exec_command`, `apply_patch`), Anthropic's text editor, goose and
 //! OpenHands tools, MCP names (`mcp__server__tool`) and plain OpenAI function calls.
 
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
 use serde_json::Value;
@@ -377,20 +377,26 @@ const FAILURE: &str = r"(^=+ FAILURES =+$|\b[1-9]\d* failed\b|test result: FAILE
 /// literal to start from (`\b[1-9]\d* failed`), so a regex runs its automaton over every
 /// byte: several times slower on the outputs of a large session.
 fn shows_failure_ascii(text: &[u8]) -> bool {
-    use memchr::memmem;
+    use memchr::memmem::Finder;
+    // Searchers built once: building one costs more than searching most outputs.
+    static FINDERS: LazyLock<[Finder<'static>; 5]> = LazyLock::new(|| {
+        [
+            "test result: FAILED",
+            "Traceback (most recent call last)",
+            "panicked at",
+            "command not found",
+            " failed",
+        ]
+        .map(Finder::new)
+    });
+    let [literals @ .., failed] = &*FINDERS;
     let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
-    let literals: [&[u8]; 4] = [
-        b"test result: FAILED",
-        b"Traceback (most recent call last)",
-        b"panicked at",
-        b"command not found",
-    ];
-    if literals.iter().any(|l| memmem::find(text, l).is_some()) {
+    if literals.iter().any(|l| l.find(text).is_some()) {
         return true;
     }
     // `\b[1-9]\d* failed\b`: the run of digits before ` failed` starts after a non-word
     // character, with a digit other than 0 (a boundary falls nowhere inside the run).
-    for at in memmem::find_iter(text, b" failed") {
+    for at in failed.find_iter(text) {
         if text.get(at + 7).is_some_and(word) {
             continue;
         }
@@ -404,7 +410,14 @@ fn shows_failure_ascii(text: &[u8]) -> bool {
             return true;
         }
     }
-    text.split(|&b| b == b'\n').any(fails_at_line_start)
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', text) {
+        if fails_at_line_start(&text[start..end]) {
+            return true;
+        }
+        start = end + 1;
+    }
+    fails_at_line_start(&text[start..])
 }
 
 /// Whether one line (without its `\n`) starts as [`FAILURE`]'s anchored branches do:
