@@ -19,8 +19,9 @@ are marked with `@other`.
 
 Runs are interleaved: each round runs the reference and then every command once, so
 that a noisy machine slows them alike. For each session size it reports the median wall
-time, the median of the per-round ratios to the reference, throughput (tokens/s) and peak
-memory (max RSS). Sessions of 100M tokens and more (and their JSONL copies) are generated
+time, the median of the per-round ratios to the reference, throughput (tokens/s), peak
+memory (max RSS) and, for trim and compact, the median of the per-round ratios to count
+(when count is among the commands). Sessions of 100M tokens and more (and their JSONL copies) are generated
 for the run and deleted after it. Nothing here asserts a time: it prints figures for
 people to read and compare."""
 import argparse, json, os, shutil, statistics, subprocess, sys, time
@@ -154,7 +155,7 @@ def main():
                NO_COLOR="1")
     names = args.commands.split(",")
     print(f"machine: {os.cpu_count()} cores; {args.runs} interleaved rounds; median time, median per-round ratio\n")
-    print(f"{'session':>8} {'command':<13} {'time':>9} {'vs ref':>7} {'Mtok/s':>7} {'peak RSS':>10}")
+    print(f"{'session':>8} {'command':<13} {'time':>9} {'vs ref':>7} {'Mtok/s':>7} {'peak RSS':>10} {'vs count':>8}")
     for size in args.sizes.split(","):
         path = os.path.join(BENCH, f"session-{size}.json")
         temporary = parse_size(size) >= 100_000_000 and not os.path.exists(path)
@@ -217,8 +218,14 @@ def bench_size(size, path, names, runs, env, other=None):
     for name in order:
         t = statistics.median(times[name])
         ratio = statistics.median(a / b for a, b in zip(times[name], times["ref"]))
+        # Rewrites are held to `count` of the same file: the median of the per-round
+        # ratios, as steady on a noisy machine as the ratio to the reference.
+        count = "count@other" if name.endswith("@other") else "count"
+        versus = ""
+        if name in ("trim", "compact", "trim@other", "compact@other") and count in times:
+            versus = f" {statistics.median(a / b for a, b in zip(times[name], times[count])):>6.2f}x"
         label = "reference" if name == "ref" else name
-        print(f"{size:>8} {label:<13} {t*1000:>7.0f}ms {ratio:>6.2f}x {tokens/t/1e6:>7.2f} {rss[name]/2**20:>7.0f} MiB")
+        print(f"{size:>8} {label:<13} {t*1000:>7.0f}ms {ratio:>6.2f}x {tokens/t/1e6:>7.2f} {rss[name]/2**20:>7.0f} MiB{versus}")
     print(f"{size:>8} file {fsize/1e6:.1f} MB, {tokens} tokens (reference {ref_tokens})\n")
 
 
