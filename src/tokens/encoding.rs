@@ -120,14 +120,25 @@ impl Tokenizer {
         self.passes(text, limit).is_some()
     }
 
-    /// Where `text` passes `limit` tokens: the length of the prefix whose pieces count
-    /// more than `limit` (o200k_base and cl100k_base stop counting there; the others count
-    /// the whole text), or `None` when it has no more than `limit`.
+    /// Whether `text` passes `limit` tokens, and by what: the length of a prefix every text
+    /// that starts with has more than `limit` too, or `None` when `text` has no more. A
+    /// prefix that is all of `text` vouches for `text` alone. o200k_base and cl100k_base
+    /// stop counting at the piece that passed the limit: the prefix is those pieces, the
+    /// whitespace after them and [`PIECE_LOOKAHEAD`] bytes more, when the text has them.
+    /// The others count the whole text.
     pub fn passes(&self, text: &str, limit: usize) -> Option<usize> {
         match self {
             Tokenizer::Fast(_, bpe) => {
                 let (n, end) = bpe.count_prefix(text, limit);
-                (n > limit).then_some(end)
+                // A piece's end turns on the whitespace after it (`\s*[\r\n]+` ends at a run's
+                // last newline), however long, and a few characters past that.
+                let rest = &text[end..];
+                let run = rest.len() - rest.trim_start().len();
+                let mut decided = (end + run + PIECE_LOOKAHEAD).min(text.len());
+                while !text.is_char_boundary(decided) {
+                    decided += 1;
+                }
+                (n > limit).then_some(decided)
             }
             _ => (self.count(text) > limit).then_some(text.len()),
         }
@@ -145,6 +156,11 @@ impl Tokenizer {
         }
     }
 }
+
+/// Bytes after a pre-token piece and the whitespace that follows it that the piece's end
+/// may still depend on: a look-ahead character, a contraction's `'ll` (four characters of
+/// up to four bytes).
+pub const PIECE_LOOKAHEAD: usize = 16;
 
 fn fast(
     encoding: Encoding,

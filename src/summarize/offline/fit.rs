@@ -166,11 +166,6 @@ fn fit_checking(
     text
 }
 
-/// Bytes past the pieces that passed the cap a text must share with the one counted: a
-/// piece's end depends on the few characters after it (a look-ahead, a contraction's
-/// `'ll`), never on more.
-const LOOKAHEAD: usize = 64;
-
 /// What the counts so far showed. A section shortened leaves the summary's first sections
 /// as they were, and those are where the count passes the cap until the first one is
 /// shortened in turn: they need not be counted again at every step. And once the text
@@ -195,15 +190,11 @@ impl Over {
         if self.fits.as_deref() == Some(text) {
             return false;
         }
-        let Some(end) = counter.passes(text, cap) else {
+        let Some(decided) = counter.passes(text, cap) else {
             self.fits = Some(text.to_string());
             return false;
         };
-        let mut cut = (end + LOOKAHEAD).min(text.len());
-        while !text.is_char_boundary(cut) {
-            cut += 1;
-        }
-        self.passes = Some((text[..cut].to_string(), cut == text.len()));
+        self.passes = Some((text[..decided].to_string(), decided == text.len()));
         true
     }
 }

@@ -180,12 +180,13 @@ fn requests(reqs: &[String], counter: &Counter, cap: usize) -> String {
 
 /// The requests numbered from 1, a line each.
 fn numbered<S: AsRef<str>>(texts: impl IntoIterator<Item = S>) -> String {
+    use std::fmt::Write;
     let mut out = String::new();
     for (i, t) in texts.into_iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&format!("{}. {}", i + 1, t.as_ref()));
+        let _ = write!(out, "{}. {}", i + 1, t.as_ref());
     }
     out
 }

@@ -194,10 +194,10 @@ fn command(args: &Value) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-/// Codex's `apply_patch` text, wherever it sits (`input`, `patch`, a command argv).
 /// The first line of a patch in Codex's format.
 const PATCH_BEGIN: &str = "*** Begin Patch";
 
+/// Codex's `apply_patch` text, wherever it sits (`input`, `patch`, a command argv).
 fn patch_text(args: &Value) -> Option<&str> {
     match args {
         Value::String(s) if s.contains(PATCH_BEGIN) => Some(s),
@@ -390,14 +390,13 @@ fn shows_failure_ascii(text: &[u8]) -> bool {
         .map(Finder::new)
     });
     let [literals @ .., failed] = &*FINDERS;
-    let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
     if literals.iter().any(|l| l.find(text).is_some()) {
         return true;
     }
     // `\b[1-9]\d* failed\b`: the run of digits before ` failed` starts after a non-word
     // character, with a digit other than 0 (a boundary falls nowhere inside the run).
     for at in failed.find_iter(text) {
-        if text.get(at + 7).is_some_and(word) {
+        if text.get(at + 7).is_some_and(is_word) {
             continue;
         }
         let digits = text[..at]
@@ -406,7 +405,7 @@ fn shows_failure_ascii(text: &[u8]) -> bool {
             .take_while(|b| b.is_ascii_digit())
             .count();
         let first = at - digits;
-        if digits > 0 && text[first] != b'0' && (first == 0 || !word(&text[first - 1])) {
+        if digits > 0 && text[first] != b'0' && (first == 0 || !is_word(&text[first - 1])) {
             return true;
         }
     }
@@ -420,10 +419,14 @@ fn shows_failure_ascii(text: &[u8]) -> bool {
     fails_at_line_start(&text[start..])
 }
 
+/// A word character, as `(?-u)\b` reads it.
+fn is_word(b: &u8) -> bool {
+    b.is_ascii_alphanumeric() || *b == b'_'
+}
+
 /// Whether one line (without its `\n`) starts as [`FAILURE`]'s anchored branches do:
 /// `=+ FAILURES =+$`, `FAIL\b`, `error(\[E\d+\])?: `, `npm ERR!`.
 fn fails_at_line_start(line: &[u8]) -> bool {
-    let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
     let equals = |s: &[u8]| s.iter().take_while(|&&b| b == b'=').count();
     let lead = equals(line);
     if lead > 0 {
@@ -433,7 +436,7 @@ fn fails_at_line_start(line: &[u8]) -> bool {
         return false;
     }
     if let Some(rest) = line.strip_prefix(b"FAIL") {
-        if !rest.first().is_some_and(word) {
+        if !rest.first().is_some_and(is_word) {
             return true;
         }
     }
