@@ -113,6 +113,48 @@ fn write_atomic_with(
     fault: Option<Fault>,
     produce: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
+    stage_with(path, private, fault, produce)?.commit()
+}
+
+/// The first half of [`write_atomic`]: the temp file beside `path` written and synced,
+/// `path` itself untouched until [`Staged::commit`]. Dropped uncommitted, the temp file
+/// goes. `None` for a device or pipe, which is written to, not replaced ([`write_atomic`]).
+pub fn stage(path: &Path, private: bool, bytes: &[u8]) -> io::Result<Option<Staged>> {
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return Ok(None);
+    }
+    let fault = FAULT.get().copied();
+    stage_with(path, private, fault, &mut |f| f.write_all(bytes)).map(Some)
+}
+
+/// A file written beside its target and synced, waiting to be renamed over it
+/// ([`stage`]).
+#[derive(Debug)]
+pub struct Staged {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+    dir: PathBuf,
+    fault: Option<Fault>,
+}
+
+impl Staged {
+    /// Renames the staged file over its target, then syncs the directory.
+    pub fn commit(self) -> io::Result<()> {
+        fire(self.fault, FailAt::BeforeRename)?;
+        self.tmp.persist(&self.path).map_err(|e| e.error)?;
+        if let Ok(d) = fs::File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+fn stage_with(
+    path: &Path,
+    private: bool,
+    fault: Option<Fault>,
+    produce: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<Staged> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -148,12 +190,12 @@ fn write_atomic_with(
         }
     }
     tmp.as_file().sync_all()?;
-    fire(fault, FailAt::BeforeRename)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    if let Ok(d) = fs::File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    Ok(Staged {
+        tmp,
+        path: path.to_path_buf(),
+        dir,
+        fault,
+    })
 }
 
 /// Writes `bytes` to `path` through a temp file renamed over it, so readers see the old
@@ -296,6 +338,14 @@ impl Writeback {
             file,
             written: 0,
             started: 0,
+        }
+    }
+
+    /// Starts writing to disk what was written since the last start, without waiting.
+    pub fn start_rest(&mut self) {
+        if self.written > self.started {
+            start_writeback(&self.file, self.started, self.written - self.started);
+            self.started = self.written;
         }
     }
 }

@@ -388,11 +388,13 @@ impl ArchiveStore {
         };
         let mut pending = PendingArchive::create(dir, path, seq, self.compression)?;
         pending.made = MadeDirs(made);
-        let written = write_head(&mut pending.out, &head, feed)
-            .and_then(|()| pending.out.flush())
-            // The records on disk now, while the summary is made: finishing then syncs
-            // little more than its own few bytes.
-            .and_then(|()| pending.tmp.as_file().sync_data());
+        let written = write_head(&mut pending.out, &head, feed).and_then(|()| {
+            // The records go to disk while the summary is made, and no one waits for them:
+            // the sync that files the archive finds them there (or nearly).
+            pending.out.flush()?;
+            pending.out.start_writeback();
+            Ok(())
+        });
         written.map_err(|e| ArchiveError::io(pending.tmp.path(), e))?;
         Ok(pending)
     }
@@ -613,6 +615,17 @@ enum Sink {
     /// Test hook (`CTXCTL_TEST_FAIL_AT=archive-write`): kept, to be written as half an
     /// archive and then "disk full".
     Faulty(Vec<u8>, fsutil::Fault, Compression),
+}
+
+impl Sink {
+    /// Starts writing to disk what was written to the file so far, without waiting.
+    fn start_writeback(&mut self) {
+        match self {
+            Sink::Plain(w) => w.get_mut().start_rest(),
+            Sink::Zstd(w) => w.get_mut().get_mut().start_rest(),
+            Sink::Faulty(..) => {}
+        }
+    }
 }
 
 impl Write for Sink {

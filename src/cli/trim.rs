@@ -279,7 +279,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
                     loaded.display()
                 )
             })?;
-        write::write_archived(ctx, &dest, &loaded, &bytes, Some(&stored))?;
+        write::write_archived(ctx, &dest, &loaded, &bytes, Some(&stored), None)?;
         report.archive = Some(stored.display().to_string());
     } else if let Destination::Store { name, .. } = &dest {
         // Another ctxctl may be compacting or trimming the stored copy.

@@ -2,7 +2,7 @@
 //! it: one thread reads the file a block of records at a time, the others parse, count and
 //! look at each message and drop its text, and the document's text is never held. Only
 //! each record's place is kept; once the compaction knows which records it summarizes,
-//! [`read_around`] reads the file again, keeping what it writes (the document less those
+//! [`Reread::read`] reads the file again, keeping what it writes (the document less those
 //! records) and handing those to the archive as they are read.
 //!
 //! Whatever this path does not take exactly as the whole-document reader would (another
@@ -10,7 +10,7 @@
 //! parse) gives `None`: the caller reads the file whole, and words any error.
 
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::context::Context;
 use crate::formats::chat;
@@ -34,7 +34,7 @@ struct Parsed<T> {
 /// `path` streamed as [`load::load_observing`] loads it: `observe` sees each message on
 /// the thread that parsed it, before its text goes, and what it gives comes back in
 /// message order. The session's document is detached, its text left in the file: a
-/// compaction puts back what it writes with [`read_around`], anything else with
+/// compaction puts back what it writes with [`Reread::read`], anything else with
 /// [`Loaded::reattach`]. `None` when the file is not read this way.
 pub fn load_observing<T: Send>(
     ctx: &Context,
@@ -184,23 +184,50 @@ pub fn hole(loaded: &Loaded, summarized: &[usize]) -> Option<Hole> {
     })
 }
 
-/// Reads a streamed session's file again around `hole`, handing its records to `emit`:
-/// the text the document keeps (the file's, less the hole's bytes). A file that changed
-/// since it was read is a [`Changed`] error.
-pub fn read_around(loaded: &Loaded, hole: &Hole, emit: around::Emit) -> anyhow::Result<Around> {
-    let doc = detached_json(&loaded.session.doc).ok_or_else(|| anyhow::anyhow!("not streamed"))?;
-    let records = &doc.records[hole.records.clone()];
-    let fp = (loaded.fingerprint.len, loaded.fingerprint.hash);
-    around::read_around(&loaded.path, fp, hole.bytes.clone(), records, emit).map_err(|e| match e {
-        AroundError::Changed => Changed {
-            path: loaded.path.clone(),
-        }
-        .into(),
-        AroundError::Io(e) => anyhow::Error::new(e).context(loaded.display()),
-    })
+/// A streamed session's file to be read again around a hole ([`Reread::read`]): what the
+/// read needs, taken from the session, so that it goes on while the session is changed.
+#[derive(Debug)]
+pub struct Reread {
+    path: PathBuf,
+    shown: String,
+    fingerprint: (usize, u128),
+    hole: Range<usize>,
+    /// Where the records in the hole are in the file.
+    records: Vec<Range<usize>>,
 }
 
-/// Puts the text `around` (read with [`read_around`] over `hole`) back into a streamed
+impl Reread {
+    /// The read around `hole` of `loaded`'s file.
+    pub fn of(loaded: &Loaded, hole: &Hole) -> anyhow::Result<Reread> {
+        let doc =
+            detached_json(&loaded.session.doc).ok_or_else(|| anyhow::anyhow!("not streamed"))?;
+        Ok(Reread {
+            path: loaded.path.clone(),
+            shown: loaded.display(),
+            fingerprint: (loaded.fingerprint.len, loaded.fingerprint.hash),
+            hole: hole.bytes.clone(),
+            records: doc.records[hole.records.clone()].to_vec(),
+        })
+    }
+
+    /// Reads the file again, handing the hole's records to `emit`: the text the document
+    /// keeps (the file's, less the hole's bytes). A file that changed since it was read is
+    /// a [`Changed`] error.
+    pub fn read(&self, emit: around::Emit) -> anyhow::Result<Around> {
+        let (hole, records) = (self.hole.clone(), &self.records);
+        around::read_around(&self.path, self.fingerprint, hole, records, emit).map_err(
+            |e| match e {
+                AroundError::Changed => Changed {
+                    path: self.path.clone(),
+                }
+                .into(),
+                AroundError::Io(e) => anyhow::Error::new(e).context(self.shown.clone()),
+            },
+        )
+    }
+}
+
+/// Puts the text `around` (read with [`Reread::read`] over `hole`) back into a streamed
 /// session's document; `false` (and the document left detached) when the document's style
 /// cannot be told from it, the caller then reads the file whole ([`Loaded::reattach`]).
 /// The records in the hole are then empty: only the others can be written.

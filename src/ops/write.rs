@@ -287,6 +287,14 @@ fn write_store_by(
     path: &Path,
     produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
+    store_dir(data_dir, path)?;
+    fsutil::write_atomic_by(path, true, produce)
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Makes the directory a store session `path` goes in, refusing when it or `path` is a
+/// symlink leading out of `data_dir`; the temp files an interrupted run left there go.
+fn store_dir(data_dir: &Path, path: &Path) -> anyhow::Result<()> {
     let dir = path
         .parent()
         .with_context(|| format!("{}: not inside a directory", path.display()))?;
@@ -296,8 +304,33 @@ fn write_store_by(
         ensure_inside(data_dir, path)?;
     }
     fsutil::clean_stale_temps(dir);
-    fsutil::write_atomic_by(path, true, produce)
-        .with_context(|| format!("writing {}", path.display()))
+    Ok(())
+}
+
+/// The first half of [`write`] for a destination that is a new file beside the input
+/// (`-o FILE`, the store): `bytes` written to a synced temp file, to be renamed into place
+/// by [`write_archived`] once the archive is filed. `None` where the write cannot be
+/// split: standard output, a device, the input itself (replacing it watches what an agent
+/// appends meanwhile, see [`carry`](crate::ops::carry)), a database.
+pub fn stage(
+    ctx: &Context,
+    dest: &Destination,
+    bytes: &[u8],
+) -> anyhow::Result<Option<fsutil::Staged>> {
+    let (path, private) = match dest {
+        Destination::File(p) => (p, false),
+        Destination::Store { path, .. } => {
+            store_dir(&ctx.data_dir()?.value, path)?;
+            (path, true)
+        }
+        Destination::Stdout | Destination::InPlace(_) => return Ok(None),
+    };
+    fsutil::stage(path, private, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Whether [`stage`] can split a write to `dest`.
+pub fn stages(dest: &Destination) -> bool {
+    matches!(dest, Destination::File(_) | Destination::Store { .. })
 }
 
 /// Errors unless `path`, with every symlink resolved, is inside `data_dir`.
@@ -320,15 +353,18 @@ fn ensure_inside(data_dir: &Path, path: &Path) -> anyhow::Result<()> {
     }
 }
 
-/// Like [`write`], for a rewrite whose removed messages were archived at `archive` first:
-/// when nothing was replaced (the input changed meanwhile, the disk is full …), the archive
-/// is removed again (it would describe a compaction that never happened).
+/// Like [`write`], for a rewrite whose removed messages were archived at `archive` first
+/// (`staged`: `bytes` were already written beside `dest` by [`stage`], or failed to be;
+/// they are renamed into place): when nothing was replaced (the input changed meanwhile,
+/// the disk is full …), the archive is removed again (it would describe a compaction that
+/// never happened).
 pub fn write_archived(
     ctx: &Context,
     dest: &Destination,
     loaded: &Loaded,
     bytes: &[u8],
     archive: Option<&Path>,
+    staged: Option<anyhow::Result<fsutil::Staged>>,
 ) -> anyhow::Result<()> {
     let written = (|| {
         if archive.is_some() {
@@ -337,7 +373,12 @@ pub fn write_archived(
         if let Destination::InPlace(p) = dest {
             crate::ops::testhook::pause_before_replace(ctx, p)?;
         }
-        write(ctx, dest, loaded, bytes)
+        match staged {
+            Some(staged) => staged?
+                .commit()
+                .with_context(|| format!("writing {}", dest.display())),
+            None => write(ctx, dest, loaded, bytes),
+        }
     })();
     if let (Err(_), Some(archive)) = (&written, archive) {
         if let Err(rm) = std::fs::remove_file(archive) {

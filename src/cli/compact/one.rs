@@ -2,6 +2,7 @@
 
 mod around;
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -176,7 +177,7 @@ pub fn compact_file(
                 Ok(made) => made,
                 Err(done) => return Ok(done),
             };
-            let early = early.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            let early = || early.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             job.apply(&loaded, made, &dest, &id, slot, early)
         });
     }
@@ -207,7 +208,7 @@ pub fn compact_file(
     // writing.
     loaded.reattach()?;
     let (dest, _lock, slot) = job.claim(&loaded)?;
-    job.apply(&loaded, made, &dest, &CompactInfo::new_id(), slot, None)
+    job.apply(&loaded, made, &dest, &CompactInfo::new_id(), slot, || None)
 }
 
 /// One compaction's plan, shared by its steps.
@@ -389,9 +390,10 @@ impl Job<'_> {
         Ok(self.store.begin(self.name, &record)?)
     }
 
-    /// Writes the compaction: the originals archived first (`early`: already being
-    /// archived as `slot` says), then the compacted session to `dest`. A compaction that
-    /// does not make the session smaller is not applied.
+    /// Writes the compaction: the originals archived first (`early`: whatever is already
+    /// archiving them as `slot` says, waited for when the rest is ready), then the
+    /// compacted session to `dest`. A compaction that does not make the session smaller
+    /// is not applied.
     fn apply(
         &self,
         loaded: &Loaded,
@@ -399,7 +401,7 @@ impl Job<'_> {
         dest: &Destination,
         id: &str,
         slot: Slot,
-        early: Option<anyhow::Result<PendingArchive>>,
+        early: impl FnOnce() -> Option<anyhow::Result<PendingArchive>>,
     ) -> anyhow::Result<Done> {
         let (ctx, shown, part, now) = (self.ctx, self.shown, self.part, self.now);
         let Made {
@@ -415,66 +417,97 @@ impl Job<'_> {
         };
         let items = compact::assemble(&loaded.session, part, &summary, &header);
         let written = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
-        // The "after" figure is a count of what is written.
-        let planned = loaded.recount(&written);
-        if let Some(after) = planned.filter(|&n| n >= loaded.total) {
-            let reason = format!(
-                "not compacted: the result would not be smaller ({} → {} tokens; the summary \
-                 outweighs the {} messages it replaces)",
-                thousands(loaded.total as u64),
-                thousands(after as u64),
-                self.summarized.len()
-            );
-            return Ok(unchanged(ctx, shown, used, reason, false));
-        }
-        // Messages kept in the middle stand between the summary and the originals' place:
-        // `archive restore` rebuilds the file from what is written instead.
-        let undo = match (part.kept.is_empty(), loaded.session.doc.text()) {
-            (false, Some(original)) => Some(archive::Undo::new(original, &written)),
-            _ => None,
-        };
-        let end = ArchiveEnd {
-            summarizer: used.to_string(),
-            tokens: Tokens {
-                original: loaded.total,
-                compacted: planned.unwrap_or_else(|| compacted(loaded, part, &summary, &header)),
-                archived: self.summarized.iter().map(|&i| loaded.counts[i]).sum(),
-            },
-            summary: summary.clone(),
-            undo,
-        };
-        // Archive the originals before anything is replaced.
-        let archived = slot.map_err(anyhow::Error::from).and_then(|(seq, _)| {
-            let pending = match early {
-                Some(pending) => pending?,
-                None => self.begin_archive(loaded, dest, id, seq)?,
+        let written = &written;
+        std::thread::scope(|scope| {
+            // A new file is written and synced beside its destination while the result is
+            // counted and the originals filed: only its rename waits for the archive.
+            let staging = (slot.is_ok() && write::stages(dest))
+                .then(|| scope.spawn(|| write::stage(ctx, dest, written)));
+            // The "after" figure is a count of what is written.
+            let planned = loaded.recount(written);
+            if let Some(after) = planned.filter(|&n| n >= loaded.total) {
+                let reason = format!(
+                    "not compacted: the result would not be smaller ({} → {} tokens; the \
+                     summary outweighs the {} messages it replaces)",
+                    thousands(loaded.total as u64),
+                    thousands(after as u64),
+                    self.summarized.len()
+                );
+                return Ok(unchanged(ctx, shown, used, reason, false));
+            }
+            // Messages kept in the middle stand between the summary and the originals'
+            // place: `archive restore` rebuilds the file from what is written instead.
+            let undo = match (part.kept.is_empty(), loaded.session.doc.text()) {
+                (false, Some(original)) => Some(archive::Undo::new(original, written)),
+                _ => None,
             };
-            Ok(pending.finish(&end)?)
-        });
-        let (archived, bytes, tokens, header) = match archived {
-            Ok(stored) => (Some((stored.seq, stored.path)), written, planned, header),
-            Err(e) if dest.replaces_input() => {
-                return Err(e.context(format!(
-                    "archiving the originals of {shown}; nothing was changed"
-                )))
-            }
-            Err(e) => {
-                ctx.printer.warn(&format!(
-                    "cannot archive the originals of {shown} ({e}); writing the compacted session anyway"
-                ));
-                // The summary's header says the originals were not archived.
-                let header = info(id, 0, None, now);
-                let items = compact::assemble(&loaded.session, part, &summary, &header);
-                let bytes =
-                    formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
-                let tokens = loaded.recount(&bytes);
-                (None, bytes, tokens, header)
-            }
-        };
-        let tokens = tokens.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
-        let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
-        write::write_archived(ctx, dest, loaded, &bytes, archive_path)?;
+            let end = ArchiveEnd {
+                summarizer: used.to_string(),
+                tokens: Tokens {
+                    original: loaded.total,
+                    compacted: planned
+                        .unwrap_or_else(|| compacted(loaded, part, &summary, &header)),
+                    archived: self.summarized.iter().map(|&i| loaded.counts[i]).sum(),
+                },
+                summary: summary.clone(),
+                undo,
+            };
+            // Archive the originals before anything is replaced.
+            let archived = slot.map_err(anyhow::Error::from).and_then(|(seq, _)| {
+                let pending = match early() {
+                    Some(pending) => pending?,
+                    None => self.begin_archive(loaded, dest, id, seq)?,
+                };
+                Ok(pending.finish(&end)?)
+            });
+            let staged = staging
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .and_then(Result::transpose);
+            let (archived, staged, tokens) = match archived {
+                Ok(stored) => (Some((stored.seq, stored.path)), staged, planned),
+                Err(e) if dest.replaces_input() => {
+                    return Err(e.context(format!(
+                        "archiving the originals of {shown}; nothing was changed"
+                    )))
+                }
+                Err(e) => {
+                    ctx.printer.warn(&format!(
+                        "cannot archive the originals of {shown} ({e}); writing the compacted \
+                         session anyway"
+                    ));
+                    (None, None, None)
+                }
+            };
+            let (bytes, tokens, header) = match &archived {
+                Some(_) => (Cow::Borrowed(&written[..]), tokens, header),
+                None => {
+                    // The summary's header says the originals were not archived.
+                    let header = info(id, 0, None, now);
+                    let items = compact::assemble(&loaded.session, part, &summary, &header);
+                    let bytes = formats::write(&loaded.session, &items)
+                        .with_context(|| loaded.display())?;
+                    let tokens = loaded.recount(&bytes);
+                    (Cow::Owned(bytes), tokens, header)
+                }
+            };
+            let tokens = tokens.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
+            let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
+            write::write_archived(ctx, dest, loaded, &bytes, archive_path, staged)?;
+            Ok(self.report(loaded, dest, used, &recall, archived, tokens))
+        })
+    }
 
+    /// What a compaction written to `dest` says (its `--json` document, or its lines).
+    fn report(
+        &self,
+        loaded: &Loaded,
+        dest: &Destination,
+        used: &'static str,
+        recall: &recall::Recall,
+        archived: Option<(u64, PathBuf)>,
+        tokens: usize,
+    ) -> Done {
+        let (ctx, shown) = (self.ctx, self.shown);
         let name = self.name;
         let report = Report {
             compacted: true,
@@ -490,7 +523,7 @@ impl Job<'_> {
             reason: None,
             next_request_tokens: Some(self.next + tokens),
             dry_run: false,
-            recall: Some(report::RecallFigures::of(&recall)),
+            recall: Some(report::RecallFigures::of(recall)),
         };
         let doc = if ctx.printer.json {
             (*dest != Destination::Stdout).then_some(Doc::Report(report))
@@ -514,12 +547,12 @@ impl Job<'_> {
                     .unwrap_or_default(),
                 dest.display()
             ));
-            ctx.printer.note(&recall_line(shown, &recall, used));
+            ctx.printer.note(&recall_line(shown, recall, used));
             None
         };
-        Ok(Done {
+        Done {
             status: ExitStatus::Success,
             doc,
-        })
+        }
     }
 }
