@@ -487,6 +487,27 @@ mod tests {
     }
 
     #[test]
+    fn a_staged_file_replaces_its_target_only_when_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.json");
+        fs::write(&p, b"old").unwrap();
+        let staged = stage(&p, false, b"new").unwrap().unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"old");
+        assert_eq!(temps(dir.path()).len(), 1);
+        drop(staged);
+        assert_eq!(fs::read(&p).unwrap(), b"old");
+        assert_eq!(temps(dir.path()), Vec::<PathBuf>::new());
+        stage(&p, false, b"new").unwrap().unwrap().commit().unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"new");
+        assert_eq!(temps(dir.path()), Vec::<PathBuf>::new());
+        // A device is written to when it is written, never staged.
+        #[cfg(unix)]
+        assert!(stage(Path::new("/dev/null"), false, b"x")
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
     fn stale_temps_beside_the_target_go_on_the_next_write() {
         let dir = tempfile::tempdir().unwrap();
         let stale = dir.path().join(format!("{TEMP_PREFIX}stale"));

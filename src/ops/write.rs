@@ -319,10 +319,13 @@ pub fn stage(
 ) -> anyhow::Result<Option<fsutil::Staged>> {
     let (path, private) = match dest {
         Destination::File(p) => (p, false),
-        Destination::Store { path, .. } => {
+        // The store's directory is made when the result is written (a result found no
+        // smaller leaves none behind).
+        Destination::Store { path, .. } if path.parent().is_some_and(|d| d.is_dir()) => {
             store_dir(&ctx.data_dir()?.value, path)?;
             (path, true)
         }
+        Destination::Store { .. } => return Ok(None),
         Destination::Stdout | Destination::InPlace(_) => return Ok(None),
     };
     fsutil::stage(path, private, bytes).with_context(|| format!("writing {}", path.display()))

@@ -295,3 +295,76 @@ fn a_trim_that_would_leave_no_message_writes_nothing() {
         assert_eq!(complete_archives(&env), Vec::<PathBuf>::new());
     }
 }
+
+/// A result going to a new file (`-o FILE`, the store) is written beside it while the
+/// archive is filed: it lands only once the archive is in place, and a failure on the way,
+/// or a result found no smaller, leaves neither it nor a temp file.
+#[test]
+fn a_new_file_written_beside_its_destination_lands_only_with_its_archive() {
+    let env = TestEnv::new();
+    let f = env.write("work/chat.jsonl", chat(40));
+    let before = fs::read(&f).unwrap();
+    let out = env.path().join("out/new.jsonl");
+    fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let stored = env.data_dir().join("sessions/chat.jsonl");
+    let compact = |dest: &[&str], step: Option<&str>| {
+        let mut args = vec!["compact", s(&f), "--tail-tokens", "100"];
+        args.extend(dest);
+        args.extend(["--model", "gpt-4o", "--tokenizer", "approx"]);
+        let mut cmd = env.command(&args);
+        if let Some(step) = step {
+            cmd.env("CTXCTL_TEST_FAIL_AT", step);
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // The store's directory is there from the first run on: the result is staged in it.
+    let (code, err) = compact(&[], None);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(stored.is_file(), "{err}");
+    fs::remove_file(&stored).unwrap();
+    let archived = complete_archives(&env).len();
+    for step in ["after-archive", "write", "before-rename"] {
+        for (dest, target) in [(&["-o", s(&out)][..], &out), (&[][..], &stored)] {
+            let what = format!("{dest:?} at {step}");
+            let (code, err) = compact(dest, Some(step));
+            assert_eq!(code, Some(2), "{what}: {err}");
+            assert!(err.contains("CTXCTL_TEST_FAIL_AT"), "{what}: {err}");
+            assert!(!target.exists(), "{what}: nothing lands");
+            assert_eq!(temps(&env), Vec::<PathBuf>::new(), "{what}");
+            assert_eq!(
+                complete_archives(&env).len(),
+                archived,
+                "{what}: archive removed"
+            );
+            assert_eq!(fs::read(&f).unwrap(), before, "{what}");
+        }
+    }
+    let (code, err) = compact(&["-o", s(&out)], None);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(fs::read(&out).unwrap().len() < before.len());
+    assert_eq!(complete_archives(&env).len(), archived + 1);
+    assert_eq!(temps(&env), Vec::<PathBuf>::new());
+
+    // A result no smaller: nothing written, nothing staged, no store directory made.
+    let env = TestEnv::new();
+    let f = env.write(
+        "s.jsonl",
+        "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\",\"content\":\"hello\"}\n\
+         {\"role\":\"user\",\"content\":\"ok\"}\n{\"role\":\"assistant\",\"content\":\"bye\"}\n",
+    );
+    let out = env.path().join("small.jsonl");
+    for dest in [&["-o", s(&out)][..], &[][..]] {
+        let mut args = vec!["compact", s(&f), "--tail-tokens", "1", "--model", "gpt-4o"];
+        args.extend(dest);
+        let run = env.run(&args);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(run.stderr.contains("would not be smaller"), "{run:?}");
+        assert!(!out.exists(), "{run:?}");
+        assert!(!env.data_dir().join("sessions").exists(), "{run:?}");
+        assert_eq!(temps(&env), Vec::<PathBuf>::new(), "{run:?}");
+    }
+}
