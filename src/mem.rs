@@ -19,3 +19,14 @@ pub fn give_back() {
 pub fn free_later<T: Send + 'static>(value: T) {
     let _ = std::thread::Builder::new().spawn(move || drop(value));
 }
+
+/// Items of a collection above which it is freed on another thread ([`free_later`]);
+/// fewer cost less to free here than a thread costs to start.
+pub const BACKGROUND_FREE: usize = 4096;
+
+/// Frees `items`, on another thread when they are many ([`BACKGROUND_FREE`]).
+pub fn free_soon<T: Send + 'static>(items: Vec<T>) {
+    if items.len() >= BACKGROUND_FREE {
+        free_later(items);
+    }
+}

@@ -167,14 +167,11 @@ impl Loaded {
     }
 }
 
-/// Messages above which a session is freed on another thread.
-const BACKGROUND_FREE: usize = 4096;
-
 impl Drop for Loaded {
     /// A large session is freed on another thread: freeing a few million strings takes as
     /// long as reading them, and nobody waits for it (a one-file run exits meanwhile).
     fn drop(&mut self) {
-        if self.session.messages.len() < BACKGROUND_FREE {
+        if self.session.messages.len() < crate::mem::BACKGROUND_FREE {
             return;
         }
         let messages = std::mem::take(&mut self.session.messages);

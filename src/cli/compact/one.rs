@@ -279,7 +279,7 @@ impl Job<'_> {
                 .collect();
             &picked[..]
         };
-        // The gists are borrowed, and freed once the summary is made: freeing a large
+        // The gists are borrowed, and freed once the summary is checked: freeing a large
         // session's gists while it is made, on any thread, slows it down as much.
         let input = match &gists {
             Some(g) => Input::from_gists(middle, self.summarized.iter().map(|&i| &g[i].0)),
@@ -319,6 +319,14 @@ impl Job<'_> {
         // model's summary gets the list of those it left out.
         let facts = input.with_secrets_removed(|i| recall::facts_of(i.facts()));
         let recall = recall::measure(&facts, &summary);
+        // Freeing a large session's gists here took longer than everything after the
+        // summary (~100 ms at 362K messages, then as long again in glibc merging their
+        // freed chunks at the next large free): another thread frees them, and a one-file
+        // run exits meanwhile.
+        drop(input);
+        if let Some(gists) = gists {
+            crate::mem::free_soon(gists);
+        }
         let summary = if used != "offline" && !recall.missing.is_empty() {
             format!(
                 "{}\n\n{}",
