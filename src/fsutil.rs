@@ -96,15 +96,19 @@ pub fn write_atomic_by(
     private: bool,
     produce: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    // A device or pipe (`-o /dev/null`, `-o /dev/stdout`, a FIFO) is written to, never
-    // replaced: renaming over it would swap the device for a regular file.
-    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+    if is_device(path) {
         let f = fs::OpenOptions::new().write(true).open(path)?;
         let mut w = io::BufWriter::with_capacity(1 << 20, f);
         produce(&mut w)?;
         return w.flush();
     }
     write_atomic_with(path, private, FAULT.get().copied(), produce)
+}
+
+/// A device or pipe (`-o /dev/null`, `-o /dev/stdout`, a FIFO): written to, never
+/// replaced (renaming over it would swap the device for a regular file).
+fn is_device(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 fn write_atomic_with(
@@ -120,7 +124,7 @@ fn write_atomic_with(
 /// `path` itself untouched until [`Staged::commit`]. Dropped uncommitted, the temp file
 /// goes. `None` for a device or pipe, which is written to, not replaced ([`write_atomic`]).
 pub fn stage(path: &Path, private: bool, bytes: &[u8]) -> io::Result<Option<Staged>> {
-    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+    if is_device(path) {
         return Ok(None);
     }
     let fault = FAULT.get().copied();

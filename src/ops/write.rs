@@ -318,22 +318,26 @@ pub fn stage(
     bytes: &[u8],
 ) -> anyhow::Result<Option<fsutil::Staged>> {
     let (path, private) = match dest {
-        Destination::File(p) => (p, false),
-        // The store's directory is made when the result is written (a result found no
-        // smaller leaves none behind).
-        Destination::Store { path, .. } if path.parent().is_some_and(|d| d.is_dir()) => {
+        _ if !stages(dest) => return Ok(None),
+        Destination::Store { path, .. } => {
             store_dir(&ctx.data_dir()?.value, path)?;
             (path, true)
         }
-        Destination::Store { .. } => return Ok(None),
+        Destination::File(p) => (p, false),
         Destination::Stdout | Destination::InPlace(_) => return Ok(None),
     };
     fsutil::stage(path, private, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
-/// Whether [`stage`] can split a write to `dest`.
+/// Whether [`stage`] splits a write to `dest`: `-o FILE`, and the store once its
+/// directory is there (made when a result is written, so that a result found no smaller
+/// leaves none behind).
 pub fn stages(dest: &Destination) -> bool {
-    matches!(dest, Destination::File(_) | Destination::Store { .. })
+    match dest {
+        Destination::File(_) => true,
+        Destination::Store { path, .. } => path.parent().is_some_and(Path::is_dir),
+        Destination::Stdout | Destination::InPlace(_) => false,
+    }
 }
 
 /// Errors unless `path`, with every symlink resolved, is inside `data_dir`.

@@ -483,6 +483,8 @@ impl Job<'_> {
                         "cannot archive the originals of {shown} ({e}); writing the compacted \
                          session anyway"
                     ));
+                    // Its header named the archive: written again below.
+                    drop(staged);
                     (None, None, None)
                 }
             };

@@ -57,7 +57,7 @@ impl Job<'_> {
     /// Reads a streamed session's file again, archiving the records in the hole as
     /// `record` says (when there is one) as they come. The text around the hole goes to
     /// `sent` as soon as it is read (or why it could not be); what is returned is the
-    /// archive begun and synced (or why it could not be).
+    /// archive begun, its records on their way to disk (or why it could not be).
     fn archive_around(
         &self,
         reread: &Reread,
