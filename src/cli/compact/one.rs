@@ -211,6 +211,27 @@ pub fn compact_file(
     job.apply(&loaded, made, &dest, &CompactInfo::new_id(), slot, || None)
 }
 
+/// The "after" figure of `written`, the compacted session `items` written: the figure a
+/// later `count` of it gives. When the format writes nothing but the items and the counts
+/// are not scaled (as for trim's plans: [`Loaded::plan_is_exact`]), it is the kept
+/// messages' counts and the summary's, and the result need not be read again (debug builds
+/// do, to check); otherwise the bytes are counted. `None` when they do not read back.
+fn after(
+    loaded: &Loaded,
+    part: &compact::Partition,
+    items: &[crate::session::Item],
+    summary: &str,
+    header: &CompactInfo,
+    written: &[u8],
+) -> Option<usize> {
+    if !loaded.plan_is_exact(items) {
+        return loaded.recount(written);
+    }
+    let n = compacted(loaded, part, summary, header);
+    debug_assert_eq!(Some(n), loaded.recount(written), "{}", loaded.display());
+    Some(n)
+}
+
 /// One compaction's plan, shared by its steps.
 struct Job<'a> {
     ctx: &'a Context,
@@ -431,8 +452,7 @@ impl Job<'_> {
             // counted and the originals filed: only its rename waits for the archive.
             let staging = (slot.is_ok() && write::stages(dest))
                 .then(|| scope.spawn(|| write::stage(ctx, dest, written)));
-            // The "after" figure is a count of what is written.
-            let planned = loaded.recount(written);
+            let planned = after(loaded, part, &items, &summary, &header, written);
             if let Some(after) = planned.filter(|&n| n >= loaded.total) {
                 let reason = format!(
                     "not compacted: the result would not be smaller ({} → {} tokens; the \
@@ -496,7 +516,7 @@ impl Job<'_> {
                     let items = compact::assemble(&loaded.session, part, &summary, &header);
                     let bytes = formats::write(&loaded.session, &items)
                         .with_context(|| loaded.display())?;
-                    let tokens = loaded.recount(&bytes);
+                    let tokens = after(loaded, part, &items, &summary, &header, &bytes);
                     (Cow::Owned(bytes), tokens, header)
                 }
             };
