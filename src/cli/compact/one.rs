@@ -49,8 +49,6 @@ pub fn compact_file(
     let (mut loaded, gists) = match session.or(goose_name) {
         Some(n) => (load::load_selected(ctx, path, Some(n))?, None),
         None if from_gists => {
-            // The gists' patterns are built meanwhile.
-            let _ = std::thread::Builder::new().spawn(crate::summarize::offline::warm_up);
             let look = |m: &Message| (Gist::of(m), Continuation::finishes(m));
             let (loaded, gists) = match streamed::load_observing(ctx, path, &look)? {
                 Some(read) => read,

@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::tools::{self, FileOp};
+use super::words::Words;
 use crate::fasthash::{FastMap, FastSet};
 use crate::session::{join_text, Message, Part, Role};
 use crate::summarize::requests::request_text;
@@ -541,31 +542,24 @@ fn ends(text: &str, n: usize) -> (&str, &str) {
     (&text[..a], &text[b..])
 }
 
-/// Builds the patterns [`Gist::of`] runs on most messages (a millisecond or two, much of
-/// a small session's gists), so that a thread can do it while the session is read. Those
-/// only some texts need (a decision's sentences, an exit code's digits, a failure in
-/// output that is not ASCII) are built by the first text that needs them.
-pub fn warm_up() {
-    let _ = error_line("error");
-    let _ = decisions("");
-    let _ = tools::exit_code("");
-}
-
 /// The line of a failed tool's output that says what went wrong: the first one mentioning
 /// an error, else the first that is not an exit-code report.
 fn error_line(text: &str) -> String {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)error|exception|traceback|panicked|failed|fatal|denied|not found")
-            .expect("valid regex")
-    });
+    static ERRORS: Words = Words::new(&[
+        "error",
+        "exception",
+        "traceback",
+        "panicked",
+        "failed",
+        "fatal",
+        "denied",
+        "not found",
+    ]);
     // The first line holding a match: no match spans lines, so the line around the first
     // match in the whole text (one search, not one a line).
-    if let Some(m) = re.find(text) {
-        let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
-        let end = text[m.end()..]
-            .find('\n')
-            .map_or(text.len(), |i| m.end() + i);
+    if let Some(m) = ERRORS.find(text) {
+        let start = text[..m.start].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[m.end..].find('\n').map_or(text.len(), |i| m.end + i);
         return text[start..end].trim().to_string();
     }
     let line = (text.lines().map(str::trim))
@@ -575,22 +569,38 @@ fn error_line(text: &str) -> String {
 }
 
 /// The words that mark a decision (matched whole words, in any case).
-const DECISION_WORDS: &str = "decided|decide to|i'll use|we'll use|i will use|we will use|going with|chose|switch(ed|ing)? to|opt(ed)? for|the plan is|approach is|let's use|settled on";
+static DECISION_WORDS: Words = Words::new(&[
+    "decided",
+    "decide to",
+    "i'll use",
+    "we'll use",
+    "i will use",
+    "we will use",
+    "going with",
+    "chose",
+    "switch to",
+    "switched to",
+    "switching to",
+    "opt for",
+    "opted for",
+    "the plan is",
+    "approach is",
+    "let's use",
+    "settled on",
+]);
 
 /// Sentences of assistant text that record a decision.
 fn decisions(text: &str) -> Vec<String> {
     // The words without the word boundaries, over the whole text: most have none of them,
     // and one search finds that out (a sentence at a time costs a search each; the
     // pattern for sentences is built only once a text has some).
-    static WORDS: OnceLock<Regex> = OnceLock::new();
-    let words =
-        WORDS.get_or_init(|| Regex::new(&format!("(?i){DECISION_WORDS}")).expect("valid regex"));
-    if !words.is_match(text) {
+    if !DECISION_WORDS.is_match(text) {
         return Vec::new();
     }
     static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE
-        .get_or_init(|| Regex::new(&format!(r"(?i)\b({DECISION_WORDS})\b")).expect("valid regex"));
+    let re = RE.get_or_init(|| {
+        Regex::new(&format!(r"(?i)\b({})\b", DECISION_WORDS.alternation())).expect("valid regex")
+    });
     text.lines()
         .flat_map(sentences)
         .map(|s| s.trim().trim_start_matches(['-', '*', ' ']).trim())

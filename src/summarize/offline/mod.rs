@@ -13,9 +13,10 @@ pub mod facts;
 pub(crate) mod fit;
 #[doc(hidden)]
 pub mod tools;
+mod words;
 
 #[doc(hidden)]
-pub use facts::{collect, fold, warm_up, ErrorSeen, Facts, FileFate, Gist, Outcome};
+pub use facts::{collect, fold, ErrorSeen, Facts, FileFate, Gist, Outcome};
 
 use fit::Section;
 use std::borrow::Cow;

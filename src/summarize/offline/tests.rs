@@ -360,23 +360,3 @@ fn a_summary_from_gists_is_the_summary_of_the_messages() {
     // The released messages alone know nothing.
     assert_ne!(Input::new(&released).facts(), from_messages.facts());
 }
-
-#[test]
-fn warming_up_builds_the_patterns_gists_use_from_any_thread() {
-    // Run twice, once on another thread as `compact` does, alongside a gist being taken.
-    let t = std::thread::spawn(super::warm_up);
-    use crate::session::{Message, Origin, Part};
-    let m = Message::new(
-        Role::Tool,
-        vec![Part::ToolResult {
-            call_id: "1".into(),
-            content: vec![Part::Text("error: boom\nExit code: 2".into())],
-            is_error: false,
-        }],
-        Origin::Record(0),
-    );
-    let g = Gist::of(&m);
-    t.join().unwrap();
-    super::warm_up();
-    assert_eq!(Gist::of(&m), g);
-}
