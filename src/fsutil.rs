@@ -323,10 +323,11 @@ pub fn clean_stale_temps(dir: &Path) -> usize {
 
 /// Bytes after which [`Writeback`] starts writing a file's new pages to disk. Every 4 MiB,
 /// the sync that ends an archive still waited 3-5 ms for the last of them; every MiB it
-/// waits 1-2 ms, and the writes cost no more (512 KiB: no better).
-const WRITEBACK_BYTES: u64 = 1 << 20;
+/// waits 1-2 ms, and the writes cost no more (512 KiB: no better). Every 256 KiB, as the
+/// archive's buffer hands them over: a file under a MiB starts before its end too.
+const WRITEBACK_BYTES: u64 = 1 << 18;
 
-/// A file being written in large pieces, its pages sent to disk every MiB as they are
+/// A file being written in large pieces, its pages sent to disk every 256 KiB as they are
 /// written (Linux: `sync_file_range`, which does not wait) rather than all at the sync that
 /// ends the write: that sync then waits for the last MiB only, and the disk works while
 /// the writer goes on. Elsewhere, a plain file.
