@@ -199,7 +199,7 @@ pub fn compact_file(
             &made.summary,
             &info,
             made.used,
-            &made.recall,
+            &made.recall.measured(&made.summary),
         );
     }
     // Summarized: the messages' text goes, the document's comes back for archiving and
@@ -255,7 +255,25 @@ type Slot = Result<(u64, PathBuf), ArchiveError>;
 struct Made {
     summary: String,
     used: &'static str,
-    recall: recall::Recall,
+    recall: Recalled,
+}
+
+/// A summary's recall: measured, or, when nothing but the report needs it (an offline
+/// summary, no `--min-recall`), the facts to look for, measured while the compaction is
+/// written.
+enum Recalled {
+    Measured(recall::Recall),
+    Facts(Vec<recall::Fact>),
+}
+
+impl Recalled {
+    /// The recall of `summary`, measured now if it was not yet.
+    fn measured(self, summary: &str) -> recall::Recall {
+        match self {
+            Recalled::Measured(r) => r,
+            Recalled::Facts(facts) => recall::measure(&facts, summary),
+        }
+    }
 }
 
 impl Job<'_> {
@@ -337,7 +355,6 @@ impl Job<'_> {
         // The self-check: which facts of the replaced messages the summary mentions. A
         // model's summary gets the list of those it left out.
         let facts = input.with_secrets_removed(|i| recall::facts_of(i.facts()));
-        let recall = recall::measure(&facts, &summary);
         // Freeing a large session's gists here took longer than everything after the
         // summary (~100 ms at 362K messages, then as long again in glibc merging their
         // freed chunks at the next large free): another thread frees them, and a one-file
@@ -346,6 +363,15 @@ impl Job<'_> {
         if let Some(gists) = gists {
             crate::mem::free_soon(gists);
         }
+        let min_recall = settings::min_recall(args)?;
+        if used == "offline" && min_recall.is_none() {
+            return Ok(Ok(Made {
+                summary,
+                used,
+                recall: Recalled::Facts(facts),
+            }));
+        }
+        let recall = recall::measure(&facts, &summary);
         let summary = if used != "offline" && !recall.missing.is_empty() {
             format!(
                 "{}\n\n{}",
@@ -355,7 +381,7 @@ impl Job<'_> {
         } else {
             summary
         };
-        if let Some(min) = settings::min_recall(args)?.filter(|&m| recall.score() < m) {
+        if let Some(min) = min_recall.filter(|&m| recall.score() < m) {
             ctx.printer.error(&anyhow::anyhow!(
                 "{shown}: the summary's {} is below --min-recall {min}",
                 recall.describe()
@@ -372,7 +398,7 @@ impl Job<'_> {
         Ok(Ok(Made {
             summary,
             used,
-            recall,
+            recall: Recalled::Measured(recall),
         }))
     }
 
@@ -446,6 +472,14 @@ impl Job<'_> {
         let written = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
         let written = &written;
         std::thread::scope(|scope| {
+            // The recall, when only the report needs it, is measured meanwhile.
+            let recall = match recall {
+                Recalled::Facts(facts) => {
+                    let summary = &summary;
+                    Err(scope.spawn(move || recall::measure(&facts, summary)))
+                }
+                Recalled::Measured(r) => Ok(r),
+            };
             // A new file is written and synced beside its destination while the result is
             // counted and the originals filed: only its rename waits for the archive.
             let staging = (slot.is_ok() && write::stages(dest))
@@ -521,6 +555,8 @@ impl Job<'_> {
             let tokens = tokens.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
             let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
             write::write_archived(ctx, dest, loaded, &bytes, archive_path, staged)?;
+            let recall = recall
+                .unwrap_or_else(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             Ok(self.report(loaded, dest, used, &recall, archived, tokens))
         })
     }
