@@ -95,6 +95,22 @@ fn the_report_gives_the_summarys_recall_and_min_recall_refuses_a_poor_one() {
     );
     let bad = env.run(&[&args[..], &["--min-recall", "2"]].concat());
     assert_eq!(bad.code, 2, "{bad:?}");
+    // A compaction written reports what its dry run did (measured while it is written).
+    let out = env.path().join("out.json");
+    let real = env.run(&[
+        "compact",
+        s(&f),
+        "--tail-tokens",
+        "300",
+        "--json",
+        "-o",
+        s(&out),
+    ]);
+    assert_eq!(real.code, 0, "{real:?}");
+    let r = real.json();
+    for key in ["recall", "recall_facts", "unmentioned"] {
+        assert_eq!(r[key], v[key], "{key}: {r}");
+    }
     // The human report says it.
     let run = env.run(&args);
     assert_eq!(run.code, 0, "{run:?}");
