@@ -329,7 +329,7 @@ const WRITEBACK_BYTES: u64 = 1 << 18;
 
 /// A file being written in large pieces, its pages sent to disk every 256 KiB as they are
 /// written (Linux: `sync_file_range`, which does not wait) rather than all at the sync that
-/// ends the write: that sync then waits for the last MiB only, and the disk works while
+/// ends the write: that sync then waits for the last piece only, and the disk works while
 /// the writer goes on. Elsewhere, a plain file.
 pub struct Writeback {
     file: fs::File,
