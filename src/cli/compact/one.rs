@@ -473,12 +473,9 @@ impl Job<'_> {
         let written = &written;
         std::thread::scope(|scope| {
             // The recall, when only the report needs it, is measured meanwhile.
-            let recall = match recall {
-                Recalled::Facts(facts) => {
-                    let summary = &summary;
-                    Err(scope.spawn(move || recall::measure(&facts, summary)))
-                }
-                Recalled::Measured(r) => Ok(r),
+            let recall = {
+                let summary = &summary;
+                scope.spawn(move || recall.measured(summary))
             };
             // A new file is written and synced beside its destination while the result is
             // counted and the originals filed: only its rename waits for the archive.
@@ -556,7 +553,8 @@ impl Job<'_> {
             let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
             write::write_archived(ctx, dest, loaded, &bytes, archive_path, staged)?;
             let recall = recall
-                .unwrap_or_else(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
             Ok(self.report(loaded, dest, used, &recall, archived, tokens))
         })
     }
