@@ -1,6 +1,6 @@
 //! Build-time tables, so that start-up decodes and parses nothing: the tokenizers'
-//! vocabularies (vocab.rs), their pre-tokenizers' DFAs (pretok.rs) and the built-in model
-//! registry (models.rs), written to OUT_DIR.
+//! vocabularies (vocab.rs), their pre-tokenizers' DFAs (pretok.rs), the offline summary's
+//! regexes as DFAs (regexes.rs) and the built-in model registry (models.rs), written to OUT_DIR.
 
 // Cargo reads a build script's directives (`cargo::rerun-if-changed=…`) from its stdout.
 #![allow(clippy::print_stdout)]
@@ -9,6 +9,7 @@ use std::path::Path;
 
 mod models;
 mod pretok;
+mod regexes;
 mod vocab;
 
 fn main() {
@@ -19,5 +20,6 @@ fn main() {
     let out = Path::new(&out);
     vocab::write_all(out);
     pretok::write_all(out);
+    regexes::write_all(out);
     models::write(out);
 }

@@ -27,7 +27,12 @@ fn write(out: &Path, name: &str, patterns: &[(&str, bool); 3]) {
         )
         .build_many(&pats)
         .unwrap_or_else(|e| panic!("the {name} pre-tokenizer DFA: {e}"));
-    // The target's byte order, which may not be the build machine's.
+    write_dfa(out, name, &dfa);
+}
+
+/// Writes `dfa` to `out/{name}.dfa` in the target's byte order (which may not be the build
+/// machine's).
+pub fn write_dfa(out: &Path, name: &str, dfa: &dense::DFA<Vec<u32>>) {
     #[allow(clippy::disallowed_methods)]
     let big = std::env::var("CARGO_CFG_TARGET_ENDIAN").is_ok_and(|e| e == "big");
     let (bytes, pad) = if big {

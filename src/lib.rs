@@ -139,6 +139,8 @@ pub mod models;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod ops;
+#[doc(hidden)]
+pub mod prebuilt;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod render;

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::tools::{self, FileOp};
-use super::words::Words;
+use super::{patterns, searches};
 use crate::fasthash::{FastMap, FastSet};
 use crate::session::{join_text, Message, Part, Role};
 use crate::summarize::requests::request_text;
@@ -545,19 +545,9 @@ fn ends(text: &str, n: usize) -> (&str, &str) {
 /// The line of a failed tool's output that says what went wrong: the first one mentioning
 /// an error, else the first that is not an exit-code report.
 fn error_line(text: &str) -> String {
-    static ERRORS: Words = Words::new(&[
-        "error",
-        "exception",
-        "traceback",
-        "panicked",
-        "failed",
-        "fatal",
-        "denied",
-        "not found",
-    ]);
     // The first line holding a match: no match spans lines, so the line around the first
     // match in the whole text (one search, not one a line).
-    if let Some(m) = ERRORS.find(text) {
+    if let Some(m) = searches::ERROR_WORDS.find(text) {
         let start = text[..m.start].rfind('\n').map_or(0, |i| i + 1);
         let end = text[m.end..].find('\n').map_or(text.len(), |i| m.end + i);
         return text[start..end].trim().to_string();
@@ -568,39 +558,16 @@ fn error_line(text: &str) -> String {
     line.to_string()
 }
 
-/// The words that mark a decision (matched whole words, in any case).
-static DECISION_WORDS: Words = Words::new(&[
-    "decided",
-    "decide to",
-    "i'll use",
-    "we'll use",
-    "i will use",
-    "we will use",
-    "going with",
-    "chose",
-    "switch to",
-    "switched to",
-    "switching to",
-    "opt for",
-    "opted for",
-    "the plan is",
-    "approach is",
-    "let's use",
-    "settled on",
-]);
-
 /// Sentences of assistant text that record a decision.
 fn decisions(text: &str) -> Vec<String> {
     // The words without the word boundaries, over the whole text: most have none of them,
     // and one search finds that out (a sentence at a time costs a search each; the
     // pattern for sentences is built only once a text has some).
-    if !DECISION_WORDS.is_match(text) {
+    if !searches::DECISIONS.is_match(text) {
         return Vec::new();
     }
     static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| {
-        Regex::new(&format!(r"(?i)\b({})\b", DECISION_WORDS.alternation())).expect("valid regex")
-    });
+    let re = RE.get_or_init(|| Regex::new(patterns::DECISION_SENTENCE).expect("valid regex"));
     text.lines()
         .flat_map(sentences)
         .map(|s| s.trim().trim_start_matches(['-', '*', ' ']).trim())

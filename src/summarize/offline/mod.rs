@@ -11,9 +11,10 @@
 #[doc(hidden)]
 pub mod facts;
 pub(crate) mod fit;
+mod patterns;
+mod searches;
 #[doc(hidden)]
 pub mod tools;
-mod words;
 
 #[doc(hidden)]
 pub use facts::{collect, fold, ErrorSeen, Facts, FileFate, Gist, Outcome};

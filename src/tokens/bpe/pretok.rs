@@ -13,22 +13,13 @@ use regex_automata::{Anchored, Input};
 
 pub use super::patterns::{CL100K, O200K};
 
-/// Bytes aligned as a DFA's transition table (of `u32`s) must be to be read in place.
-#[repr(C, align(4))]
-pub struct Aligned<B: ?Sized>(pub B);
+pub use crate::prebuilt::Aligned;
 
-/// A DFA the build script wrote, aligned for reading in place.
+/// A pre-tokenizer DFA the build script wrote, aligned for reading in place.
 macro_rules! dfa {
-    ($name:literal) => {{
-        static TABLE: &$crate::tokens::bpe::pretok::Aligned<[u8]> =
-            &$crate::tokens::bpe::pretok::Aligned(*include_bytes!(concat!(
-                env!("OUT_DIR"),
-                "/",
-                $name,
-                ".dfa"
-            )));
-        TABLE
-    }};
+    ($name:literal) => {
+        $crate::prebuilt::aligned!(concat!($name, ".dfa"))
+    };
 }
 pub(super) use dfa;
 
