@@ -583,9 +583,10 @@ pub fn create_private_dir(dir: &Path) -> Result<(), ArchiveError> {
 /// syncing it ~80 ms; in 1 MiB pieces ~40 ms (10M-token session). 256 KiB costs no more,
 /// and a small session's archive (under a MiB) then reaches the file, and the disk, while
 /// its records are still being read rather than all at their end: the sync that files it
-/// waited 0.41 ms instead of 0.60 (200K-token session, medians of 30), and the buffer's
-/// pages are a quarter.
-pub(super) const WRITE_BUFFER: usize = 1 << 18;
+/// waited 0.41 ms instead of 0.60 (200K-token session, medians of 30). 128 KiB: its
+/// pages count in a small compaction's peak (at 200K tokens, with the pass's reads at 64
+/// KiB, 0.16 MiB less), and 10M-token compactions take as long.
+pub(super) const WRITE_BUFFER: usize = 1 << 17;
 
 /// An archive being written ([`ArchiveStore::begin`]): a temp file (0600) in its
 /// directory holding its facts and records so far.

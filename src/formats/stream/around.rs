@@ -11,8 +11,9 @@ use std::path::Path;
 use xxhash_rust::xxh3::Xxh3;
 
 /// Bytes read at a time: few enough that they are hashed and copied on while still in the
-/// processor's cache (1 MiB reads made the pass over a 44 MB file ~10 ms slower).
-const READ_BYTES: usize = 256 << 10;
+/// processor's cache (1 MiB reads made the pass over a 44 MB file ~10 ms slower), as the
+/// first read's ([`crate::formats::stream`]); and a small compaction's peak holds no more.
+const READ_BYTES: usize = 64 << 10;
 
 /// What the file holds around the hole.
 #[derive(Debug)]
