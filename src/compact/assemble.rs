@@ -26,6 +26,9 @@ impl CompactInfo {
     }
 }
 
+/// The summary message's role.
+pub const SUMMARY_ROLE: Role = Role::User;
+
 /// The summary message's text: a note for the model saying what happened, where the
 /// originals are and how to go on ([`Continuation`]), then the summary between
 /// `<summary>` tags.
@@ -35,6 +38,16 @@ pub fn summary_message_text(
     info: &CompactInfo,
     how: Continuation,
 ) -> String {
+    let (before, after) = summary_message_frame(messages, info, how);
+    format!("{before}{}{after}", summary.trim())
+}
+
+/// What a summary message's text holds before the summary (trimmed) and after it.
+pub fn summary_message_frame(
+    messages: usize,
+    info: &CompactInfo,
+    how: Continuation,
+) -> (String, String) {
     let whence = match &info.archive {
         Some(path) => format!("The original messages are archived at {path}."),
         None => "The original messages were not archived.".to_string(),
@@ -55,14 +68,13 @@ pub fn summary_message_text(
              mind."
         }
     };
-    format!(
+    let before = format!(
         "[ctxctl compaction {seq}] The earlier part of this conversation ({messages} message{s}) \
-         was replaced by the summary below to save context. {whence} {next}\n\n\
-         {OPEN}\n{body}\n{CLOSE}",
+         was replaced by the summary below to save context. {whence} {next}\n\n{OPEN}\n",
         seq = info.seq,
         s = if messages == 1 { "" } else { "s" },
-        body = summary.trim(),
-    )
+    );
+    (before, format!("\n{CLOSE}"))
 }
 
 /// The summary message for `summary` replacing the middle of `partition`: a `user` message
@@ -78,7 +90,7 @@ pub fn summary_message(summary: &str, partition: &Partition, info: &CompactInfo)
     );
     meta.insert("compact_seq".into(), Value::from(info.seq));
     NewMessage {
-        role: Role::User,
+        role: SUMMARY_ROLE,
         text: summary_message_text(
             summary,
             partition.summarized().count(),

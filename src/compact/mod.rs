@@ -10,7 +10,10 @@
 mod assemble;
 mod partition;
 
-pub use assemble::{assemble, summary_message, summary_message_text, CompactInfo};
+pub use assemble::{
+    assemble, summary_message, summary_message_frame, summary_message_text, CompactInfo,
+    SUMMARY_ROLE,
+};
 pub use partition::{partition, partition_ending, Continuation, Partition};
 
 use crate::session::{Message, NewMessage, Origin, Part};
@@ -26,26 +29,45 @@ pub fn needs_compaction(tokens: usize, effective_limit: usize, threshold: f64) -
     tokens as f64 >= threshold * effective_limit as f64
 }
 
-/// Tokens of the compacted session: head, kept middle messages and tail as counted, plus the summary message and
-/// the reply priming.
+/// Tokens of the compacted session: head, kept middle messages and tail as counted, plus
+/// the summary message and the reply priming.
 pub fn compacted_tokens(
     counter: &Counter,
     counts: &[usize],
     partition: &Partition,
     summary: &NewMessage,
 ) -> usize {
+    let message = Message::new(
+        summary.role,
+        vec![Part::Text(summary.text.clone())],
+        Origin::Record(0),
+    );
+    compacted_tokens_with(counts, partition, counter.message(&message))
+}
+
+/// Tokens of the summary message of `summary` ([`summary_message`]), its text counted in
+/// parts ([`Counter::text_wrapped`]): a summary fit to a cap was counted whole already.
+pub fn summary_tokens(
+    counter: &Counter,
+    summary: &str,
+    partition: &Partition,
+    info: &CompactInfo,
+) -> usize {
+    let messages = partition.summarized().count();
+    let (before, after) = summary_message_frame(messages, info, partition.continuation);
+    let framing = Message::new(SUMMARY_ROLE, Vec::new(), Origin::Record(0));
+    counter.message(&framing) + counter.text_wrapped(&before, summary, &after)
+}
+
+/// [`compacted_tokens`] with a summary message of `summary` tokens.
+pub fn compacted_tokens_with(counts: &[usize], partition: &Partition, summary: usize) -> usize {
     let kept = partition
         .head
         .clone()
         .chain(partition.kept.iter().copied())
         .chain(partition.tail.clone())
         .filter_map(|i| counts.get(i).copied());
-    let message = Message::new(
-        summary.role,
-        vec![Part::Text(summary.text.clone())],
-        Origin::Record(0),
-    );
-    let per: Vec<usize> = kept.chain([counter.message(&message)]).collect();
+    let per: Vec<usize> = kept.chain([summary]).collect();
     Counter::total(&per)
 }
 
@@ -83,5 +105,45 @@ mod tests {
         };
         let n = compacted_tokens(&counter, &[10, 100, 100, 20], &p, &summary);
         assert_eq!(n, 10 + 20 + 6 + crate::tokens::REPLY_PRIMING);
+    }
+
+    /// The summary message counted in parts is the message counted whole, for a summary
+    /// fit to a cap (its count remembered) and one not, with and without an archive.
+    #[test]
+    fn the_summary_message_counts_the_same_in_parts() {
+        let p = Partition {
+            head: 0..1,
+            middle: 1..5,
+            tail: 5..6,
+            ..Default::default()
+        };
+        let summary = "Offline summary of 4 earlier messages.\n\n## Requests\n1. Fix it.\n\n\
+                       ## State at the cut\nLast words: done)\n/tmp/x\n";
+        for archive in [
+            None,
+            Some("/home/u/.local/share/ctxctl/archives/s/1.json".into()),
+        ] {
+            let info = CompactInfo {
+                id: "id".into(),
+                timestamp: "2026-11-26T00:00:00Z".into(),
+                seq: 1,
+                archive,
+            };
+            for fitted in [false, true] {
+                let counter = Counter::new(Tokenizer::new(Encoding::O200kBase).unwrap());
+                if fitted {
+                    assert!(counter.passes(summary, 10_000).is_none());
+                }
+                let whole = Message::new(
+                    SUMMARY_ROLE,
+                    vec![Part::Text(summary_message(summary, &p, &info).text)],
+                    Origin::Record(0),
+                );
+                assert_eq!(
+                    summary_tokens(&counter, summary, &p, &info),
+                    counter.message(&whole)
+                );
+            }
+        }
     }
 }

@@ -32,6 +32,18 @@ impl TextCache {
         n
     }
 
+    /// Remembers that `text` has `n` tokens (counted elsewhere).
+    pub fn put(&self, text: &str, n: usize) {
+        if text.len() < MIN_CACHED_LEN {
+            return;
+        }
+        let key = (xxhash_rust::xxh3::xxh3_64(text.as_bytes()), text.len());
+        let mut map = self.lock();
+        if map.len() < MAX_ENTRIES {
+            map.insert(key, n);
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(u64, usize), usize>> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -127,9 +127,18 @@ impl Tokenizer {
     /// whitespace after them and [`PIECE_LOOKAHEAD`] bytes more, when the text has them.
     /// The others count the whole text.
     pub fn passes(&self, text: &str, limit: usize) -> Option<usize> {
+        self.within(text, limit).err()
+    }
+
+    /// [`Tokenizer::passes`], telling what the count found when `text` has no more than
+    /// `limit` tokens: `Ok(its tokens)`, or `Err(the prefix)` when it passes the limit.
+    pub fn within(&self, text: &str, limit: usize) -> Result<usize, usize> {
         match self {
             Tokenizer::Fast(_, bpe) => {
                 let (n, end) = bpe.count_prefix(text, limit);
+                if n <= limit {
+                    return Ok(n);
+                }
                 // A piece's end turns on the whitespace after it (`\s*[\r\n]+` ends at a run's
                 // last newline), however long, and a few characters past that.
                 let rest = &text[end..];
@@ -138,10 +147,21 @@ impl Tokenizer {
                 while !text.is_char_boundary(decided) {
                     decided += 1;
                 }
-                (n > limit).then_some(decided)
+                Err(decided)
             }
-            _ => (self.count(text) > limit).then_some(text.len()),
+            _ => match self.count(text) {
+                n if n <= limit => Ok(n),
+                _ => Err(text.len()),
+            },
         }
+    }
+
+    /// Whether a text's count is the sum of its parts' when cut after a line break and
+    /// before an ASCII letter: o200k_base's and cl100k_base's pre-tokenizers make a piece
+    /// end there whatever comes before or after (no piece holds a line break followed by a
+    /// letter), and their counts are their pieces' counts.
+    pub fn cuts_after_line_breaks(&self) -> bool {
+        matches!(self.encoding(), Encoding::O200kBase | Encoding::Cl100kBase)
     }
 
     pub fn count(&self, text: &str) -> usize {

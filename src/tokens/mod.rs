@@ -109,11 +109,47 @@ impl Counter {
     /// Whether `text` passes `limit` tokens, and by what ([`Tokenizer::passes`]): the
     /// length of a prefix every text that starts with has more than `limit` too (but for
     /// all of `text`, which vouches for `text` alone), or `None` when `text` has no more.
+    /// A text found to have no more is counted whole: its count is remembered.
     pub fn passes(&self, text: &str, limit: usize) -> Option<usize> {
         if text.is_empty() {
             return None;
         }
-        self.tokenizer().passes(text, limit)
+        match self.tokenizer().within(text, limit) {
+            Ok(n) => {
+                self.cache.put(text, n);
+                None
+            }
+            Err(decided) => Some(decided),
+        }
+    }
+
+    /// [`Counter::text`] of `before`, `text` trimmed, then `after`: counted in parts when
+    /// the tokenizer cuts after line breaks ([`Tokenizer::cuts_after_line_breaks`]) and
+    /// `before` ends with one, so that `text`, most likely counted already (a summary that
+    /// was fit to a cap: [`Counter::passes`]), is not counted again but for its last line.
+    pub fn text_wrapped(&self, before: &str, text: &str, after: &str) -> usize {
+        let body = text.trim();
+        let letter_at =
+            |t: &str, i: usize| t.as_bytes().get(i).is_some_and(u8::is_ascii_alphabetic);
+        // Where the last line that starts with a letter starts: `text` is cut there, and
+        // between `before` and `body`.
+        let last = (self.tokenizer().cuts_after_line_breaks()
+            && before.ends_with('\n')
+            && text.starts_with(body)
+            && letter_at(body, 0))
+        .then(|| {
+            memchr::memrchr_iter(b'\n', body.as_bytes())
+                .map(|i| i + 1)
+                .find(|&i| letter_at(body, i))
+                .unwrap_or(0)
+        });
+        let Some(cut) = last else {
+            return self.text(&format!("{before}{body}{after}"));
+        };
+        // text = text[..cut] + text[cut..], and the wrapped text is before + text[..cut] +
+        // body[cut..] + after, each sum cut where the tokenizer cuts.
+        let head = self.text(text).saturating_sub(self.text(&text[cut..]));
+        self.text(before) + head + self.text(&format!("{}{after}", &body[cut..]))
     }
 
     /// Tokens of one message: framing, role, name and every part.
@@ -346,6 +382,80 @@ mod tests {
                     bpe.count_prefix(&changed, limit),
                     bpe.count_prefix(&text, limit),
                     "{} {:?}", e, changed
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// A text wrapped is counted in parts as it would be whole, whatever its lines,
+        /// counted before (and remembered by [`Counter::passes`]) or not.
+        #[test]
+        fn a_wrapped_text_counts_as_the_whole(
+            before in tricky_text(),
+            lines in proptest::collection::vec(tricky_text(), 1..4),
+            letters in proptest::collection::vec(
+                proptest::sample::select(vec!["A", "x", "Ab", "É", "1", " ", ""]), 4),
+            after in tricky_text(),
+            fitted: bool,
+            breaks: bool,
+        ) {
+            let before = if breaks { format!("{before}\n") } else { before };
+            // Lines that start with a letter or not, the first right after `before`.
+            let text: String = (lines.iter().zip(&letters).enumerate())
+                .map(|(i, (l, a))| format!("{}{a}{l}", if i == 0 { "" } else { "\n" }))
+                .collect();
+            for e in [Encoding::O200kBase, Encoding::Cl100kBase, Encoding::Approx, Encoding::Words] {
+                let c = counter(e);
+                if fitted {
+                    proptest::prop_assert!(c.passes(&text, usize::MAX).is_none());
+                }
+                let whole = format!("{before}{}{after}", text.trim());
+                proptest::prop_assert_eq!(
+                    c.text_wrapped(&before, &text, &after),
+                    counter(e).text(&whole),
+                    "{} {:?}", e, whole
+                );
+            }
+        }
+    }
+
+    /// A summary's lines are not counted again: its count, remembered when it was found to
+    /// fit, and its last line's are what the wrapped text takes from it.
+    #[test]
+    fn a_fitted_text_is_not_counted_again_when_wrapped() {
+        let c = counter(Encoding::O200kBase);
+        let summary = format!(
+            "Offline summary.\n{}\nLast words here.\n",
+            "## Facts\n- one\n".repeat(50)
+        );
+        assert!(c.passes(&summary, 10_000).is_none());
+        // Remembered: a wrong count put in its place is what comes back.
+        c.cache.put(&summary, 7);
+        let tail = c.text("Last words here.\n");
+        let wrapped = c.text_wrapped("<s>\n", &summary, "\n</s>");
+        assert_eq!(
+            wrapped,
+            c.text("<s>\n") + 7 - tail + c.text("Last words here.\n</s>")
+        );
+        // Not wrapped after a line break: counted whole.
+        let whole = c.text(&format!("<s>{}\n</s>", summary.trim()));
+        assert_eq!(c.text_wrapped("<s>", &summary, "\n</s>"), whole);
+    }
+
+    /// A line break is a cut only before a letter: o200k_base takes `/` after a line
+    /// break into the punctuation before it.
+    #[test]
+    fn a_line_break_before_anything_but_a_letter_is_no_cut() {
+        for e in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            let c = counter(e);
+            // Counted apart, `x)\n` and `/ab` make one token more than together.
+            for (before, text) in [("x)\n", "/ab\nok"), ("<s>\n", "Ok)\n/ab\n")] {
+                let whole = c.text(&format!("{before}{text}\n</s>"));
+                assert_eq!(
+                    c.text_wrapped(before, text, "\n</s>"),
+                    whole,
+                    "{e} {text:?}"
                 );
             }
         }

@@ -225,8 +225,8 @@ fn info(id: &str, seq: u64, archive: Option<PathBuf>, now: Timestamp) -> Compact
 }
 
 fn compacted(l: &Loaded, part: &Partition, summary: &str, info: &CompactInfo) -> usize {
-    let message = compact::summary_message(summary, part, info);
-    compact::compacted_tokens(&l.counter, &l.counts, part, &message)
+    let message = compact::summary_tokens(&l.counter, summary, part, info);
+    compact::compacted_tokens_with(&l.counts, part, message)
 }
 
 fn ratio(a: usize, b: usize) -> f64 {
