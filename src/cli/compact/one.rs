@@ -274,6 +274,22 @@ impl Recalled {
             Recalled::Facts(facts) => recall::measure(&facts, summary),
         }
     }
+
+    /// [`Recalled::measured`], kept as a `Recalled`.
+    fn now(self, summary: &str) -> Recalled {
+        Recalled::Measured(self.measured(summary))
+    }
+
+    fn is_measured(&self) -> bool {
+        matches!(self, Recalled::Measured(_))
+    }
+}
+
+impl Default for Recalled {
+    /// No facts to look for (what [`std::mem::take`] leaves).
+    fn default() -> Recalled {
+        Recalled::Facts(Vec::new())
+    }
 }
 
 impl Job<'_> {
@@ -472,10 +488,13 @@ impl Job<'_> {
         let written = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
         let written = &written;
         std::thread::scope(|scope| {
-            // The recall, when only the report needs it, is measured meanwhile.
-            let recall = {
+            // The recall, when only the report needs it and it was not measured yet, is
+            // measured meanwhile.
+            let recall = if recall.is_measured() {
+                Err(recall.measured(&summary))
+            } else {
                 let summary = &summary;
-                scope.spawn(move || recall.measured(summary))
+                Ok(scope.spawn(move || recall.measured(summary)))
             };
             // A new file is written and synced beside its destination while the result is
             // counted and the originals filed: only its rename waits for the archive.
@@ -552,9 +571,10 @@ impl Job<'_> {
             let tokens = tokens.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
             let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
             write::write_archived(ctx, dest, loaded, &bytes, archive_path, staged)?;
-            let recall = recall
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            let recall = match recall {
+                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                Err(measured) => measured,
+            };
             Ok(self.report(loaded, dest, used, &recall, archived, tokens))
         })
     }

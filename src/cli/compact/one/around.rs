@@ -37,11 +37,17 @@ impl Job<'_> {
             let (sent, text) = mpsc::sync_channel(1);
             let reread = &reread;
             let pass = scope.spawn(move || self.archive_around(reread, record, sent));
-            let made = match self.summarize(loaded, summarizer, gists)? {
+            let mut made = match self.summarize(loaded, summarizer, gists)? {
                 Ok(made) => made,
                 Err(done) => return Ok(done),
             };
-            let Ok(around) = text.recv() else {
+            // Should the pass still be reading, the recall is measured meanwhile, rather
+            // than on a thread of its own while the compaction is written.
+            let sent = text.try_recv().or_else(|_| {
+                made.recall = std::mem::take(&mut made.recall).now(&made.summary);
+                text.recv()
+            });
+            let Ok(around) = sent else {
                 // The pass sends the text whatever happens, unless it panicked.
                 let panic = pass.join().err();
                 std::panic::resume_unwind(panic.unwrap_or_else(|| Box::new("no text was sent")));
