@@ -16,28 +16,25 @@ pub struct TextCache {
 
 impl TextCache {
     pub fn get_or(&self, text: &str, count: impl FnOnce() -> usize) -> usize {
-        if text.len() < MIN_CACHED_LEN {
+        let Some(key) = key(text) else {
             return count();
-        }
-        // xxh3 rather than the map's SipHash: every text of a cold run goes through here.
-        let key = (xxhash_rust::xxh3::xxh3_64(text.as_bytes()), text.len());
+        };
         if let Some(&n) = self.lock().get(&key) {
             return n;
         }
         let n = count();
-        let mut map = self.lock();
-        if map.len() < MAX_ENTRIES {
-            map.insert(key, n);
-        }
+        self.insert(key, n);
         n
     }
 
     /// Remembers that `text` has `n` tokens (counted elsewhere).
     pub fn put(&self, text: &str, n: usize) {
-        if text.len() < MIN_CACHED_LEN {
-            return;
+        if let Some(key) = key(text) {
+            self.insert(key, n);
         }
-        let key = (xxhash_rust::xxh3::xxh3_64(text.as_bytes()), text.len());
+    }
+
+    fn insert(&self, key: (u64, usize), n: usize) {
         let mut map = self.lock();
         if map.len() < MAX_ENTRIES {
             map.insert(key, n);
@@ -47,6 +44,13 @@ impl TextCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(u64, usize), usize>> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// The key `text` is remembered under, unless it is too short to be worth it. xxh3 rather
+/// than the map's SipHash: every text of a cold run goes through here.
+fn key(text: &str) -> Option<(u64, usize)> {
+    (text.len() >= MIN_CACHED_LEN)
+        .then(|| (xxhash_rust::xxh3::xxh3_64(text.as_bytes()), text.len()))
 }
 
 #[cfg(test)]

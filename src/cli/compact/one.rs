@@ -279,17 +279,6 @@ impl Recalled {
     fn now(self, summary: &str) -> Recalled {
         Recalled::Measured(self.measured(summary))
     }
-
-    fn is_measured(&self) -> bool {
-        matches!(self, Recalled::Measured(_))
-    }
-}
-
-impl Default for Recalled {
-    /// No facts to look for (what [`std::mem::take`] leaves).
-    fn default() -> Recalled {
-        Recalled::Facts(Vec::new())
-    }
 }
 
 impl Job<'_> {
@@ -490,11 +479,12 @@ impl Job<'_> {
         std::thread::scope(|scope| {
             // The recall, when only the report needs it and it was not measured yet, is
             // measured meanwhile.
-            let recall = if recall.is_measured() {
-                Err(recall.measured(&summary))
-            } else {
-                let summary = &summary;
-                Ok(scope.spawn(move || recall.measured(summary)))
+            let recall = match recall {
+                Recalled::Measured(measured) => Err(measured),
+                facts => {
+                    let summary = &summary;
+                    Ok(scope.spawn(move || facts.measured(summary)))
+                }
             };
             // A new file is written and synced beside its destination while the result is
             // counted and the originals filed: only its rename waits for the archive.

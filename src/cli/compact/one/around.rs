@@ -43,10 +43,13 @@ impl Job<'_> {
             };
             // Should the pass still be reading, the recall is measured meanwhile, rather
             // than on a thread of its own while the compaction is written.
-            let sent = text.try_recv().or_else(|_| {
-                made.recall = std::mem::take(&mut made.recall).now(&made.summary);
-                text.recv()
-            });
+            let sent = match text.try_recv() {
+                Ok(around) => Ok(around),
+                Err(_) => {
+                    made.recall = made.recall.now(&made.summary);
+                    text.recv()
+                }
+            };
             let Ok(around) = sent else {
                 // The pass sends the text whatever happens, unless it panicked.
                 let panic = pass.join().err();
