@@ -139,11 +139,7 @@ impl Tokenizer {
                 if n <= limit {
                     return Ok(n);
                 }
-                // A piece's end turns on the whitespace after it (`\s*[\r\n]+` ends at a run's
-                // last newline), however long, and a few characters past that.
-                let rest = &text[end..];
-                let run = rest.len() - rest.trim_start().len();
-                let mut decided = (end + run + PIECE_LOOKAHEAD).min(text.len());
+                let mut decided = decided_by(text, end).min(text.len());
                 while !text.is_char_boundary(decided) {
                     decided += 1;
                 }
@@ -153,6 +149,20 @@ impl Tokenizer {
                 n if n <= limit => Ok(n),
                 _ => Err(text.len()),
             },
+        }
+    }
+
+    /// The fewest tokens a text that starts with `prefix` has, whatever follows: for
+    /// o200k_base and cl100k_base, the count of `prefix`'s pieces whose ends do not turn on
+    /// what follows them (see [`PIECE_LOOKAHEAD`]); `approx` and `words` count more of a
+    /// longer text; the older encodings tell nothing (0).
+    pub fn floor(&self, prefix: &str) -> usize {
+        match self {
+            Tokenizer::Fast(_, bpe) => {
+                bpe.count_settled(prefix, |end| decided_by(prefix, end) <= prefix.len())
+            }
+            Tokenizer::Bpe(..) => 0,
+            Tokenizer::Approx | Tokenizer::Words => self.count(prefix),
         }
     }
 
@@ -181,6 +191,15 @@ impl Tokenizer {
 /// may still depend on: a look-ahead character, a contraction's `'ll` (four characters of
 /// up to four bytes).
 pub const PIECE_LOOKAHEAD: usize = 16;
+
+/// Where in `text` the end of a piece that ends at `end` is decided: a piece's end turns
+/// on the whitespace after it (`\s*[\r\n]+` ends at a run's last newline), however long,
+/// and [`PIECE_LOOKAHEAD`] bytes past that (which may be past the text's end).
+fn decided_by(text: &str, end: usize) -> usize {
+    let rest = &text[end..];
+    let run = rest.len() - rest.trim_start().len();
+    end + run + PIECE_LOOKAHEAD
+}
 
 fn fast(
     encoding: Encoding,

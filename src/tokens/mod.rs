@@ -99,6 +99,11 @@ impl Counter {
         }
     }
 
+    /// The fewest tokens a text that starts with `prefix` has ([`Tokenizer::floor`]).
+    pub fn floor(&self, prefix: &str) -> usize {
+        self.tokenizer().floor(prefix)
+    }
+
     /// Whether `text` has more than `limit` tokens (`self.text(text) > limit`), counting
     /// no further than needed to tell: a long text checked against a small budget costs
     /// the budget, not the text.
@@ -385,6 +390,69 @@ mod tests {
                 );
             }
         }
+    }
+
+    proptest::proptest! {
+        /// No text that starts with a prefix has fewer tokens than the prefix's floor.
+        #[test]
+        fn no_text_goes_below_its_prefix_floor(
+            prefix in tricky_text(),
+            other in tricky_text(),
+        ) {
+            for e in Encoding::ALL {
+                let c = counter(e);
+                let floor = c.floor(&prefix);
+                proptest::prop_assert!(floor <= c.text(&prefix), "{} {:?}", e, prefix);
+                let longer = format!("{prefix}{other}");
+                proptest::prop_assert!(floor <= c.text(&longer), "{} {:?}", e, longer);
+            }
+        }
+    }
+
+    /// Cut anywhere, a text's head has a floor no longer head of it goes below: long words
+    /// that become fewer tokens whole, contractions, runs of spaces and of line breaks.
+    #[test]
+    fn every_longer_head_keeps_the_floor() {
+        let texts = [
+            "internationalization tokenizers they'll\n\n  reconfigure antidisestablishment",
+            "fn main() {\n    let   x = 12345678;\r\n\t}   \n\n\nIt'S DONE.  ",
+            "日本語のテキスト、中文文本。 naïve café — ÀÉÎ straße ٣٤٥ 🙂🙂 👍🏽",
+        ];
+        for e in Encoding::ALL {
+            let c = counter(e);
+            for t in texts {
+                let cuts: Vec<usize> = (0..=t.len()).filter(|&i| t.is_char_boundary(i)).collect();
+                for (a, &k) in cuts.iter().enumerate() {
+                    let floor = c.floor(&t[..k]);
+                    for &j in &cuts[a..] {
+                        assert!(
+                            floor <= c.text(&t[..j]),
+                            "{e}: {:?} within {:?}",
+                            &t[..k],
+                            &t[..j]
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_prefix_floor_is_its_count_but_for_the_last_pieces() {
+        let text = "Please rework the parser so that it accepts trailing commas, then run";
+        for e in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            let c = counter(e);
+            // "trailing commas, then run": the last pieces may still grow.
+            let (floor, all) = (c.floor(text), c.text(text));
+            assert!(floor < all && floor + 6 >= all, "{e}: {floor} of {all}");
+            // Every piece of the text is settled by a line that follows.
+            assert_eq!(c.floor(&format!("{text}\n{}", "x".repeat(20))), all + 1);
+        }
+        assert_eq!(
+            counter(Encoding::Approx).floor(text),
+            counter(Encoding::Approx).text(text)
+        );
+        assert_eq!(counter(Encoding::P50kBase).floor(text), 0);
     }
 
     proptest::proptest! {

@@ -156,10 +156,41 @@ fn requests(reqs: &[String], counter: &Counter, cap: usize) -> String {
             }
         }));
     }
-    let mut texts: Vec<String> = reqs
+    let texts: Vec<String> = reqs
         .iter()
         .map(|r| fit::clamp(r, counter, cap / 4))
         .collect();
+    if never_half(&texts, counter, cap / 2) {
+        return numbered(texts.iter().map(|t| shortest(t)));
+    }
+    numbered(stepped(texts, counter, cap))
+}
+
+/// Whether the requests `texts` (clamped) cost more than `half` tokens whatever shortening
+/// steps are taken, so that every step is: each costs at least 2, one of no more than 60
+/// characters (never shortened) what it counts, and every shortening of a longer one
+/// starts with its first 60 characters (see [`shortest`]), which tell the fewest tokens
+/// it can have ([`Counter::floor`]).
+fn never_half(texts: &[String], counter: &Counter, half: usize) -> bool {
+    let mut least = 2 * texts.len();
+    for t in texts {
+        if least > half {
+            return true;
+        }
+        let head = fit::prefix_chars(t, REQUEST_LIMITS[2]);
+        least += if head.len() == t.len() {
+            counter.text(t)
+        } else {
+            counter.floor(head.trim_end())
+        };
+    }
+    least > half
+}
+
+/// The requests `texts` (clamped) shortened step by step, the earlier through every limit
+/// first, until together they cost no more than half of `cap`.
+fn stepped(mut texts: Vec<String>, counter: &Counter, cap: usize) -> Vec<String> {
+    let n = texts.len();
     let cost = |t: &str| counter.text(t) + 2;
     let mut total: usize = texts.iter().map(|t| cost(t)).sum();
     // The earlier requests through every limit first, then the latest.
@@ -177,7 +208,7 @@ fn requests(reqs: &[String], counter: &Counter, cap: usize) -> String {
             *t = short;
         }
     }
-    numbered(texts)
+    texts
 }
 
 /// The requests numbered from 1, a line each.

@@ -288,6 +288,65 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// However many requests and however long, the section is the one the requests
+    /// shortened step by step (and counted at every step) give: when their floors tell that
+    /// no step brings them down to half the cap, they go to their shortest uncounted.
+    #[test]
+    fn requests_skip_counting_only_when_no_step_could_stop(
+        sizes in proptest::collection::vec(0usize..500, 1..140),
+        seed in 0usize..1000,
+        cap in proptest::sample::select(vec![400usize, 1000, 2000, 3000, 6000]),
+    ) {
+        let words = [
+            "fix", " the", " parser", "\n", "  ", "é", "🙂", "漢字", "42", ".", "'ll", " ",
+            " and", " then", " run", " tests", "                ",
+        ];
+        let reqs: Vec<String> = (sizes.iter().enumerate())
+            .map(|(i, &n)| (0..n).map(|k| words[(i * 7 + k * k + seed) % words.len()]).collect())
+            .collect();
+        for e in [Encoding::O200kBase, Encoding::Cl100kBase, Encoding::Words, Encoding::Approx] {
+            let c = counter(e);
+            let clamped: Vec<String> = reqs.iter().map(|r| fit::clamp(r, &c, cap / 4)).collect();
+            proptest::prop_assert_eq!(
+                requests(&reqs, &c, cap),
+                numbered(stepped(clamped, &counter(e), cap))
+            );
+        }
+    }
+}
+
+/// Many requests of some length under a quarter of the cap's number: their first 60
+/// characters tell that every step is taken, and the section is the stepped one.
+#[test]
+fn requests_whose_heads_outweigh_half_the_cap_all_go_to_their_shortest() {
+    let reqs: Vec<String> = (0..134)
+        .map(|i| {
+            format!(
+                "Request {i}: please rework the parser so that it accepts trailing commas, then {}",
+                "run the tests again and report ".repeat(i % 9)
+            )
+        })
+        .collect();
+    let c = counter(Encoding::O200kBase);
+    let clamped: Vec<String> = reqs.iter().map(|r| fit::clamp(r, &c, 500)).collect();
+    assert!(2 * reqs.len() <= 1000);
+    assert!(never_half(&clamped, &c, 1000));
+    let stepped = stepped(clamped.clone(), &c, 2000);
+    assert!(stepped
+        .iter()
+        .all(|t| t.chars().count() <= 60 + " […]".len()));
+    assert_eq!(requests(&reqs, &c, 2000), numbered(stepped));
+    // Half as many: the floors no longer settle it, and the steps stop short of the last.
+    let few = &clamped[..40];
+    assert!(!never_half(few, &c, 1000));
+    let stepped = self::stepped(few.to_vec(), &c, 2000);
+    assert_eq!(stepped.last(), few.last());
+    assert_eq!(requests(&reqs[..40], &c, 2000), numbered(stepped));
+}
+
 #[test]
 fn todos_and_how_errors_were_resolved() {
     let json = r#"[

@@ -82,10 +82,31 @@ impl Bpe {
     /// [`Bpe::count_upto`], and the length of the prefix of `text` whose pieces were
     /// counted (all of it, unless the count passed `limit`).
     pub fn count_prefix(&self, text: &str, limit: usize) -> (usize, usize) {
+        self.with_scratch(|bpe, scratch| bpe.count_with(scratch, text, limit))
+    }
+
+    /// The tokens of `text`'s first pieces, as long as `settled(where the piece ends)`
+    /// holds (see [`crate::tokens::Tokenizer::floor`]).
+    pub fn count_settled(&self, text: &str, settled: impl Fn(usize) -> bool) -> usize {
+        self.with_scratch(|bpe, scratch| {
+            let (mut n, mut end) = (0, 0);
+            bpe.pretok.each_while(text, |piece| {
+                end += piece.len();
+                if !settled(end) {
+                    return false;
+                }
+                n += bpe.piece(piece.as_bytes(), scratch);
+                true
+            });
+            n
+        })
+    }
+
+    fn with_scratch<T>(&self, f: impl FnOnce(&Bpe, &mut merge::Scratch) -> T) -> T {
         SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-            Ok(mut scratch) => self.count_with(&mut scratch, text, limit),
+            Ok(mut scratch) => f(self, &mut scratch),
             // Only if counting were re-entered on one thread: fresh buffers then.
-            Err(_) => self.count_with(&mut merge::Scratch::default(), text, limit),
+            Err(_) => f(self, &mut merge::Scratch::default()),
         })
     }
 
@@ -93,15 +114,21 @@ impl Bpe {
         let (mut n, mut end) = (0, 0);
         self.pretok.each_while(text, |piece| {
             let bytes = piece.as_bytes();
-            n += if bytes.len() < 2 || self.vocab.rank(bytes).is_some() {
-                1
-            } else {
-                merge::count(self.vocab, bytes, scratch)
-            };
+            n += self.piece(bytes, scratch);
             end += bytes.len();
             n <= limit
         });
         (n, end)
+    }
+
+    /// The tokens of one piece: 1 for a vocabulary entry (tiktoken's shortcut).
+    #[inline]
+    fn piece(&self, bytes: &[u8], scratch: &mut merge::Scratch) -> usize {
+        if bytes.len() < 2 || self.vocab.rank(bytes).is_some() {
+            1
+        } else {
+            merge::count(self.vocab, bytes, scratch)
+        }
     }
 
     /// The vocabulary's size (tests check it against tiktoken's).
