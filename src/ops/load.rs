@@ -141,9 +141,15 @@ impl Loaded {
     /// or the counts are not scaled (a plan counts new text unscaled; see
     /// [`Loaded::scaled`]). The strategy property tests hold plans to this.
     pub fn plan_is_exact(&self, items: &[session::Item]) -> bool {
-        self.session.format.codec().writes_only_items()
-            && (self.model.factor == 1.0
-                || items.iter().all(|i| matches!(i, session::Item::Keep(_))))
+        self.new_items_are_exact()
+            || (self.session.format.codec().writes_only_items()
+                && items.iter().all(|i| matches!(i, session::Item::Keep(_))))
+    }
+
+    /// Whether any plan is exact ([`Loaded::plan_is_exact`]), whatever new items it has:
+    /// the format writes nothing but the items and the counts are not scaled.
+    pub fn new_items_are_exact(&self) -> bool {
+        self.session.format.codec().writes_only_items() && self.model.factor == 1.0
     }
 
     /// [`Loaded::recount`] of bytes the caller no longer needs: they are read as `count`

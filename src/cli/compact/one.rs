@@ -12,7 +12,7 @@ use super::settings::{self, tail_budget};
 use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
 use crate::archive::{
     self, ArchiveEnd, ArchiveError, ArchiveRecord, ArchiveStore, LockGuard, PendingArchive,
-    RecordText, Timestamp, Tokens,
+    RecordText, Stored, Timestamp, Tokens,
 };
 use crate::cli::args::limits;
 use crate::compact::{self, CompactInfo, Continuation};
@@ -175,8 +175,13 @@ pub fn compact_file(
                 Ok(made) => made,
                 Err(done) => return Ok(done),
             };
-            let early = || early.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-            job.apply(&loaded, made, &dest, &id, slot, early)
+            let early = || {
+                early.map(|h| {
+                    let begun = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                    begun.map(|p| Archiving::Pending(Box::new(p)))
+                })
+            };
+            job.apply(&loaded, made, &dest, &id, slot, early, None)
         });
     }
 
@@ -206,7 +211,15 @@ pub fn compact_file(
     // writing.
     loaded.reattach()?;
     let (dest, _lock, slot) = job.claim(&loaded)?;
-    job.apply(&loaded, made, &dest, &CompactInfo::new_id(), slot, || None)
+    job.apply(
+        &loaded,
+        made,
+        &dest,
+        &CompactInfo::new_id(),
+        slot,
+        || None,
+        None,
+    )
 }
 
 /// The "after" figure of `written`, the compacted session `items` written: the figure a
@@ -250,6 +263,13 @@ struct Job<'a> {
 
 /// The number and file an archive gets, or why it cannot be had.
 type Slot = Result<(u64, PathBuf), ArchiveError>;
+
+/// The originals' archive as whatever began it hands it over: still to be finished with
+/// its end, or filed already (its end was known before the result was written).
+enum Archiving {
+    Pending(Box<PendingArchive>),
+    Filed(Stored),
+}
 
 /// A summary made and checked.
 struct Made {
@@ -299,6 +319,45 @@ impl Job<'_> {
         let slot = (self.store.next_seq(self.name))
             .and_then(|seq| Ok((seq, self.store.path_for(self.name, seq, self.now)?)));
         Ok((dest, guard, slot))
+    }
+
+    /// The summary's header, which names the archive `slot` says.
+    fn header(&self, id: &str, slot: &Slot) -> CompactInfo {
+        match slot {
+            Ok((seq, path)) => info(id, *seq, Some(path.clone()), self.now),
+            Err(_) => info(id, 0, None, self.now),
+        }
+    }
+
+    /// The "after" figure of the compaction with `summary` under `header`, when it is known
+    /// without writing the result ([`Loaded::new_items_are_exact`]; see [`after`]).
+    fn known_after(&self, loaded: &Loaded, summary: &str, header: &CompactInfo) -> Option<usize> {
+        loaded
+            .new_items_are_exact()
+            .then(|| compacted(loaded, self.part, summary, header))
+    }
+
+    /// The end of the originals' archive: the summary and the figures (`compacted`: the
+    /// "after" figure), and for a compaction that keeps messages in the middle, how to
+    /// rebuild the original file.
+    fn archive_end(
+        &self,
+        loaded: &Loaded,
+        used: &str,
+        summary: &str,
+        compacted: usize,
+        undo: Option<archive::Undo>,
+    ) -> ArchiveEnd {
+        ArchiveEnd {
+            summarizer: used.to_string(),
+            tokens: Tokens {
+                original: loaded.total,
+                compacted,
+                archived: self.summarized.iter().map(|&i| loaded.counts[i]).sum(),
+            },
+            summary: summary.to_string(),
+            undo,
+        }
     }
 
     /// Summarizes the middle (from `gists` when given: each message's, in order) and checks
@@ -451,7 +510,9 @@ impl Job<'_> {
     /// Writes the compaction: the originals archived first (`early`: whatever is already
     /// archiving them as `slot` says, waited for when the rest is ready), then the
     /// compacted session to `dest`. A compaction that does not make the session smaller
-    /// is not applied.
+    /// is not applied. `known`: the "after" figure, when known before the result was
+    /// written ([`Job::known_after`]).
+    #[allow(clippy::too_many_arguments)]
     fn apply(
         &self,
         loaded: &Loaded,
@@ -459,7 +520,8 @@ impl Job<'_> {
         dest: &Destination,
         id: &str,
         slot: Slot,
-        early: impl FnOnce() -> Option<anyhow::Result<PendingArchive>>,
+        early: impl FnOnce() -> Option<anyhow::Result<Archiving>>,
+        known: Option<usize>,
     ) -> anyhow::Result<Done> {
         let (ctx, shown, part, now) = (self.ctx, self.shown, self.part, self.now);
         let Made {
@@ -469,10 +531,7 @@ impl Job<'_> {
         } = made;
         // The summary's header names the archive. Written once: writers may give new
         // records fresh ids.
-        let header = match &slot {
-            Ok((seq, path)) => info(id, *seq, Some(path.clone()), now),
-            Err(_) => info(id, 0, None, now),
-        };
+        let header = self.header(id, &slot);
         let items = compact::assemble(&loaded.session, part, &summary, &header);
         let written = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
         let written = &written;
@@ -490,7 +549,16 @@ impl Job<'_> {
             // counted and the originals filed: only its rename waits for the archive.
             let staging = (slot.is_ok() && write::stages(dest))
                 .then(|| scope.spawn(|| write::stage(ctx, dest, written)));
-            let planned = after(loaded, part, &items, &summary, &header, written);
+            let planned = match known {
+                Some(n) => {
+                    debug_assert_eq!(
+                        after(loaded, part, &items, &summary, &header, written),
+                        Some(n)
+                    );
+                    Some(n)
+                }
+                None => after(loaded, part, &items, &summary, &header, written),
+            };
             if let Some(after) = planned.filter(|&n| n >= loaded.total) {
                 let reason = format!(
                     "not compacted: the result would not be smaller ({} → {} tokens; the \
@@ -507,21 +575,15 @@ impl Job<'_> {
                 (false, Some(original)) => Some(archive::Undo::new(original, written)),
                 _ => None,
             };
-            let end = ArchiveEnd {
-                summarizer: used.to_string(),
-                tokens: Tokens {
-                    original: loaded.total,
-                    compacted: planned
-                        .unwrap_or_else(|| compacted(loaded, part, &summary, &header)),
-                    archived: self.summarized.iter().map(|&i| loaded.counts[i]).sum(),
-                },
-                summary: summary.clone(),
-                undo,
-            };
+            let figure = planned.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
+            let end = self.archive_end(loaded, used, &summary, figure, undo);
             // Archive the originals before anything is replaced.
             let archived = slot.map_err(anyhow::Error::from).and_then(|(seq, _)| {
                 let pending = match early() {
-                    Some(pending) => pending?,
+                    Some(archiving) => match archiving? {
+                        Archiving::Filed(stored) => return Ok(stored),
+                        Archiving::Pending(pending) => *pending,
+                    },
                     None => self.begin_archive(loaded, dest, id, seq)?,
                 };
                 Ok(pending.finish(&end)?)

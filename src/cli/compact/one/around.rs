@@ -4,8 +4,8 @@
 
 use std::sync::mpsc;
 
-use super::{Done, Job};
-use crate::archive::{self, ArchiveRecord, PendingArchive};
+use super::{Archiving, Done, Job};
+use crate::archive::{self, ArchiveEnd, ArchiveRecord};
 use crate::compact::CompactInfo;
 use crate::formats::stream::around::Around;
 use crate::ops::load::Loaded;
@@ -15,8 +15,9 @@ use crate::summarize::{Gist, Summarizer};
 impl Job<'_> {
     /// Compacts a streamed session whose summarized records are `hole` of its file: the
     /// file is read again while the summary is made, the originals archived as they come
-    /// and the rest put back to be written. The text comes back as soon as it is read:
-    /// the result is put together and counted while the archive is synced.
+    /// and the rest put back to be written. The text comes back as soon as it is read; when
+    /// the "after" figure needs nothing written ([`Job::known_after`]), the archive's end
+    /// goes to the pass, which files the archive while the result is put together.
     pub(super) fn compact_around(
         &self,
         loaded: &mut Loaded,
@@ -33,14 +34,23 @@ impl Job<'_> {
                 self.archive_record(loaded, &dest, &id, seq, Vec::new()),
             )
         });
+        let header = self.header(&id, &slot);
         std::thread::scope(|scope| {
             let (sent, text) = mpsc::sync_channel(1);
+            let (end, ends) = mpsc::sync_channel(1);
             let reread = &reread;
-            let pass = scope.spawn(move || self.archive_around(reread, record, sent));
+            let pass = scope.spawn(move || self.archive_around(reread, record, sent, ends));
             let mut made = match self.summarize(loaded, summarizer, gists)? {
                 Ok(made) => made,
                 Err(done) => return Ok(done),
             };
+            // A compaction that is smaller and keeps no message in the middle (which the
+            // archive would tell how to put back) has its archive's end now.
+            let known = self.known_after(loaded, &made.summary, &header);
+            if let Some(n) = known.filter(|&n| n < loaded.total && self.part.kept.is_empty()) {
+                let _ = end.send(self.archive_end(loaded, made.used, &made.summary, n, None));
+            }
+            drop(end);
             // Should the pass still be reading, the recall is measured meanwhile, rather
             // than on a thread of its own while the compaction is written.
             let sent = match text.try_recv() {
@@ -59,20 +69,22 @@ impl Job<'_> {
                 loaded.reattach()?;
             }
             let early = || pass.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-            self.apply(loaded, made, &dest, &id, slot, early)
+            self.apply(loaded, made, &dest, &id, slot, early, known)
         })
     }
 
     /// Reads a streamed session's file again, archiving the records in the hole as
     /// `record` says (when there is one) as they come. The text around the hole goes to
     /// `sent` as soon as it is read (or why it could not be); what is returned is the
-    /// archive begun, its records on their way to disk (or why it could not be).
+    /// archive begun, its records on their way to disk, and filed if its end came from
+    /// `ends` (or why it could not be).
     fn archive_around(
         &self,
         reread: &Reread,
         record: Option<(u64, ArchiveRecord<'_>)>,
         sent: mpsc::SyncSender<anyhow::Result<Around>>,
-    ) -> Option<anyhow::Result<PendingArchive>> {
+        ends: mpsc::Receiver<ArchiveEnd>,
+    ) -> Option<anyhow::Result<Archiving>> {
         let Some((seq, record)) = record else {
             let _ = sent.send(reread.read(&mut |_| Ok(())));
             return None;
@@ -103,6 +115,11 @@ impl Job<'_> {
             // The archive could not even be begun.
             let _ = sent.send(reread.read(&mut |_| Ok(())));
         }
-        Some(pending.map_err(Into::into))
+        let archiving = pending.and_then(|pending| match ends.recv() {
+            Ok(end) => pending.finish(&end).map(Archiving::Filed),
+            // The end is given once the result is written.
+            Err(_) => Ok(Archiving::Pending(Box::new(pending))),
+        });
+        Some(archiving.map_err(Into::into))
     }
 }
