@@ -98,7 +98,7 @@ pub fn write_atomic_by(
 ) -> io::Result<()> {
     if is_device(path) {
         let f = fs::OpenOptions::new().write(true).open(path)?;
-        let mut w = io::BufWriter::with_capacity(1 << 20, f);
+        let mut w = io::BufWriter::with_capacity(WRITE_BUFFER, f);
         produce(&mut w)?;
         return w.flush();
     }
@@ -117,8 +117,11 @@ fn write_atomic_with(
     fault: Option<Fault>,
     produce: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    stage_with(path, private, fault, produce)?.commit()
+    stage_with(path, private, fault, WRITE_BUFFER, produce)?.commit()
 }
+
+/// The buffer a produced file is written through (a large session's pieces are small).
+const WRITE_BUFFER: usize = 1 << 20;
 
 /// The first half of [`write_atomic`]: the temp file beside `path` written and synced,
 /// `path` itself untouched until [`Staged::commit`]. Dropped uncommitted, the temp file
@@ -128,7 +131,8 @@ pub fn stage(path: &Path, private: bool, bytes: &[u8]) -> io::Result<Option<Stag
         return Ok(None);
     }
     let fault = FAULT.get().copied();
-    stage_with(path, private, fault, &mut |f| f.write_all(bytes)).map(Some)
+    // Bytes at hand go to the file as they are: a buffer would only copy them.
+    stage_with(path, private, fault, 0, &mut |f| f.write_all(bytes)).map(Some)
 }
 
 /// A file written beside its target and synced, waiting to be renamed over it
@@ -157,6 +161,7 @@ fn stage_with(
     path: &Path,
     private: bool,
     fault: Option<Fault>,
+    buffer: usize,
     produce: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<Staged> {
     let dir = match path.parent() {
@@ -188,7 +193,7 @@ fn stage_with(
         }
         _ => {
             let file = Writeback::new(tmp.as_file().try_clone()?);
-            let mut w = io::BufWriter::with_capacity(1 << 20, file);
+            let mut w = io::BufWriter::with_capacity(buffer, file);
             produce(&mut w)?;
             w.flush()?;
         }
