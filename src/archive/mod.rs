@@ -22,7 +22,7 @@ pub use records::{original_records, records_of, RecordText};
 pub use restore::{archived_record, restore, RestoreError};
 pub use store::{
     parse_file_name, ArchiveEnd, ArchiveEntry, ArchiveFile, ArchiveRecord, ArchiveStore,
-    Compression, Feed, PendingArchive, Push, Stored, Tokens,
+    Compression, Feed, PendingArchive, Push, SealedArchive, Stored, Tokens,
 };
 pub use time::{Timestamp, TimestampError};
 pub use undo::{Undo, UndoError};

@@ -600,6 +600,45 @@ pub struct PendingArchive {
     seq: u64,
 }
 
+/// An archive whose end is written and synced ([`PendingArchive::seal`]), waiting to be
+/// linked into place ([`SealedArchive::file`]). Dropped unfiled, its temp file goes, then
+/// the directories made for it.
+pub struct SealedArchive {
+    tmp: tempfile::NamedTempFile,
+    made: MadeDirs,
+    dir: PathBuf,
+    path: PathBuf,
+    seq: u64,
+}
+
+impl SealedArchive {
+    /// Links the archive into place without replacing anything ([`ArchiveError::Exists`]),
+    /// then syncs the directory.
+    pub fn file(self) -> Result<Stored, ArchiveError> {
+        let SealedArchive {
+            tmp,
+            mut made,
+            dir,
+            path,
+            seq,
+        } = self;
+        tmp.persist_noclobber(&path).map_err(|e| {
+            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                ArchiveError::Exists(path.to_path_buf())
+            } else {
+                ArchiveError::io(&path, e.error)
+            }
+        })?;
+        // Filed: the directories stay.
+        made.0.clear();
+        #[cfg(unix)]
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(Stored { seq, path })
+    }
+}
+
 /// Directories made for an archive, innermost first: removed (when still empty) on drop,
 /// unless the archive was filed.
 #[derive(Default)]
@@ -689,32 +728,20 @@ impl PendingArchive {
     /// Adds `end` and files the archive: synced, then linked into place without replacing
     /// anything ([`ArchiveError::Exists`]), then the directory synced.
     pub fn finish(self, end: &ArchiveEnd) -> Result<Stored, ArchiveError> {
+        self.seal(end)?.file()
+    }
+
+    /// Adds `end` and syncs the archive, to be filed later ([`SealedArchive::file`]). On an
+    /// error the temp file is gone.
+    pub fn seal(self, end: &ArchiveEnd) -> Result<SealedArchive, ArchiveError> {
         let PendingArchive {
-            out,
+            mut out,
             tmp,
-            mut made,
+            made,
             dir,
             path,
             seq,
         } = self;
-        // The temp file is gone when this returns, filed or not.
-        Self::file(out, tmp, end, &path)?;
-        // Filed: the directories stay.
-        made.0.clear();
-        #[cfg(unix)]
-        if let Ok(d) = File::open(&dir) {
-            let _ = d.sync_all();
-        }
-        Ok(Stored { seq, path })
-    }
-
-    /// Writes `end` after what `out` holds and links the synced temp file `tmp` to `path`.
-    fn file(
-        mut out: Sink,
-        tmp: tempfile::NamedTempFile,
-        end: &ArchiveEnd,
-        path: &Path,
-    ) -> Result<(), ArchiveError> {
         let io = |e| ArchiveError::io(tmp.path(), e);
         let end = EndOut {
             summarizer: &end.summarizer,
@@ -741,13 +768,12 @@ impl PendingArchive {
             }
         }
         tmp.as_file().sync_all().map_err(io)?;
-        tmp.persist_noclobber(path).map_err(|e| {
-            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-                ArchiveError::Exists(path.to_path_buf())
-            } else {
-                ArchiveError::io(path, e.error)
-            }
-        })?;
-        Ok(())
+        Ok(SealedArchive {
+            tmp,
+            made,
+            dir,
+            path,
+            seq,
+        })
     }
 }

@@ -12,7 +12,7 @@ use super::settings::{self, tail_budget};
 use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
 use crate::archive::{
     self, ArchiveEnd, ArchiveError, ArchiveRecord, ArchiveStore, LockGuard, PendingArchive,
-    RecordText, Stored, Timestamp, Tokens,
+    RecordText, SealedArchive, Timestamp, Tokens,
 };
 use crate::cli::args::limits;
 use crate::compact::{self, CompactInfo, Continuation};
@@ -265,10 +265,11 @@ struct Job<'a> {
 type Slot = Result<(u64, PathBuf), ArchiveError>;
 
 /// The originals' archive as whatever began it hands it over: still to be finished with
-/// its end, or filed already (its end was known before the result was written).
+/// its end, or sealed with it already (its end was known before the result was written),
+/// to be filed once the result is.
 enum Archiving {
     Pending(Box<PendingArchive>),
-    Filed(Stored),
+    Sealed(SealedArchive),
 }
 
 /// A summary made and checked.
@@ -581,7 +582,7 @@ impl Job<'_> {
             let archived = slot.map_err(anyhow::Error::from).and_then(|(seq, _)| {
                 let pending = match early() {
                     Some(archiving) => match archiving? {
-                        Archiving::Filed(stored) => return Ok(stored),
+                        Archiving::Sealed(sealed) => return Ok(sealed.file()?),
                         Archiving::Pending(pending) => *pending,
                     },
                     None => self.begin_archive(loaded, dest, id, seq)?,

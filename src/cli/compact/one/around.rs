@@ -17,7 +17,8 @@ impl Job<'_> {
     /// file is read again while the summary is made, the originals archived as they come
     /// and the rest put back to be written. The text comes back as soon as it is read; when
     /// the "after" figure needs nothing written ([`Job::known_after`]), the archive's end
-    /// goes to the pass, which files the archive while the result is put together.
+    /// goes to the pass, which writes and syncs it while the result is put together (the
+    /// archive is linked into place when the result is ready, as any other).
     pub(super) fn compact_around(
         &self,
         loaded: &mut Loaded,
@@ -76,7 +77,7 @@ impl Job<'_> {
     /// Reads a streamed session's file again, archiving the records in the hole as
     /// `record` says (when there is one) as they come. The text around the hole goes to
     /// `sent` as soon as it is read (or why it could not be); what is returned is the
-    /// archive begun, its records on their way to disk, and filed if its end came from
+    /// archive begun, its records on their way to disk, and sealed if its end came from
     /// `ends` (or why it could not be).
     fn archive_around(
         &self,
@@ -116,7 +117,7 @@ impl Job<'_> {
             let _ = sent.send(reread.read(&mut |_| Ok(())));
         }
         let archiving = pending.and_then(|pending| match ends.recv() {
-            Ok(end) => pending.finish(&end).map(Archiving::Filed),
+            Ok(end) => pending.seal(&end).map(Archiving::Sealed),
             // The end is given once the result is written.
             Err(_) => Ok(Archiving::Pending(Box::new(pending))),
         });
