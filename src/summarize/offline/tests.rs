@@ -246,6 +246,19 @@ fn requests_past_a_quarter_of_the_cap_all_go_down_to_the_shortest_limit() {
     );
 }
 
+/// Requests of `sizes` pieces each, drawn from `words` as `seed` says; every third from
+/// `rare` instead, when there are any.
+fn requests_of(sizes: &[usize], seed: usize, words: &[&str], rare: &[&str]) -> Vec<String> {
+    (sizes.iter().enumerate())
+        .map(|(i, &n)| match (i + seed) % 3 {
+            0 if !rare.is_empty() => (0..n).map(|k| rare[(k * k + seed) % rare.len()]).collect(),
+            _ => (0..n)
+                .map(|k| words[(i * 7 + k * k + seed) % words.len()])
+                .collect(),
+        })
+        .collect()
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
 
@@ -263,12 +276,7 @@ proptest::proptest! {
             "                                        ",
         ];
         let rare = ["\u{10FFFD}", "\u{F0000}𝔘", "ꙮ", " "];
-        let reqs: Vec<String> = (sizes.iter().enumerate())
-            .map(|(i, &n)| match (i + seed) % 3 {
-                0 => (0..n).map(|k| rare[(k * k + seed) % rare.len()]).collect(),
-                _ => (0..n).map(|k| words[(i * 7 + k * k + seed) % words.len()]).collect(),
-            })
-            .collect();
+        let reqs = requests_of(&sizes, seed, &words, &rare);
         for e in [Encoding::O200kBase, Encoding::Words] {
             let c = counter(e);
             let mut want: Vec<String> = reqs.iter().map(|r| fit::clamp(r, &c, cap / 4)).collect();
@@ -304,9 +312,7 @@ proptest::proptest! {
             "fix", " the", " parser", "\n", "  ", "é", "🙂", "漢字", "42", ".", "'ll", " ",
             " and", " then", " run", " tests", "                ",
         ];
-        let reqs: Vec<String> = (sizes.iter().enumerate())
-            .map(|(i, &n)| (0..n).map(|k| words[(i * 7 + k * k + seed) % words.len()]).collect())
-            .collect();
+        let reqs = requests_of(&sizes, seed, &words, &[]);
         for e in [Encoding::O200kBase, Encoding::Cl100kBase, Encoding::Words, Encoding::Approx] {
             let c = counter(e);
             let clamped: Vec<String> = reqs.iter().map(|r| fit::clamp(r, &c, cap / 4)).collect();
