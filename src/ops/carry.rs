@@ -230,6 +230,54 @@ mod tests {
         assert!(replaced > 200, "{replaced} replaced, {changed} changed");
     }
 
+    /// Whole lines the agent appends between the check and the rename follow the new
+    /// content, once each, and the replaced file keeps them too (what was read plus them).
+    #[test]
+    fn lines_appended_after_the_check_are_carried_into_the_new_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.jsonl");
+        let before = b"{\"n\":0}\n{\"n\":1}\n";
+        std::fs::write(&path, before).unwrap();
+        let old = open_unchanged(&path, Fingerprint::of(before))
+            .unwrap()
+            .unwrap();
+        let appended = b"{\"n\":2}\n{\"n\":3}\n";
+        OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(appended)
+            .unwrap();
+        let carried = replace(&path, b"{\"n\":1}\n", old, before.len(), true).unwrap();
+        assert_eq!(carried, Carried::Appended(appended.len()));
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            b"{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n"
+        );
+    }
+
+    /// A rewrite that does not end its last line still gets the carried lines on lines
+    /// of their own.
+    #[test]
+    fn carried_lines_start_on_a_line_of_their_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.jsonl");
+        let before = b"{\"n\":0}\n";
+        std::fs::write(&path, before).unwrap();
+        let old = open_unchanged(&path, Fingerprint::of(before))
+            .unwrap()
+            .unwrap();
+        OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"{\"n\":1}\n")
+            .unwrap();
+        let carried = replace(&path, b"{\"n\":0}", old, before.len(), true).unwrap();
+        assert_eq!(carried, Carried::Appended(8));
+        assert_eq!(std::fs::read(&path).unwrap(), b"{\"n\":0}\n{\"n\":1}\n");
+    }
+
     #[test]
     fn a_changed_json_document_is_rolled_back() {
         let tmp = tempfile::tempdir().unwrap();

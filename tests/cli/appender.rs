@@ -189,7 +189,7 @@ fn compact_args(f: &Path) -> Vec<String> {
 
 /// Races the appender against [`in_process_runs`] rewrites run in this process, then
 /// [`BINARY`] runs of the real binary, each `args(session)`; checks that nothing was lost
-/// or doubled and that the race was run (rewrites landed, appends were carried over).
+/// or doubled and that the race was run (rewrites landed).
 #[allow(clippy::print_stderr)] // reports the figures
 fn race(args: fn(&Path) -> Vec<String>) {
     let env = TestEnv::new();
@@ -222,10 +222,12 @@ fn race(args: fn(&Path) -> Vec<String>) {
     );
     eprintln!("{summary}");
     assert_nothing_lost_or_doubled(&env, &f, written, &summary);
+    // Whether an append lands in the short window between the check and the rename is
+    // luck (a fast disk's fsync narrows it to nothing): carrying is asserted by the unit
+    // tests of `ops::carry`, which append in that window on purpose; here only that the
+    // race ran.
     assert!(
-        here.rewrites >= here.runs / 10
-            && binary.rewrites >= binary.runs / 10
-            && here.carried + binary.carried > 0,
+        here.rewrites >= here.runs / 10 && binary.rewrites >= binary.runs / 10,
         "too little was raced: {summary}"
     );
 }
