@@ -230,52 +230,47 @@ mod tests {
         assert!(replaced > 200, "{replaced} replaced, {changed} changed");
     }
 
-    /// Whole lines the agent appends between the check and the rename follow the new
-    /// content, once each, and the replaced file keeps them too (what was read plus them).
-    #[test]
-    fn lines_appended_after_the_check_are_carried_into_the_new_file() {
+    /// A JSONL session holding `before`, checked, then `appended` to by the agent, then
+    /// replaced with `rewrite`: what was carried, and what the file then holds.
+    fn append_after_the_check(
+        before: &[u8],
+        appended: &[u8],
+        rewrite: &[u8],
+    ) -> (Carried, Vec<u8>) {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("s.jsonl");
-        let before = b"{\"n\":0}\n{\"n\":1}\n";
         std::fs::write(&path, before).unwrap();
         let old = open_unchanged(&path, Fingerprint::of(before))
             .unwrap()
             .unwrap();
-        let appended = b"{\"n\":2}\n{\"n\":3}\n";
         OpenOptions::new()
             .append(true)
             .open(&path)
             .unwrap()
             .write_all(appended)
             .unwrap();
-        let carried = replace(&path, b"{\"n\":1}\n", old, before.len(), true).unwrap();
+        let carried = replace(&path, rewrite, old, before.len(), true).unwrap();
+        (carried, std::fs::read(&path).unwrap())
+    }
+
+    /// Whole lines the agent appends between the check and the rename follow the new
+    /// content, once each.
+    #[test]
+    fn lines_appended_after_the_check_are_carried_into_the_new_file() {
+        let appended = b"{\"n\":2}\n{\"n\":3}\n";
+        let (carried, now) =
+            append_after_the_check(b"{\"n\":0}\n{\"n\":1}\n", appended, b"{\"n\":1}\n");
         assert_eq!(carried, Carried::Appended(appended.len()));
-        assert_eq!(
-            std::fs::read(&path).unwrap(),
-            b"{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n"
-        );
+        assert_eq!(now, b"{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n");
     }
 
     /// A rewrite that does not end its last line still gets the carried lines on lines
     /// of their own.
     #[test]
     fn carried_lines_start_on_a_line_of_their_own() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("s.jsonl");
-        let before = b"{\"n\":0}\n";
-        std::fs::write(&path, before).unwrap();
-        let old = open_unchanged(&path, Fingerprint::of(before))
-            .unwrap()
-            .unwrap();
-        OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap()
-            .write_all(b"{\"n\":1}\n")
-            .unwrap();
-        let carried = replace(&path, b"{\"n\":0}", old, before.len(), true).unwrap();
+        let (carried, now) = append_after_the_check(b"{\"n\":0}\n", b"{\"n\":1}\n", b"{\"n\":0}");
         assert_eq!(carried, Carried::Appended(8));
-        assert_eq!(std::fs::read(&path).unwrap(), b"{\"n\":0}\n{\"n\":1}\n");
+        assert_eq!(now, b"{\"n\":0}\n{\"n\":1}\n");
     }
 
     #[test]
