@@ -12,7 +12,10 @@ Commands: count, check, stats, trim (fifo to half the tokens), compact (offline)
 each run: what `-o FILE` costs, not how fast this script could read a pipe); check-warm (check, the count cache warm, the file unchanged); check-append (the
 JSON session checked, then checked again with 10 messages appended); check-append-jsonl
 (the same for the session as JSONL, one message per line, grown by 10 lines; the JSONL
-copy is kept next to the JSON one, as target/bench/session-SIZE.jsonl).
+copy is kept next to the JSON one, as target/bench/session-SIZE.jsonl); check-append-aged
+(check-append-jsonl with a count cache of its own whose log holds ~60,000 counts of
+other texts, as a cache in daily use holds up to 65,536 before they are merged into its
+sorted file).
 
 --compare times another ctxctl binary (an older build, say) in the same rounds; its rows
 are marked with `@other`.
@@ -24,13 +27,16 @@ memory (max RSS) and, for trim and compact, the median of the per-round ratios t
 (when count is among the commands). Sessions of 100M tokens and more (and their JSONL copies) are generated
 for the run and deleted after it. Nothing here asserts a time: it prints figures for
 people to read and compare."""
-import argparse, json, os, shutil, statistics, subprocess, sys, time
+import argparse, json, os, random, shutil, statistics, struct, subprocess, sys, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 BENCH = os.path.join(ROOT, "target", "bench")
 BIN = os.path.join(ROOT, "target", "release", "ctxctl")
 REF = os.path.join(ROOT, "target", "release", "examples", "bare_count")
-ALL = "count,check,stats,trim,compact,check-warm,check-append,check-append-jsonl"
+ALL = "count,check,stats,trim,compact,check-warm,check-append,check-append-jsonl,check-append-aged"
+# The counts check-append-aged fills its cache's log with (the log is merged at 65,536).
+AGED_LOG = 60_000
+LOG_ENTRY = 24
 
 
 def parse_size(s):
@@ -125,12 +131,25 @@ def jsonl_of(path):
     return out
 
 
-def check_append_jsonl(path, size, i, env):
+def check_append_jsonl(path, size, i, env, aged=False):
     """Like check_append, for a JSONL session: checked as it was, then timed checking it
-    again with 10 new lines appended in place (as an agent appends)."""
+    again with 10 new lines appended in place (as an agent appends). `aged`: with a cache
+    of its own, made anew, whose log is then filled up to AGED_LOG counts of other texts."""
     grown_path = path + ".growing.jsonl"
     shutil.copyfile(path, grown_path)
+    if aged:
+        cache = os.path.join(env["HOME"], "cache-aged")
+        shutil.rmtree(cache, ignore_errors=True)
+        env = dict(env, XDG_CACHE_HOME=cache)
     run([BIN, "check", grown_path, "--model", "gpt-4o"], env)
+    if aged:
+        log = os.path.join(env["XDG_CACHE_HOME"], "ctxctl", "token-counts.log")
+        have = os.path.getsize(log) // LOG_ENTRY if os.path.exists(log) else 0
+        rnd = random.Random(i)
+        with open(log, "ab") as f:
+            for _ in range(max(0, AGED_LOG - have)):
+                # Key (16 bytes), count, generation: all little-endian.
+                f.write(rnd.randbytes(16) + struct.pack("<II", rnd.randrange(1, 500), 1))
     with open(grown_path, "a") as f:
         for m in new_messages(f"{size}-{i}"):
             f.write(json.dumps(m) + "\n")
@@ -206,6 +225,8 @@ def bench_size(size, path, names, runs, env, other=None):
                 t, r = check_append(path, size, i, env)
             elif name == "check-append-jsonl":
                 t, r = check_append_jsonl(jsonl_of(path), size, i, env)
+            elif name == "check-append-aged":
+                t, r = check_append_jsonl(jsonl_of(path), size, i, env, aged=True)
             else:
                 t, r, _ = run(cmds[name], env)
                 if os.path.exists(out):

@@ -9,31 +9,34 @@
 //! is the run that last used it.
 //!
 //! A run that needs only a few counts (a grown session checked again: its new messages)
-//! searches the sorted file where it lies, a few reads per key, and adds what it learned to
-//! the log: its cost follows what it looks up, not how large the cache has grown. A run that
-//! needs many loads the file once. When the log is full the two are merged into a new sorted
+//! searches the sorted file where it lies, a few reads per key, finds them in the log with
+//! one pass over it (`log.rs`), and adds what it learned to the log: its cost follows
+//! what it looks up, not how large the cache has grown (but for reading the log, ≤ 1.5 MB).
+//! A run that needs many loads the file once, and sorts the log. When the log is full the two are merged into a new sorted
 //! file, keeping the `MAX_ENTRIES` most recently used entries.
 
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
+
+use super::log::{self, Log};
 
 const MAGIC: &[u8; 8] = b"ctxtok02";
 const HEADER: usize = 16;
-const ENTRY: usize = 24;
+pub(super) const ENTRY: usize = 24;
 /// At most this many counts are kept (24 MB on disk).
 pub const MAX_ENTRIES: usize = 1_000_000;
 /// Entries the log holds before it is merged into the sorted file (1.5 MB).
 const LOG_MAX: usize = if cfg!(test) { 64 } else { 1 << 16 };
 /// Above this many keys looked up at once, the sorted file is loaded instead of searched.
-const SEARCH_MAX: usize = 256;
+pub(super) const SEARCH_MAX: usize = 256;
 
 /// One cached count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Entry {
-    key: u128,
-    count: u32,
-    generation: u32,
+pub(super) struct Entry {
+    pub(super) key: u128,
+    pub(super) count: u32,
+    pub(super) generation: u32,
 }
 
 #[derive(Debug, Default)]
@@ -46,10 +49,12 @@ pub struct CountStore {
     /// The sorted file's entries, once loaded (`loaded_all`).
     entries: Vec<Entry>,
     loaded_all: bool,
-    /// The log's entries, sorted by key, the newest of equal keys kept.
-    log: Vec<Entry>,
-    /// The generation of this run (one more than any in the files).
-    generation: u32,
+    /// The log's entries.
+    log: Log,
+    /// The highest generation in the sorted file's header.
+    file_generation: u32,
+    /// The generation of this run (one more than any in the files), once asked for.
+    generation: Option<u32>,
     /// Keys looked up or added in this run.
     touched: Vec<(u128, u32)>,
     /// Whether saving would change the cache (new keys, or known keys not used for a while).
@@ -99,20 +104,16 @@ impl CountStore {
             None => (None, 0, 0),
         };
         let opened = file.as_ref().and_then(FileId::of);
-        let log = read_log(&log_path(&path));
-        let generation = log
-            .iter()
-            .map(|e| e.generation)
-            .fold(file_generation, u32::max)
-            .wrapping_add(1);
+        let log = Log::open(log_path(&path));
         CountStore {
             path: Some(path),
             file,
             file_entries,
             entries: Vec::new(),
             loaded_all: false,
-            log: newest_by_key(log),
-            generation,
+            log,
+            file_generation,
+            generation: None,
             touched: Vec::new(),
             dirty: false,
             opened,
@@ -123,13 +124,29 @@ impl CountStore {
         self.path.is_some()
     }
 
-    /// About how many counts are kept (a key in both files is counted twice).
+    /// About how many counts are kept (a key in both files, or logged twice, is counted
+    /// more than once).
     pub fn len(&self) -> usize {
         self.file_entries + self.log.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The generation of this run: one more than any in the files (the log's found by the
+    /// first pass over it, or read now).
+    fn generation(&mut self) -> u32 {
+        if let Some(g) = self.generation {
+            return g;
+        }
+        let g = self
+            .log
+            .generation()
+            .max(self.file_generation)
+            .wrapping_add(1);
+        self.generation = Some(g);
+        g
     }
 
     /// The remembered count for `key`.
@@ -143,7 +160,7 @@ impl CountStore {
         let stale = match self.find(key) {
             None => true,
             Some(e) => {
-                e.count != count || self.generation.wrapping_sub(e.generation) > REFRESH_AFTER
+                e.count != count || self.generation().wrapping_sub(e.generation) > REFRESH_AFTER
             }
         };
         if stale {
@@ -157,6 +174,7 @@ impl CountStore {
         if keys.len() > SEARCH_MAX {
             self.load_all();
         }
+        self.log.prepare(keys);
         keys.iter()
             .map(|k| self.get(*k).map(|n| n as usize))
             .collect()
@@ -167,6 +185,7 @@ impl CountStore {
         if keys.len() > SEARCH_MAX {
             self.load_all();
         }
+        self.log.prepare(keys);
         for (&k, &n) in keys.iter().zip(counts) {
             self.record(k, u32::try_from(n).unwrap_or(u32::MAX));
         }
@@ -193,22 +212,22 @@ impl CountStore {
         if lock.try_lock().is_err() {
             return Ok(false);
         }
+        let generation = self.generation();
         let touched: Vec<Entry> = self
             .touched
             .drain(..)
             .map(|(key, count)| Entry {
                 key,
                 count,
-                generation: self.generation,
+                generation,
             })
             .collect();
         let log = log_path(&path);
         let logged = fs::metadata(&log).map_or(0, |m| m.len() as usize / ENTRY);
         if logged + touched.len() <= LOG_MAX {
-            append_log(&log, &touched)?;
+            log::append(&log, &touched)?;
             // What this run knows now (and what `len` reports).
             self.log.extend(touched);
-            self.log = newest_by_key(std::mem::take(&mut self.log));
         } else {
             self.merge_files(&path, touched)?;
         }
@@ -227,9 +246,9 @@ impl CountStore {
             fs::read(path).map(|b| decode(&b)).unwrap_or_default()
         };
         let log = log_path(path);
-        let mut added = read_log(&log);
+        let mut added = log::read_entries(&log);
         added.extend(touched);
-        let mut merged = merge(sorted, newest_by_key(added));
+        let mut merged = merge(sorted, log::newest_by_key(added));
         if merged.len() > MAX_ENTRIES {
             let mut gens: Vec<u32> = merged.iter().map(|e| e.generation).collect();
             gens.sort_unstable_by(|a, b| b.cmp(a));
@@ -280,8 +299,8 @@ impl CountStore {
     /// The entry of `key`: in the log, else in the sorted file (in memory once loaded,
     /// else searched on disk).
     fn find(&mut self, key: u128) -> Option<Entry> {
-        if let Ok(i) = self.log.binary_search_by_key(&key, |e| e.key) {
-            return Some(self.log[i]);
+        if let Some(e) = self.log.find(key) {
+            return Some(e);
         }
         if self.loaded_all {
             return find_sorted(&self.entries, key).copied();
@@ -317,7 +336,7 @@ fn search_file(file: &File, n: usize, key: u128) -> Option<Entry> {
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         read_at(file, &mut buf, (HEADER + mid * ENTRY) as u64).ok()?;
-        let e = entry(&buf);
+        let e = decode_entry(&buf);
         match e.key.cmp(&key) {
             std::cmp::Ordering::Equal => return Some(e),
             std::cmp::Ordering::Less => lo = mid + 1,
@@ -340,48 +359,7 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     f.read_exact(buf)
 }
 
-/// The log's entries in file order; a torn last entry (a run killed while appending) is
-/// left out.
-fn read_log(path: &Path) -> Vec<Entry> {
-    let bytes = fs::read(path).unwrap_or_default();
-    bytes.chunks_exact(ENTRY).map(entry).collect()
-}
-
-/// Appends `entries` to the log at `path` (created private), after cutting off a torn
-/// last entry a killed run left, so that every entry stays at a multiple of its size.
-fn append_log(path: &Path, entries: &[Entry]) -> io::Result<()> {
-    let mut options = fs::OpenOptions::new();
-    options.create(true).append(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(path)?;
-    let len = file.metadata()?.len();
-    let torn = len % ENTRY as u64;
-    if torn != 0 {
-        file.set_len(len - torn)?;
-    }
-    let mut bytes = Vec::with_capacity(entries.len() * ENTRY);
-    for e in entries {
-        put(&mut bytes, e);
-    }
-    file.write_all(&bytes)
-}
-
-/// `entries` sorted by key, keeping the last of equal keys (the newest).
-fn newest_by_key(mut entries: Vec<Entry>) -> Vec<Entry> {
-    // A stable sort keeps equal keys in file order; keep the last of each run.
-    entries.sort_by_key(|e| e.key);
-    let mut out: Vec<Entry> = Vec::with_capacity(entries.len());
-    for e in entries {
-        match out.last_mut() {
-            Some(last) if last.key == e.key => *last = e,
-            _ => out.push(e),
-        }
-    }
-    out
-}
-
-fn entry(b: &[u8]) -> Entry {
+pub(super) fn decode_entry(b: &[u8]) -> Entry {
     Entry {
         key: u128::from_le_bytes(b[..16].try_into().unwrap_or_default()),
         count: u32::from_le_bytes(b[16..20].try_into().unwrap_or_default()),
@@ -389,7 +367,7 @@ fn entry(b: &[u8]) -> Entry {
     }
 }
 
-fn put(out: &mut Vec<u8>, e: &Entry) {
+pub(super) fn put_entry(out: &mut Vec<u8>, e: &Entry) {
     out.extend_from_slice(&e.key.to_le_bytes());
     out.extend_from_slice(&e.count.to_le_bytes());
     out.extend_from_slice(&e.generation.to_le_bytes());
@@ -429,7 +407,10 @@ fn decode(bytes: &[u8]) -> Vec<Entry> {
     {
         return Vec::new();
     }
-    let mut entries: Vec<Entry> = bytes[HEADER..].chunks_exact(ENTRY).map(entry).collect();
+    let mut entries: Vec<Entry> = bytes[HEADER..]
+        .chunks_exact(ENTRY)
+        .map(decode_entry)
+        .collect();
     if !entries.windows(2).all(|w| w[0].key < w[1].key) {
         entries.sort_by_key(|e| e.key);
         entries.dedup_by_key(|e| e.key);
@@ -439,7 +420,7 @@ fn decode(bytes: &[u8]) -> Vec<Entry> {
 
 /// `old` and `new` (both sorted by key) as one sorted list; `new` wins on equal keys, and
 /// the last of equal keys in `new` wins.
-fn merge(old: Vec<Entry>, new: Vec<Entry>) -> Vec<Entry> {
+pub(super) fn merge(old: Vec<Entry>, new: Vec<Entry>) -> Vec<Entry> {
     let mut out: Vec<Entry> = Vec::with_capacity(old.len() + new.len());
     let (mut i, mut j) = (0, 0);
     while i < old.len() || j < new.len() {
@@ -468,7 +449,7 @@ fn encode(entries: &[Entry]) -> Vec<u8> {
     out.extend_from_slice(&generation.to_le_bytes());
     out.extend_from_slice(&[0; 4]);
     for e in entries {
-        put(&mut out, e);
+        put_entry(&mut out, e);
     }
     out
 }
@@ -476,6 +457,7 @@ fn encode(entries: &[Entry]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     #[test]
     fn saves_merges_and_reloads() {
@@ -568,7 +550,7 @@ mod tests {
         assert_eq!(d.get(key(5000)), Some(77));
         assert_eq!(d.get(more[LOG_MAX - 1]), Some(LOG_MAX as u32 - 1));
         assert_eq!(d.get(keys[123]), Some(123));
-        assert!(d.generation > c.generation, "generations carry over");
+        assert!(d.generation() > c.generation(), "generations carry over");
         assert!(CountStore::clear(&path).unwrap());
         assert!(CountStore::open(path).is_empty());
     }

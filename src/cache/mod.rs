@@ -5,5 +5,6 @@
 
 pub mod counts;
 pub mod digest;
+mod log;
 
 pub use counts::CountStore;
