@@ -10,10 +10,11 @@
 //!
 //! A run that needs only a few counts (a grown session checked again: its new messages)
 //! searches the sorted file where it lies, a few reads per key, finds them in the log with
-//! one pass over it (`log.rs`), and adds what it learned to the log: its cost follows
-//! what it looks up, not how large the cache has grown (but for reading the log, ≤ 1.5 MB).
-//! A run that needs many loads the file once, and sorts the log. When the log is full the two are merged into a new sorted
-//! file, keeping the `MAX_ENTRIES` most recently used entries.
+//! one pass over it (`log.rs`), and adds what it learned to the log: its cost follows what
+//! it looks up, not how large the cache has grown (but for the pass over the log, ≤ 1.5
+//! MB). A run that needs many loads the file once, and sorts the log. When the log is full
+//! the two are merged into a new sorted file, keeping the `MAX_ENTRIES` most recently used
+//! entries.
 
 use std::fs::{self, File};
 use std::io;
