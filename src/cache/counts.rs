@@ -172,10 +172,7 @@ impl CountStore {
 
     /// The remembered count of each key, in order.
     pub fn lookup(&mut self, keys: &[u128]) -> Vec<Option<usize>> {
-        if keys.len() > SEARCH_MAX {
-            self.load_all();
-        }
-        self.log.prepare(keys);
+        self.prepare(keys);
         keys.iter()
             .map(|k| self.get(*k).map(|n| n as usize))
             .collect()
@@ -183,13 +180,19 @@ impl CountStore {
 
     /// Records that this run used every key with its count (`keys[i]` with `counts[i]`).
     pub fn record_all(&mut self, keys: &[u128], counts: &[usize]) {
+        self.prepare(keys);
+        for (&k, &n) in keys.iter().zip(counts) {
+            self.record(k, u32::try_from(n).unwrap_or(u32::MAX));
+        }
+    }
+
+    /// Makes `keys` quick to find: many at once load the sorted file whole (a few are
+    /// searched where they lie), and the log is passed over or sorted ([`Log::prepare`]).
+    fn prepare(&mut self, keys: &[u128]) {
         if keys.len() > SEARCH_MAX {
             self.load_all();
         }
         self.log.prepare(keys);
-        for (&k, &n) in keys.iter().zip(counts) {
-            self.record(k, u32::try_from(n).unwrap_or(u32::MAX));
-        }
     }
 
     /// Saves what this run learned, if anything: appended to the log, or, when the log is
