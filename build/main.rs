@@ -1,12 +1,14 @@
 //! Build-time tables, so that start-up decodes and parses nothing: the tokenizers'
 //! vocabularies (vocab.rs), their pre-tokenizers' DFAs (pretok.rs), the offline summary's
-//! regexes as DFAs (regexes.rs) and the built-in model registry (models.rs), written to OUT_DIR.
+//! regexes as DFAs (regexes.rs) and the built-in model registry (models.rs), written to OUT_DIR;
+//! and how the executables are linked (link.rs).
 
 // Cargo reads a build script's directives (`cargo::rerun-if-changed=…`) from its stdout.
 #![allow(clippy::print_stdout)]
 
 use std::path::Path;
 
+mod link;
 mod models;
 mod pretok;
 mod regexes;
@@ -22,4 +24,5 @@ fn main() {
     pretok::write_all(out);
     regexes::write_all(out);
     models::write(out);
+    link::emit();
 }

@@ -35,6 +35,7 @@ mod help;
 mod hostile;
 mod http;
 mod json_schema;
+mod linking;
 mod misc;
 mod opencode;
 mod procs;
