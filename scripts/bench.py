@@ -24,7 +24,9 @@ Runs are interleaved: each round runs the reference and then every command once,
 that a noisy machine slows them alike. For each session size it reports the median wall
 time, the median of the per-round ratios to the reference, throughput (tokens/s), peak
 memory (max RSS) and, for trim and compact, the median of the per-round ratios to count
-(when count is among the commands). Sessions of 100M tokens and more (and their JSONL copies) are generated
+(when count is among the commands). Before the sessions it prints the start-up floor: the
+median time of `ctxctl --version` and of `/bin/true` (starting any process), which bounds
+the warm cases of small sessions. Sessions of 100M tokens and more (and their JSONL copies) are generated
 for the run and deleted after it. Nothing here asserts a time: it prints figures for
 people to read and compare."""
 import argparse, json, os, random, shutil, statistics, struct, subprocess, sys, time
@@ -174,6 +176,7 @@ def main():
                NO_COLOR="1")
     names = args.commands.split(",")
     print(f"machine: {os.cpu_count()} cores; {args.runs} interleaved rounds; median time, median per-round ratio\n")
+    print(start_up(env))
     print(f"{'session':>8} {'command':<13} {'time':>9} {'vs ref':>7} {'Mtok/s':>7} {'peak RSS':>10} {'vs count':>8}")
     for size in args.sizes.split(","):
         path = os.path.join(BENCH, f"session-{size}.json")
@@ -188,6 +191,18 @@ def main():
                 jsonl = path[:-len(".json")] + ".jsonl"
                 if os.path.exists(jsonl):
                     os.remove(jsonl)
+
+
+def start_up(env, rounds=41):
+    """The start-up floor, as a line: `ctxctl --version` and `/bin/true` (any process),
+    median of interleaved rounds."""
+    cmds = {"ctxctl --version": [BIN, "--version"], "/bin/true": ["/bin/true"]}
+    times = {name: [] for name in cmds}
+    for _ in range(rounds):
+        for name, cmd in cmds.items():
+            times[name].append(run(cmd, env)[0])
+    figures = ", ".join(f"{name} {statistics.median(t) * 1000:.1f} ms" for name, t in times.items())
+    return f"start-up ({rounds} rounds): {figures}\n"
 
 
 def bench_size(size, path, names, runs, env, other=None):
