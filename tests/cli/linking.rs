@@ -1,17 +1,22 @@
 //! The binary is linked position-dependent on Linux with glibc (build/link.rs): the loader
-//! then applies no relocations at start-up. `CTXCTL_PIE=1` at build time keeps PIE.
+//! then relocates only its few references to the C library, not ~25,000 pointers of its
+//! own. `CTXCTL_PIE=1` at build time keeps PIE.
 
 #[test]
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn the_binary_starts_without_relocating_itself() {
+fn the_binary_is_linked_at_a_fixed_address() {
     let keep_pie = option_env!("CTXCTL_PIE").is_some_and(|v| !v.is_empty() && v != "0");
     let mut head = [0u8; 18];
     let mut bin = std::fs::File::open(env!("CARGO_BIN_EXE_ctxctl")).unwrap();
     std::io::Read::read_exact(&mut bin, &mut head).unwrap();
     assert_eq!(&head[..4], b"\x7fELF");
-    // e_type, at byte 16 of the ELF header: 2 is an executable at a fixed address (ET_EXEC),
-    // 3 one the loader relocates wherever it maps it (ET_DYN, PIE).
-    let e_type = u16::from_le_bytes([head[16], head[17]]);
+    // e_type, at byte 16 of the ELF header in the byte order byte 5 gives (2: big-endian):
+    // 2 is an executable at a fixed address (ET_EXEC), 3 one the loader relocates wherever
+    // it maps it (ET_DYN, PIE).
+    let e_type = match head[5] {
+        2 => u16::from_be_bytes([head[16], head[17]]),
+        _ => u16::from_le_bytes([head[16], head[17]]),
+    };
     assert_eq!(
         e_type,
         if keep_pie { 3 } else { 2 },
