@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::SystemTime;
 
 use anyhow::Context as _;
 
@@ -439,11 +440,7 @@ impl Context {
             .then(|| self.cache_file())
             .flatten()
             .and_then(|p| modified(&p).max(modified(&p.with_extension("log"))));
-        let seen = match (cache, modified(session)) {
-            (Some(cache), Some(session)) => session <= cache,
-            _ => false,
-        };
-        if seen {
+        if cached_since(modified(session), cache) {
             return;
         }
         let encoding = match self.settings.tokenizer.value {
@@ -485,6 +482,14 @@ impl Context {
     }
 }
 
+/// Whether the count cache last changed after the session did (both known), so that the
+/// session's counts are likely in it. Equal times say nothing of which came first (a file
+/// times its writes by a clock tick of a few milliseconds: an agent's append right after a
+/// check can carry the check's time), so they do not count as cached.
+fn cached_since(session: Option<SystemTime>, cache: Option<SystemTime>) -> bool {
+    matches!((session, cache), (Some(session), Some(cache)) if session < cache)
+}
+
 fn is_claude(model: &str) -> bool {
     model.to_ascii_lowercase().contains("claude")
 }
@@ -511,5 +516,21 @@ mod tests {
         assert_eq!(ctx.counting_threads(), all.saturating_sub(2).max(1));
         drop((a, b, c));
         assert_eq!(ctx.counting_threads(), all);
+    }
+
+    #[test]
+    fn a_session_is_taken_as_cached_only_when_the_cache_changed_after_it() {
+        let t = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        let later = t + std::time::Duration::from_millis(4);
+        assert!(cached_since(Some(t), Some(later)));
+        assert!(
+            !cached_since(Some(later), Some(t)),
+            "appended after the cache changed"
+        );
+        assert!(
+            !cached_since(Some(t), Some(t)),
+            "the same clock tick: order unknown"
+        );
+        assert!(!cached_since(None, Some(t)) && !cached_since(Some(t), None));
     }
 }
