@@ -14,7 +14,7 @@ pub fn emit() {
     // Cargo tells a build script the target through its environment.
     #[allow(clippy::disallowed_methods)]
     let var = |name: &str| std::env::var(name).unwrap_or_default();
-    let keep_pie = !var("CTXCTL_PIE").is_empty() && var("CTXCTL_PIE") != "0";
+    let keep_pie = !matches!(var("CTXCTL_PIE").as_str(), "" | "0");
     if var("CARGO_CFG_TARGET_OS") == "linux" && var("CARGO_CFG_TARGET_ENV") == "gnu" && !keep_pie {
         println!("cargo::rustc-link-arg-bins=-no-pie");
         println!("cargo::rustc-link-arg-examples=-no-pie");

@@ -139,10 +139,10 @@ impl Log {
                 *found = Some(*e);
             }
         }
+        self.added.extend_from_slice(&added);
         if let Some(sorted) = self.sorted.take() {
-            self.sorted = Some(merge(sorted, newest_by_key(added.clone())));
+            self.sorted = Some(merge(sorted, newest_by_key(added)));
         }
-        self.added.extend(added);
     }
 
     /// Forgets every entry (they were merged into the sorted file).
