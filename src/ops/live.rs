@@ -194,9 +194,16 @@ fn is_agent(comm: &str, argv: &[String]) -> bool {
     let node = base(comm) == "node" || argv.first().is_some_and(|a| base(a) == "node");
     // The script node runs, not its arguments.
     node && argv.get(1).is_some_and(|script| {
-        ["claude-code", "codex", "gemini-cli", "opencode", "copilot", "goose"]
-            .iter()
-            .any(|n| script.contains(n))
+        [
+            "claude-code",
+            "codex",
+            "gemini-cli",
+            "opencode",
+            "copilot",
+            "goose",
+        ]
+        .iter()
+        .any(|n| script.contains(n))
     })
 }
 

@@ -265,6 +265,30 @@ fn replace_in_place(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> a
         .into());
     };
     let lines = loaded.session.format.is_lines();
+    // Only lines added at the end: appended, so that nothing an agent holding the file
+    // writes meanwhile is lost and no byte of the original moves.
+    let len = loaded.fingerprint.len;
+    if lines
+        && bytes.len() > len
+        && crate::ops::load::Fingerprint::of(&bytes[..len]) == loaded.fingerprint
+    {
+        return match carry::append(&real, &bytes[len..], &old, len)
+            .with_context(|| format!("appending to {}", p.display()))?
+        {
+            true => {
+                ctx.printer.debug(&format!(
+                    "{}: the rewrite only adds lines: {} bytes appended",
+                    p.display(),
+                    bytes.len() - len
+                ));
+                Ok(())
+            }
+            false => Err(crate::ops::load::Changed {
+                path: p.to_path_buf(),
+            }
+            .into()),
+        };
+    }
     match carry::replace(&real, bytes, old, loaded.fingerprint.len, lines)
         .with_context(|| format!("replacing {}", p.display()))?
     {

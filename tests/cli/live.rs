@@ -10,7 +10,12 @@ use std::time::{Duration, Instant};
 
 use crate::support::{sample, Run, TestEnv};
 
+/// Session ids, one per test: the signals are machine-wide, and the tests run at once.
 const ID: &str = "0196f2a1-7b3c-4d5e-8f90-a1b2c3d4e5f6";
+const ID2: &str = "2196f2a1-7b3c-4d5e-8f90-a1b2c3d4e5f6";
+const ID3: &str = "3196f2a1-7b3c-4d5e-8f90-a1b2c3d4e5f6";
+const ID4: &str = "4196f2a1-7b3c-4d5e-8f90-a1b2c3d4e5f6";
+const ID5: &str = "6196f2a1-7b3c-4d5e-8f90-a1b2c3d4e5f6";
 
 /// A stand-in agent: runs until `stop` is removed, set up by `setup` (a shell line run
 /// first in the test dir), and signals readiness by creating `ready`.
@@ -62,9 +67,9 @@ fn make_executable(p: &Path) {
 
 /// The sample Codex rollout under a file name that carries a session id, last written an
 /// hour before the run's clock.
-fn session(env: &TestEnv) -> PathBuf {
+fn session(env: &TestEnv, id: &str) -> PathBuf {
     let p = env.write(
-        &format!("rollout-2026-01-02T02-00-00-{ID}.jsonl"),
+        &format!("rollout-2026-01-02T02-00-00-{id}.jsonl"),
         fs::read(sample("codex.jsonl")).unwrap(),
     );
     age(&p, 3600);
@@ -131,7 +136,7 @@ fn assert_refused(env: &TestEnv, run: &Run, file: &Path, before: &[u8], signal: 
 #[test]
 fn a_named_session_held_open_for_writing_is_refused() {
     let env = TestEnv::new();
-    let file = session(&env);
+    let file = session(&env, ID2);
     let name = file.file_name().unwrap().to_str().unwrap().to_string();
     let before = fs::read(&file).unwrap();
     let agent = Agent::start(
@@ -164,7 +169,7 @@ fn a_named_session_held_open_for_writing_is_refused() {
 #[test]
 fn a_named_session_its_agent_is_running_is_refused() {
     let env = TestEnv::new();
-    let file = session(&env);
+    let file = session(&env, ID);
     let name = file.file_name().unwrap().to_str().unwrap().to_string();
     let before = fs::read(&file).unwrap();
     // An agent that does not keep the file open (Claude Code appends and closes) but names
@@ -190,7 +195,7 @@ fn a_named_session_its_agent_is_running_is_refused() {
 #[test]
 fn archive_restore_into_a_live_session_is_refused() {
     let env = TestEnv::new();
-    let file = session(&env);
+    let file = session(&env, ID3);
     let name = file.file_name().unwrap().to_str().unwrap().to_string();
     let r = run(&env, &rewrites(&name)[0]);
     assert_eq!(r.code, 0, "{r:?}");
@@ -198,7 +203,7 @@ fn archive_restore_into_a_live_session_is_refused() {
     let compacted = fs::read(&file).unwrap();
     let bin = env.path().join("bin");
     fs::create_dir_all(&bin).unwrap();
-    let agent = Agent::start(&env, &bin.join("codex"), &["resume", ID], "");
+    let agent = Agent::start(&env, &bin.join("codex"), &["resume", ID3], "");
     let r = env.run(&["archive", "restore", &name]);
     assert_eq!(r.code, 2, "{r:?}");
     assert!(
@@ -223,7 +228,7 @@ fn archive_restore_into_a_live_session_is_refused() {
 #[test]
 fn a_recent_write_warns_for_a_named_file_and_skips_in_a_batch() {
     let env = TestEnv::new();
-    let file = session(&env);
+    let file = session(&env, ID4);
     let name = file.file_name().unwrap().to_str().unwrap().to_string();
     age(&file, 5);
     let r = run(&env, &rewrites(&name)[2]);
@@ -260,7 +265,7 @@ fn a_recent_write_warns_for_a_named_file_and_skips_in_a_batch() {
 fn a_claude_code_session_its_marker_names_is_refused_unless_stale() {
     let env = TestEnv::new();
     let claude = env.home().join(".claude");
-    let file = claude.join(format!("projects/-work-proj/{ID}.jsonl"));
+    let file = claude.join(format!("projects/-work-proj/{ID5}.jsonl"));
     fs::create_dir_all(file.parent().unwrap()).unwrap();
     fs::copy(sample("claude-code.jsonl"), &file).unwrap();
     age(&file, 3600);
@@ -277,7 +282,7 @@ fn a_claude_code_session_its_marker_names_is_refused_unless_stale() {
     let marker = sessions.join(format!("{}.json", agent.pid()));
     let write_marker = |started: &str| {
         let m = serde_json::json!({
-            "pid": agent.pid(), "sessionId": ID, "cwd": "/work/proj",
+            "pid": agent.pid(), "sessionId": ID5, "cwd": "/work/proj",
             "procStart": started, "version": "2.1.332", "status": "idle"
         });
         fs::write(&marker, m.to_string()).unwrap();
@@ -310,4 +315,55 @@ fn a_claude_code_session_its_marker_names_is_refused_unless_stale() {
     let r = run(&env, &args(&[]));
     assert_eq!(r.code, 0, "{r:?}");
     assert_ne!(fs::read(&file).unwrap(), before);
+}
+
+/// A compaction of a Codex rollout only adds lines (a `compacted` record and what Codex
+/// writes after one): they are appended to the same file, so a writer that still holds it
+/// (here, with `--include-live`) goes on writing into the session, not into a replaced
+/// file. (A Claude Code compaction puts its boundary before the kept tail: a replacement.)
+#[test]
+fn a_rewrite_that_only_adds_lines_appends_to_the_same_file() {
+    use std::os::unix::fs::MetadataExt;
+    let env = TestEnv::new();
+    let id = "5196f2a1-7b3c-4d5e-8f90-a1b2c3d4e5f6";
+    {
+        let (sample_name, file_name) = (
+            "codex.jsonl",
+            format!("rollout-2026-01-02T02-00-00-{id}.jsonl"),
+        );
+        let file = env.write(&file_name, fs::read(sample(sample_name)).unwrap());
+        age(&file, 3600);
+        let before = fs::read(&file).unwrap();
+        let inode = fs::metadata(&file).unwrap().ino();
+        let agent = Agent::start(
+            &env,
+            &env.path().join("writer"),
+            &[],
+            &format!("exec 3>>{file_name}\ntrap 'echo {{\\\"late\\\":1}} >&3' EXIT"),
+        );
+        let r = env.run(&[
+            "compact",
+            &file_name,
+            "--in-place",
+            "--tail-tokens",
+            "200",
+            "--include-live",
+        ]);
+        assert_eq!(r.code, 0, "{sample_name}: {r:?}");
+        drop(agent);
+        let after = fs::read(&file).unwrap();
+        assert_eq!(
+            fs::metadata(&file).unwrap().ino(),
+            inode,
+            "{sample_name}: replaced"
+        );
+        assert!(
+            after.starts_with(&before),
+            "{sample_name}: the original moved"
+        );
+        assert!(
+            String::from_utf8_lossy(&after).ends_with("{\"late\":1}\n"),
+            "{sample_name}: the writer's line was lost"
+        );
+    }
 }
