@@ -20,6 +20,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -37,12 +38,13 @@ WHAT = "what did we do so far?"
 
 def check(name, ok, detail=""):
     RESULTS.append((name, bool(ok)))
+    detail = " | ".join(line for line in str(detail).splitlines() if line.strip())
     print("%s %s%s" % ("PASS" if ok else "FAIL", name, " -- " + detail if detail else ""), flush=True)
     return ok
 
 
 def info(text):
-    print("     " + text, flush=True)
+    print("     " + " | ".join(line for line in str(text).splitlines() if line.strip()), flush=True)
 
 
 def jparse(text):
@@ -50,6 +52,23 @@ def jparse(text):
         return json.loads(text)
     except (ValueError, TypeError):
         return None
+
+
+def says_live(text):
+    """Whether ctxctl's message says `live` as a word of its own, not inside a path (the
+    scratch directory's name may well contain it)."""
+    words = " ".join(w for w in text.split() if "/" not in w)
+    return re.search(r"(?<![\w-])live(?![\w-])", words, re.I) is not None
+
+
+def would_rewrite(ctx, label, args):
+    """Precondition: with no agent running, this rewrite would write (`--dry-run` exits 1
+    when changes would be made)."""
+    rc, out, err = ctx.run(args + ["--dry-run"])
+    ok = rc == 1
+    check("%s: without an agent, `ctxctl %s` would rewrite the file (dry run)" % (label, args[0]), ok,
+          "exit %d: %s" % (rc, (err.strip() or out.strip())[-300:]))
+    return ok
 
 
 def tree(path):
@@ -130,22 +149,25 @@ class Ctx:
         return s
 
 
+def rewrites(path):
+    return [
+        ("compact", ["compact", "--in-place", path, "--tail-tokens", "200"]),
+        ("trim", ["trim", "--in-place", path, "--strategy", "fifo", "--max-tokens", "500"]),
+    ]
+
+
 def refusals(ctx, label, path, batch_dir, agent_proc):
     """While the agent holds `path` live: every rewrite is refused and writes nothing."""
     before = open(path, "rb").read()
     store0 = ctx.store()
-    cases = [
-        ("compact", ["compact", "--in-place", path, "--tail-tokens", "200"]),
-        ("trim", ["trim", "--in-place", path, "--strategy", "fifo", "--max-tokens", "500"]),
-    ]
-    for name, args in cases:
+    for name, args in rewrites(path):
         rc, out, err = ctx.run(args)
         line = err.strip().splitlines()[-1] if err.strip() else ""
         info("%s %s: exit %d: %s" % (label, name, rc, line[:400]))
         check("%s: ctxctl %s --in-place on the live session exits 2" % (label, name), rc == 2,
               "exit %d, stderr %r" % (rc, err.strip()[-300:]))
         check("%s: ctxctl %s says the session is live and names the file" % (label, name),
-              "live" in err.lower() and os.path.basename(path) in err, "stderr %r" % err.strip()[-300:])
+              says_live(err) and os.path.basename(path) in err, "stderr %r" % err.strip()[-300:])
         check("%s: ctxctl %s left the file byte-identical" % (label, name), open(path, "rb").read() == before)
         grown = sorted(set(ctx.store().items()) - set(store0.items()))
         check("%s: ctxctl %s wrote nothing to its archive store" % (label, name), not grown,
@@ -159,7 +181,7 @@ def refusals(ctx, label, path, batch_dir, agent_proc):
         info("%s batch compact -r: exit %d: %s" % (label, rc, (err.strip() or out.strip())[-400:]))
         check("%s: batch compact -r leaves the live session alone (exit 0, nothing to do)" % label,
               rc == 0 and open(path, "rb").read() == before, "exit %d" % rc)
-        check("%s: batch compact -r says why: live" % label, "live" in (out + err).lower(),
+        check("%s: batch compact -r says why: live" % label, says_live(out + err),
               "output %r" % (out + err).strip()[-300:])
         grown = sorted(set(ctx.store().items()) - set(store0.items()))
         check("%s: batch compact -r wrote nothing to the archive store" % label, not grown,
@@ -271,16 +293,18 @@ class Claude:
         info("claude --version: %s" % text.strip())
         plans = {p["match"]: p for p in json.load(open(os.path.join(E2E, "claude-code", "script.json")))["plans"]}
         ok = True
-        for k, tag in enumerate(("[p01]", "[p02]")):
+        for k, tag in enumerate(("[p01]", "[p02]", "[p03]", "[p04]")):
             args = ["-p", plans[tag]["prompt"], "--output-format", "json", "--allowedTools", CC_TOOLS]
             args += ["--session-id", self.sid] if k == 0 else ["--resume", self.sid]
             rc, res, text = self.run(args, "record-%d" % k)
             ok &= rc == 0 and res.get("result") == plans[tag]["final"]
         path = self.transcript()
-        if not check("claude: recorded a real session (2 scripted prompts with tool use)", ok and path,
+        if not check("claude: recorded a real session (4 scripted prompts with tool use)", ok and path,
                      "exit %s: %s" % (rc, text[-300:])):
             return
         projects = os.path.dirname(os.path.dirname(path))
+        if not all([would_rewrite(self.ctx, "claude", args) for _, args in rewrites(path)]):
+            return
 
         # 1. `claude -p … --resume ID` held mid-request: the command line names the session.
         label = "claude --resume ID"
@@ -440,6 +464,8 @@ class Codex:
             return
         path = found[0]
         sessions = os.path.join(self.codex_home, "sessions")
+        if not all([would_rewrite(self.ctx, "codex", args) for _, args in rewrites(path)]):
+            return
 
         # 1. `codex exec resume ID …` held mid-request: the command line names the thread.
         label = "codex exec resume ID"
