@@ -156,9 +156,41 @@ def rewrites(path):
     ]
 
 
+def settle(path, quiet=1.0, limit=10.0):
+    """Waits until `path` has not changed for `quiet` seconds: an agent writes a record or
+    two just after it sent its request (Claude Code 2.1.3xx: `api-request`)."""
+    end = time.time() + limit
+    last, since = None, time.time()
+    while time.time() < end:
+        st = os.stat(path)
+        cur = (st.st_size, st.st_mtime_ns)
+        if cur != last:
+            last, since = cur, time.time()
+        elif time.time() - since >= quiet:
+            return
+        time.sleep(0.1)
+
+
+def untouched(path, before, ino):
+    """(ok, detail): ctxctl did not write `path`. ctxctl replaces a file (temp file +
+    rename), so the same inode whose content still starts with `before` means it did not;
+    anything the agent itself appended meanwhile is said, not held against ctxctl."""
+    st = os.stat(path)
+    now = open(path, "rb").read()
+    if st.st_ino != ino:
+        return False, "the file was replaced (new inode)"
+    if now == before:
+        return True, ""
+    if now.startswith(before):
+        return True, "byte-identical but for %d bytes the agent itself appended" % (len(now) - len(before))
+    return False, "the content changed in place"
+
+
 def refusals(ctx, label, path, batch_dir, agent_proc):
     """While the agent holds `path` live: every rewrite is refused and writes nothing."""
+    settle(path)
     before = open(path, "rb").read()
+    ino = os.stat(path).st_ino
     store0 = ctx.store()
     for name, args in rewrites(path):
         rc, out, err = ctx.run(args)
@@ -168,7 +200,8 @@ def refusals(ctx, label, path, batch_dir, agent_proc):
               "exit %d, stderr %r" % (rc, err.strip()[-300:]))
         check("%s: ctxctl %s says the session is live and names the file" % (label, name),
               says_live(err) and os.path.basename(path) in err, "stderr %r" % err.strip()[-300:])
-        check("%s: ctxctl %s left the file byte-identical" % (label, name), open(path, "rb").read() == before)
+        ok, detail = untouched(path, before, ino)
+        check("%s: ctxctl %s left the file byte-identical" % (label, name), ok, detail)
         grown = sorted(set(ctx.store().items()) - set(store0.items()))
         check("%s: ctxctl %s wrote nothing to its archive store" % (label, name), not grown,
               "new or changed: %s" % [g[0] for g in grown[:5]])
@@ -179,8 +212,9 @@ def refusals(ctx, label, path, batch_dir, agent_proc):
         rc, out, err = ctx.run(["compact", "-r", batch_dir, "--in-place", "--tail-tokens", "200"],
                                extra_env={"CTXCTL_NOW": later})
         info("%s batch compact -r: exit %d: %s" % (label, rc, (err.strip() or out.strip())[-400:]))
+        ok, detail = untouched(path, before, ino)
         check("%s: batch compact -r leaves the live session alone (exit 0, nothing to do)" % label,
-              rc == 0 and open(path, "rb").read() == before, "exit %d" % rc)
+              rc == 0 and ok, "exit %d %s" % (rc, detail))
         check("%s: batch compact -r says why: live" % label, says_live(out + err),
               "output %r" % (out + err).strip()[-300:])
         grown = sorted(set(ctx.store().items()) - set(store0.items()))
