@@ -156,6 +156,42 @@ def rewrites(path):
     ]
 
 
+def archive_id(text):
+    """The `archive_id` anywhere in ctxctl's --json output, else None."""
+    def walk(v):
+        if isinstance(v, dict):
+            if isinstance(v.get("archive_id"), str):
+                return v["archive_id"]
+            v = list(v.values())
+        if isinstance(v, list):
+            for x in v:
+                found = walk(x)
+                if found:
+                    return found
+        return None
+    return walk(jparse(text))
+
+
+def restore_refused(ctx, label, path, aid, agent_proc):
+    """While the agent holds `path` live: `archive restore` is refused and writes nothing."""
+    settle(path)
+    before = open(path, "rb").read()
+    ino = os.stat(path).st_ino
+    store0 = ctx.store()
+    rc, out, err = ctx.run(["archive", "restore", aid, path])
+    info("%s archive restore: exit %d: %s" % (label, rc, err.strip()[-400:]))
+    check("%s: ctxctl archive restore on the live session exits 2" % label, rc == 2,
+          "exit %d, stderr %r" % (rc, err.strip()[-300:]))
+    check("%s: ctxctl archive restore says the session is live and names the file" % label,
+          says_live(err) and os.path.basename(path) in err, "stderr %r" % err.strip()[-300:])
+    ok, detail = untouched(path, before, ino)
+    check("%s: ctxctl archive restore left the file byte-identical" % label, ok, detail)
+    grown = sorted(set(ctx.store().items()) - set(store0.items()))
+    check("%s: ctxctl archive restore changed nothing in the archive store" % label, not grown,
+          "new or changed: %s" % [g[0] for g in grown[:5]])
+    check("%s: the agent was still mid-request during all of it" % label, agent_proc.poll() is None)
+
+
 def settle(path, quiet=1.0, limit=10.0):
     """Waits until `path` has not changed for `quiet` seconds: an agent writes a record or
     two just after it sent its request (Claude Code 2.1.3xx: `api-request`)."""
@@ -364,8 +400,9 @@ class Claude:
         # 3. The agent has quit: the same compact goes through, and claude resumes it.
         before = open(path, "rb").read()
         store0 = self.ctx.store()
-        rc, out, err = self.ctx.run(["compact", "--in-place", path, "--tail-tokens", "200"])
-        info("claude after exit: compact exit %d: %s" % (rc, (err.strip() or out.strip())[-300:]))
+        rc, out, err = self.ctx.run(["compact", "--in-place", path, "--tail-tokens", "200", "--json"])
+        aid = archive_id(out)
+        info("claude after exit: compact exit %d, archive %s: %s" % (rc, aid, err.strip()[-300:]))
         check("claude after exit: ctxctl compact --in-place succeeds (exit 0)", rc == 0, "stderr %r" % err.strip()[-300:])
         check("claude after exit: the file was rewritten", open(path, "rb").read() != before)
         check("claude after exit: the original went to the archive store",
@@ -387,6 +424,16 @@ class Claude:
                   summary and summary[:300] in ccview.request_text(e["body"]), "summary %r" % summary[:80])
         check("claude after exit: the resume finished", rc == 0 and not res.get("is_error"),
               "exit %s result %r" % (rc, str(res.get("result"))[:200]))
+
+        # 4. `archive restore` of that compaction while claude is mid-request again.
+        label = "claude --resume ID (restore)"
+        if check("claude after exit: ctxctl reported the archive id", aid, "compact --json: %r" % out[-200:]):
+            p = self.held(["-p", WHAT, "--output-format", "json", "--allowedTools", CC_TOOLS, "--resume", self.sid], label)
+            if p is not None:
+                try:
+                    restore_refused(self.ctx, label, path, aid, p)
+                finally:
+                    self.release(p, label)
 
     def close(self):
         if os.path.exists(self.hold):
@@ -525,8 +572,9 @@ class Codex:
         # 3. Codex has quit: the same compact goes through, and codex resumes it.
         before = open(path, "rb").read()
         store0 = self.ctx.store()
-        rc, out, err = self.ctx.run(["compact", "--in-place", path, "--tail-tokens", "200"])
-        info("codex after exit: compact exit %d: %s" % (rc, (err.strip() or out.strip())[-300:]))
+        rc, out, err = self.ctx.run(["compact", "--in-place", path, "--tail-tokens", "200", "--json"])
+        aid = archive_id(out)
+        info("codex after exit: compact exit %d, archive %s: %s" % (rc, aid, err.strip()[-300:]))
         check("codex after exit: ctxctl compact --in-place succeeds (exit 0)", rc == 0, "stderr %r" % err.strip()[-300:])
         check("codex after exit: the file was rewritten", open(path, "rb").read() != before)
         check("codex after exit: the original went to the archive store", len(set(self.ctx.store()) - set(store0)) > 0)
@@ -551,6 +599,16 @@ class Codex:
                   summary and json.dumps(summary[:300])[1:-1] in sent, "summary %r" % summary[:80])
         check("codex after exit: the resume finished", rc == 0 and '"turn.completed"' in text,
               "exit %s: %s" % (rc, text[-300:]))
+
+        # 4. `archive restore` of that compaction while codex is mid-request again.
+        label = "codex exec resume ID (restore)"
+        if check("codex after exit: ctxctl reported the archive id", aid, "compact --json: %r" % out[-200:]):
+            p = self.held(["resume", sid, WHAT], label)
+            if p is not None:
+                try:
+                    restore_refused(self.ctx, label, path, aid, p)
+                finally:
+                    self.release(p, label)
 
     def close(self):
         if os.path.exists(self.hold):
