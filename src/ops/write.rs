@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use crate::context::Context;
 use crate::formats::goose_db;
 use crate::fsutil;
-use crate::ops::load::Loaded;
+use crate::ops::load::{self, Loaded};
 
 /// What the user asked for: `-o FILE` (`-` for standard output) or `--in-place`; neither
 /// means the store.
@@ -130,6 +130,33 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+impl OutputChoice {
+    /// Whether writing as asked replaces `input` itself (`--in-place`, or `-o` naming it).
+    pub fn replaces(&self, input: &Path) -> bool {
+        if input == Path::new("-") {
+            return false;
+        }
+        self.in_place
+            || (self.output.as_deref()).is_some_and(|o| o != Path::new("-") && same_file(o, input))
+    }
+}
+
+/// The live-session rule ([`live`](crate::ops::live)) for a rewrite of the session file
+/// `input` the user named, before any work: a live session is an error naming the file
+/// and the signal seen, nothing written. An agent's database is checked per session, in
+/// the transaction that writes it; ctxctl's own store (`from_store`) has no agent.
+pub fn guard_input(
+    ctx: &Context,
+    choice: &OutputChoice,
+    input: &Path,
+    from_store: bool,
+) -> anyhow::Result<()> {
+    if from_store || !choice.replaces(input) || load::is_database(input) {
+        return Ok(());
+    }
+    crate::ops::live::guard_named(ctx, input)
+}
+
 /// Decides where the result of rewriting `loaded` goes. `-o` naming the input itself is
 /// an in-place rewrite (archived first, checked for changes), not a plain overwrite.
 pub fn destination(
@@ -178,6 +205,8 @@ pub fn write(
         Destination::InPlace(p) if loaded.db_session.is_some() => write_db(ctx, p, loaded, bytes),
         Destination::InPlace(p) => {
             test_hold_before_replace(ctx, p);
+            // The last look: an agent may have started on the session meanwhile.
+            crate::ops::live::recheck(ctx, p)?;
             replace_in_place(ctx, p, loaded, bytes)
         }
     }

@@ -36,6 +36,7 @@ mod hostile;
 mod http;
 mod json_schema;
 mod linking;
+mod live;
 mod misc;
 mod opencode;
 mod procs;
