@@ -54,10 +54,13 @@ def jparse(text):
         return None
 
 
-def says_live(text):
+def says_live(text, or_override=False):
     """Whether ctxctl's message says `live` as a word of its own, not inside a path (the
-    scratch directory's name may well contain it)."""
+    scratch directory's name may well contain it); with `or_override`, pointing at
+    `--include-live` also counts (a batch's skip note gives the reason and the way out)."""
     words = " ".join(w for w in text.split() if "/" not in w)
+    if or_override and "--include-live" in words:
+        return True
     return re.search(r"(?<![\w-])live(?![\w-])", words, re.I) is not None
 
 
@@ -251,7 +254,7 @@ def refusals(ctx, label, path, batch_dir, agent_proc):
         ok, detail = untouched(path, before, ino)
         check("%s: batch compact -r leaves the live session alone (exit 0, nothing to do)" % label,
               rc == 0 and ok, "exit %d %s" % (rc, detail))
-        check("%s: batch compact -r says why: live" % label, says_live(out + err),
+        check("%s: batch compact -r says why: live (or --include-live)" % label, says_live(out + err, True),
               "output %r" % (out + err).strip()[-300:])
         grown = sorted(set(ctx.store().items()) - set(store0.items()))
         check("%s: batch compact -r wrote nothing to the archive store" % label, not grown,
