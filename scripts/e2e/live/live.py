@@ -419,7 +419,12 @@ class Claude:
         check("claude after exit: claude --resume of the compacted session sent a request", reqs,
               "exit %s: %s" % (rc, text[-300:]))
         if reqs:
-            e = reqs[0]
+            # Claude Code 2.1.3xx first tries a per-turn `system` message the fake API (rules of
+            # 2.1.197) rejects, then retries without it: judge the request it settled on.
+            for r in reqs[:-1]:
+                info("claude after exit: an earlier attempt was answered %s %s" % (
+                    r["response"].get("status"), r["response"].get("error") or ""))
+            e = reqs[-1]
             hard = [f for f in e.get("findings", []) if "Expected `thinking`" not in f]
             check("claude after exit: the request is valid (fake API answered %s)" % e["response"].get("status"),
                   e["response"].get("status") == 200 and not hard, "; ".join(hard)[:300])
