@@ -893,7 +893,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --status)
-                    COMPREPLY=($(compgen -W "ok compact over error" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "ok compact over broken error" -- "${cur}"))
                     return 0
                     ;;
                 --model)
@@ -936,7 +936,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__compact)
-            opts="-r -g -o -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --redact --min-recall --fallback --output --in-place --dry-run --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            opts="-r -g -o -q -v -h -V --all --recursive --agent --project --since --older-than --glob --exclude --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --redact --min-recall --fallback --output --in-place --dry-run --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1839,7 +1839,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --status)
-                    COMPREPLY=($(compgen -W "ok compact over error" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "ok compact over broken error" -- "${cur}"))
                     return 0
                     ;;
                 --sort)

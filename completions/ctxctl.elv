@@ -191,7 +191,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --reserve-output 'Tokens reserved for the reply (default: the model''s max output, at most 20% of the window) [env: CTXCTL_RESERVE_OUTPUT]'
             cand --reserved 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]'
             cand --summarizer 'Who writes the summary: offline (default, no network) or llm'
-            cand --summary-tokens 'Cap on the offline summary, in tokens (default 2000)'
+            cand --summary-tokens 'Cap on the offline summary, in tokens (default 2000; at least 1)'
             cand --instructions 'What the summary should pay attention to (llm)'
             cand --retries 'Retries of a failed summarizer call (default 2)'
             cand --min-recall 'Refuse a summary that mentions less than this share of the replaced messages'' facts (paths, commands, error lines, user requests): exit 3, nothing changed'
@@ -206,6 +206,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --session 'The session to use inside an agent''s database (goose''s sessions.db): its id or name'
             cand --compress 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]'
             cand --count-with 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]'
+            cand --all 'Every agent''s sessions in their default homes, as `ctxctl sessions` lists them: with --if-needed --in-place -q, the nightly job'
             cand --if-needed 'Only compact when usage is at or over the threshold'
             cand --redact 'Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer sees and from the summary'
             cand --in-place 'Replace the input file (the removed messages are archived first)'
@@ -826,7 +827,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         &'--fallback'= ['offline']
         &'--format'= ['openai' 'anthropic' 'jsonl' 'claude-code' 'codex' 'goose' 'gemini-cli' 'goose-db' 'opencode']
         &'--sort'= ['agent' 'project' 'activity' 'messages' 'tokens' 'usage' 'status' 'archives' 'path']
-        &'--status'= ['ok' 'compact' 'over' 'error']
+        &'--status'= ['ok' 'compact' 'over' 'broken' 'error']
         &'--strategy'= ['fifo' 'sliding-window' 'smart' 'selective' 'composite' 'tool-results' 'mask-tool-results']
         &'--summarizer'= ['offline' 'llm']
     ]

@@ -137,6 +137,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l min-tokens -d 'O
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l status -d 'Only sessions with these statuses (comma-separated)' -r -f -a "ok\t''
 compact\t''
 over\t''
+broken\t''
 error\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
@@ -245,7 +246,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l reserve-output
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l reserved -d 'Tokens reserved besides the output (system prompt, tool schemas) [env: CTXCTL_RESERVED]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l summarizer -d 'Who writes the summary: offline (default, no network) or llm' -r -f -a "offline\t''
 llm\t''"
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l summary-tokens -d 'Cap on the offline summary, in tokens (default 2000)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l summary-tokens -d 'Cap on the offline summary, in tokens (default 2000; at least 1)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l instructions -d 'What the summary should pay attention to (llm)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l retries -d 'Retries of a failed summarizer call (default 2)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l min-recall -d 'Refuse a summary that mentions less than this share of the replaced messages\' facts (paths, commands, error lines, user requests): exit 3, nothing changed' -r
@@ -271,6 +272,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l compress -d 'C
 none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l all -d 'Every agent\'s sessions in their default homes, as `ctxctl sessions` lists them: with --if-needed --in-place -q, the nightly job'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l if-needed -d 'Only compact when usage is at or over the threshold'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l redact -d 'Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer sees and from the summary'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l in-place -d 'Replace the input file (the removed messages are archived first)'
@@ -349,6 +351,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l min-tokens -d
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l status -d 'Only sessions with these statuses (comma-separated)' -r -f -a "ok\t''
 compact\t''
 over\t''
+broken\t''
 error\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l sort -d 'Sort by this column' -r -f -a "agent\t''
 project\t''
@@ -407,6 +410,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l min-tokens -d 'Only
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l status -d 'Only sessions with these statuses (comma-separated)' -r -f -a "ok\t''
 compact\t''
 over\t''
+broken\t''
 error\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l sort -d 'Sort by this column' -r -f -a "agent\t''
 project\t''

@@ -208,9 +208,9 @@ pub struct Stored {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Compression {
     /// Plain pretty JSON (`.json`).
-    #[default]
     None,
-    /// zstd level 3 (`.json.zst`): JSON sessions shrink several times over.
+    /// zstd level 3 (`.json.zst`): JSON sessions shrink several times over. The default.
+    #[default]
     Zstd,
 }
 
@@ -409,6 +409,25 @@ impl ArchiveStore {
         for s in sessions {
             for (seq, stamp, path) in self.files(&s)? {
                 out.push(entry(&s, seq, stamp, path)?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every archive as retention sees it (from file names and sizes; none is read), with
+    /// its file.
+    pub fn filed(&self) -> Result<Vec<(super::prune::Filed, PathBuf)>, ArchiveError> {
+        let mut out = Vec::new();
+        for session in self.sessions()? {
+            for (seq, stamp, path) in self.files(&session)? {
+                let bytes = fs::metadata(&path).map_or(0, |m| m.len());
+                let filed = super::prune::Filed {
+                    session: session.clone(),
+                    seq,
+                    unix: stamp.unix(),
+                    bytes,
+                };
+                out.push((filed, path));
             }
         }
         Ok(out)

@@ -165,12 +165,16 @@ struct TrimReport {
     dry_run: bool,
     output: Option<String>,
     archive: Option<String>,
+    /// `NAME/SEQ` of the archive, as `compact --json` reports it (null when none).
+    archive_id: Option<String>,
 }
 
 pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     ctx.prewarm(&args.file);
     testhook::install(ctx)?;
-    retry::retrying(ctx, &load::display(&args.file), || attempt(ctx, args))
+    let status = retry::retrying(ctx, &load::display(&args.file), || attempt(ctx, args))?;
+    crate::ops::retention::apply(ctx);
+    Ok(status)
 }
 
 /// One read-plan-write pass (the input may change under the first; see `replace`).
@@ -229,6 +233,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         dry_run: args.output.dry_run,
         output: None,
         archive: None,
+        archive_id: None,
     };
     if args.output.dry_run {
         print_dry_run(ctx, &loaded, &plan, &report)?;
@@ -280,8 +285,9 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
                     loaded.display()
                 )
             })?;
-        write::write_archived(ctx, &dest, &loaded, &bytes, Some(&stored), None)?;
-        report.archive = Some(stored.display().to_string());
+        write::write_archived(ctx, &dest, &loaded, &bytes, Some(&stored.path), None)?;
+        report.archive = Some(stored.path.display().to_string());
+        report.archive_id = Some(format!("{name}/{}", stored.seq));
     } else if let Destination::Store { name, .. } = &dest {
         // Another ctxctl may be compacting or trimming the stored copy.
         let store = ctx.archive_store()?;
@@ -346,7 +352,7 @@ fn archive_removed(
     plan: &Plan,
     strategy: StrategyKind,
     written: &[u8],
-) -> anyhow::Result<std::path::PathBuf> {
+) -> anyhow::Result<crate::archive::Stored> {
     let mut touched: Vec<usize> = plan.removed.iter().chain(&plan.edited).copied().collect();
     touched.sort_unstable();
     let records = archive::records_of(&l.session, &touched)?;
@@ -382,7 +388,7 @@ fn archive_removed(
             .text()
             .map(|original| Undo::new(original, written)),
     };
-    Ok(store.put(name, &record, &end)?.path)
+    Ok(store.put(name, &record, &end)?)
 }
 
 /// What the plan of `args` reads of the messages: tool-results and mask-tool-results

@@ -59,8 +59,12 @@ pub struct CompactConfig {
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ArchiveConfig {
-    /// `none` (default) or `zstd`: compression of new archive files.
+    /// `zstd` (default) or `none`: compression of new archive files.
     pub compress: Option<String>,
+    /// Keep at most this many newest archives of each session (default 20; 0: no limit).
+    pub keep: Option<usize>,
+    /// Keep the whole archive store within this many MiB (default 1024; 0: no limit).
+    pub max_mib: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]

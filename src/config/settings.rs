@@ -338,7 +338,7 @@ fn resolve_archive_compress(
         Compression::from_name,
         "none or zstd",
     )?;
-    Ok(got.unwrap_or(Sourced::new(Compression::None, Source::Default)))
+    Ok(got.unwrap_or(Sourced::new(Compression::Zstd, Source::Default)))
 }
 
 fn unknown_tokenizer(name: &str) -> String {

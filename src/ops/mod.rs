@@ -19,6 +19,7 @@ pub mod live;
 pub mod load;
 pub mod predict;
 pub mod prior;
+pub mod retention;
 pub mod retry;
 pub mod sessions;
 pub mod store;

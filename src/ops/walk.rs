@@ -92,7 +92,9 @@ impl Entry {
 /// out. An agent's database below a directory (OpenCode's `opencode.db`) gives each of
 /// its sessions that `filter` keeps as an input, as `ctxctl sessions` lists them, unless
 /// `--session` names the one to read. Files named on the command line are always taken,
-/// as they are. No input at all is a usage error.
+/// as they are. A directory that does not exist is skipped with a warning; directories
+/// with nothing to do give no input (a note says so); no input at all otherwise is a usage
+/// error.
 pub fn collect(
     ctx: &Context,
     files: &[PathBuf],
@@ -112,6 +114,12 @@ pub fn collect(
     }
     let walked_any = !walked.is_empty() || !dirs.is_empty();
     for dir in walked.iter().chain(dirs) {
+        if !dir.exists() {
+            // One agent not installed does not stop the run over the others' (cron).
+            ctx.printer
+                .warn(&format!("{}: no such directory; skipped", dir.display()));
+            continue;
+        }
         for entry in walk_dir(dir, false)? {
             let skip = match classify_path(&entry.path) {
                 _ if entry.len == 0 => Some("empty file".to_string()),
@@ -139,15 +147,15 @@ pub fn collect(
         let dirs: Vec<String> = walked
             .iter()
             .chain(dirs)
+            .filter(|d| d.exists())
             .map(|d| d.display().to_string())
             .collect();
-        if filter.filters_files() {
-            anyhow::bail!("no session below {} matches the filters", dirs.join(", "));
-        }
-        anyhow::bail!(
-            "{}: is a directory with no session file below it",
-            dirs.join(", ")
-        );
+        // A batch run with nothing to do is not an error: a quiet night for cron.
+        ctx.printer.note(&match filter.filters_files() {
+            true => format!("no session below {} matches the filters", dirs.join(", ")),
+            false => format!("no session file below {}", dirs.join(", ")),
+        });
+        return Ok(out);
     }
     if out.is_empty() {
         anyhow::bail!("no input: give session FILEs, - for standard input, or -r DIR");

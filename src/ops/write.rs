@@ -264,6 +264,17 @@ fn replace_in_place(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> a
         }
         .into());
     };
+    // The agent's last activity, kept: ctxctl's own rewrite must not make the session look
+    // active (`sessions`, `--since`) or live (the recent-write window) to the next run.
+    let activity = std::fs::metadata(&real).and_then(|m| m.modified()).ok();
+    let keep_activity = || {
+        if let Some(t) = activity {
+            let _ = std::fs::File::options()
+                .append(true)
+                .open(&real)
+                .and_then(|f| f.set_modified(t));
+        }
+    };
     let lines = loaded.session.format.is_lines();
     // Only lines added at the end: appended, so that nothing an agent holding the file
     // writes meanwhile is lost and no byte of the original moves.
@@ -276,6 +287,7 @@ fn replace_in_place(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> a
             .with_context(|| format!("appending to {}", p.display()))?
         {
             true => {
+                keep_activity();
                 ctx.printer.debug(&format!(
                     "{}: the rewrite only adds lines: {} bytes appended",
                     p.display(),
@@ -292,7 +304,10 @@ fn replace_in_place(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> a
     match carry::replace(&real, bytes, old, loaded.fingerprint.len, lines)
         .with_context(|| format!("replacing {}", p.display()))?
     {
-        Carried::Nothing => Ok(()),
+        Carried::Nothing => {
+            keep_activity();
+            Ok(())
+        }
         Carried::Appended(n) => {
             ctx.printer.note(&format!(
                 "{}: {n} bytes the agent appended while it was replaced were kept at its end",

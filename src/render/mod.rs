@@ -181,6 +181,13 @@ impl Printer {
         }
     }
 
+    /// A line on stderr about something the run changed, or that needs a person (a
+    /// session that needs compaction but is live): printed even with `--quiet`, which
+    /// means "only what matters" for an unattended run.
+    pub fn changed(&self, text: &str) {
+        eprintln_raw(text);
+    }
+
     pub fn warn(&self, text: &str) {
         if self.level >= Level::Warn {
             let label = self.paint_err("warning:", Style::Yellow);

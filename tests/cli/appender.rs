@@ -251,7 +251,7 @@ fn assert_nothing_lost_or_doubled(env: &TestEnv, f: &Path, written: u64, summary
     }
     let archived = archives(env, "live");
     for path in &archived {
-        let archive: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+        let archive: Value = crate::support::read_archive(path);
         for record in archive["records"].as_array().unwrap() {
             count(record);
         }

@@ -115,7 +115,7 @@ fn restoring_a_trim_of_an_indented_chat_document_gives_back_its_bytes() {
 /// The archive as ctxctl wrote it before it kept records' text: the same JSON, every
 /// record a pretty-printed value nested in the document.
 fn as_old_archive(path: &Path) {
-    let v: serde_json::Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+    let v: serde_json::Value = crate::support::read_archive(path);
     let mut text = serde_json::to_string_pretty(&v).unwrap();
     text.push('\n');
     fs::write(path, text).unwrap();

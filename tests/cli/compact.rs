@@ -63,7 +63,7 @@ fn compacts_into_the_store_with_a_report_and_an_archive() {
     let text = fs::read_to_string(&out).unwrap();
     assert!(text.contains("\"compact_boundary\": true"), "{text}");
     assert!(text.contains(s(&archive)), "the summary names the archive");
-    let a: serde_json::Value = serde_json::from_slice(&fs::read(&archive).unwrap()).unwrap();
+    let a: serde_json::Value = crate::support::read_archive(&archive);
     assert_eq!(a["records"].as_array().unwrap().len() as u64, moved);
     assert_eq!(a["summarizer"], "offline");
     assert_eq!(a["model"], "gpt-4o");

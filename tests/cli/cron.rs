@@ -64,17 +64,27 @@ fn compact_r_if_needed_in_place_compacts_only_what_needs_it() {
     assert_eq!(fs::read(&small).unwrap(), small_before);
     assert!(env.data_dir().join("archives/big").exists());
     assert!(!env.data_dir().join("archives/small").exists());
-    // A second run finds nothing to do; human mode says so, one line per file, in order.
+    // A second run finds nothing to do; human mode says so in one line, and -v names
+    // each file, in order.
     let again = env.run(CRON);
     assert_eq!(again.code, 0, "{again:?}");
-    let lines: Vec<&str> = again.stderr.lines().collect();
+    assert_eq!(
+        again.stderr,
+        "2 sessions examined: 0 compacted, 2 left as they were, 0 skipped as live, 0 errors\n"
+    );
+    let again = env.run(&[CRON, &["-v"]].concat());
+    let lines: Vec<&str> = again
+        .stderr
+        .lines()
+        .filter(|l| l.contains("below the threshold"))
+        .collect();
     assert_eq!(lines.len(), 2, "{again:?}");
     assert!(
-        lines[0].starts_with("cron/big.jsonl: below the threshold"),
+        lines[0].starts_with("ctxctl: [debug] cron/big.jsonl: below the threshold"),
         "{again:?}"
     );
     assert!(
-        lines[1].starts_with("cron/small.jsonl: below the threshold"),
+        lines[1].starts_with("ctxctl: [debug] cron/small.jsonl: below the threshold"),
         "{again:?}"
     );
 }
@@ -244,7 +254,7 @@ fn a_session_written_moments_ago_is_left_to_its_agent_unless_include_live() {
     assert_eq!(run.code, 0, "{run:?}");
     assert!(
         run.stderr
-            .contains("skipped: cron/big.jsonl written 10s ago"),
+            .contains("skipped: cron/big.jsonl: live session: written 10s ago"),
         "{run:?}"
     );
     assert_eq!(
@@ -277,7 +287,7 @@ fn a_session_written_moments_ago_is_left_to_its_agent_unless_include_live() {
     let cfg = env.write("c.toml", "[compact]\nlive_secs = 0\n");
     let run = env.run(&[CRON, &["--config", s(&cfg)]].concat());
     assert_eq!(run.code, 0, "{run:?}");
-    assert!(!run.stderr.contains("skipped"), "{run:?}");
+    assert!(!run.stderr.contains("skipped:"), "{run:?}");
 }
 
 /// A session another process holds open for writing (an agent with its transcript open)
@@ -314,4 +324,160 @@ fn a_session_held_open_for_writing_is_left_to_its_agent() {
     );
     assert_eq!(with_flag.code, 0, "{with_flag:?}");
     assert_ne!(fs::read(&big).unwrap(), before, "{with_flag:?}");
+}
+
+/// The nightly line `compact --help` documents (its command, without the five time
+/// fields), checked to be the README's too.
+fn nightly_line(env: &TestEnv) -> String {
+    let help = env.run(&["compact", "--help"]).stdout;
+    let line = help
+        .lines()
+        .find(|l| l.contains("ctxctl compact --all"))
+        .expect("compact --help gives the nightly line")
+        .trim()
+        .to_string();
+    let readme = fs::read_to_string(crate::support::repo().join("README.md")).unwrap();
+    assert!(readme.contains(&line), "README lacks {line:?}");
+    let man = fs::read_to_string(crate::support::repo().join("man/ctxctl-compact.1")).unwrap();
+    assert!(man.contains("compact \\-\\-all \\-\\-if\\-needed \\-\\-in\\-place \\-q"));
+    line.split_whitespace()
+        .skip(5)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs `command` as cron does: `/bin/sh -c` with only HOME, LOGNAME, SHELL and a short
+/// PATH, the binary where the line says it is.
+fn as_cron(home: &Path, command: &str) -> Run {
+    let bin = home.join(".cargo/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let link = bin.join("ctxctl");
+    if !link.exists() {
+        std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_ctxctl"), &link).unwrap();
+    }
+    let out = std::process::Command::new("/bin/sh")
+        .args(["-c", command])
+        .env_clear()
+        .env("HOME", home)
+        .env("LOGNAME", "you")
+        .env("SHELL", "/bin/sh")
+        .env("PATH", "/usr/bin:/bin")
+        .current_dir(home)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// An hour before the real clock (cron runs without CTXCTL_NOW).
+fn an_hour_ago(p: &Path) {
+    let f = fs::File::options().append(true).open(p).unwrap();
+    f.set_modified(std::time::SystemTime::now() - Duration::from_secs(3600))
+        .unwrap();
+}
+
+#[test]
+fn the_documented_nightly_line_is_quiet_on_a_quiet_night_and_says_what_it_compacted() {
+    let env = TestEnv::new();
+    let command = nightly_line(&env);
+    let home = env.home();
+    // A home with no agent at all: nothing to say.
+    let run = as_cron(&home, &command);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", ""),
+        "{run:?}"
+    );
+    // Claude Code only (no ~/.codex): a healthy session, a quiet night.
+    let session =
+        home.join(".claude/projects/-home-you-shop/d93e3082-ad22-40cf-b10b-b53b83ced403.jsonl");
+    fs::create_dir_all(session.parent().unwrap()).unwrap();
+    fs::copy(sample("claude-code.jsonl"), &session).unwrap();
+    an_hour_ago(&session);
+    let before = fs::read(&session).unwrap();
+    let run = as_cron(&home, &command);
+    assert_eq!(
+        (run.code, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", ""),
+        "{run:?}"
+    );
+    assert_eq!(fs::read(&session).unwrap(), before);
+    // The session needs compaction: one line says so, nothing else.
+    let config = home.join(".config/ctxctl/config.toml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "threshold = 0.01\n[compact]\ntail_tokens = 300\n").unwrap();
+    let run = as_cron(&home, &command);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, "", "{run:?}");
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{run:?}");
+    assert!(
+        lines[0].starts_with(&format!("compacted {}", session.display())),
+        "{run:?}"
+    );
+    assert_ne!(fs::read(&session).unwrap(), before);
+    // Its archive is compressed by default.
+    let archives = home.join(".local/share/ctxctl/archives");
+    let filed: Vec<_> = walkdir(&archives);
+    assert_eq!(filed.len(), 1, "{filed:?}");
+    assert!(
+        filed[0].to_string_lossy().ends_with(".json.zst"),
+        "{filed:?}"
+    );
+}
+
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walkdir(&p));
+        } else if !p.to_string_lossy().ends_with(".lock") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Without -q: one line per session acted on or skipped, and one summary line; the
+/// healthy sessions are counted, not listed. A missing root is a warning only.
+#[test]
+fn a_batch_ends_with_one_summary_line_and_a_missing_root_is_only_a_warning() {
+    let env = TestEnv::new();
+    let (big, small) = cron_dir(&env);
+    modified_before_now(&big, 3600);
+    modified_before_now(&small, 3600);
+    let run = env.run(&[CRON, &["-r", "no-such-dir"]].concat());
+    assert_eq!(run.code, 0, "{run:?}");
+    let lines: Vec<String> = run.stderr.lines().map(|l| env.redact(l)).collect();
+    assert_eq!(
+        lines[0], "ctxctl: warning: no-such-dir: no such directory; skipped",
+        "{run:?}"
+    );
+    assert!(
+        lines[1].starts_with("compacted cron/big.jsonl: "),
+        "{run:?}"
+    );
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .starts_with("2 sessions examined: 1 compacted ("),
+        "{run:?}"
+    );
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .ends_with("bytes archived), 1 left as they were, 0 skipped as live, 0 errors"),
+        "{run:?}"
+    );
+    assert!(!run.stderr.contains("small.jsonl"), "{run:?}");
+    // Nothing matches the filters: exit 0, and with -q not a word.
+    let run = env.run(&[CRON, &["--since", "1s", "-q"]].concat());
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
 }

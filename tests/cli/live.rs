@@ -367,3 +367,42 @@ fn a_rewrite_that_only_adds_lines_appends_to_the_same_file() {
         );
     }
 }
+
+/// ctxctl's own rewrite keeps the session's last activity: it does not make the session
+/// look active (`sessions --since`) or live (the recent-write window) to the next run.
+#[test]
+fn a_rewrite_keeps_the_sessions_last_activity() {
+    let env = TestEnv::new();
+    let id = "7196f2a1-7b3c-4d5e-8f90-a1b2c3d4e5f6";
+    for (args, sample_name) in [
+        (vec!["compact", "--tail-tokens", "200"], "codex.jsonl"),
+        (vec!["compact", "--tail-tokens", "200"], "claude-code.jsonl"),
+        (
+            vec!["trim", "--strategy", "fifo", "--max-tokens", "600"],
+            "openai-chat.json",
+        ),
+    ] {
+        let name = format!("{id}-{sample_name}");
+        let file = env.write(&name, fs::read(sample(sample_name)).unwrap());
+        age(&file, 3600);
+        let before = fs::metadata(&file).unwrap().modified().unwrap();
+        let r = env.run(&[args.as_slice(), &[name.as_str(), "--in-place"]].concat());
+        assert_eq!(r.code, 0, "{r:?}");
+        assert_ne!(
+            fs::read(&file).unwrap(),
+            fs::read(sample(sample_name)).unwrap()
+        );
+        assert_eq!(
+            fs::metadata(&file).unwrap().modified().unwrap(),
+            before,
+            "{name}"
+        );
+        let r = env.run(&["archive", "restore", &name]);
+        assert_eq!(r.code, 0, "{r:?}");
+        assert_eq!(
+            fs::metadata(&file).unwrap().modified().unwrap(),
+            before,
+            "{name}"
+        );
+    }
+}

@@ -290,6 +290,16 @@ pub fn jsonl_chat(n: usize) -> String {
         .collect()
 }
 
+/// An archive file's JSON, decompressed when it is zstd (the default).
+pub fn read_archive(path: &Path) -> serde_json::Value {
+    let bytes = std::fs::read(path).unwrap();
+    let bytes = match bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        true => zstd::decode_all(&bytes[..]).unwrap(),
+        false => bytes,
+    };
+    serde_json::from_slice(&bytes).unwrap()
+}
+
 /// The archive files of `session` in `env`'s data directory, in order (complete ones only:
 /// temp files are not listed).
 pub fn archives(env: &TestEnv, session: &str) -> Vec<PathBuf> {

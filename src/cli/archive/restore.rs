@@ -41,12 +41,12 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
     let in_place = args.output.is_none();
     if let Some(done) = entry.restored.as_ref().filter(|_| in_place && !args.force) {
         if Path::new(&done.into) == absolute(&target) {
-            anyhow::bail!(
-                "archive {} was already restored into {} on {}; nothing to do (--force tries again, -o FILE restores into another file)",
-                entry.id,
-                done.into,
-                done.at
-            );
+            // Running the same restore twice (a script, a retry) is not an error.
+            ctx.printer.note(&format!(
+                "archive {} was already restored into {} on {}; nothing to do (--force restores                  it again, -o FILE into another file)",
+                entry.id, done.into, done.at
+            ));
+            return Ok(ExitStatus::Success);
         }
     }
     let loaded = load::load_selected(ctx, &target, file.agent_session.as_deref())?;

@@ -47,7 +47,7 @@ pub struct ResultFilterArgs {
         value_name = "STATUS",
         value_delimiter = ',',
         help_heading = "Filters",
-        value_parser = ["ok", "compact", "over", "error"]
+        value_parser = ["ok", "compact", "over", "broken", "error"]
     )]
     pub status: Vec<String>,
 }

@@ -22,7 +22,7 @@ use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
-use crate::ops::live::{self, Live};
+use crate::ops::live::{self, Live, Scope};
 use crate::ops::load::Changed;
 use crate::ops::walk::Input;
 use crate::ops::write;
@@ -60,12 +60,15 @@ pub fn run(
         limits::threshold(ctx, args.threshold)?;
     }
     tail_budget(ctx, args, 0)?;
-    let files = InputArgs {
-        files: args.files.clone(),
-        recursive: args.recursive.clone(),
-        filters: args.filters.clone(),
-    }
-    .collect(ctx, false)?;
+    let files = match args.all {
+        true => every_agents_sessions(ctx, args)?,
+        false => InputArgs {
+            files: args.files.clone(),
+            recursive: args.recursive.clone(),
+            filters: args.filters.clone(),
+        }
+        .collect(ctx, false)?,
+    };
     if !args.output.in_place && !args.output.dry_run {
         distinct_store_names(&files)?;
     }
@@ -78,13 +81,22 @@ pub fn run(
     let mut status = ExitStatus::Success;
     let mut entries = Vec::new();
     let (mut succeeded, mut skipped) = (0, 0);
+    let mut tally = Tally::default();
     let work = |input: &Input| {
-        match &input.session {
-            // One session of an agent's database: its own last activity tells.
-            Some(s) => live::check_session(ctx, s.active)?,
-            None => live::guard(ctx, &input.path, live::Scope::Batch)?,
+        // One session of an agent's database: its own last activity tells (a file is
+        // checked once it is known to need rewriting).
+        if let Some(s) = &input.session {
+            live::check_session(ctx, s.active)?;
         }
-        compact_file(ctx, args, summarizer, &input.path, input.id(), false)
+        compact_file(
+            ctx,
+            args,
+            summarizer,
+            &input.path,
+            input.id(),
+            false,
+            Scope::Batch,
+        )
     };
     batch::run_inputs(
         ctx,
@@ -100,7 +112,10 @@ pub fn run(
                 .and_then(|e| e.downcast_ref::<Live>())
             {
                 let reason = live.to_string();
-                ctx.printer.note(&format!("skipped: {shown} {reason}"));
+                tally.live += 1;
+                // It needs compaction (or would be rewritten): a person should know.
+                ctx.printer
+                    .changed(&format!("skipped: {shown}: live session: {reason}"));
                 let report = Report::unchanged(summarizer.name(), reason, args.output.dry_run);
                 entries.push(FileEntry::Done(Entry {
                     path: shown,
@@ -127,6 +142,7 @@ pub fn run(
             }
             match batch::entry(ctx, &input.label(), outcome, &mut status)? {
                 FileEntry::Done(done) => {
+                    tally.add(&done);
                     status = status.worst(done.status);
                     if done.status <= ExitStatus::Failure {
                         succeeded += 1;
@@ -139,11 +155,22 @@ pub fn run(
                         }));
                     }
                 }
-                FileEntry::Failed(failed) => entries.push(FileEntry::Failed(failed)),
+                FileEntry::Failed(failed) => {
+                    tally.errors += 1;
+                    entries.push(FileEntry::Failed(failed));
+                }
             }
             Ok(())
         },
     )?;
+    if tally.compacted > 0 || args.all {
+        crate::ops::retention::apply(ctx);
+    }
+    tally.changed = skipped;
+    tally.examined = files.len();
+    if !files.is_empty() {
+        ctx.printer.note(&tally.line(args.output.dry_run));
+    }
     if succeeded == 0 && skipped > 0 {
         status = status.worst(ExitStatus::Error);
     }
@@ -151,6 +178,29 @@ pub fn run(
         ctx.printer.json(&Files { files: entries })?;
     }
     Ok(status)
+}
+
+/// `--all`: every session of every agent in its default home, as `ctxctl sessions`
+/// lists them (subagent transcripts stay with their parent), filtered as asked.
+fn every_agents_sessions(ctx: &Context, args: &CompactArgs) -> anyhow::Result<Vec<Input>> {
+    let filter = args.filters.filter(None)?;
+    let roots = crate::ops::sessions::roots(ctx, &[]);
+    if roots.is_empty() {
+        ctx.printer
+            .note("no agent sessions in their default homes (see `ctxctl doctor`)");
+        return Ok(Vec::new());
+    }
+    let found = crate::ops::sessions::discover(ctx, &roots, &filter)?;
+    Ok(found
+        .into_iter()
+        .map(|c| Input {
+            path: c.path,
+            session: c.db_session.map(|id| crate::ops::walk::DbItem {
+                id,
+                active: c.modified,
+            }),
+        })
+        .collect())
 }
 
 /// Without `--in-place` every result goes into the store under its file's stem (a
@@ -175,4 +225,62 @@ fn distinct_store_names(files: &[Input]) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// What a batch did, for its one closing line.
+#[derive(Debug, Default)]
+struct Tally {
+    examined: usize,
+    compacted: usize,
+    unchanged: usize,
+    live: usize,
+    changed: usize,
+    errors: usize,
+    archived_bytes: u64,
+}
+
+impl Tally {
+    fn add(&mut self, done: &super::report::Done) {
+        // A dry run that would compact exits 1.
+        match done.compacted || done.status == ExitStatus::Failure {
+            true => self.compacted += 1,
+            false => self.unchanged += 1,
+        }
+        if let Some(p) = &done.archived {
+            self.archived_bytes += std::fs::metadata(p).map_or(0, |m| m.len());
+        }
+    }
+
+    /// `12 sessions examined: 2 compacted (1,234,567 bytes archived), 9 below the
+    /// threshold or unchanged, 1 skipped as live, 0 errors`.
+    fn line(&self, dry_run: bool) -> String {
+        let n =
+            |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+        let mut parts = vec![format!(
+            "{} {}",
+            self.compacted,
+            if dry_run {
+                "would be compacted"
+            } else {
+                "compacted"
+            }
+        )];
+        if self.archived_bytes > 0 {
+            parts[0].push_str(&format!(
+                " ({} bytes archived)",
+                crate::render::table::thousands(self.archived_bytes)
+            ));
+        }
+        parts.push(format!("{} left as they were", self.unchanged));
+        parts.push(format!("{} skipped as live", self.live));
+        if self.changed > 0 {
+            parts.push(format!("{} skipped as changed meanwhile", self.changed));
+        }
+        parts.push(n(self.errors, "error", "errors"));
+        format!(
+            "{} examined: {}",
+            n(self.examined, "session", "sessions"),
+            parts.join(", ")
+        )
+    }
 }

@@ -36,18 +36,27 @@ Examples:
   ctxctl compact session.jsonl --summarizer llm --redact --in-place
   ctxctl compact session.jsonl --summarizer llm --fallback offline --min-recall 0.9
 
-Several files or -r DIR are compacted in parallel, one report per file (a JSON array with
---json). A session that changes while ctxctl works on it (an agent still writing to it) is
-skipped with a warning and left as it was; that alone is not an error. A cron line:
-  */30 * * * *  ctxctl compact --if-needed --in-place -q -r ~/.claude/projects";
+Several files, -r DIR or --all are compacted in parallel, one report per file (a JSON array
+with --json). A session its agent is using (held open, named by a running agent or its live
+marker) is never rewritten: named alone it is an error, in a batch it is skipped, as is one
+written less than 2 minutes ago; --include-live rewrites it anyway. A batch ends with one
+summary line; -q prints only what was compacted and what needs a person (a session that
+needs compaction but is live). Every rewrite keeps the archive store within its limits
+([archive] keep and max_mib; see `ctxctl doctor`). The nightly job, for crontab (cron's PATH
+is short: give the full path `command -v ctxctl` prints):
+  30 3 * * *  $HOME/.cargo/bin/ctxctl compact --all --if-needed --in-place -q";
 
 /// Summarize the middle of a session to make room.
 #[derive(Debug, Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct CompactArgs {
     /// Session files (`-` reads standard input); leave out to compact `--name` in the store
-    #[arg(value_name = "FILE", required_unless_present_any = ["name", "recursive", "session"])]
+    #[arg(value_name = "FILE", required_unless_present_any = ["name", "recursive", "session", "all"])]
     pub files: Vec<PathBuf>,
+    /// Every agent's sessions in their default homes, as `ctxctl sessions` lists them: with
+    /// --if-needed --in-place -q, the nightly job
+    #[arg(long, conflicts_with_all = ["name", "files", "recursive"])]
+    pub all: bool,
     /// Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)
     #[arg(
         short = 'r',
@@ -94,12 +103,13 @@ pub struct CompactArgs {
     /// Who writes the summary: offline (default, no network) or llm
     #[arg(long, value_name = "S", value_parser = ["offline", "llm"], help_heading = "Summary")]
     pub summarizer: Option<String>,
-    /// Cap on the offline summary, in tokens (default 2000)
+    /// Cap on the offline summary, in tokens (default 2000; at least 1)
     #[arg(
         long,
         allow_negative_numbers = true,
         value_name = "N",
-        help_heading = "Summary"
+        help_heading = "Summary",
+        value_parser = positive
     )]
     pub summary_tokens: Option<usize>,
     /// What the summary should pay attention to (llm)
@@ -135,7 +145,7 @@ pub struct CompactArgs {
 pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     testhook::install(ctx)?;
     let (path, from_store) = match (args.files.as_slice(), args.recursive.is_empty()) {
-        ([], true) => match (&args.name, &ctx.settings.session) {
+        ([], true) if !args.all => match (&args.name, &ctx.settings.session) {
             // `--session` alone: that session of goose's or OpenCode's database, rewritten
             // in place.
             (None, Some(id)) => (agent_db(ctx, id)?, true),
@@ -144,17 +154,28 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
                 true,
             ),
         },
-        ([one], true) if !one.is_dir() => (one.clone(), false),
+        ([one], true) if !one.is_dir() && !args.all => (one.clone(), false),
         _ => return many::run(ctx, args, &*summarizer(ctx, args)?),
     };
     ctx.prewarm(&path);
     let summarizer = summarizer(ctx, args)?;
     // One file: when it changes while ctxctl works on it, read it again once.
     let done = retry::retrying(ctx, &load::display(&path), || {
-        one::compact_file(ctx, args, &*summarizer, &path, None, from_store)
+        one::compact_file(
+            ctx,
+            args,
+            &*summarizer,
+            &path,
+            None,
+            from_store,
+            crate::ops::live::Scope::Named,
+        )
     })?;
     if let Some(doc) = &done.doc {
         ctx.printer.json(doc)?;
+    }
+    if done.archived.is_some() {
+        crate::ops::retention::apply(ctx);
     }
     Ok(done.status)
 }
@@ -186,6 +207,15 @@ fn agent_db(ctx: &Context, id: &str) -> anyhow::Result<PathBuf> {
 
 fn shown(p: Option<PathBuf>) -> String {
     p.map_or_else(|| "unknown (no HOME)".into(), |p| p.display().to_string())
+}
+
+/// A count that must be at least 1 (`--summary-tokens 0` would summarize nothing).
+fn positive(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("expected at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("expected a whole number of tokens, got {s:?}")),
+    }
 }
 
 /// `--name NAME`: the session stored in ctxctl's store under NAME; when there is none,

@@ -19,6 +19,7 @@ use crate::compact::{self, CompactInfo, Continuation};
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::formats;
+use crate::ops::live::{self, Scope};
 use crate::ops::load::{self, Loaded};
 use crate::ops::store::{clock, lock};
 use crate::ops::streamed;
@@ -37,8 +38,10 @@ pub fn compact_file(
     path: &Path,
     session: Option<&str>,
     from_store: bool,
+    scope: Scope,
 ) -> anyhow::Result<Done> {
-    if session.is_none() {
+    let batch = scope == Scope::Batch;
+    if session.is_none() && !batch {
         write::guard_input(ctx, &args.output.choice(), path, from_store)?;
     }
     // `--name` found in goose's database rather than in the store: that goose session.
@@ -107,6 +110,7 @@ pub fn compact_file(
                 summarizer.name(),
                 reason,
                 args.output.dry_run,
+                batch,
             ));
         }
     }
@@ -131,7 +135,13 @@ pub fn compact_file(
             summarizer.name(),
             reason,
             args.output.dry_run,
+            batch,
         ));
+    }
+    // A batch leaves a live session alone only once it would rewrite it: a healthy one
+    // is not even mentioned, one that needs compaction is (it needs a person).
+    if batch && session.is_none() && args.output.choice().replaces(path) {
+        live::guard(ctx, path, Scope::Batch)?;
     }
 
     let summarized: Vec<usize> = part.summarized().collect();
@@ -154,6 +164,7 @@ pub fn compact_file(
         name: &name,
         store: &store,
         now,
+        batch,
     };
 
     // A session streamed: its file is read again meanwhile, the originals archived as
@@ -262,6 +273,8 @@ struct Job<'a> {
     name: &'a str,
     store: &'a ArchiveStore,
     now: Timestamp,
+    /// One session of a batch run (`-r`, several files).
+    batch: bool,
 }
 
 /// The number and file an archive gets, or why it cannot be had.
@@ -414,10 +427,7 @@ impl Job<'_> {
                     "nothing was changed; check the llm settings with `ctxctl config`, or pass \
                      --fallback offline",
                 );
-                return Ok(Err(Done {
-                    status: ExitStatus::SummarizerFailed,
-                    doc: None,
-                }));
+                return Ok(Err(Done::of(ExitStatus::SummarizerFailed, None)));
             }
         };
         // The self-check: which facts of the replaced messages the summary mentions. A
@@ -458,10 +468,7 @@ impl Job<'_> {
                 "nothing was changed; keep a longer tail (--tail-tokens), allow a longer summary \
                  (--summary-tokens) or lower --min-recall",
             );
-            return Ok(Err(Done {
-                status: ExitStatus::SummarizerFailed,
-                doc: None,
-            }));
+            return Ok(Err(Done::of(ExitStatus::SummarizerFailed, None)));
         }
         Ok(Ok(Made {
             summary,
@@ -571,7 +578,7 @@ impl Job<'_> {
                     thousands(after as u64),
                     self.summarized.len()
                 );
-                return Ok(unchanged(ctx, shown, used, reason, false));
+                return Ok(unchanged(ctx, shown, used, reason, false, self.batch));
             }
             // Messages kept in the middle stand between the summary and the originals'
             // place: `archive restore` rebuilds the file from what is written instead.
@@ -647,6 +654,7 @@ impl Job<'_> {
     ) -> Done {
         let (ctx, shown) = (self.ctx, self.shown);
         let name = self.name;
+        let filed = archived.as_ref().map(|(_, p)| p.clone());
         let report = Report {
             compacted: true,
             original_tokens: loaded.total,
@@ -666,7 +674,7 @@ impl Job<'_> {
         let doc = if ctx.printer.json {
             (*dest != Destination::Stdout).then_some(Doc::Report(report))
         } else {
-            ctx.printer.note(&format!(
+            ctx.printer.changed(&format!(
                 "compacted {shown}: {} → {} tokens ({:.0}%{}), summarized {} of {} messages{} → {}",
                 thousands(report.original_tokens as u64),
                 thousands(report.compacted_tokens as u64),
@@ -689,8 +697,9 @@ impl Job<'_> {
             None
         };
         Done {
-            status: ExitStatus::Success,
-            doc,
+            archived: filed,
+            compacted: true,
+            ..Done::of(ExitStatus::Success, doc)
         }
     }
 }

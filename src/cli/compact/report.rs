@@ -97,6 +97,21 @@ impl Report {
 pub struct Done {
     pub status: ExitStatus,
     pub doc: Option<Doc>,
+    /// The archive a compaction filed, when it was written (for a batch's summary line).
+    pub archived: Option<std::path::PathBuf>,
+    /// Whether the session was rewritten.
+    pub compacted: bool,
+}
+
+impl Done {
+    pub fn of(status: ExitStatus, doc: Option<Doc>) -> Done {
+        Done {
+            status,
+            doc,
+            archived: None,
+            compacted: false,
+        }
+    }
 }
 
 /// One file's `--json` document.
@@ -124,24 +139,27 @@ struct Parts {
 }
 
 /// Nothing compacted, for `reason`: a note, or the report with `--json`.
+/// In a batch the note is only shown with `-v`: one line per healthy session is noise for
+/// cron, whose summary line counts them.
 pub fn unchanged(
     ctx: &Context,
     shown: &str,
     summarizer: &'static str,
     reason: String,
     dry_run: bool,
+    batch: bool,
 ) -> Done {
     let doc = if ctx.printer.json {
         Some(Doc::Report(Report::unchanged(summarizer, reason, dry_run)))
     } else {
-        ctx.printer
-            .note(&format!("{shown}: {reason}; nothing written"));
+        let note = format!("{shown}: {reason}; nothing written");
+        match batch {
+            true => ctx.printer.debug(&note),
+            false => ctx.printer.note(&note),
+        }
         None
     };
-    Done {
-        status: ExitStatus::Success,
-        doc,
-    }
+    Done::of(ExitStatus::Success, doc)
 }
 
 pub fn dry_run(
@@ -183,10 +201,7 @@ pub fn dry_run(
             partition: Parts { head, middle, tail },
             summary: summary.to_string(),
         });
-        return Ok(Done {
-            status: ExitStatus::Failure,
-            doc: Some(doc),
-        });
+        return Ok(Done::of(ExitStatus::Failure, Some(doc)));
     }
     let row = |name: &str, s: &Span, action: &str| {
         vec![
@@ -226,10 +241,7 @@ pub fn dry_run(
         ratio(tokens, l.total) * 100.0,
         recall.describe()
     ))?;
-    Ok(Done {
-        status: ExitStatus::Failure,
-        doc: None,
-    })
+    Ok(Done::of(ExitStatus::Failure, None))
 }
 
 /// One part of the partition in `--dry-run` output.
