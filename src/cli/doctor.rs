@@ -63,6 +63,8 @@ pub fn run(ctx: &Context, _args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         }
         Err(e) => push("data dir", "fail", format!("{e:#}")),
     }
+    let (status, detail) = archives(ctx);
+    push("archives", status, detail);
     match ctx.cache_file() {
         Some(f) => {
             let (status, detail) = writable(f.parent().unwrap_or(&f));
@@ -127,6 +129,37 @@ pub fn run(ctx: &Context, _args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     } else {
         ExitStatus::Failure
     })
+}
+
+/// The archive store: its size against the retention in force, and the compression.
+fn archives(ctx: &Context) -> (&'static str, String) {
+    let r = crate::ops::retention::settings(ctx);
+    let limits = format!(
+        "keep {} per session, {} in all",
+        r.keep.map_or("all".into(), |k| k.to_string()),
+        r.max_bytes
+            .map_or("no limit".into(), |b| format!("{} MiB", thousands(b >> 20)))
+    );
+    let compress = match &ctx.settings.archive_compress {
+        Ok(c) => format!("{:?}", c.value).to_lowercase(),
+        Err(e) => return ("fail", e.to_string()),
+    };
+    let filed = ctx.archive_store().and_then(|s| Ok(s.filed()?));
+    match filed {
+        Ok(f) => {
+            let bytes: u64 = f.iter().map(|(a, _)| a.bytes).sum();
+            let over = r.max_bytes.is_some_and(|m| bytes > m);
+            (
+                if over { "warn" } else { "ok" },
+                format!(
+                    "{} archive(s), {} bytes ({limits}; new ones {compress})",
+                    f.len(),
+                    thousands(bytes)
+                ),
+            )
+        }
+        Err(e) => ("warn", format!("{e:#} ({limits})")),
+    }
 }
 
 /// Whether ctxctl could write in `dir`, judged without writing: the directory, or the

@@ -144,16 +144,26 @@ pub fn collect(
         }
     }
     if out.is_empty() && walked_any {
-        let dirs: Vec<String> = walked
+        let dirs_shown: Vec<String> = walked
             .iter()
             .chain(dirs)
             .filter(|d| d.exists())
             .map(|d| d.display().to_string())
             .collect();
-        // A batch run with nothing to do is not an error: a quiet night for cron.
+        // A directory named as FILE must hold a session (a typo, a wrong path); a batch
+        // run (`-r`) with nothing to do is not an error: a quiet night for cron.
+        if dirs.is_empty() {
+            anyhow::bail!(
+                "{}: is a directory with no session file below it",
+                dirs_shown.join(", ")
+            );
+        }
         ctx.printer.note(&match filter.filters_files() {
-            true => format!("no session below {} matches the filters", dirs.join(", ")),
-            false => format!("no session file below {}", dirs.join(", ")),
+            true => format!(
+                "no session below {} matches the filters",
+                dirs_shown.join(", ")
+            ),
+            false => format!("no session file below {}", dirs_shown.join(", ")),
         });
         return Ok(out);
     }

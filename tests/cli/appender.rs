@@ -199,6 +199,11 @@ fn compact_args(f: &Path) -> Vec<String> {
 #[allow(clippy::print_stderr)] // reports the figures
 fn race(args: fn(&Path) -> Vec<String>) {
     let env = TestEnv::new();
+    // Every archive is kept: the check is that each record is in the session or in one.
+    env.write(
+        "home/.config/ctxctl/config.toml",
+        "[archive]\nkeep = 0\nmax_mib = 0\n",
+    );
     let f = env.write("live.jsonl", crate::support::jsonl_chat(4));
     let vars = env.vars();
     let appender = Appender::start(&f, PAUSE_MS);

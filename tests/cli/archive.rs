@@ -28,7 +28,8 @@ fn ls_is_empty_at_first() {
 
 #[test]
 fn ls_lists_every_session_in_order_with_the_contract_fields() {
-    let env = TestEnv::new();
+    // Plain archives: a compressed one's size moves with its random compaction id.
+    let env = TestEnv::new().env("CTXCTL_ARCHIVE_COMPRESS", "none");
     compact_sample(&env, "plain.jsonl");
     compact_sample(&env, "openai-chat.json");
     let v = env.run(&["archive", "ls", "--json"]).json();
@@ -107,9 +108,9 @@ fn restore_undoes_a_compaction_byte_for_byte_in_every_format() {
             fs::read(sample(name)).unwrap(),
             "{name}"
         );
-        // The summary is gone now: a second restore is refused.
+        // Restored already: a second restore is a note, not an error.
         let again = env.run(&["archive", "restore", &id, "--model", "gpt-4o"]);
-        assert_eq!(again.code, 2, "{again:?}");
+        assert_eq!(again.code, 0, "{again:?}");
         insta::assert_snapshot!(format!("restore_again_{name}"), env.snap(&again));
     }
 }

@@ -1,6 +1,7 @@
-//! Compressed archives (`--compress zstd`, `CTXCTL_ARCHIVE_COMPRESS`, `[archive] compress =
-//! "zstd"`): written as `.json.zst`, private and smaller, and read by every archive command
-//! as plain ones are, alone or mixed with plain archives in one store.
+//! Compressed archives (the default; `--compress none`, `CTXCTL_ARCHIVE_COMPRESS=none` or
+//! `[archive] compress = "none"` writes plain ones): written as `.json.zst`, private and
+//! smaller, and read by every archive command as plain ones are, alone or mixed with plain
+//! archives in one store.
 
 use std::fs;
 use std::path::PathBuf;
@@ -35,9 +36,9 @@ fn archive_files(env: &TestEnv, session: &str) -> Vec<PathBuf> {
 
 #[test]
 fn zstd_archives_are_smaller_private_and_restore_byte_for_byte() {
-    let plain = TestEnv::new();
+    let plain = TestEnv::new().env("CTXCTL_ARCHIVE_COMPRESS", "none");
     compact(&plain, "plain.jsonl");
-    let zstd = TestEnv::new().env("CTXCTL_ARCHIVE_COMPRESS", "zstd");
+    let zstd = TestEnv::new();
     compact(&zstd, "plain.jsonl");
 
     let [p] = &archive_files(&plain, "plain")[..] else {
@@ -93,7 +94,7 @@ fn zstd_archives_are_smaller_private_and_restore_byte_for_byte() {
 
 #[test]
 fn a_store_mixing_plain_and_compressed_archives_lists_counts_and_prunes_both() {
-    let mut env = TestEnv::new();
+    let mut env = TestEnv::new().env("CTXCTL_ARCHIVE_COMPRESS", "none");
     compact(&env, "plain.jsonl");
     env.set("CTXCTL_ARCHIVE_COMPRESS", "zstd");
     compact(&env, "plain.jsonl");

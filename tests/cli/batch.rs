@@ -203,12 +203,13 @@ fn no_progress_bar_off_a_terminal() {
         "300",
     ]);
     assert_eq!(run.code, 0, "{run:?}");
-    // Only the two reports, two lines each: what was done and the summary's recall.
-    assert_eq!(run.stderr.lines().count(), 4, "{run:?}");
+    // Only the two reports, two lines each (what was done and the summary's recall), and
+    // the batch's summary line.
+    assert_eq!(run.stderr.lines().count(), 5, "{run:?}");
     assert!(
-        run.stderr
-            .lines()
-            .all(|l| l.starts_with("compacted c/") || l.contains(": summary recall ")),
+        run.stderr.lines().all(|l| l.starts_with("compacted c/")
+            || l.contains(": summary recall ")
+            || l.starts_with("2 sessions examined: 2 compacted")),
         "{run:?}"
     );
     assert!(

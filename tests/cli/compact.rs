@@ -53,7 +53,7 @@ fn compacts_into_the_store_with_a_report_and_an_archive() {
 
     let data = env.data_dir();
     let out = data.join("sessions/openai-chat.json");
-    let archive = data.join(format!("archives/openai-chat/compact-{STAMP}-1.json"));
+    let archive = data.join(format!("archives/openai-chat/compact-{STAMP}-1.json.zst"));
     assert_eq!(v["output"], s(&out));
     assert_eq!(v["archive"], s(&archive));
     assert_eq!(v["archive_id"], "openai-chat/1");
@@ -225,7 +225,7 @@ fn name_compacts_the_stored_session_in_place_and_carries_summaries_forward() {
     assert_eq!(v["archive_id"], "plain/2");
     assert!(env
         .data_dir()
-        .join(format!("archives/plain/compact-{STAMP}-2.json"))
+        .join(format!("archives/plain/compact-{STAMP}-2.json.zst"))
         .exists());
     let now = fs::read_to_string(&stored).unwrap();
     assert!(now.contains("Earlier summary (carried forward)"), "{now}");
@@ -286,7 +286,7 @@ fn stdin_to_stdout() {
     assert!(run.stdout.contains("\"compact_boundary\":true"), "{run:?}");
     assert!(env
         .data_dir()
-        .join(format!("archives/stdin/compact-{STAMP}-1.json"))
+        .join(format!("archives/stdin/compact-{STAMP}-1.json.zst"))
         .exists());
 }
 
@@ -438,7 +438,7 @@ fn a_failing_summarizer_exits_3_changes_nothing_and_never_shows_the_key() {
         assert!(!env
             .data_dir()
             .join("archives/plain")
-            .join(format!("compact-{STAMP}-1.json"))
+            .join(format!("compact-{STAMP}-1.json.zst"))
             .exists());
         assert_eq!(server.requests().len(), n, "{run:?}");
     }

@@ -45,7 +45,7 @@ fn complete_archives(env: &TestEnv) -> Vec<PathBuf> {
     let all = files(&env.data_dir().join("archives"));
     let archives: Vec<PathBuf> = all.into_iter().filter(|p| !is_temp(p)).collect();
     for a in &archives {
-        let v: Value = serde_json::from_slice(&fs::read(a).unwrap())
+        let v: Value = serde_json::from_slice(&crate::support::archive_bytes(a))
             .unwrap_or_else(|e| panic!("{}: a half-written archive: {e}", a.display()));
         let records = v["records"].as_array().unwrap().len() as u64;
         assert_eq!(Some(records), v["messages"].as_u64(), "{}", a.display());

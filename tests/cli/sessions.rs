@@ -433,8 +433,9 @@ fn recursive_runs_take_the_same_filters_and_plain_directories() {
     ]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(run.json(), serde_json::json!({"files": []}));
+    // Nothing to do is not an error for a batch (cron on a quiet night).
     let none = env.run(&["count", "-r", "home", "--project", "nowhere"]);
-    assert_eq!(none.code, 2, "{none:?}");
+    assert_eq!(none.code, 0, "{none:?}");
     assert!(none.stderr.contains("matches the filters"), "{none:?}");
     // A file named on the command line is taken whatever the filters.
     let named = env.run(&[

@@ -290,14 +290,19 @@ pub fn jsonl_chat(n: usize) -> String {
         .collect()
 }
 
+/// An archive file's JSON text, decompressed when it is zstd (the default); what a
+/// half-written zstd file holds decompresses to an error, returned as empty.
+pub fn archive_bytes(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap();
+    match bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        true => zstd::decode_all(&bytes[..]).unwrap_or_default(),
+        false => bytes,
+    }
+}
+
 /// An archive file's JSON, decompressed when it is zstd (the default).
 pub fn read_archive(path: &Path) -> serde_json::Value {
-    let bytes = std::fs::read(path).unwrap();
-    let bytes = match bytes.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        true => zstd::decode_all(&bytes[..]).unwrap(),
-        false => bytes,
-    };
-    serde_json::from_slice(&bytes).unwrap()
+    serde_json::from_slice(&archive_bytes(path)).unwrap()
 }
 
 /// The archive files of `session` in `env`'s data directory, in order (complete ones only:

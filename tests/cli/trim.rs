@@ -15,7 +15,7 @@ fn chat(n: usize) -> String {
 }
 
 fn messages(path: &std::path::Path) -> Vec<Value> {
-    let v: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let v: Value = crate::support::read_archive(path);
     match v {
         Value::Array(a) => a,
         Value::Object(mut o) => o.remove("messages").unwrap().as_array().unwrap().clone(),
@@ -260,7 +260,7 @@ fn in_place_archives_what_it_removes() {
     assert_eq!(run.code, 0, "{run:?}");
     let report = run.json();
     let archive = report["archive"].as_str().expect("an archive path");
-    let archived: Value = serde_json::from_slice(&std::fs::read(archive).unwrap()).unwrap();
+    let archived: Value = crate::support::read_archive(std::path::Path::new(archive));
     let removed = report["removed_messages"].as_u64().unwrap() as usize;
     assert_eq!(
         archived["records"].as_array().unwrap().len(),

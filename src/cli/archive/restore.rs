@@ -43,7 +43,7 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
         if Path::new(&done.into) == absolute(&target) {
             // Running the same restore twice (a script, a retry) is not an error.
             ctx.printer.note(&format!(
-                "archive {} was already restored into {} on {}; nothing to do (--force restores                  it again, -o FILE into another file)",
+                "archive {} was already restored into {} on {}; nothing to do (--force restores it again, -o FILE into another file)",
                 entry.id, done.into, done.at
             ));
             return Ok(ExitStatus::Success);
