@@ -201,12 +201,14 @@ fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage
         after_message: Some(idx),
         request_end: Some(idx),
         earlier,
+        dropped: 0,
     })
 }
 
 /// The prompt (input + cache reads + cache writes) and output tokens one response reported.
-/// Its records repeat the same usage (counted once); some builds write partial
-/// `output_tokens` on early records, so the largest is taken.
+/// Its records repeat the same usage (counted once); some builds write partial usage on
+/// early records (2.1.6x: an input of 0 on the text before a tool call), so the largest is
+/// taken.
 fn usage_of(t: &Transcript, recs: &[usize]) -> Option<(u64, u64)> {
     let mut found = None;
     for &i in recs {
@@ -218,7 +220,7 @@ fn usage_of(t: &Transcript, recs: &[usize]) -> Option<(u64, u64)> {
             n("input_tokens") + n("cache_read_input_tokens") + n("cache_creation_input_tokens");
         let output = n("output_tokens");
         found = Some(match found {
-            Some((_, o)) => (input, output.max(o)),
+            Some((i, o)) => (input.max(i), output.max(o)),
             None => (input, output),
         });
     }

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::{ActiveItem, Rollout, Source};
-use crate::session::{Message, Part, Role};
+use crate::session::{Message, Part, ReportedUsage, Role};
 
 /// The start of the summary message Codex puts in the `replacement_history` of its own
 /// compaction.
@@ -164,6 +164,54 @@ pub fn annotate(m: &mut Message, it: &ActiveItem, reasoned_calls: &HashSet<Strin
             }
         }
     }
+}
+
+/// Whether `m` was read from a reasoning item: only reasoning text and encrypted content.
+fn is_reasoning(m: &Message) -> bool {
+    m.role == Role::Assistant
+        && !m.parts.is_empty()
+        && m.parts
+            .iter()
+            .all(|p| matches!(p, Part::Thinking(_) | Part::Opaque { .. }))
+}
+
+/// The encrypted reasoning of every turn a later user message closed costs nothing in the
+/// next request: Codex sends the items back, and the Responses API drops the reasoning
+/// that precedes the latest user message from the model's input (what 17 real rollouts'
+/// reported inputs show). Their encrypted part is counted as 0; returns the tokens of it
+/// that the reported request `usage` still held (its turn was open then), which the next
+/// request no longer sends.
+pub fn drop_closed_turns(messages: &mut [Message], usage: Option<&ReportedUsage>) -> u64 {
+    let Some(last_user) = messages.iter().rposition(|m| m.role == Role::User) else {
+        return 0;
+    };
+    // The reported request held the reasoning of its own turn (from the user message
+    // before it); a user message since then closed that turn.
+    let held = match usage.and_then(|u| u.request_end) {
+        Some(end) if end <= last_user => {
+            let start = messages[..end]
+                .iter()
+                .rposition(|m| m.role == Role::User)
+                .unwrap_or(0);
+            start..end
+        }
+        _ => 0..0,
+    };
+    let mut dropped = 0;
+    for (k, m) in messages[..last_user].iter_mut().enumerate() {
+        if !is_reasoning(m) {
+            continue;
+        }
+        for p in &mut m.parts {
+            if let Part::Opaque { bytes, tokens, .. } = p {
+                if held.contains(&k) {
+                    dropped += tokens.unwrap_or_else(|| bytes.div_ceil(4)) as u64;
+                }
+                *tokens = Some(0);
+            }
+        }
+    }
+    dropped
 }
 
 /// The exit code a tool output reports in its header: Codex 0.169's `Process exited with
