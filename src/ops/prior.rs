@@ -33,6 +33,7 @@ pub const CODEX: usize = 3_600;
 /// request (request bodies, plain messages) or whose agent was not measured.
 pub fn hidden(format: Format, agent: &AgentLimits) -> usize {
     match format {
+        _ if agent.prompt_measured => 0,
         Format::ClaudeCode if agent.subagent => CLAUDE_CODE_SUBAGENT,
         Format::ClaudeCode => CLAUDE_CODE_MAIN,
         Format::Codex if agent.instructions_read => CODEX_TOOLS,

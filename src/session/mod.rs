@@ -376,6 +376,11 @@ pub struct AgentLimits {
     /// counts as a system message: the hidden part left is its tools.
     #[serde(default)]
     pub instructions_read: bool,
+    /// The file holds the system prompt and tool schemas the agent sent (Claude Code
+    /// 2.1.332's `prompt_snapshot`, in [`Session::request_extra`]): the hidden part is
+    /// measured, no prior is added.
+    #[serde(default)]
+    pub prompt_measured: bool,
 }
 
 /// A session read from a file.

@@ -119,11 +119,20 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         .map(str::to_string);
     let reported_usage = usage(&t, &msgs);
     let conversation = || t.recs.iter().filter(|r| r.is_conversation());
+    let request_extra = attach::prompt_snapshot(&t.recs);
     let agent_limits = AgentLimits {
         subagent: conversation().next().is_some() && conversation().all(|r| r.sidechain()),
+        prompt_measured: request_extra.is_some(),
         ..AgentLimits::default()
     };
     let mut warnings = t.warnings;
+    // A transcript with no response yet names no model: Claude Code's default, said so.
+    let model = model.or_else(|| {
+        warnings.push(format!(
+            "no model recorded in the transcript: using Claude Code's default, {DEFAULT_MODEL}"
+        ));
+        Some(DEFAULT_MODEL.to_string())
+    });
     warnings.extend(notes.into_warnings());
     Ok(Session {
         format: Format::ClaudeCode,
@@ -133,7 +142,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         warnings,
         reported_usage,
         agent_limits,
-        request_extra: None,
+        request_extra,
         resume: None,
         skipped: false,
     })
@@ -226,6 +235,9 @@ fn usage_of(t: &Transcript, recs: &[usize]) -> Option<(u64, u64)> {
     }
     found
 }
+
+/// The model Claude Code uses when a transcript names none (its `default` alias).
+pub const DEFAULT_MODEL: &str = "claude-opus-4-8";
 
 /// Claude Code transcripts (`~/.claude/projects/**.jsonl`).
 pub struct ClaudeCode;

@@ -616,6 +616,7 @@ mod tests {
                 overflow: true,
                 subagent: false,
                 instructions_read: false,
+                prompt_measured: false,
             }
         );
         // A compaction (or a later answer) ends it.
