@@ -492,6 +492,7 @@ mod tests {
                 after_message: Some(1),
                 request_end: Some(1),
                 earlier: vec![(0, 10)],
+                dropped: 0,
             }),
             problems: vec!["message 2: a problem".into()],
             encoding: "o200k_base".into(),

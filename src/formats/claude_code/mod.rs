@@ -126,13 +126,9 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         ..AgentLimits::default()
     };
     let mut warnings = t.warnings;
-    // A transcript with no response yet names no model: Claude Code's default, said so.
-    let model = model.or_else(|| {
-        warnings.push(format!(
-            "no model recorded in the transcript: using Claude Code's default, {DEFAULT_MODEL}"
-        ));
-        Some(DEFAULT_MODEL.to_string())
-    });
+    // A transcript with no response yet names no model: Claude Code's default (the
+    // output names the model used).
+    let model = model.or_else(|| Some(DEFAULT_MODEL.to_string()));
     warnings.extend(notes.into_warnings());
     Ok(Session {
         format: Format::ClaudeCode,
