@@ -14,7 +14,8 @@ use crate::session::ReportedUsage;
 /// tokens of a history that may since have been compressed: only messages recorded on
 /// lines of their own count.
 pub fn reported(live: &[Live], sent: &[Sent]) -> Option<ReportedUsage> {
-    let mut points: Vec<(usize, usize, u64, u64)> = Vec::new(); // (request end, after, in, out)
+    // (request end, last message of the response, input, output, whether it called tools)
+    let mut points: Vec<(usize, usize, u64, u64, bool)> = Vec::new();
     for (k, l) in live.iter().enumerate() {
         if l.kind() != "gemini" {
             continue;
@@ -36,15 +37,28 @@ pub fn reported(live: &[Live], sent: &[Sent]) -> Option<ReportedUsage> {
             continue;
         };
         let after = sent.iter().rposition(mine).unwrap_or(start);
-        points.push((start, after, input, n("output").unwrap_or(0)));
+        let calls = l
+            .value
+            .get("toolCalls")
+            .and_then(Value::as_array)
+            .is_some_and(|c| !c.is_empty());
+        points.push((start, after, input, n("output").unwrap_or(0), calls));
     }
-    let (end, after, input, output) = points.pop()?;
+    // A turn's final answer (no tool call) reports a larger input than the history before
+    // it holds (by a third or more on real chats): a later request is better predicted
+    // from the latest response that called tools, when there is one.
+    if points.len() > 1 && points.last().is_some_and(|p| !p.4) {
+        if let Some(k) = points.iter().rposition(|p| p.4) {
+            points.truncate(k + 1);
+        }
+    }
+    let (end, after, input, output, _) = points.pop()?;
     Some(ReportedUsage {
         input_tokens: input,
         output_tokens: output,
         after_message: Some(after),
         request_end: Some(end),
-        earlier: points.iter().map(|&(e, _, i, _)| (e, i)).collect(),
+        earlier: points.iter().map(|&(e, _, i, _, _)| (e, i)).collect(),
         dropped: 0,
     })
 }
