@@ -262,6 +262,32 @@ mod tests {
     }
 
     #[test]
+    fn one_report_that_jumped_does_not_pull_the_ratio() {
+        // Three pairs grow 1.5x the tokenizer; one jumps 20x on a little growth (a report
+        // the history does not explain): the weighted median stays at 1.5.
+        let counts = [1200, 1200, 1200, 60, 1200];
+        let u = usage(
+            10_000 + 1_500 + 1_500 + 1_000 + 1_500,
+            5,
+            vec![(1, 10_000), (2, 11_500), (3, 13_000), (4, 14_000)],
+        );
+        let p = predict(Some(&u), &counts, 0, false, 1.2, 0);
+        assert!((p.ratio.unwrap() - 1.5).abs() < 1e-9, "{:?}", p.ratio);
+        // A report of 0 (a partial record) is no measurement.
+        let u = usage(11_500, 2, vec![(1, 0)]);
+        assert_eq!(predict(Some(&u), &counts, 0, false, 1.2, 0).ratio, None);
+    }
+
+    #[test]
+    fn what_the_next_request_no_longer_sends_comes_off_the_report() {
+        // The report held 300 tokens of reasoning a user message has since closed.
+        let mut u = usage(1_330, 2, vec![]);
+        u.dropped = 300;
+        let p = predict(Some(&u), &[10, 20, 40], 0, true, 1.0, 0);
+        assert_eq!(p.tokens, 1_000 + 73);
+    }
+
+    #[test]
     fn too_little_growth_keeps_the_default_factor() {
         let u = usage(5_010, 2, vec![(1, 5_000)]);
         let p = predict(Some(&u), &[120, 12, 12], 0, false, 1.2, 0);

@@ -105,6 +105,27 @@ mod tests {
     }
 
     #[test]
+    fn rendered_attachments_count_their_wire_text_and_snapshots_are_the_hidden_part() {
+        let lines = [
+            r#"{"parentUuid":null,"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#,
+            r#"{"parentUuid":"u1","type":"attachment","uuid":"a1","attachment":{"type":"date","date":"2026-11-27","rendered":"Today is 2026-11-27.","renderedRole":"system"}}"#,
+            r#"{"parentUuid":"a1","type":"attachment","uuid":"a2","attachment":{"type":"prompt_snapshot","systemPrompt":[{"type":"text","text":"You are Claude Code."}],"tools":[{"name":"Bash"}]}}"#,
+            r#"{"type":"last-prompt","leafUuid":"a2"}"#,
+        ];
+        let s = read(lines.join("\n") + "\n").unwrap();
+        assert_eq!(s.messages[1].text(), "Today is 2026-11-27.");
+        assert!(s.messages[2].parts.is_empty());
+        let extra = s.request_extra.as_deref().unwrap();
+        assert!(extra.starts_with("You are Claude Code.\n") && extra.contains("\"Bash\""));
+        assert!(s.agent_limits.prompt_measured);
+        // No response yet: Claude Code's default model, not a generic one.
+        assert_eq!(
+            s.model.as_deref(),
+            Some(crate::formats::claude_code::DEFAULT_MODEL)
+        );
+    }
+
+    #[test]
     fn synthetic_error_records_are_not_messages() {
         let lines = [
             r#"{"parentUuid":null,"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#,

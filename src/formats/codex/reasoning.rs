@@ -241,6 +241,69 @@ mod tests {
 
     use super::*;
 
+    fn reasoning(tokens: usize) -> Message {
+        Message::new(
+            Role::Assistant,
+            vec![
+                Part::Thinking("thought".into()),
+                Part::Opaque {
+                    kind: "encrypted_content".into(),
+                    bytes: 4 * tokens,
+                    tokens: Some(tokens),
+                },
+            ],
+            crate::session::Origin::Record(0),
+        )
+    }
+
+    fn billed(m: &Message) -> Option<usize> {
+        m.parts.iter().find_map(|p| match p {
+            Part::Opaque { tokens, .. } => *tokens,
+            _ => None,
+        })
+    }
+
+    fn text(role: Role) -> Message {
+        Message::new(
+            role,
+            vec![Part::Text("x".into())],
+            crate::session::Origin::Record(0),
+        )
+    }
+
+    #[test]
+    fn reasoning_of_closed_turns_is_not_sent_again() {
+        // user, reasoning(100), answer, user, reasoning(50), call
+        let mut msgs = vec![
+            text(Role::User),
+            reasoning(100),
+            text(Role::Assistant),
+            text(Role::User),
+            reasoning(50),
+            text(Role::Assistant),
+        ];
+        // The report was for the request before the answer (index 2): it held 100.
+        let usage = ReportedUsage {
+            input_tokens: 1_000,
+            output_tokens: 10,
+            after_message: Some(2),
+            request_end: Some(2),
+            earlier: vec![],
+            dropped: 0,
+        };
+        assert_eq!(drop_closed_turns(&mut msgs, Some(&usage)), 100);
+        assert_eq!(billed(&msgs[1]), Some(0));
+        // The open turn's reasoning is sent and costs what was billed.
+        assert_eq!(billed(&msgs[4]), Some(50));
+        // A report made in the open turn held no closed reasoning.
+        let mut again = msgs.clone();
+        let later = ReportedUsage {
+            request_end: Some(5),
+            ..usage
+        };
+        assert_eq!(drop_closed_turns(&mut again, Some(&later)), 0);
+    }
+
     #[test]
     fn exit_codes_come_from_the_header_only() {
         let shell = json!("Chunk ID: 1\nWall time: 0 s\nProcess exited with code 1\nOutput:\nx");
