@@ -177,8 +177,9 @@ fn is_reasoning(m: &Message) -> bool {
 
 /// The encrypted reasoning of every turn a later user message closed costs nothing in the
 /// next request: Codex sends the items back, and the Responses API drops the reasoning
-/// that precedes the latest user message from the model's input (what 17 real rollouts'
-/// reported inputs show). Their encrypted part is counted as 0; returns the tokens of it
+/// that precedes the latest user message from the model's input (what real rollouts'
+/// reported inputs show). Such an item counts 0 (its summary too, no longer kept as
+/// text); returns the tokens of encrypted reasoning
 /// that the reported request `usage` still held (its turn was open then), which the next
 /// request no longer sends.
 pub fn drop_closed_turns(messages: &mut [Message], usage: Option<&ReportedUsage>) -> u64 {
@@ -203,11 +204,22 @@ pub fn drop_closed_turns(messages: &mut [Message], usage: Option<&ReportedUsage>
             continue;
         }
         for p in &mut m.parts {
-            if let Part::Opaque { bytes, tokens, .. } = p {
-                if held.contains(&k) {
-                    dropped += tokens.unwrap_or_else(|| bytes.div_ceil(4)) as u64;
+            match p {
+                Part::Opaque { bytes, tokens, .. } => {
+                    if held.contains(&k) {
+                        dropped += tokens.unwrap_or_else(|| bytes.div_ceil(4)) as u64;
+                    }
+                    *tokens = Some(0);
                 }
-                *tokens = Some(0);
+                // The summary goes with its item: not input either.
+                Part::Thinking(text) => {
+                    *p = Part::Opaque {
+                        kind: "reasoning_summary".into(),
+                        bytes: text.len(),
+                        tokens: Some(0),
+                    };
+                }
+                _ => {}
             }
         }
     }
