@@ -36,7 +36,7 @@ use crate::session::{Format, ReportedUsage, Resume};
 use crate::tokens::Encoding;
 
 /// Bumped whenever a digest's meaning or layout changes.
-pub const DIGEST_VERSION: u32 = 7;
+pub const DIGEST_VERSION: u32 = 8;
 /// At most this many digests are kept.
 pub const MAX_DIGESTS: usize = 20_000;
 /// At most this many bytes of digests are kept.
@@ -277,6 +277,8 @@ pub struct Usage {
     pub request_end: Option<usize>,
     #[serde(default)]
     pub earlier: Vec<(usize, u64)>,
+    #[serde(default)]
+    pub dropped: u64,
 }
 
 impl From<&ReportedUsage> for Usage {
@@ -287,6 +289,7 @@ impl From<&ReportedUsage> for Usage {
             after_message: u.after_message,
             request_end: u.request_end,
             earlier: u.earlier.clone(),
+            dropped: u.dropped,
         }
     }
 }
@@ -299,6 +302,7 @@ impl From<&Usage> for ReportedUsage {
             after_message: u.after_message,
             request_end: u.request_end,
             earlier: u.earlier.clone(),
+            dropped: u.dropped,
         }
     }
 }
@@ -488,6 +492,7 @@ mod tests {
                 after_message: Some(1),
                 request_end: Some(1),
                 earlier: vec![(0, 10)],
+                dropped: 0,
             }),
             problems: vec!["message 2: a problem".into()],
             encoding: "o200k_base".into(),

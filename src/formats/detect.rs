@@ -141,6 +141,9 @@ fn detect_object(text: &str) -> Result<Format, ReadError> {
 
 /// Tells a JSON document's format from its skeleton.
 fn detect_document(v: &Value) -> Result<Format, ReadError> {
+    if super::gemini::is_chat_document(v) {
+        return Ok(Format::Gemini);
+    }
     if v.get("messages").is_some_and(Value::is_array) {
         let top_system = v
             .get("system")

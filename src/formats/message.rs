@@ -303,6 +303,9 @@ fn block(b: &Value, place: &str, notes: &mut Notes) -> Result<Part, ReadError> {
             bytes: b.get("data").and_then(Value::as_str).map_or(0, str::len),
             tokens: None,
         },
+        // Anthropic's tool search result (Claude Code 2.1.8x): the deferred tool it names is
+        // loaded into the request. Its schema is not in the file; its name is counted.
+        "tool_reference" => Part::Text(str_field(b, "tool_name")),
         "document" => Part::Text(
             b.pointer("/source/data")
                 .filter(|_| b.pointer("/source/type").and_then(Value::as_str) == Some("text"))
@@ -326,6 +329,16 @@ mod tests {
 
     fn p(v: Value) -> Message {
         parse(v, "m", Origin::Record(0), &mut Notes::default()).unwrap()
+    }
+
+    #[test]
+    fn tool_references_are_counted_by_the_name_they_load() {
+        let m = p(json!({"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": "t1", "content": [{"type": "tool_reference", "tool_name": "Ask"}]}]}));
+        let Part::ToolResult { content, .. } = &m.parts[0] else {
+            panic!("{:?}", m.parts);
+        };
+        assert_eq!(content, &[Part::Text("Ask".into())]);
     }
 
     #[test]

@@ -19,6 +19,8 @@ pub const CLAUDE_CODE_1M_WINDOW: u64 = 1_000_000;
 
 /// The suffix Claude Code accepts on a model name to ask for the 1M window.
 const ONE_M_SUFFIX: &str = "[1m]";
+/// The same, as a dashed suffix of the model id.
+const ONE_M_DASHED: &str = "-1m";
 
 /// Claude Code's model aliases, as its `--model`, `/model` and `ANTHROPIC_MODEL` accept
 /// them, and the model each stands for in Claude Code 2.1.197.
@@ -49,7 +51,13 @@ pub struct AgentName {
 pub fn agent_name(name: &str) -> AgentName {
     let trimmed = name.trim();
     let lower = trimmed.to_ascii_lowercase();
-    let (base, one_m) = match lower.strip_suffix(ONE_M_SUFFIX) {
+    // `[1m]` as Claude Code accepts it; `-1m` as some set-ups record it
+    // (`claude-opus-4.6-1m`).
+    let (base, one_m) = match lower
+        .strip_suffix(ONE_M_SUFFIX)
+        .or_else(|| lower.strip_suffix(ONE_M_DASHED))
+        .filter(|b| !b.is_empty())
+    {
         Some(base) => (&trimmed[..base.len()], true),
         None => (trimmed, false),
     };
@@ -127,6 +135,8 @@ mod tests {
         let n = agent_name("claude-opus-4-6[1m]");
         assert_eq!((n.model.as_str(), n.one_m), ("claude-opus-4-6", true));
         assert_eq!(agent_name("haiku").model, "claude-haiku-4-5");
+        let n = agent_name("claude-opus-4.6-1m");
+        assert_eq!((n.model.as_str(), n.one_m), ("claude-opus-4.6", true));
         let n = agent_name("gpt-4o");
         assert_eq!((n.model.as_str(), n.one_m), ("gpt-4o", false));
     }

@@ -101,7 +101,8 @@ pub fn predict(
     let tokens = match u.request_end {
         Some(end) => {
             let covered = scaled(&counts[..end.min(counts.len())]);
-            let hidden = (u.input_tokens as f64 - covered).max(0.0);
+            let held = u.input_tokens as f64 - u.dropped as f64 * scale;
+            let hidden = (held - covered).max(0.0);
             hidden + all
         }
         None => {
@@ -124,29 +125,67 @@ pub fn predict(
     }
 }
 
-/// The ratio of the provider's count to ctxctl's tokenizer over the prompt's growth between
-/// consecutive reports: the messages added between two requests against the reported
-/// prompt's growth. `None` when the file gives too little growth to tell.
+/// The ratio of the provider's count to ctxctl's tokenizer, fitted on the prompt's growth
+/// between consecutive reports: each pair of reports is one measurement (the messages added
+/// between the two requests against the reported prompt's growth). The fit is a weighted
+/// median — robust to a report that jumped for other reasons (a reminder, a file the agent
+/// attached) — weighted by the growth measured and, by half every few pairs, to the most
+/// recent turns. `None` when the file gives too little growth to tell.
 fn calibration(u: &ReportedUsage, counts: &[usize], factor: f64) -> Option<f64> {
     let latest = (u.request_end?, u.input_tokens);
-    let points: Vec<(usize, u64)> = u.earlier.iter().copied().chain([latest]).collect();
-    let (mut reported, mut counted) = (0.0, 0.0);
+    let points: Vec<(usize, u64)> = u
+        .earlier
+        .iter()
+        .copied()
+        .chain([latest])
+        .filter(|&(_, r)| r > 0)
+        .collect();
+    let mut pairs: Vec<(f64, f64)> = Vec::new(); // (ratio, growth counted)
     for pair in points.windows(2) {
         let ((a, ra), (b, rb)) = (pair[0], pair[1]);
         if b <= a || rb < ra || b > counts.len() {
             continue;
         }
         let ours: f64 = counts[a..b].iter().map(|&n| n as f64 / factor).sum();
-        reported += (rb - ra) as f64;
-        counted += ours;
+        if ours < MIN_PAIR_TOKENS {
+            continue;
+        }
+        let ratio = (rb - ra) as f64 / ours;
+        if (RATIO_RANGE.0..=RATIO_RANGE.1).contains(&ratio) {
+            pairs.push((ratio, ours));
+        }
     }
+    let counted: f64 = pairs.iter().map(|&(_, n)| n).sum();
     if counted < MIN_CALIBRATION_TOKENS {
         return None;
     }
-    let ratio = reported / counted;
-    (RATIO_RANGE.0..=RATIO_RANGE.1)
-        .contains(&ratio)
-        .then_some(ratio)
+    let n = pairs.len();
+    let weighted: Vec<(f64, f64)> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, &(r, grown))| (r, grown * RECENCY.powi((n - 1 - i) as i32)))
+        .collect();
+    weighted_median(weighted)
+}
+
+/// Pairs of reports whose messages grew by fewer tokenizer tokens than this tell nothing
+/// about the ratio (rounding, a reminder the agent added).
+const MIN_PAIR_TOKENS: f64 = 20.0;
+/// The weight of a measurement, per pair of reports it is older than the latest.
+const RECENCY: f64 = 0.9;
+
+/// The value at which half the weight lies on either side.
+fn weighted_median(mut values: Vec<(f64, f64)>) -> Option<f64> {
+    values.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: f64 = values.iter().map(|&(_, w)| w).sum();
+    let mut seen = 0.0;
+    for (v, w) in values {
+        seen += w;
+        if seen >= total / 2.0 {
+            return Some(v);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -160,6 +199,7 @@ mod tests {
             after_message: Some(end),
             request_end: Some(end),
             earlier,
+            dropped: 0,
         }
     }
 
@@ -222,6 +262,32 @@ mod tests {
     }
 
     #[test]
+    fn one_report_that_jumped_does_not_pull_the_ratio() {
+        // Three pairs grow 1.5x the tokenizer; one jumps 20x on a little growth (a report
+        // the history does not explain): the weighted median stays at 1.5.
+        let counts = [1200, 1200, 1200, 60, 1200];
+        let u = usage(
+            10_000 + 1_500 + 1_500 + 1_000 + 1_500,
+            5,
+            vec![(1, 10_000), (2, 11_500), (3, 13_000), (4, 14_000)],
+        );
+        let p = predict(Some(&u), &counts, 0, false, 1.2, 0);
+        assert!((p.ratio.unwrap() - 1.5).abs() < 1e-9, "{:?}", p.ratio);
+        // A report of 0 (a partial record) is no measurement.
+        let u = usage(11_500, 2, vec![(1, 0)]);
+        assert_eq!(predict(Some(&u), &counts, 0, false, 1.2, 0).ratio, None);
+    }
+
+    #[test]
+    fn what_the_next_request_no_longer_sends_comes_off_the_report() {
+        // The report held 300 tokens of reasoning a user message has since closed.
+        let mut u = usage(1_330, 2, vec![]);
+        u.dropped = 300;
+        let p = predict(Some(&u), &[10, 20, 40], 0, true, 1.0, 0);
+        assert_eq!(p.tokens, 1_000 + 73);
+    }
+
+    #[test]
     fn too_little_growth_keeps_the_default_factor() {
         let u = usage(5_010, 2, vec![(1, 5_000)]);
         let p = predict(Some(&u), &[120, 12, 12], 0, false, 1.2, 0);
@@ -236,6 +302,7 @@ mod tests {
             after_message: Some(1),
             request_end: None,
             earlier: vec![],
+            dropped: 0,
         };
         let p = predict(Some(&u), &[10, 20, 30], 0, true, 1.0, 0);
         assert_eq!(p.tokens, 1_030);

@@ -1,38 +1,42 @@
 //! The hidden part an agent sends when the session gives nothing to learn it from: the
-//! first request of a session, or the first after ctxctl rewrote it. A documented prior,
-//! not a measurement of the user's set-up (tools and MCP servers change it), so a
-//! prediction that uses it is an `estimate`.
+//! first request of a session, or the first after a rewrite whose calibration was not
+//! kept. A documented prior, not a measurement of the user's set-up (tools, MCP servers
+//! and memory files change it), so a prediction that uses it is an `estimate`.
 //!
-//! The figures are what the agents' first responses reported on the real transcripts in
-//! the shared fixtures, minus ctxctl's count of the messages they held (see
-//! docs/NEXT-REQUEST.md for every measurement):
+//! The figures come from the agents' own prompts and tools, as their captures and source
+//! show them — never from the real users' sessions the accuracy benchmark scores
+//! (`scripts/bench-accuracy.py`, docs/ACCURACY.md):
 //!
-//! | Agent | Measured hidden parts | Prior |
+//! | Agent | Where the figure comes from | Prior |
 //! |---|---|---|
-//! | Claude Code, main session | 25,272 · 25,338 · 25,791 (2.1.38), 4,093 (2.1.152, SDK with its own prompt) | 25,300 |
-//! | Claude Code, subagent | 13,700 (2.1.39) | 13,700 |
-//! | Codex | 9,991 (0.58 CLI), 22,433 (0.135 exec), 42,606 (0.104 Desktop) | 22,400 |
+//! | Claude Code, main session | the 2.1.197 capture's first request: 19,226 reported (bytes/4 of the body) − 1,414 counted | 17,800 |
+//! | Claude Code, subagent | the 2.1.197 subagent capture: 11,431 − 1,112 | 10,300 |
+//! | Codex, base instructions in the file | the 0.169/0.171 captures' first request: tools and framing, 3,850 | 3,850 |
+//! | Codex, base instructions not in the file (≤ 0.63) | `gpt_5_codex_prompt.md` of 0.63 (10,458 chars, ~2,400 tokens) + that build's four tools (~1,200) | 3,600 |
 //!
-//! The median of each row; the realclients captures are left out (their usage came from a
-//! fake provider, not a real tokenizer).
+//! Claude Code 2.1.332 writes its system prompt and tool schemas into the transcript
+//! (`prompt_snapshot`): there the hidden part is measured, not assumed.
 
 use crate::session::{AgentLimits, Format};
 
 /// Claude Code's system prompt and tool schemas in a main session.
-pub const CLAUDE_CODE_MAIN: usize = 25_300;
+pub const CLAUDE_CODE_MAIN: usize = 17_800;
 /// Claude Code's prompt and tools for a subagent (the Agent/Task tool).
-pub const CLAUDE_CODE_SUBAGENT: usize = 13_700;
-/// Codex's base instructions and tools. Recent rollouts store the base instructions
-/// (`session_meta`), which ctxctl counts as a system message: for them the prior counts
-/// the instructions twice, erring on the side of compacting early.
-pub const CODEX: usize = 22_400;
+pub const CLAUDE_CODE_SUBAGENT: usize = 10_300;
+/// Codex's tools and request framing, when the rollout stores the base instructions
+/// (`session_meta.base_instructions`, counted by ctxctl as a system message).
+pub const CODEX_TOOLS: usize = 3_850;
+/// Codex's base instructions and tools, when the rollout does not store the instructions.
+pub const CODEX: usize = 3_600;
 
 /// The prior hidden part of a session in `format`; 0 for formats that hold their whole
 /// request (request bodies, plain messages) or whose agent was not measured.
 pub fn hidden(format: Format, agent: &AgentLimits) -> usize {
     match format {
+        _ if agent.prompt_measured => 0,
         Format::ClaudeCode if agent.subagent => CLAUDE_CODE_SUBAGENT,
         Format::ClaudeCode => CLAUDE_CODE_MAIN,
+        Format::Codex if agent.instructions_read => CODEX_TOOLS,
         Format::Codex => CODEX,
         _ => 0,
     }
@@ -49,9 +53,14 @@ mod tests {
             subagent: true,
             ..AgentLimits::default()
         };
+        let stored = AgentLimits {
+            instructions_read: true,
+            ..AgentLimits::default()
+        };
         assert_eq!(hidden(Format::ClaudeCode, &main), CLAUDE_CODE_MAIN);
         assert_eq!(hidden(Format::ClaudeCode, &sub), CLAUDE_CODE_SUBAGENT);
         assert_eq!(hidden(Format::Codex, &main), CODEX);
+        assert_eq!(hidden(Format::Codex, &stored), CODEX_TOOLS);
         assert_eq!(hidden(Format::OpenAi, &main), 0);
         assert_eq!(hidden(Format::Anthropic, &main), 0);
     }

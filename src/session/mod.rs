@@ -353,6 +353,10 @@ pub struct ReportedUsage {
     /// Earlier reports of the same live thread, oldest first: `(request_end, input_tokens)`
     /// (for calibrating estimates; only where the file records usage per response).
     pub earlier: Vec<(usize, u64)>,
+    /// Tokens the reported request held that the next request no longer sends (Codex: the
+    /// reasoning items of a turn a user message has since closed, which the Responses API
+    /// drops from later requests).
+    pub dropped: u64,
 }
 
 /// What an agent recorded about the window of a session (Codex records the window it
@@ -368,6 +372,15 @@ pub struct AgentLimits {
     /// sends a smaller hidden part than a main session's.
     #[serde(default)]
     pub subagent: bool,
+    /// The file holds the agent's base instructions (Codex's `session_meta`), which ctxctl
+    /// counts as a system message: the hidden part left is its tools.
+    #[serde(default)]
+    pub instructions_read: bool,
+    /// The file holds the system prompt and tool schemas the agent sent (Claude Code
+    /// 2.1.332's `prompt_snapshot`, in [`Session::request_extra`]): the hidden part is
+    /// measured, no prior is added.
+    #[serde(default)]
+    pub prompt_measured: bool,
 }
 
 /// A session read from a file.

@@ -16,8 +16,29 @@ use serde_json::Value;
 use super::thread::Rec;
 use crate::session::Part;
 
-/// The parts of an attachment record's message: its text, as one part.
+/// Attachments Claude Code 2.1.332 records but never sends as a message: the system prompt
+/// and tool schemas it sent as the request's `system` and `tools` (`prompt_snapshot`, the
+/// hidden part, see [`prompt_snapshot`]) and the session's bookkeeping.
+const NOT_SENT: [&str; 2] = ["prompt_snapshot", "session_context"];
+
+/// The parts of an attachment record's message: the text Claude Code rendered for the
+/// wire (`rendered`, 2.1.332), else every string it holds, as one part; nothing for an
+/// attachment that is never sent.
 pub fn parts(r: &Rec) -> Vec<Part> {
+    let a = r.v.get("attachment");
+    if a.and_then(|a| a.get("type"))
+        .and_then(Value::as_str)
+        .is_some_and(|t| NOT_SENT.contains(&t))
+    {
+        return Vec::new();
+    }
+    let rendered = a
+        .and_then(|a| a.get("rendered"))
+        .or_else(|| r.v.get("rendered"))
+        .and_then(Value::as_str);
+    if let Some(text) = rendered {
+        return vec![Part::Text(text.to_string())];
+    }
     let mut texts = Vec::new();
     if let Some(a) = r.v.get("attachment") {
         strings(a, &mut texts);
@@ -36,6 +57,25 @@ fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
             .for_each(|(_, x)| strings(x, out)),
         _ => {}
     }
+}
+
+/// The system prompt and tool schemas of the latest `prompt_snapshot` attachment among
+/// `recs` (Claude Code 2.1.332): what the agent sends besides the messages, measured.
+pub fn prompt_snapshot(recs: &[Rec]) -> Option<String> {
+    let a = recs.iter().rev().find_map(|r| {
+        let a = r.v.get("attachment")?;
+        (a.get("type").and_then(Value::as_str) == Some("prompt_snapshot")).then_some(a)
+    })?;
+    let mut texts = Vec::new();
+    if let Some(system) = a.get("systemPrompt") {
+        strings(system, &mut texts);
+    }
+    let mut out = texts.join("\n");
+    if let Some(tools) = a.get("tools").filter(|t| !t.is_null()) {
+        out.push('\n');
+        out.push_str(&tools.to_string());
+    }
+    Some(out)
 }
 
 /// A record Claude Code wrote for a failed API call.
@@ -62,6 +102,27 @@ mod tests {
         assert_eq!(s.messages[1].text(), "/w/x.py\n/w/x.py\nprint(1)\nx.py");
         assert_eq!(s.messages[1].id.as_deref(), Some("a1"));
         assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    }
+
+    #[test]
+    fn rendered_attachments_count_their_wire_text_and_snapshots_are_the_hidden_part() {
+        let lines = [
+            r#"{"parentUuid":null,"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#,
+            r#"{"parentUuid":"u1","type":"attachment","uuid":"a1","attachment":{"type":"date","date":"2026-11-27","rendered":"Today is 2026-11-27.","renderedRole":"system"}}"#,
+            r#"{"parentUuid":"a1","type":"attachment","uuid":"a2","attachment":{"type":"prompt_snapshot","systemPrompt":[{"type":"text","text":"You are Claude Code."}],"tools":[{"name":"Bash"}]}}"#,
+            r#"{"type":"last-prompt","leafUuid":"a2"}"#,
+        ];
+        let s = read(lines.join("\n") + "\n").unwrap();
+        assert_eq!(s.messages[1].text(), "Today is 2026-11-27.");
+        assert!(s.messages[2].parts.is_empty());
+        let extra = s.request_extra.as_deref().unwrap();
+        assert!(extra.starts_with("You are Claude Code.\n") && extra.contains("\"Bash\""));
+        assert!(s.agent_limits.prompt_measured);
+        // No response yet: Claude Code's default model, not a generic one.
+        assert_eq!(
+            s.model.as_deref(),
+            Some(crate::formats::claude_code::DEFAULT_MODEL)
+        );
     }
 
     #[test]

@@ -119,11 +119,16 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         .map(str::to_string);
     let reported_usage = usage(&t, &msgs);
     let conversation = || t.recs.iter().filter(|r| r.is_conversation());
+    let request_extra = attach::prompt_snapshot(&t.recs);
     let agent_limits = AgentLimits {
         subagent: conversation().next().is_some() && conversation().all(|r| r.sidechain()),
+        prompt_measured: request_extra.is_some(),
         ..AgentLimits::default()
     };
     let mut warnings = t.warnings;
+    // A transcript with no response yet names no model: Claude Code's default (the
+    // output names the model used).
+    let model = model.or_else(|| Some(DEFAULT_MODEL.to_string()));
     warnings.extend(notes.into_warnings());
     Ok(Session {
         format: Format::ClaudeCode,
@@ -133,7 +138,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         warnings,
         reported_usage,
         agent_limits,
-        request_extra: None,
+        request_extra,
         resume: None,
         skipped: false,
     })
@@ -201,12 +206,14 @@ fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage
         after_message: Some(idx),
         request_end: Some(idx),
         earlier,
+        dropped: 0,
     })
 }
 
 /// The prompt (input + cache reads + cache writes) and output tokens one response reported.
-/// Its records repeat the same usage (counted once); some builds write partial
-/// `output_tokens` on early records, so the largest is taken.
+/// Its records repeat the same usage (counted once); some builds write partial usage on
+/// early records (2.1.6x: an input of 0 on the text before a tool call), so the largest is
+/// taken.
 fn usage_of(t: &Transcript, recs: &[usize]) -> Option<(u64, u64)> {
     let mut found = None;
     for &i in recs {
@@ -218,12 +225,15 @@ fn usage_of(t: &Transcript, recs: &[usize]) -> Option<(u64, u64)> {
             n("input_tokens") + n("cache_read_input_tokens") + n("cache_creation_input_tokens");
         let output = n("output_tokens");
         found = Some(match found {
-            Some((_, o)) => (input, output.max(o)),
+            Some((i, o)) => (input.max(i), output.max(o)),
             None => (input, output),
         });
     }
     found
 }
+
+/// The model Claude Code uses when a transcript names none (its `default` alias).
+pub const DEFAULT_MODEL: &str = "claude-opus-4-8";
 
 /// Claude Code transcripts (`~/.claude/projects/**.jsonl`).
 pub struct ClaudeCode;

@@ -156,6 +156,10 @@ impl Rollout {
     fn record(&mut self, line: usize, ty: &str, payload: &Value) {
         match ty {
             "session_meta" if self.system.is_none() => {
+                self.limits.instructions_read = payload
+                    .pointer("/base_instructions/text")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| !s.is_empty());
                 let text = payload
                     .pointer("/base_instructions/text")
                     .or_else(|| payload.get("instructions"))
@@ -343,7 +347,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     let r = Rollout::parse(&doc)?;
     doc.truncated_tail = r.truncated_tail;
     let mut notes = Notes::default();
-    let messages = r.messages(&mut notes)?;
+    let mut messages = r.messages(&mut notes)?;
     let reported_usage = r.usage.map(|(input_tokens, output_tokens, line)| {
         let before = messages
             .iter()
@@ -363,8 +367,11 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
             after_message: before.checked_sub(1),
             request_end: Some(before - response),
             earlier: Vec::new(),
+            dropped: 0,
         }
     });
+    let dropped = reasoning::drop_closed_turns(&mut messages, reported_usage.as_ref());
+    let reported_usage = reported_usage.map(|u| ReportedUsage { dropped, ..u });
     let mut warnings = r.warnings.clone();
     warnings.extend(notes.into_warnings());
     Ok(Session {
@@ -608,6 +615,8 @@ mod tests {
                 window: Some(258_400),
                 overflow: true,
                 subagent: false,
+                instructions_read: false,
+                prompt_measured: false,
             }
         );
         // A compaction (or a later answer) ends it.

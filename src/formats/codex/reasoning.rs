@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::{ActiveItem, Rollout, Source};
-use crate::session::{Message, Part, Role};
+use crate::session::{Message, Part, ReportedUsage, Role};
 
 /// The start of the summary message Codex puts in the `replacement_history` of its own
 /// compaction.
@@ -166,6 +166,66 @@ pub fn annotate(m: &mut Message, it: &ActiveItem, reasoned_calls: &HashSet<Strin
     }
 }
 
+/// Whether `m` was read from a reasoning item: only reasoning text and encrypted content.
+fn is_reasoning(m: &Message) -> bool {
+    m.role == Role::Assistant
+        && !m.parts.is_empty()
+        && m.parts
+            .iter()
+            .all(|p| matches!(p, Part::Thinking(_) | Part::Opaque { .. }))
+}
+
+/// The encrypted reasoning of every turn a later user message closed costs nothing in the
+/// next request: Codex sends the items back, and the Responses API drops the reasoning
+/// that precedes the latest user message from the model's input (what real rollouts'
+/// reported inputs show). Such an item counts 0 (its summary too, no longer kept as
+/// text); returns the tokens of encrypted reasoning
+/// that the reported request `usage` still held (its turn was open then), which the next
+/// request no longer sends.
+pub fn drop_closed_turns(messages: &mut [Message], usage: Option<&ReportedUsage>) -> u64 {
+    let Some(last_user) = messages.iter().rposition(|m| m.role == Role::User) else {
+        return 0;
+    };
+    // The reported request held the reasoning of its own turn (from the user message
+    // before it); a user message since then closed that turn.
+    let held = match usage.and_then(|u| u.request_end) {
+        Some(end) if end <= last_user => {
+            let start = messages[..end]
+                .iter()
+                .rposition(|m| m.role == Role::User)
+                .unwrap_or(0);
+            start..end
+        }
+        _ => 0..0,
+    };
+    let mut dropped = 0;
+    for (k, m) in messages[..last_user].iter_mut().enumerate() {
+        if !is_reasoning(m) {
+            continue;
+        }
+        for p in &mut m.parts {
+            match p {
+                Part::Opaque { bytes, tokens, .. } => {
+                    if held.contains(&k) {
+                        dropped += tokens.unwrap_or_else(|| bytes.div_ceil(4)) as u64;
+                    }
+                    *tokens = Some(0);
+                }
+                // The summary goes with its item: not input either.
+                Part::Thinking(text) => {
+                    *p = Part::Opaque {
+                        kind: "reasoning_summary".into(),
+                        bytes: text.len(),
+                        tokens: Some(0),
+                    };
+                }
+                _ => {}
+            }
+        }
+    }
+    dropped
+}
+
 /// The exit code a tool output reports in its header: Codex 0.169's `Process exited with
 /// code N` (shell) and `Exit code: N` (apply_patch) lines before `Output:`, or 0.5x's JSON
 /// `{"output", "metadata": {"exit_code"}}`.
@@ -192,6 +252,69 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    fn reasoning(tokens: usize) -> Message {
+        Message::new(
+            Role::Assistant,
+            vec![
+                Part::Thinking("thought".into()),
+                Part::Opaque {
+                    kind: "encrypted_content".into(),
+                    bytes: 4 * tokens,
+                    tokens: Some(tokens),
+                },
+            ],
+            crate::session::Origin::Record(0),
+        )
+    }
+
+    fn billed(m: &Message) -> Option<usize> {
+        m.parts.iter().find_map(|p| match p {
+            Part::Opaque { tokens, .. } => *tokens,
+            _ => None,
+        })
+    }
+
+    fn text(role: Role) -> Message {
+        Message::new(
+            role,
+            vec![Part::Text("x".into())],
+            crate::session::Origin::Record(0),
+        )
+    }
+
+    #[test]
+    fn reasoning_of_closed_turns_is_not_sent_again() {
+        // user, reasoning(100), answer, user, reasoning(50), call
+        let mut msgs = vec![
+            text(Role::User),
+            reasoning(100),
+            text(Role::Assistant),
+            text(Role::User),
+            reasoning(50),
+            text(Role::Assistant),
+        ];
+        // The report was for the request before the answer (index 2): it held 100.
+        let usage = ReportedUsage {
+            input_tokens: 1_000,
+            output_tokens: 10,
+            after_message: Some(2),
+            request_end: Some(2),
+            earlier: vec![],
+            dropped: 0,
+        };
+        assert_eq!(drop_closed_turns(&mut msgs, Some(&usage)), 100);
+        assert_eq!(billed(&msgs[1]), Some(0));
+        // The open turn's reasoning is sent and costs what was billed.
+        assert_eq!(billed(&msgs[4]), Some(50));
+        // A report made in the open turn held no closed reasoning.
+        let mut again = msgs.clone();
+        let later = ReportedUsage {
+            request_end: Some(5),
+            ..usage
+        };
+        assert_eq!(drop_closed_turns(&mut again, Some(&later)), 0);
+    }
 
     #[test]
     fn exit_codes_come_from_the_header_only() {

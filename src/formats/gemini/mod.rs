@@ -7,6 +7,7 @@
 mod history;
 mod paths;
 mod replay;
+mod usage;
 mod write;
 
 use std::path::Path;
@@ -43,23 +44,86 @@ pub(crate) fn parse(doc: &LinesDoc) -> Result<Parsed, ReadError> {
 }
 
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
-    let mut doc = LinesDoc::new(text.into());
+    let text = text.into();
+    if let Some(chat) = chat_document(&text) {
+        return read_chat(&chat);
+    }
+    let mut doc = LinesDoc::new(text);
     let p = parse(&doc)?;
     doc.truncated_tail = p.replay.truncated_tail;
     let mut warnings = p.replay.warnings.clone();
     warnings.extend(p.notes.into_warnings());
+    let reported_usage = usage::reported(&p.replay.live, &p.sent);
     Ok(Session {
         format: Format::Gemini,
         doc: Document::Lines(doc),
         messages: p.sent.into_iter().map(|s| s.message).collect(),
         model: Some(p.replay.model.unwrap_or_else(|| DEFAULT_MODEL.to_string())),
         warnings,
-        reported_usage: None,
+        reported_usage,
         agent_limits: Default::default(),
         resume: None,
         skipped: false,
         request_extra: None,
     })
+}
+
+/// `text` as a Gemini CLI `.json` chat file: one JSON object (pretty-printed or not) with
+/// the session's metadata and a `messages` array. `None` for a JSONL log.
+fn chat_document(text: &str) -> Option<Value> {
+    let body = text.trim_start_matches('\u{feff}').trim_start();
+    if !body.starts_with('{') {
+        return None;
+    }
+    let v: Value = serde_json::from_str(body).ok()?;
+    (is_chat_document(&v)).then_some(v)
+}
+
+/// Whether a JSON document is a Gemini CLI `.json` chat: its metadata beside a message list
+/// whose messages are Gemini CLI's (`type` rather than `role`).
+pub fn is_chat_document(v: &Value) -> bool {
+    v.get("sessionId").is_some()
+        && v.get("projectHash").is_some()
+        && v.get("messages")
+            .and_then(Value::as_array)
+            .is_some_and(|m| {
+                m.iter()
+                    .all(|m| m.get("role").is_none() && m.get("type").is_some())
+            })
+}
+
+/// A `.json` chat file, read for counting: its history and the tokens it records. Gemini
+/// CLI no longer writes this format, so ctxctl does not rewrite it (the document is not
+/// kept; a rewrite says so).
+fn read_chat(doc: &Value) -> Result<Session, ReadError> {
+    let replay = Replay::of_chat(doc)?;
+    let mut notes = Notes::default();
+    let sent = history(&replay.live, &mut notes)?;
+    let reported_usage = usage::reported(&replay.live, &sent);
+    Ok(Session {
+        format: Format::Gemini,
+        doc: Document::Released,
+        messages: sent.into_iter().map(|s| s.message).collect(),
+        model: Some(replay.model.unwrap_or_else(|| DEFAULT_MODEL.to_string())),
+        warnings: notes.into_warnings(),
+        reported_usage,
+        agent_limits: Default::default(),
+        resume: None,
+        skipped: false,
+        request_extra: None,
+    })
+}
+
+/// A `.json` chat file is read, not rewritten (see [`read_chat`]).
+fn refuse_chat(session: &Session) -> Result<(), WriteError> {
+    match session.doc {
+        Document::Released => Err(WriteError::Document(
+            "a Gemini CLI .json chat file (the format before its JSONL log) is read, not \
+             rewritten"
+                .into(),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Gemini CLI session logs.
@@ -99,6 +163,7 @@ impl Codec for Gemini {
     }
 
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+        refuse_chat(session)?;
         write::write(session, lines_doc(session)?, items)
     }
 
@@ -107,6 +172,7 @@ impl Codec for Gemini {
     }
 
     fn restore(&self, session: &Session, plan: &RestorePlan) -> Result<Vec<u8>, WriteError> {
+        refuse_chat(session)?;
         write::restore(session, lines_doc(session)?, plan)
     }
 

@@ -140,6 +140,21 @@ impl Replay {
         Ok(())
     }
 
+    /// The live list of a Gemini CLI `.json` chat file (the format before its JSONL log):
+    /// `{"sessionId", "projectHash", "startTime", "lastUpdated", "messages": [...]}`, each
+    /// message as a log line holds it; message `i` is read as line `i`.
+    pub fn of_chat(doc: &Value) -> Result<Replay, ReadError> {
+        let mut r = Replay::default();
+        r.time(doc.get("lastUpdated"));
+        let Some(list) = doc.get("messages").and_then(Value::as_array) else {
+            return Err(ReadError::shape("messages", "an array of messages"));
+        };
+        for (i, m) in list.iter().enumerate() {
+            r.message(m.clone(), From::Line(i), &format!("messages[{i}]"))?;
+        }
+        Ok(r)
+    }
+
     fn message(&mut self, v: Value, from: From, place: &str) -> Result<(), ReadError> {
         let Some(id) = v.get("id").and_then(Value::as_str).map(str::to_string) else {
             return Err(ReadError::shape(place, "a message with a string \"id\""));

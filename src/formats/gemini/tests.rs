@@ -160,3 +160,35 @@ fn thoughts_and_images_are_read() {
         [Part::Thinking("hmm".into()), Part::Text("ok".into())]
     );
 }
+
+#[test]
+fn json_chat_files_are_read_with_their_recorded_usage_and_not_rewritten() {
+    let chat = json!({
+        "sessionId": "s", "projectHash": "h", "startTime": "t", "lastUpdated": "t",
+        "messages": [
+            {"id": "u1", "timestamp": "t", "type": "user", "content": [{"text": "list"}]},
+            {"id": "g1", "timestamp": "t", "type": "gemini", "content": "", "model": "gemini-2.5-pro",
+             "tokens": {"input": 9000, "output": 5, "cached": 0},
+             "toolCalls": [{"id": "c1", "name": "ls", "args": {}, "status": "success",
+                            "result": [{"functionResponse": {"id": "c1", "name": "ls", "response": {"output": "a"}}}]}]},
+            {"id": "g2", "timestamp": "t", "type": "gemini", "content": "done", "model": "gemini-2.5-pro",
+             "tokens": {"input": 9100, "output": 3, "cached": 8000}},
+            {"id": "i1", "timestamp": "t", "type": "info", "content": "note"}
+        ]
+    });
+    let text = serde_json::to_string_pretty(&chat).unwrap();
+    let s = read_any(text.as_bytes(), None).unwrap();
+    assert_eq!(s.format, Format::Gemini);
+    assert_eq!(s.model.as_deref(), Some("gemini-2.5-pro"));
+    let roles: Vec<Role> = s.messages.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [Role::User, Role::Assistant, Role::User, Role::Assistant]
+    );
+    // The latest response is a final answer: the one that called tools is the anchor,
+    // its request ending at its own model turn.
+    let u = s.reported_usage.as_ref().unwrap();
+    assert_eq!((u.input_tokens, u.request_end), (9000, Some(1)));
+    let e = write_any(&s, &[]).unwrap_err().to_string();
+    assert!(e.contains(".json chat file"), "{e}");
+}

@@ -303,6 +303,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
             after_message: messages.iter().rposition(|m| m.role == Role::Assistant),
             request_end: None,
             earlier: Vec::new(),
+            dropped: 0,
         });
     let mut warnings = g.warnings;
     warnings.extend(notes.into_warnings());

@@ -174,6 +174,7 @@ pub fn read(text: String) -> Result<Session, ReadError> {
                 after_message: Some(messages.len() - 1),
                 request_end: Some(start),
                 earlier: Vec::new(),
+                dropped: 0,
             });
         }
     }

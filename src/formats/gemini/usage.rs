@@ -1,0 +1,64 @@
+//! The usage Gemini CLI records: every `gemini` message carries the `tokens` its response
+//! reported (`input` is the prompt, cached tokens included). The request that response
+//! answered held every history message before the model turn it became.
+
+use serde_json::Value;
+
+use super::history::{Sent, Source};
+use super::replay::{From, Live};
+use crate::session::ReportedUsage;
+
+/// The latest reported usage of the live list and the earlier ones (for calibration), or
+/// `None` when no live `gemini` message records tokens. Messages restored from a
+/// checkpoint (`$set.messages`, written by every resume and compression) carry the
+/// tokens of a history that may since have been compressed: only messages recorded on
+/// lines of their own count.
+pub fn reported(live: &[Live], sent: &[Sent]) -> Option<ReportedUsage> {
+    // (request end, last message of the response, input, output, whether it called tools)
+    let mut points: Vec<(usize, usize, u64, u64, bool)> = Vec::new();
+    for (k, l) in live.iter().enumerate() {
+        if l.kind() != "gemini" {
+            continue;
+        }
+        if matches!(l.from, From::Checkpoint { .. }) {
+            continue;
+        }
+        let tokens = l.value.get("tokens");
+        let n = |key: &str| tokens.and_then(|t| t.get(key)).and_then(Value::as_u64);
+        let Some(input) = n("input").filter(|&i| i > 0) else {
+            continue;
+        };
+        let mine = |s: &Sent| {
+            s.sources
+                .iter()
+                .any(|src| matches!(*src, Source::Record(j) | Source::Responses(j) if j == k))
+        };
+        let Some(start) = sent.iter().position(mine) else {
+            continue;
+        };
+        let after = sent.iter().rposition(mine).unwrap_or(start);
+        let calls = l
+            .value
+            .get("toolCalls")
+            .and_then(Value::as_array)
+            .is_some_and(|c| !c.is_empty());
+        points.push((start, after, input, n("output").unwrap_or(0), calls));
+    }
+    // A turn's final answer (no tool call) reports a larger input than the history before
+    // it holds (by a third or more on real chats): a later request is better predicted
+    // from the latest response that called tools, when there is one.
+    if points.len() > 1 && points.last().is_some_and(|p| !p.4) {
+        if let Some(k) = points.iter().rposition(|p| p.4) {
+            points.truncate(k + 1);
+        }
+    }
+    let (end, after, input, output, _) = points.pop()?;
+    Some(ReportedUsage {
+        input_tokens: input,
+        output_tokens: output,
+        after_message: Some(after),
+        request_end: Some(end),
+        earlier: points.iter().map(|&(e, _, i, _, _)| (e, i)).collect(),
+        dropped: 0,
+    })
+}
