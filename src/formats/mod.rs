@@ -251,6 +251,12 @@ impl Format {
         Format::all().find(|f| f.name() == name)
     }
 
+    /// Whether this format's sessions are sent to the Anthropic Messages API, whose
+    /// ordering rules [`crate::session::order`] checks.
+    pub fn anthropic_bound(self) -> bool {
+        matches!(self, Format::Anthropic | Format::ClaudeCode)
+    }
+
     /// Whether sessions of this format are line-oriented (JSONL) files.
     pub fn is_lines(self) -> bool {
         self.codec().is_lines()
