@@ -13,6 +13,7 @@ pub mod chat;
 pub mod claude_code;
 pub mod codex;
 mod detect;
+pub mod drift;
 mod edit;
 pub mod gemini;
 pub mod goose;
