@@ -352,6 +352,10 @@ fn check_plan(s: &Session, plan: &strategy::Plan, kind: StrategyKind, budget: us
                 pairs::Problem::LoneReasoning { .. } | pairs::Problem::MissingReasoning { .. } => {
                     true
                 }
+                // Only the Anthropic ordering rules (`session::order`) name these.
+                pairs::Problem::FirstNotUser { .. }
+                | pairs::Problem::ResultNotAfterCall { .. }
+                | pairs::Problem::CallNotAnsweredNext { .. } => true,
             })
             .collect();
         assert!(

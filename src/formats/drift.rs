@@ -10,9 +10,12 @@ use serde_json::Value;
 
 use crate::session::Format;
 
+/// Versions of an agent, each with the day it was verified.
+pub type Versions = &'static [(&'static str, &'static str)];
+
 /// The agent versions each format was verified against with the real agent (its e2e
-/// script resumes every rewrite), and when.
-pub const VERIFIED: [(Format, &str, &[(&str, &str)]); 2] = [
+/// script resumes every rewrite), and when (see docs/AGENTS.md).
+pub const VERIFIED: [(Format, &str, Versions); 2] = [
     (
         Format::ClaudeCode,
         "Claude Code",
@@ -142,7 +145,7 @@ impl Drift {
 }
 
 /// The agent name and verified versions of `format`, if ctxctl tracks its releases.
-pub fn verified(format: Format) -> Option<(&'static str, &'static [(&'static str, &'static str)])> {
+pub fn verified(format: Format) -> Option<(&'static str, Versions)> {
     VERIFIED
         .iter()
         .find(|(f, _, _)| *f == format)

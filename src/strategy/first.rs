@@ -8,8 +8,6 @@
 use std::ops::Range;
 
 use super::view::{Entry, View};
-#[cfg(test)]
-use crate::session::Message;
 use crate::session::{pairs, Session};
 
 /// Index of the first message of `session` the API takes for a turn that is not a system
@@ -93,13 +91,4 @@ impl<'a> View<'a> {
         self.entries.splice(at..at, restored);
         self
     }
-}
-
-/// Whether a message list starts, after system messages, with a user turn (for tests).
-#[cfg(test)]
-pub(crate) fn starts_with_user(messages: &[Message]) -> bool {
-    messages
-        .iter()
-        .find(|m| !m.role.is_system())
-        .is_none_or(Message::is_user_turn)
 }
