@@ -92,3 +92,46 @@ impl<'a> View<'a> {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::session::Role;
+    use crate::strategy::testkit::{run, B};
+    use crate::strategy::{Options, StrategyKind};
+
+    /// A pinned assistant message must stay; fifo's cut before it brings back the user turn
+    /// it answered (Anthropic), where an OpenAI session may start with it.
+    #[test]
+    fn a_kept_assistant_turn_comes_back_with_its_user_turn() {
+        let b = B::new().sys("rules").user(400).asst(40).pin().user(40);
+        let s = b.anthropic();
+        let p = run(&s, StrategyKind::Fifo, &Options::default(), 60);
+        assert_eq!(
+            p.roles(),
+            [Role::System, Role::User, Role::Assistant, Role::User]
+        );
+        assert!(p.plan.removed.is_empty(), "{:?}", p.plan.removed);
+        assert!(!p.plan.fits);
+        let s = b.openai();
+        let p = run(&s, StrategyKind::Fifo, &Options::default(), 60);
+        assert_eq!(p.roles(), [Role::System, Role::Assistant, Role::User]);
+    }
+
+    #[test]
+    fn selective_keeping_the_assistant_keeps_the_first_user_turn() {
+        let s = B::new()
+            .user(40)
+            .asst(40)
+            .user(40)
+            .asst(40)
+            .user(40)
+            .anthropic();
+        let opts = Options {
+            keep_roles: vec![Role::Assistant],
+            ..Options::default()
+        };
+        let p = run(&s, StrategyKind::Selective, &opts, 0);
+        assert_eq!(p.roles()[0], Role::User);
+        assert_eq!(p.plan.removed, [2]);
+    }
+}
