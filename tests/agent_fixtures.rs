@@ -335,3 +335,70 @@ fn codex_0_169_rollouts_read_as_codex_sends_them() {
         .collect();
     assert_eq!(summaries, ["codex"], "Codex's own compaction summary");
 }
+
+/// Claude Code 2.1.332 and Codex 0.171.0 (new record types, attachments and fields) read,
+/// write back byte for byte, and a trim keeps their bookkeeping records verbatim.
+#[test]
+fn the_newest_captured_releases_round_trip() {
+    let counter =
+        ctxctl::Counter::new(ctxctl::tokens::Tokenizer::new(ctxctl::Encoding::Approx).unwrap());
+    let mut seen = 0;
+    for (dir, format) in [
+        ("realclients/claude-code-2.1.332", Format::ClaudeCode),
+        ("realclients/codex-0.171.0", Format::Codex),
+    ] {
+        for path in fixtures_in(dir) {
+            if path.extension().is_none_or(|x| x != "jsonl") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let s = formats::read(&bytes, None).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+            assert_eq!(s.format, format, "{path:?}");
+            assert!(s.warnings.is_empty(), "{path:?}: {:?}", s.warnings);
+            assert!(
+                formats::write(&s, &s.keep_all()).unwrap() == bytes,
+                "{path:?}"
+            );
+            let counts = counter.messages(&s);
+            let budget = ctxctl::Counter::total(&counts) / 2;
+            let opts = ctxctl::TrimOptions::default();
+            let plan = ctxctl::plan_trim(
+                &s,
+                &counts,
+                &counter,
+                ctxctl::StrategyKind::Fifo,
+                &opts,
+                budget,
+            )
+            .unwrap();
+            let out = formats::write(&s, &plan.items).unwrap();
+            let input: std::collections::HashSet<&str> =
+                std::str::from_utf8(&bytes).unwrap().lines().collect();
+            let bookkeeping = [
+                "api-request",
+                "api-request-blob",
+                "api-request-shape",
+                "atis-latch",
+                "tools-used",
+                "cost-state",
+            ];
+            if format == Format::Codex {
+                // Codex rollouts are rewritten by appending: every byte before stays.
+                assert!(out.starts_with(&bytes), "{path:?}: not appended to");
+                seen += 1;
+                continue;
+            }
+            let mut kept = 0;
+            for line in std::str::from_utf8(&out).unwrap().lines() {
+                let r: serde_json::Value = serde_json::from_str(line).unwrap();
+                if bookkeeping.iter().any(|b| r["type"] == *b) {
+                    assert!(input.contains(line), "{path:?}: rewritten: {line:.120}");
+                    kept += 1;
+                }
+            }
+            assert!(kept > 0, "{path:?}: no bookkeeping record kept");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 5, "only {seen}");
+}

@@ -299,9 +299,16 @@ fn check_plan(s: &Session, plan: &strategy::Plan, kind: StrategyKind, budget: us
     }
     // When the instructions alone are over the budget, only they (and what the agent's own
     // compaction kept verbatim beside its summary) are kept.
+    // For the Anthropic API the user goes first: the user turn before the agent's kept
+    // messages comes back with them.
+    let front = indices
+        .iter()
+        .copied()
+        .find(|&i| !s.messages[i].role.is_system())
+        .filter(|&i| s.format.anthropic_bound() && s.messages[i].is_user_turn());
     let system_only = indices
         .iter()
-        .all(|&i| s.messages[i].is_instructions() || s.messages[i].agent_kept)
+        .all(|&i| s.messages[i].is_instructions() || s.messages[i].agent_kept || Some(i) == front)
         && plan
             .warnings
             .iter()
@@ -352,6 +359,10 @@ fn check_plan(s: &Session, plan: &strategy::Plan, kind: StrategyKind, budget: us
                 pairs::Problem::LoneReasoning { .. } | pairs::Problem::MissingReasoning { .. } => {
                     true
                 }
+                // Only the Anthropic ordering rules (`session::order`) name these.
+                pairs::Problem::FirstNotUser { .. }
+                | pairs::Problem::ResultNotAfterCall { .. }
+                | pairs::Problem::CallNotAnsweredNext { .. } => true,
             })
             .collect();
         assert!(

@@ -14,7 +14,8 @@
 #
 #   WORK=dir           keep the scratch directory there (default: mktemp -d, removed on success)
 #   CLAUDE_BIN=path    use an installed claude instead of installing one
-#   CC_VERSION=x.y.z   the Claude Code version (the checks describe 2.1.197)
+#   CC_VERSION=x.y.z   the Claude Code version (default: the pinned 2.1.197, what CI runs; the
+#                      checks of behaviour that changed since are made per version, see harness.py)
 set -euo pipefail
 
 CTXCTL=${1:?usage: scripts/e2e/claude-code.sh path/to/ctxctl}

@@ -14,12 +14,14 @@
 #
 #   CODEX_E2E_WORK=DIR   keep the scratch here (default: a new mktemp dir, removed on success)
 #   CODEX_BIN=PATH       use this codex instead of installing it from npm
+#   CODEX_VERSION=x.y.z  the Codex version to install (default: the pinned 0.169.0, what CI
+#                        runs; a newer one checks ctxctl against a later release)
 #
 # Exit 0 when every check passed (or SKIPPED: npm cannot reach the registry), 1 when a
 # check failed, 2 on a usage error. Takes about 4 minutes.
 set -euo pipefail
 export PYTHONDONTWRITEBYTECODE=1
-VERSION=0.169.0
+VERSION=${CODEX_VERSION:-0.169.0}
 CTXCTL=$(readlink -f "${1:?usage: scripts/e2e/codex.sh path/to/ctxctl}")
 [ -x "$CTXCTL" ] || { echo "codex e2e: not executable: $CTXCTL" >&2; exit 2; }
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,7 +40,7 @@ done
 WORK=${CODEX_E2E_WORK:-$(mktemp -d /tmp/ctxctl-codex-e2e.XXXXXX)}
 mkdir -p "$WORK"
 WORK=$(readlink -f "$WORK")
-echo "codex e2e: work dir $WORK"
+echo "codex e2e: work dir $WORK (codex $VERSION)"
 
 if [ -n "${CODEX_BIN:-}" ]; then
   CODEX=$(readlink -f "$CODEX_BIN")

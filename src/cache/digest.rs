@@ -169,6 +169,9 @@ pub struct Resumable {
     /// Each message's shape for pairing (structural problems span old and new messages):
     /// the indices of user turns, and the tool calls made and answered by index.
     pub user_turns: Vec<u32>,
+    /// The indices of system messages (the Anthropic ordering rules skip them).
+    #[serde(default)]
+    pub systems: Vec<u32>,
     pub calls: Vec<(u32, String)>,
     pub results: Vec<(u32, String)>,
 }
@@ -179,6 +182,7 @@ impl Resumable {
         let none = Resumable {
             point,
             user_turns: Vec::new(),
+            systems: Vec::new(),
             calls: Vec::new(),
             results: Vec::new(),
         };
@@ -198,6 +202,7 @@ impl Resumable {
         let known = if known > shapes.len() { 0 } else { known };
         let before = |i: &u32| (*i as usize) < known;
         self.user_turns.retain(before);
+        self.systems.retain(before);
         self.calls.retain(|c| before(&c.0));
         self.results.retain(|r| before(&r.0));
         self.point = point;
@@ -205,6 +210,9 @@ impl Resumable {
             let i = u32::try_from(i).ok()?;
             if s.is_user_turn() {
                 self.user_turns.push(i);
+            }
+            if s.is_system() {
+                self.systems.push(i);
             }
             self.calls.extend(s.calls().map(|c| (i, c.to_string())));
             self.results.extend(s.results().map(|c| (i, c.to_string())));
@@ -217,6 +225,7 @@ impl Resumable {
     /// every earlier message (7K messages took ~1 ms that way at 2M tokens).
     pub fn push_shapes(&self, n: usize, out: &mut Shapes) {
         let sorted = self.user_turns.windows(2).all(|w| w[0] < w[1])
+            && self.systems.windows(2).all(|w| w[0] < w[1])
             && self.calls.is_sorted_by_key(|c| c.0)
             && self.results.is_sorted_by_key(|r| r.0);
         if !sorted {
@@ -224,6 +233,7 @@ impl Resumable {
             self.shapes(n).into_iter().for_each(|s| out.push(s));
             return;
         }
+        let mut systems = self.systems.iter().peekable();
         let (mut turns, mut calls, mut results) = (
             self.user_turns.iter().peekable(),
             self.calls.iter().peekable(),
@@ -233,6 +243,7 @@ impl Resumable {
         for i in 0..n {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
             let user_turn = turns.next_if(|&&t| t == i).is_some();
+            let system = systems.next_if(|&&t| t == i).is_some();
             made.clear();
             while let Some((_, id)) = calls.next_if(|c| c.0 == i) {
                 made.push(id.as_str());
@@ -241,7 +252,7 @@ impl Resumable {
             while let Some((_, id)) = results.next_if(|r| r.0 == i) {
                 answered.push(id.as_str());
             }
-            out.push_turn(user_turn, &made, &answered);
+            out.push_turn(user_turn, system, &made, &answered);
         }
     }
 
@@ -253,6 +264,11 @@ impl Resumable {
                 s.user_turn = true;
             }
         }
+        for &i in &self.systems {
+            if let Some(s) = out.get_mut(i as usize) {
+                s.system = true;
+            }
+        }
         for (i, id) in &self.calls {
             if let Some(s) = out.get_mut(*i as usize) {
                 s.calls.push(id.clone());
@@ -262,6 +278,10 @@ impl Resumable {
             if let Some(s) = out.get_mut(*i as usize) {
                 s.results.push(id.clone());
             }
+        }
+        // As [`Shapes::push_turn`] takes them.
+        for s in &mut out {
+            s.assistant = !s.user_turn && !s.system && s.results.is_empty();
         }
         out
     }
@@ -557,6 +577,7 @@ mod tests {
             },
             Shape {
                 calls: vec!["c1".into(), "c2".into()],
+                assistant: true,
                 ..Shape::default()
             },
             Shape {
@@ -598,6 +619,7 @@ mod tests {
         let r = Resumable {
             point,
             user_turns: vec![0, 3, 5],
+            systems: vec![6],
             calls: vec![(1, "a".into()), (1, "b".into()), (4, "c".into())],
             results: vec![
                 (2, "a".into()),

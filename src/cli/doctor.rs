@@ -14,6 +14,8 @@ use crate::exit::ExitStatus;
 use crate::render::table::{table, thousands};
 use crate::render::Style;
 
+mod versions;
+
 /// Check the setup: config, directories, model, agent stores, LLM endpoint.
 #[derive(Debug, Args)]
 #[command(
@@ -97,6 +99,10 @@ pub fn run(ctx: &Context, _args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     for store in default_stores(&ctx.env) {
         let (status, detail) = agent_store(&store.path, store.database);
         push(&format!("agent {}", store.agent), status, detail);
+        if let Some((status, detail)) = versions::of_store(store.agent, &store.path, store.database)
+        {
+            push(&format!("agent {} versions", store.agent), status, detail);
+        }
     }
     let (status, detail) = llm(ctx);
     push("llm", status, detail);

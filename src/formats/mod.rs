@@ -13,6 +13,7 @@ pub mod chat;
 pub mod claude_code;
 pub mod codex;
 mod detect;
+pub mod drift;
 mod edit;
 pub mod gemini;
 pub mod goose;
@@ -249,6 +250,12 @@ impl Format {
     /// Parses a `--format` name.
     pub fn from_name(name: &str) -> Option<Format> {
         Format::all().find(|f| f.name() == name)
+    }
+
+    /// Whether this format's sessions are sent to the Anthropic Messages API, whose
+    /// ordering rules [`crate::session::order`] checks.
+    pub fn anthropic_bound(self) -> bool {
+        matches!(self, Format::Anthropic | Format::ClaudeCode)
     }
 
     /// Whether sessions of this format are line-oriented (JSONL) files.

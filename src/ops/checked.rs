@@ -13,7 +13,8 @@ use crate::ops::predict::{self, Prediction};
 use crate::ops::tallied::{self, Tallied};
 use crate::ops::tally::Wants;
 use crate::ops::window::{self, Window};
-use crate::session::pairs::{self, Shapes};
+use crate::session::order;
+use crate::session::pairs::Shapes;
 use crate::session::{AgentLimits, Format, Keep, ReportedUsage};
 
 /// What a check needs of one session.
@@ -296,7 +297,7 @@ fn finish(
     }
     all.append(std::mem::take(&mut l.tally.shapes));
     let shapes = all.turns();
-    let problems: Vec<String> = pairs::problems(&shapes)
+    let problems: Vec<String> = order::problems(l.format, &shapes)
         .iter()
         .map(ToString::to_string)
         .collect();

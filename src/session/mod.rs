@@ -9,6 +9,7 @@
 
 mod doc;
 mod error;
+pub mod order;
 pub mod pairs;
 mod plan;
 pub(crate) mod summary;

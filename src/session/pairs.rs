@@ -78,15 +78,25 @@ pub enum Problem {
     LoneReasoning { index: usize },
     /// A tool call made with a reasoning item that is no longer before it.
     MissingReasoning { index: usize, call_id: String },
+    /// The first message sent (after system messages) is not the user's (Anthropic API).
+    FirstNotUser { index: usize },
+    /// A tool result not in the user turn right after the assistant turn that made the call
+    /// (Anthropic API, consecutive turns of one role merged).
+    ResultNotAfterCall { index: usize, call_id: String },
+    /// A tool call not answered in the user turn right after it (Anthropic API).
+    CallNotAnsweredNext { index: usize, call_id: String },
 }
 
 impl Problem {
-    fn index(&self) -> usize {
+    pub fn index(&self) -> usize {
         match self {
             Problem::OrphanResult { index, .. }
             | Problem::MissingResult { index, .. }
             | Problem::LoneReasoning { index }
-            | Problem::MissingReasoning { index, .. } => *index,
+            | Problem::MissingReasoning { index, .. }
+            | Problem::FirstNotUser { index }
+            | Problem::ResultNotAfterCall { index, .. }
+            | Problem::CallNotAnsweredNext { index, .. } => *index,
         }
     }
 }
@@ -111,6 +121,21 @@ impl fmt::Display for Problem {
                 f,
                 "message {index}: tool call {call_id:?} without the reasoning item it was produced with"
             ),
+            Problem::FirstNotUser { index } => write!(
+                f,
+                "message {index}: the first message sent is not the user's (the Anthropic API \
+                 refuses it: first message must use the \"user\" role)"
+            ),
+            Problem::ResultNotAfterCall { index, call_id } => write!(
+                f,
+                "message {index}: tool result for call {call_id:?} is not in the user message right \
+                 after the call (the Anthropic API refuses it)"
+            ),
+            Problem::CallNotAnsweredNext { index, call_id } => write!(
+                f,
+                "message {index}: tool call {call_id:?} is not answered in the next user message \
+                 (the Anthropic API refuses it)"
+            ),
         }
     }
 }
@@ -127,6 +152,9 @@ pub trait Turn {
     fn is_assistant(&self) -> bool;
     /// A reasoning item of its own ([`is_reasoning`]).
     fn is_reasoning(&self) -> bool;
+    /// A system or developer message (instructions, agent attachments): no turn of the
+    /// conversation.
+    fn is_system(&self) -> bool;
     /// Made together with a reasoning item that must come before it
     /// ([`Message::needs_reasoning`]).
     fn needs_reasoning(&self) -> bool;
@@ -141,6 +169,9 @@ impl Turn for Message {
     }
     fn is_reasoning(&self) -> bool {
         is_reasoning(self)
+    }
+    fn is_system(&self) -> bool {
+        self.role.is_system()
     }
     fn needs_reasoning(&self) -> bool {
         self.needs_reasoning
@@ -163,6 +194,7 @@ pub struct Shape {
     pub assistant: bool,
     pub reasoning: bool,
     pub needs_reasoning: bool,
+    pub system: bool,
 }
 
 impl Shape {
@@ -174,6 +206,7 @@ impl Shape {
             assistant: m.role == Role::Assistant,
             reasoning: is_reasoning(m),
             needs_reasoning: m.needs_reasoning,
+            system: m.role.is_system(),
         }
     }
 }
@@ -196,6 +229,7 @@ const USER_TURN: u8 = 1;
 const ASSISTANT: u8 = 2;
 const REASONING: u8 = 4;
 const NEEDS_REASONING: u8 = 8;
+const SYSTEM: u8 = 16;
 
 impl Shapes {
     pub fn push(&mut self, s: Shape) {
@@ -203,14 +237,26 @@ impl Shapes {
         let flags = flag(s.user_turn, USER_TURN)
             | flag(s.assistant, ASSISTANT)
             | flag(s.reasoning, REASONING)
-            | flag(s.needs_reasoning, NEEDS_REASONING);
+            | flag(s.needs_reasoning, NEEDS_REASONING)
+            | flag(s.system, SYSTEM);
         self.push_flags(flags, &s.calls, &s.results);
     }
 
-    /// Adds a message that is a user turn or not, making and answering the tool calls of
-    /// ids `calls` and `results` (and nothing else): what a session's digest keeps of it.
-    pub fn push_turn(&mut self, user_turn: bool, calls: &[&str], results: &[&str]) {
-        self.push_flags(if user_turn { USER_TURN } else { 0 }, calls, results);
+    /// Adds a message that is a user turn, a system message or neither, making and answering
+    /// the tool calls of ids `calls` and `results` (and nothing else): what a session's
+    /// digest keeps of it. A message that is none of these and answers no call is taken for
+    /// the assistant's.
+    pub fn push_turn(&mut self, user_turn: bool, system: bool, calls: &[&str], results: &[&str]) {
+        let flags = if system {
+            SYSTEM
+        } else if user_turn {
+            USER_TURN
+        } else if results.is_empty() {
+            ASSISTANT
+        } else {
+            0
+        };
+        self.push_flags(flags, calls, results);
     }
 
     fn push_flags<S: AsRef<str>>(&mut self, flags: u8, calls: &[S], results: &[S]) {
@@ -320,6 +366,9 @@ impl Turn for TurnRef<'_> {
     fn is_reasoning(&self) -> bool {
         self.flags & REASONING != 0
     }
+    fn is_system(&self) -> bool {
+        self.flags & SYSTEM != 0
+    }
     fn needs_reasoning(&self) -> bool {
         self.flags & NEEDS_REASONING != 0
     }
@@ -340,6 +389,9 @@ impl Turn for Shape {
     }
     fn is_reasoning(&self) -> bool {
         self.reasoning
+    }
+    fn is_system(&self) -> bool {
+        self.system
     }
     fn needs_reasoning(&self) -> bool {
         self.needs_reasoning
@@ -660,6 +712,7 @@ mod tests {
             assistant: !calls.is_empty(),
             reasoning: false,
             needs_reasoning: false,
+            system: false,
         };
         let all = vec![
             shape(true, &[], &[]),

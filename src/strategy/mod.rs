@@ -9,8 +9,9 @@
 //! 2. Messages are kept or dropped by [`pairs::units`](crate::session::pairs::units), so a
 //!    tool call and all its results go together; when a plan drops messages at the start,
 //!    the output never begins (after system messages) with an orphan tool result, and for
-//!    Anthropic sessions the first kept message is a user message when that costs only
-//!    unprotected messages.
+//!    Anthropic-bound sessions (Claude Code, Anthropic) the first kept message is a user
+//!    turn: unprotected messages before it go, and a message that must stay comes back with
+//!    the user turn it followed (see [`first`]).
 //! 3. The most recent user message ([`Session::last_user_index`]) is kept, with its unit.
 //! 4. Order is preserved and kept messages are unchanged records; the only new texts are the
 //!    omission marker ([`omission_marker`]), the truncation note of `tool-results` and the
@@ -22,6 +23,7 @@
 
 mod composite;
 mod fifo;
+mod first;
 mod marker;
 mod mask;
 mod options;
@@ -135,9 +137,18 @@ pub fn plan(
             "the system messages alone take {system_tokens} tokens, over the budget of \
              {budget}; only they are kept"
         ));
-        // What the agent's own compaction kept verbatim stays too (see `Message::agent_kept`).
-        let (kept, removed): (Vec<usize>, Vec<usize>) =
-            (0..counts.len()).partition(|&i| is_system[i] || session.messages[i].agent_kept);
+        // What the agent's own compaction kept verbatim stays too (see `Message::agent_kept`),
+        // after the user turn it followed where the API wants the user first.
+        let mut keep: Vec<bool> = (0..counts.len())
+            .map(|i| is_system[i] || session.messages[i].agent_kept)
+            .collect();
+        if session.format.anthropic_bound() {
+            let kept: Vec<usize> = (0..counts.len()).filter(|&i| keep[i]).collect();
+            for i in first::missing_before(session, &kept) {
+                keep[i] = true;
+            }
+        }
+        let (kept, removed): (Vec<usize>, Vec<usize>) = (0..counts.len()).partition(|&i| keep[i]);
         let kept_counts: Vec<usize> = kept.iter().map(|&i| counts[i]).collect();
         return Ok(Plan {
             items: kept.into_iter().map(Item::Keep).collect(),
@@ -157,7 +168,10 @@ pub fn plan(
         budget,
         user_first: session.format.codec().user_first(),
     };
-    let view = run(kind, View::new(session, counts, &pinned), &ctx);
+    let mut view = run(kind, View::new(session, counts, &pinned), &ctx);
+    if session.format.anthropic_bound() {
+        view = view.user_first(session, counts, &pinned);
+    }
     Ok(finish(view, session, kind, &ctx, original_tokens, warnings))
 }
 

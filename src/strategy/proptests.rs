@@ -234,9 +234,15 @@ fn check(
     let auto = |k: &StrategyKind| {
         *k == StrategyKind::Fifo || (*k == StrategyKind::SlidingWindow && opts.window.is_none())
     };
+    // The user turn put back in front of a protected first turn (Anthropic-bound sessions).
+    let anthropic = s.session.format.anthropic_bound();
+    let front = first_turn(&p.items, input).filter(|_| anthropic);
     if !p.fits && steps.iter().any(auto) {
         for (item, m) in p.items.iter().zip(&out.messages) {
-            let ok = m.is_instructions() || item.index().is_some_and(|i| protected[i]);
+            let ok = m.is_instructions()
+                || item
+                    .index()
+                    .is_some_and(|i| protected[i] || Some(i) == front);
             prop_assert!(ok, "{} kept {:?} over budget", kind, item);
         }
     }
@@ -246,6 +252,19 @@ fn check(
     ) || (kind == StrategyKind::SlidingWindow && opts.window.is_none());
     if budget_driven && s.total() <= budget {
         prop_assert!(p.is_unchanged(), "{} changed a session that fits", kind);
+    }
+    // An Anthropic-bound session that starts with a user turn still does, whatever the
+    // strategy (the API refuses anything else).
+    let starts = |f: Option<usize>| f.is_none_or(|f| input[f].is_user_turn());
+    let input_first = (0..input.len()).find(|&i| !input[i].role.is_system());
+    if anthropic && starts(input_first) {
+        let first = out.messages.iter().find(|m| !m.role.is_system());
+        prop_assert!(
+            first.is_none_or(|m| m.is_user_turn()),
+            "{} left a {:?} message first",
+            kind,
+            first.map(|m| m.role)
+        );
     }
     // A cut at the start of an Anthropic session leaves a user message first.
     let cuts_front = matches!(kind, StrategyKind::Fifo | StrategyKind::SlidingWindow);
@@ -456,4 +475,12 @@ proptest! {
             );
         }
     }
+}
+
+/// The first kept input message the API takes for a turn (not a system message).
+fn first_turn(items: &[Item], input: &[Message]) -> Option<usize> {
+    items
+        .iter()
+        .filter_map(Item::index)
+        .find(|&i| !input[i].role.is_system())
 }

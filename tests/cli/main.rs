@@ -26,6 +26,7 @@ mod count_api;
 mod crash;
 mod cron;
 mod diff;
+mod drift;
 mod errors;
 mod flags;
 mod gemini;

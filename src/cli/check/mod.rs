@@ -9,13 +9,15 @@ use crate::cli::args::InputArgs;
 use crate::config::Source;
 use crate::context::Context;
 use crate::exit::ExitStatus;
+use crate::formats::drift;
 use crate::ops::batch;
 use crate::ops::checked::{load_session, Checked};
 use crate::ops::load;
 use crate::ops::walk::Input;
 use crate::render::json::{CheckFile, FileEntry, Files};
 use crate::render::table::{thousands, Cell, Table};
-use crate::render::Style;
+use crate::render::{Level, Style};
+use crate::session::Format;
 use crate::tokens::Counter;
 
 /// Usage above which a warning is printed on stderr, whatever the threshold.
@@ -55,6 +57,9 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         let l = load_session(ctx, &input.path, input.id())?;
         let mut file = check_file(ctx, args, &l, threshold)?;
         file.path = input.shown();
+        if ctx.printer.level >= Level::Info {
+            report_drift(ctx, &input.path, &file.path, l.format);
+        }
         if !filter.keeps_result(file.next_request_tokens, file.status) {
             ctx.printer.debug(&format!(
                 "{}: left out ({} tokens, {})",
@@ -101,6 +106,29 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         ctx.printer.table(&tsv(&done))?;
     }
     Ok(status)
+}
+
+/// `-v`: the agent release that wrote the file, and what it wrote that ctxctl does not
+/// know (see [`drift`]). Read again only at this level: the check itself never needs it.
+fn report_drift(ctx: &Context, path: &std::path::Path, shown: &str, format: Format) {
+    let Some((agent, _)) = drift::verified(format) else {
+        return;
+    };
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return;
+    };
+    let d = drift::scan(format, &text);
+    if let Some(v) = d.version() {
+        let against =
+            drift::against_verified(format, v).map_or(String::new(), |note| format!(" ({note})"));
+        ctx.printer.log(
+            Level::Info,
+            &format!("{shown}: written by {agent} {v}{against}"),
+        );
+    }
+    if let Some(said) = d.describe(agent) {
+        ctx.printer.log(Level::Info, &format!("{shown}: {said}"));
+    }
 }
 
 /// `--tsv`: one line per file, raw numbers.

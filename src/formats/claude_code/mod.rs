@@ -278,6 +278,11 @@ impl Codec for ClaudeCode {
         true
     }
 
+    /// Claude Code sends the live thread as it is: the API wants the user first.
+    fn user_first(&self) -> bool {
+        true
+    }
+
     fn restore(&self, session: &Session, plan: &RestorePlan) -> Result<Vec<u8>, WriteError> {
         restore::restore(session, lines_doc(session)?, plan)
     }

@@ -160,17 +160,20 @@ pub fn restore(
             );
         }
     }
-    // A Claude Code boundary the compaction flattened gets its preserved segment back.
+    // The Claude Code boundaries the compaction flattened get their preserved segments back.
     let flattened = boundary
         .and_then(|b| {
             t.recs[b]
                 .v
                 .pointer(&format!("/ctxctl/{}", splice::UNFLATTEN_KEY))
         })
-        .and_then(Value::as_str)
-        .and_then(|u| t.by_uuid.get(u).copied())
-        .filter(|i| !removed.contains(i) && !replaced.contains(i));
-    if let Some(i) = flattened {
+        .map(splice::flattened)
+        .unwrap_or_default();
+    for i in flattened
+        .into_iter()
+        .filter_map(|u| t.by_uuid.get(u).copied())
+        .filter(|i| !removed.contains(i) && !replaced.contains(i))
+    {
         let r = &t.recs[i];
         if let Some(line) = splice::unflatten(doc.line(r.line), &r.v)? {
             out.set(r.line, LineOut::Rewrite(line));

@@ -8,7 +8,8 @@
 //! head's parent becomes the summary, and the records that followed the summary continue
 //! from its tail), and the boundary stops naming it: its `preservedSegment` and
 //! `preservedMessages` leave `compactMetadata`, whose original is kept under the boundary's
-//! `ctxctl` key, where Claude Code does not look. The records are then summarized, trimmed,
+//! `ctxctl` key, where Claude Code does not look (every boundary whose segment the thread
+//! runs through: after two compactions in a row, both). The records are then summarized, trimmed,
 //! edited or kept like any other. A compaction notes the boundary it flattened
 //! ([`UNFLATTEN_KEY`]), so that `archive restore` puts it back as it was ([`unflatten`]).
 
@@ -27,10 +28,17 @@ const SEGMENT_KEYS: [&str; 2] = ["preservedSegment", "preservedMessages"];
 /// `compactMetadata`.
 pub const PRESERVED_KEY: &str = "preserved";
 
-/// The boundary record to rewrite and its new fields, when `t`'s thread has a splice.
-pub fn flatten(t: &Transcript) -> Option<(usize, Vec<(&'static str, Value)>)> {
-    let s = t.splice.as_ref()?;
-    let b = &t.recs[s.boundary].v;
+/// The boundary records to rewrite and their new fields: every boundary whose segment
+/// `t` relinked (a later compaction's segment may run through an earlier one's, so all are
+/// put on the chain at once).
+pub fn flatten(t: &Transcript) -> Vec<(usize, Vec<(&'static str, Value)>)> {
+    t.splices
+        .iter()
+        .filter_map(|s| Some((s.boundary, flatten_one(&t.recs[s.boundary].v)?)))
+        .collect()
+}
+
+fn flatten_one(b: &Value) -> Option<Vec<(&'static str, Value)>> {
     let original = b.get("compactMetadata")?;
     let mut meta = original.as_object()?.clone();
     for k in SEGMENT_KEYS {
@@ -44,13 +52,34 @@ pub fn flatten(t: &Transcript) -> Option<(usize, Vec<(&'static str, Value)>)> {
         .cloned()
         .unwrap_or_default();
     ctxctl.insert(PRESERVED_KEY.into(), Value::Object(moved));
-    Some((
-        s.boundary,
-        vec![
-            ("compactMetadata", Value::Object(meta)),
-            ("ctxctl", Value::Object(ctxctl)),
-        ],
-    ))
+    Some(vec![
+        ("compactMetadata", Value::Object(meta)),
+        ("ctxctl", Value::Object(ctxctl)),
+    ])
+}
+
+/// The boundaries a ctxctl boundary's [`UNFLATTEN_KEY`] names: one uuid (older builds) or
+/// a list of them.
+pub fn flattened(meta: &Value) -> Vec<&str> {
+    match meta {
+        Value::String(u) => vec![u.as_str()],
+        Value::Array(us) => us.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The value of [`UNFLATTEN_KEY`] for the boundaries `t` relinked.
+pub fn unflatten_note(t: &Transcript) -> Option<Value> {
+    let uuids: Vec<Value> = t
+        .splices
+        .iter()
+        .filter_map(|s| t.recs[s.boundary].uuid.clone().map(Value::String))
+        .collect();
+    match uuids.len() {
+        0 => None,
+        1 => uuids.into_iter().next(),
+        _ => Some(Value::Array(uuids)),
+    }
 }
 
 /// `line`, a boundary [`flatten`] rewrote, as it was before; `None` when it holds no note.

@@ -5,10 +5,12 @@
 //! - the leaf is the `leafUuid` of the last `last-prompt` (or `summary`) record, followed
 //!   down to the last record of its thread; without one, the last conversation record;
 //! - the path from the leaf back to the root or to the nearest `compact_boundary`;
-//! - when that boundary is Claude Code's own and carries
-//!   `compactMetadata.preservedSegment`, the records from its `tailUuid` back to its
-//!   `headUuid` (they sit before the boundary in the file), spliced in right after its
-//!   `anchorUuid` record, the summary (see [`Splice`]);
+//! - every Claude Code boundary carrying `compactMetadata.preservedSegment` relinks the
+//!   chain first, in file order, as Claude Code does when it loads the file: the segment's
+//!   `headUuid` record hangs from its `anchorUuid` record (the summary) and what hung from
+//!   the summary continues from its `tailUuid` record (see [`Splice`]). The records from
+//!   tail back to head sit before the boundary in the file, and a later compaction's
+//!   segment may reach back through an earlier one's (two compactions in a row);
 //! - the records Claude Code hangs beside that path: the other records of a split API
 //!   response (same `message.id`) and parallel tool results, whose `parentUuid` is their
 //!   `tool_use` record.
@@ -106,6 +108,10 @@ pub struct Transcript {
     pub boundary: Option<usize>,
     /// The records that boundary preserves from before it, when it does.
     pub splice: Option<Splice>,
+    /// Every preserved segment Claude Code's compactions relink, in file order.
+    pub splices: Vec<Splice>,
+    /// The thread parent of each relinked record (see [`Splice`]).
+    relink: HashMap<usize, usize>,
     /// The live records in the order Claude Code sends them.
     pub order: Vec<usize>,
     /// Per record: its place in `order` (`usize::MAX` when not live).
@@ -146,6 +152,8 @@ impl Transcript {
             leaf: None,
             boundary: None,
             splice: None,
+            splices: Vec::new(),
+            relink: HashMap::new(),
             order: Vec::new(),
             rank: vec![usize::MAX; n],
             truncated_tail,
@@ -164,12 +172,12 @@ impl Transcript {
     }
 
     /// Index of record `i`'s parent on the thread: the record its `parentUuid` names, if it
-    /// is in the file, except where a preserved segment is spliced in (see [`Splice`]).
+    /// is in the file, except where a preserved segment is relinked (see [`Splice`]).
     pub fn parent(&self, i: usize) -> Option<usize> {
-        if let Some(p) = self.splice.as_ref().and_then(|s| s.parent_of(i)) {
-            return Some(p);
+        match self.relink.get(&i) {
+            Some(&p) => Some(p),
+            None => self.file_parent(i),
         }
-        self.file_parent(i)
     }
 
     /// Index of the record `i`'s `parentUuid` names, if it is in the file.
@@ -192,6 +200,7 @@ impl Transcript {
             .recs
             .iter()
             .any(|r| r.is_conversation() && !r.sidechain());
+        self.relink_segments(main);
         let Some(leaf) = self.find_leaf(main) else {
             return;
         };
@@ -214,7 +223,7 @@ impl Transcript {
                 break;
             }
             chain.push(i);
-            cur = self.file_parent(i);
+            cur = self.parent(i);
             if cur.is_none() {
                 if let Some(p) = &self.recs[i].parent {
                     self.warnings.push(format!(
@@ -226,21 +235,38 @@ impl Transcript {
         }
         chain.reverse();
         if let Some(b) = self.boundary {
-            match Splice::find(self, b, &chain, main) {
-                Ok(s) => self.splice = s,
+            self.splice = self
+                .splices
+                .iter()
+                .find(|s| s.boundary == b && chain.contains(&s.anchor))
+                .cloned();
+        }
+        self.expand(chain, main);
+    }
+
+    /// Relinks the preserved segment of every compact boundary, in file order (a later
+    /// segment is followed through the relinks of the earlier ones). A segment whose
+    /// records cannot be followed from tail to head is left alone, with a warning.
+    fn relink_segments(&mut self, main: bool) {
+        let boundaries: Vec<usize> = (0..self.recs.len())
+            .filter(|&i| self.recs[i].is_boundary())
+            .collect();
+        for b in boundaries {
+            match Splice::find(self, b, main) {
+                Ok(Some(s)) => {
+                    let after: Vec<usize> = (0..self.recs.len())
+                        .filter(|&c| c != s.head && self.parent(c) == Some(s.anchor))
+                        .collect();
+                    self.relink.insert(s.head, s.anchor);
+                    for c in after {
+                        self.relink.insert(c, s.tail);
+                    }
+                    self.splices.push(s);
+                }
+                Ok(None) => {}
                 Err(w) => self.warnings.push(w),
             }
         }
-        // The thread in the order Claude Code sends it: the preserved segment right after
-        // its anchor.
-        if let Some(s) = &self.splice {
-            let at = chain
-                .iter()
-                .position(|&i| i == s.anchor)
-                .map_or(0, |p| p + 1);
-            chain.splice(at..at, s.records.iter().copied());
-        }
-        self.expand(chain, main);
     }
 
     /// The leaf: the record the last resolvable `last-prompt` names, followed down to the
@@ -318,6 +344,7 @@ impl Transcript {
             (None, Some(b)) => b + 1,
             _ => 0,
         };
+        // Parallel tool results hang from their `tool_use` record by `parentUuid`.
         let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
         let mut by_message: HashMap<&str, Vec<usize>> = HashMap::new();
         for (i, r) in self.recs.iter().enumerate().skip(after) {
@@ -388,35 +415,18 @@ pub struct Splice {
     pub anchor: usize,
     pub head: usize,
     pub tail: usize,
-    /// The segment's chain records, head first.
-    pub records: Vec<usize>,
-    /// The thread records whose `parentUuid` is the anchor.
-    pub after: Vec<usize>,
 }
 
 impl Splice {
-    /// The thread parent of record `i`, where the splice changes it.
-    pub fn parent_of(&self, i: usize) -> Option<usize> {
-        if i == self.head {
-            Some(self.anchor)
-        } else if self.after.contains(&i) {
-            Some(self.tail)
-        } else {
-            None
-        }
-    }
-
-    /// The segment of boundary `b`, when it has one whose anchor is on `chain`; an error
-    /// (a warning) when its records cannot be followed from tail to head.
-    fn find(
-        t: &Transcript,
-        b: usize,
-        chain: &[usize],
-        main: bool,
-    ) -> Result<Option<Splice>, String> {
+    /// The segment of boundary `b`, when it names one; an error (a warning) when its records
+    /// cannot be followed from tail to head on the thread as relinked so far.
+    fn find(t: &Transcript, b: usize, main: bool) -> Result<Option<Splice>, String> {
         let Some(seg) = t.recs[b].v.pointer("/compactMetadata/preservedSegment") else {
             return Ok(None);
         };
+        if seg.is_null() {
+            return Ok(None);
+        }
         let line = t.recs[b].line + 1;
         let at = |k: &str| {
             seg.get(k)
@@ -431,37 +441,23 @@ impl Splice {
                  file; they are not counted"
             ));
         };
-        if !chain.contains(&anchor) {
-            return Ok(None);
-        }
-        let mut records = Vec::new();
+        let mut seen = HashSet::new();
         let mut cur = Some(tail);
         while let Some(i) = cur {
-            let bad = t.recs[i].is_boundary()
-                || !t.eligible(i, main)
-                || chain.contains(&i)
-                || records.len() > t.recs.len();
+            let bad =
+                t.recs[i].is_boundary() || !t.eligible(i, main) || i == anchor || !seen.insert(i);
             if bad {
                 break;
             }
-            records.push(i);
             if i == head {
-                records.reverse();
-                let after = chain
-                    .iter()
-                    .copied()
-                    .filter(|&c| t.file_parent(c) == Some(anchor))
-                    .collect();
                 return Ok(Some(Splice {
                     boundary: b,
                     anchor,
                     head,
                     tail,
-                    records,
-                    after,
                 }));
             }
-            cur = t.file_parent(i);
+            cur = t.parent(i);
         }
         Err(format!(
             "line {line}: the compact boundary's preserved segment does not lead from its tail \
@@ -469,3 +465,7 @@ impl Splice {
         ))
     }
 }
+
+#[cfg(test)]
+#[path = "thread_tests.rs"]
+mod tests;

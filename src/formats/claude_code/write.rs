@@ -236,7 +236,7 @@ impl Writer<'_> {
                 }
             }
         }
-        if let Some((b, fields)) = splice::flatten(t) {
+        for (b, fields) in splice::flatten(t) {
             changes.entry(b).or_default().extend(fields);
         }
         for e in self.entries {
@@ -392,13 +392,8 @@ impl Writer<'_> {
         if let Some(id) = summary.and_then(|m| m.meta.get("compact_id")) {
             meta.insert("compact_id".into(), id.clone());
         }
-        if let Some(u) = self
-            .t
-            .splice
-            .as_ref()
-            .and_then(|s| self.t.recs[s.boundary].uuid.clone())
-        {
-            meta.insert(splice::UNFLATTEN_KEY.into(), Value::String(u));
+        if let Some(note) = splice::unflatten_note(self.t) {
+            meta.insert(splice::UNFLATTEN_KEY.into(), note);
         }
         // Sorted, so that the same compaction writes the same bytes.
         let mut parents: Vec<(&String, &Value)> = rethreaded.iter().collect();

@@ -1,0 +1,109 @@
+//! The live thread of transcripts Claude Code compacted, once and twice.
+
+use crate::formats::claude_code::read;
+use crate::formats::claude_code::thread::Transcript;
+use crate::session::LinesDoc;
+
+fn rec(uuid: &str, parent: Option<&str>, body: &str) -> String {
+    let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+    format!(r#"{{"parentUuid":{parent},"sessionId":"s","uuid":"{uuid}",{body}}}"#)
+}
+
+fn user(uuid: &str, parent: Option<&str>, text: &str) -> String {
+    rec(
+        uuid,
+        parent,
+        &format!(r#""type":"user","message":{{"role":"user","content":"{text}"}}"#),
+    )
+}
+
+fn asst(uuid: &str, parent: &str, text: &str) -> String {
+    rec(
+        uuid,
+        Some(parent),
+        &format!(
+            r#""type":"assistant","message":{{"id":"m-{uuid}","role":"assistant","model":"claude-x","content":[{{"type":"text","text":"{text}"}}]}}"#
+        ),
+    )
+}
+
+fn boundary(uuid: &str, head: &str, anchor: &str, tail: &str) -> String {
+    rec(
+        uuid,
+        None,
+        &format!(
+            r#""type":"system","subtype":"compact_boundary","compactMetadata":{{"trigger":"auto","preservedSegment":{{"headUuid":"{head}","anchorUuid":"{anchor}","tailUuid":"{tail}"}}}}"#
+        ),
+    )
+}
+
+fn summary(uuid: &str, parent: &str, text: &str) -> String {
+    rec(
+        uuid,
+        Some(parent),
+        &format!(
+            r#""type":"user","isCompactSummary":true,"message":{{"role":"user","content":"{text}"}}"#
+        ),
+    )
+}
+
+fn texts(lines: &[String]) -> Vec<String> {
+    let s = read(lines.join("\n") + "\n").unwrap();
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    s.messages.iter().map(|m| m.text()).collect()
+}
+
+/// Two compactions in a row: the second boundary's segment starts before the first
+/// boundary and runs through the first one's relinked segment, as Claude Code 2.1.332 writes
+/// it when a reactive compaction is still too long.
+#[test]
+fn a_second_segment_runs_through_the_first() {
+    let lines = [
+        user("u1", None, "p1"),
+        asst("a1", "u1", "r1"),
+        user("u2", Some("a1"), "p2"),
+        asst("a2", "u2", "r2"),
+        user("u3", Some("a2"), "p3"),
+        boundary("b1", "a1", "s1", "u3"),
+        summary("s1", "b1", "summary one"),
+        user("x1", Some("s1"), "after one"),
+        boundary("b2", "a2", "s2", "x1"),
+        summary("s2", "b2", "summary two"),
+        asst("a3", "s2", "r3"),
+        r#"{"type":"last-prompt","leafUuid":"a3"}"#.to_string(),
+    ];
+    assert_eq!(
+        texts(&lines),
+        ["summary two", "r2", "p3", "after one", "r3"]
+    );
+    let doc = LinesDoc::new(lines.join("\n") + "\n");
+    let t = Transcript::parse(&doc).unwrap();
+    assert_eq!(t.splices.len(), 2);
+    assert_eq!(t.splice.as_ref().map(|s| s.boundary), Some(8));
+}
+
+#[test]
+fn one_segment_follows_its_summary() {
+    let lines = [
+        user("u1", None, "p1"),
+        asst("a1", "u1", "r1"),
+        boundary("b1", "a1", "s1", "a1"),
+        summary("s1", "b1", "summary"),
+        user("c1", Some("s1"), "caveat"),
+        r#"{"type":"last-prompt","leafUuid":"c1"}"#.to_string(),
+    ];
+    assert_eq!(texts(&lines), ["summary", "r1", "caveat"]);
+}
+
+#[test]
+fn a_segment_that_does_not_reach_its_head_is_a_warning() {
+    let lines = [
+        user("u1", None, "p1"),
+        asst("a1", "u1", "r1"),
+        boundary("b1", "u9", "s1", "a1"),
+        summary("s1", "b1", "summary"),
+    ];
+    let s = read(lines.join("\n") + "\n").unwrap();
+    assert!(s.warnings[0].contains("not counted"), "{:?}", s.warnings);
+    assert_eq!(s.messages.len(), 1);
+}
