@@ -283,17 +283,20 @@ pub fn measure(ctx: &Context, c: &Candidate) -> anyhow::Result<Measured> {
 
 /// How many archives ctxctl keeps of `c` (what its rewrites removed).
 pub fn archives(store: Option<&ArchiveStore>, c: &Candidate) -> usize {
-    let Some(store) = store else { return 0 };
-    let name = match &c.db_session {
-        // Named as the rewrite filed them (`DbSession::archive_name`).
-        Some(id) if c.described.format == Some(Format::OpenCode) => format!("opencode-{id}"),
-        Some(id) => format!("goose-{id}"),
-        None => match crate::ops::write::archive_name(None, &c.path) {
-            Ok(n) => n,
-            Err(_) => return 0,
-        },
+    let (Some(store), Some(name)) = (store, archive_name(c)) else {
+        return 0;
     };
     store.count(&name).unwrap_or(0)
+}
+
+/// The name ctxctl files the archives of `c` under (what its rewrites removed).
+pub fn archive_name(c: &Candidate) -> Option<String> {
+    match &c.db_session {
+        // Named as the rewrite filed them (`DbSession::archive_name`).
+        Some(id) if c.described.format == Some(Format::OpenCode) => Some(format!("opencode-{id}")),
+        Some(id) => Some(format!("goose-{id}")),
+        None => crate::ops::write::archive_name(None, &c.path).ok(),
+    }
 }
 
 /// A Unix time as RFC 3339.

@@ -34,9 +34,15 @@ pub enum ArchiveCommand {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  ctxctl archive ls\n  ctxctl archive ls my-session --json")]
 pub struct LsArgs {
-    /// Only this session's archives
+    /// Only this session's archives (default: those of this project's newest session,
+    /// when run in a project directory with agent sessions)
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
+    /// Every archive, whatever the current directory
+    #[arg(long, conflicts_with = "name")]
+    pub all: bool,
+    #[command(flatten)]
+    pub here: crate::cli::args::here::PickArgs,
 }
 
 #[derive(Debug, Args)]
@@ -54,9 +60,10 @@ pub struct ShowArgs {
     after_help = "The summary carrying the archive's compact_id is replaced by the archived messages;\nmessages added after the compaction stay. A session compacted again must first be\nrestored from the newer archive.\n\nExamples:\n  ctxctl archive restore my-session/2\n  ctxctl archive restore run/1 run.jsonl -o restored.jsonl"
 )]
 pub struct RestoreArgs {
-    /// The archive, as NAME/SEQ
+    /// The archive, as NAME/SEQ (default: the newest archive of this project's newest
+    /// session, restored into it)
     #[arg(value_name = "ID")]
-    pub id: String,
+    pub id: Option<String>,
     /// The compacted session (default: where the compaction wrote it)
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
@@ -69,6 +76,8 @@ pub struct RestoreArgs {
     /// Restore even if the archive was already restored into this file
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub here: crate::cli::args::here::PickArgs,
 }
 
 pub fn run(ctx: &Context, cmd: &ArchiveCommand) -> anyhow::Result<ExitStatus> {

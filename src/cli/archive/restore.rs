@@ -29,7 +29,12 @@ struct RestoreReport {
 }
 
 pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::Result<ExitStatus> {
-    let (entry, file) = store.get(&args.id)?;
+    // Filled in with this project's session's newest archive when none was given.
+    let id = args
+        .id
+        .as_deref()
+        .ok_or_else(|| anyhow::anyhow!("give the archive to restore, as NAME/SEQ"))?;
+    let (entry, file) = store.get(id)?;
     let target = target(ctx, &entry, &file, args.file.as_deref())?;
     let _lock = crate::ops::store::lock(ctx, store, &entry.session)?;
     let in_place = args.output.is_none();

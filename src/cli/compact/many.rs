@@ -62,6 +62,7 @@ pub fn run(
     tail_budget(ctx, args, 0)?;
     let files = InputArgs {
         files: args.files.clone(),
+        here: Default::default(),
         recursive: args.recursive.clone(),
         filters: args.filters.clone(),
     }

@@ -45,8 +45,9 @@ skipped with a warning and left as it was; that alone is not an error. A cron li
 #[derive(Debug, Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct CompactArgs {
-    /// Session files (`-` reads standard input); leave out to compact `--name` in the store
-    #[arg(value_name = "FILE", required_unless_present_any = ["name", "recursive", "session"])]
+    /// Session files (`-` reads standard input); leave out to compact `--name` in the store,
+    /// or, without --name, this project's newest session
+    #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)
     #[arg(
@@ -131,6 +132,10 @@ pub struct CompactArgs {
     pub fallback: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub here: crate::cli::args::here::PickArgs,
+    #[command(flatten)]
+    pub resume: crate::cli::args::here::ResumeArgs,
 }
 pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     testhook::install(ctx)?;
