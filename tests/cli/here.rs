@@ -1,0 +1,332 @@
+//! No path: a command run in a project directory works on that project's newest session
+//! of any agent (Claude Code, Codex, Gemini CLI here, in a test HOME), `--pick` refuses
+//! without a terminal, and `--resume` / `--print-resume` hand over to the agent.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, SystemTime};
+
+use crate::support::{s, sample, Run, TestEnv};
+
+const CLAUDE_ID: &str = "d93e3082-ad22-40cf-b10b-b53b83ced403";
+const CODEX_ID: &str = "019ceb9d-f459-75a8-bb88-0af9e4aaa557";
+const GEMINI_ID: &str = "f3111096-be31-4aa5-bd0a-3911b1bcbf12";
+
+/// The three sessions of one project.
+struct Project {
+    env: TestEnv,
+    dir: PathBuf,
+    claude: PathBuf,
+    codex: PathBuf,
+    gemini: PathBuf,
+}
+
+/// `CTXCTL_NOW` minus `secs`, as a file time.
+fn ago(secs: u64) -> SystemTime {
+    // 2026-01-02T03:04:05Z, the test clock.
+    SystemTime::UNIX_EPOCH + Duration::from_secs(1_767_323_045 - secs)
+}
+
+fn touch(path: &Path, at: SystemTime) {
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(at).unwrap();
+}
+
+/// A test HOME holding a Claude Code, a Codex and a Gemini CLI session of `proj/` (each
+/// recording that directory as its project), the newest one `newest` ("claude", "codex"
+/// or "gemini"), the others an hour and two hours older.
+fn project(newest: &str) -> Project {
+    let env = TestEnv::new();
+    let dir = env.path().join("proj");
+    std::fs::create_dir_all(dir.join("src/deep")).unwrap();
+    // The path as the agents record it (their cwd is the physical path).
+    let dir = dir.canonicalize().unwrap();
+    let home = env.home();
+    let at = |rel: &str, text: String| {
+        let p = home.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let in_proj = |name: &str| {
+        std::fs::read_to_string(sample(name))
+            .unwrap()
+            .replace("/home/dev/shop", s(&dir))
+    };
+    let encoded: String = s(&dir)
+        .chars()
+        .map(|c| if c == '/' || c == '.' { '-' } else { c })
+        .collect();
+    let claude = at(
+        &format!(".claude/projects/{encoded}/{CLAUDE_ID}.jsonl"),
+        in_proj("claude-code.jsonl"),
+    );
+    let codex = at(
+        &format!(".codex/sessions/2026/01/02/rollout-2026-01-02T01-00-00-{CODEX_ID}.jsonl"),
+        in_proj("codex.jsonl"),
+    );
+    let gemini = at(
+        ".gemini/tmp/proj/chats/session-2026-11-23T20-14-f3111096.jsonl",
+        std::fs::read_to_string(crate::support::fixture(
+            "gemini-cli/run-a/session-2026-11-23T20-14-f3111096.jsonl",
+        ))
+        .unwrap(),
+    );
+    at(
+        ".gemini/projects.json",
+        serde_json::json!({"projects": {s(&dir): "proj"}}).to_string(),
+    );
+    let mut older = [3600, 7200].into_iter();
+    for (name, path) in [("claude", &claude), ("codex", &codex), ("gemini", &gemini)] {
+        let secs = if name == newest {
+            180
+        } else {
+            older.next().unwrap()
+        };
+        touch(path, ago(secs));
+    }
+    Project {
+        env,
+        dir,
+        claude,
+        codex,
+        gemini,
+    }
+}
+
+/// Runs ctxctl in `cwd` (stdin empty, not a terminal).
+fn run_in(env: &TestEnv, cwd: &Path, args: &[&str]) -> Run {
+    let out = env
+        .command(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// `run` as a snapshot shows it: the temp dir as `[TMP]`, also in Claude Code's name for
+/// the project's directory (`[TMP-PROJ]`); runs of spaces shrunk.
+fn snap(p: &Project, run: &Run) -> String {
+    let encoded: String = s(&p.dir)
+        .chars()
+        .map(|c| if c == '/' || c == '.' { '-' } else { c })
+        .collect();
+    let run = Run {
+        code: run.code,
+        stdout: run.stdout.replace(&encoded, "[TMP-PROJ]"),
+        stderr: run.stderr.replace(&encoded, "[TMP-PROJ]"),
+    };
+    p.env.snap_unaligned(&run)
+}
+
+#[test]
+fn check_with_no_path_takes_the_newest_session_of_the_project() {
+    let p = project("codex");
+    let run = run_in(&p.env, &p.dir, &["check"]);
+    insta::assert_snapshot!(snap(&p, &run));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains(s(&p.codex)), "{run:?}");
+
+    // From a subdirectory of the project: the same session.
+    let deep = run_in(&p.env, &p.dir.join("src/deep"), &["check"]);
+    assert_eq!(deep.stderr, run.stderr, "{deep:?}");
+    assert_eq!(deep.stdout, run.stdout, "{deep:?}");
+
+    // Another agent's session newest: that one.
+    let p = project("gemini");
+    let run = run_in(&p.env, &p.dir, &["check", "--json"]);
+    assert_eq!(run.file()["path"], s(&p.gemini), "{run:?}");
+    assert!(run.stderr.contains("gemini-cli f3111096…"), "{run:?}");
+    // -q: no line about which session.
+    let quiet = run_in(&p.env, &p.dir, &["check", "-q"]);
+    assert_eq!(quiet.stderr, "", "{quiet:?}");
+}
+
+#[test]
+fn count_stats_and_compact_dry_run_take_the_same_session() {
+    let p = project("claude");
+    let check = run_in(&p.env, &p.dir, &["check", "--json"]);
+    assert_eq!(check.file()["path"], s(&p.claude), "{check:?}");
+    let count = run_in(&p.env, &p.dir, &["count", "--json"]);
+    assert_eq!(count.file()["path"], s(&p.claude), "{count:?}");
+    let stats = run_in(&p.env, &p.dir, &["stats", "--json"]);
+    assert_eq!(stats.code, 0, "{stats:?}");
+    assert!(stats.stdout.contains(s(&p.claude)), "{stats:?}");
+    let before = std::fs::read(&p.claude).unwrap();
+    let plan = run_in(
+        &p.env,
+        &p.dir,
+        &["compact", "--dry-run", "--tail-tokens", "500"],
+    );
+    insta::assert_snapshot!(snap(&p, &plan));
+    assert_eq!(
+        plan.code, 1,
+        "a dry run that would change something: {plan:?}"
+    );
+    assert_eq!(
+        std::fs::read(&p.claude).unwrap(),
+        before,
+        "a dry run writes nothing"
+    );
+}
+
+#[test]
+fn explicit_paths_and_batches_are_left_as_they_were() {
+    let p = project("codex");
+    // A FILE given: that one, and no line about the project's session.
+    let run = run_in(&p.env, &p.dir, &["check", s(&p.claude), "--json"]);
+    assert_eq!(run.file()["path"], s(&p.claude), "{run:?}");
+    assert!(!run.stderr.contains("using"), "{run:?}");
+    let (claude, codex) = (p.env.home().join(".claude"), p.env.home().join(".codex"));
+    let batch = run_in(
+        &p.env,
+        &p.dir,
+        &["count", "-r", s(&claude), "-r", s(&codex), "--json"],
+    );
+    assert_eq!(
+        batch.json()["files"].as_array().unwrap().len(),
+        2,
+        "{batch:?}"
+    );
+    assert!(!batch.stderr.contains("using"), "{batch:?}");
+}
+
+#[test]
+fn outside_any_project_it_says_where_it_looked() {
+    let p = project("codex");
+    let elsewhere = p.env.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let run = run_in(&p.env, &elsewhere, &["compact", "--dry-run"]);
+    insta::assert_snapshot!(p.env.snap(&run));
+    assert_eq!(run.code, 2);
+}
+
+#[test]
+fn pick_is_refused_without_a_terminal() {
+    let p = project("codex");
+    let run = run_in(&p.env, &p.dir, &["check", "--pick"]);
+    insta::assert_snapshot!(p.env.snap(&run));
+    assert_eq!(run.code, 2);
+    // With a FILE there is nothing to pick.
+    let with_file = run_in(&p.env, &p.dir, &["check", "--pick", s(&p.claude)]);
+    assert_eq!(with_file.code, 2, "{with_file:?}");
+    assert!(with_file.stderr.contains("give no FILE"), "{with_file:?}");
+}
+
+#[test]
+fn print_resume_prints_each_agents_own_command() {
+    let p = project("codex");
+    let dir = s(&p.dir);
+    let line = |args: &[&str]| {
+        let mut all = vec!["compact", "--dry-run", "--print-resume", "-q"];
+        all.extend_from_slice(args);
+        let run = run_in(&p.env, &p.dir, &all);
+        assert!(run.code == 0 || run.code == 1, "{run:?}");
+        run.stdout.replace(dir, "[PROJ]")
+    };
+    let got = [
+        line(&[]),
+        line(&[s(&p.claude)]),
+        line(&[s(&p.gemini)]),
+        line(&[s(&p.codex), "--", "-p", "what did we do so far?"]),
+    ]
+    .concat();
+    insta::assert_snapshot!(got, @r"
+    cd [PROJ] && codex resume 019ceb9d-f459-75a8-bb88-0af9e4aaa557
+    cd [PROJ] && claude --resume d93e3082-ad22-40cf-b10b-b53b83ced403
+    cd [PROJ] && gemini --resume f3111096-be31-4aa5-bd0a-3911b1bcbf12
+    cd [PROJ] && codex resume 019ceb9d-f459-75a8-bb88-0af9e4aaa557 -p 'what did we do so far?'
+    ");
+    // A session of no agent: refused before anything is written.
+    let chat = p.env.write(
+        "chat.json",
+        r#"{"messages":[{"role":"user","content":"hi"}]}"#,
+    );
+    let run = run_in(
+        &p.env,
+        &p.dir,
+        &["trim", s(&chat), "--strategy", "fifo", "--resume"],
+    );
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("nothing to resume it with"), "{run:?}");
+    // Words for the agent without --resume: a usage error.
+    let run = run_in(&p.env, &p.dir, &["compact", "--dry-run", "--", "-p", "x"]);
+    assert_eq!(run.code, 2, "{run:?}");
+}
+
+#[test]
+fn resume_hands_over_to_the_agent_in_the_project_directory() {
+    let p = project("claude");
+    let bin = p.env.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("fake-claude");
+    let out = p.env.path().join("agent-ran.txt");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\npwd > \"$FAKE_OUT\"\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> \"$FAKE_OUT\"; done\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut env = p.env;
+    env.set("CTXCTL_CLAUDE_BIN", s(&fake));
+    env.set("FAKE_OUT", s(&out));
+    let before = std::fs::read(&p.claude).unwrap();
+    let run = run_in(
+        &env,
+        &p.dir.join("src"),
+        &[
+            "compact",
+            "--tail-tokens",
+            "500",
+            "--resume",
+            "--",
+            "-p",
+            "what did we do so far?",
+        ],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_ne!(
+        std::fs::read(&p.claude).unwrap(),
+        before,
+        "compacted in place: {run:?}"
+    );
+    let ran = std::fs::read_to_string(&out).expect("the agent ran");
+    assert_eq!(
+        ran,
+        format!(
+            "{}\n--resume\n{CLAUDE_ID}\n-p\nwhat did we do so far?\n",
+            s(&p.dir)
+        )
+    );
+    assert!(run.stderr.contains("ctxctl: resuming: cd "), "{run:?}");
+
+    // A rewrite that fails (its summarizer cannot be reached): the agent is not started.
+    std::fs::remove_file(&out).unwrap();
+    env.set("CTXCTL_LLM_BASE_URL", "http://127.0.0.1:9");
+    env.set("CTXCTL_LLM_API_KEY", "test-key");
+    env.set("CTXCTL_LLM_MODEL", "gpt-4o-mini");
+    env.set("CTXCTL_LLM_PROVIDER", "openai");
+    let run = run_in(
+        &env,
+        &p.dir,
+        &[
+            "compact",
+            "--tail-tokens",
+            "20",
+            "--summarizer",
+            "llm",
+            "--retries",
+            "0",
+            "--resume",
+        ],
+    );
+    assert_eq!(run.code, 3, "{run:?}");
+    assert!(run.stderr.contains("not resuming"), "{run:?}");
+    assert!(!out.exists(), "{run:?}");
+}
