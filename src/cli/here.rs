@@ -76,7 +76,14 @@ pub fn fill(ctx: &mut Context, command: &mut Command) -> anyhow::Result<Plan> {
         }
         Command::Archive(crate::cli::archive::ArchiveCommand::Ls(a)) => {
             if a.name.is_none() && !a.all {
-                a.name = Some(archive_name(&implied(ctx, a.here.pick)?)?);
+                // Outside any project: every archive, as before there was a project's.
+                match implied(ctx, a.here.pick) {
+                    Ok(c) => a.name = Some(archive_name(&c)?),
+                    Err(e) if !a.here.pick && e.downcast_ref::<here::NoSessionHere>().is_some() => {
+                        ctx.printer.debug(&format!("{e:#}: listing every archive"));
+                    }
+                    Err(e) => return Err(e),
+                }
             } else {
                 no_pick(a.here.pick)?;
             }

@@ -330,3 +330,52 @@ fn resume_hands_over_to_the_agent_in_the_project_directory() {
     assert!(run.stderr.contains("not resuming"), "{run:?}");
     assert!(!out.exists(), "{run:?}");
 }
+
+#[test]
+fn diff_and_archive_take_the_projects_session_too() {
+    let p = project("claude");
+    let original = p
+        .env
+        .write("original.jsonl", std::fs::read(&p.claude).unwrap());
+    let run = run_in(
+        &p.env,
+        &p.dir,
+        &["compact", "--tail-tokens", "500", "--in-place"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    // diff with one side: this project's session is A, the one given B.
+    let diff = run_in(&p.env, &p.dir, &["diff", s(&original), "--json"]);
+    assert_eq!(diff.code, 1, "{diff:?}");
+    assert_eq!(diff.json()["a"]["path"], s(&p.claude), "{diff:?}");
+    assert_eq!(diff.json()["b"]["path"], s(&original), "{diff:?}");
+    // archive ls: this session's archives; --all: every archive.
+    let ls = run_in(&p.env, &p.dir, &["archive", "ls", "--json"]);
+    let ids: Vec<String> = ls
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, [format!("{CLAUDE_ID}/1")], "{ls:?}");
+    let other = p.env.write("other.jsonl", crate::support::jsonl_chat(40));
+    let trimmed = p.env.run(&[
+        "trim",
+        s(&other),
+        "--strategy",
+        "sliding-window",
+        "--window",
+        "4",
+        "--in-place",
+    ]);
+    assert_eq!(trimmed.code, 0, "{trimmed:?}");
+    let all = run_in(&p.env, &p.dir, &["archive", "ls", "--all", "--json"]);
+    assert_eq!(all.json().as_array().unwrap().len(), 2, "{all:?}");
+    let here = run_in(&p.env, &p.dir, &["archive", "ls", "--json"]);
+    assert_eq!(here.json().as_array().unwrap().len(), 1, "{here:?}");
+    // archive restore: the newest archive of this session, back into it.
+    let restore = run_in(&p.env, &p.dir, &["archive", "restore"]);
+    assert_eq!(restore.code, 0, "{restore:?}");
+    let same = run_in(&p.env, &p.dir, &["diff", s(&original)]);
+    assert_eq!(same.code, 0, "restored: {same:?}");
+}
