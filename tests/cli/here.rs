@@ -379,3 +379,62 @@ fn diff_and_archive_take_the_projects_session_too() {
     let same = run_in(&p.env, &p.dir, &["diff", s(&original)]);
     assert_eq!(same.code, 0, "restored: {same:?}");
 }
+
+/// The console examples of docs/project-session.md run in a project whose newest session
+/// is Claude Code's, with a stand-in `claude`, each with the exit code it shows.
+#[test]
+fn the_docs_page_examples_run() {
+    use crate::readme_blocks::{blocks, expected_exit, strip_comment};
+    let p = project("claude");
+    let fake = p.env.path().join("bin/claude");
+    let out = p.env.path().join("agent-ran.txt");
+    std::fs::create_dir_all(fake.parent().unwrap()).unwrap();
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\npwd > \"$FAKE_OUT\"\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> \"$FAKE_OUT\"; done\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut env = p.env;
+    env.set("CTXCTL_CLAUDE_BIN", s(&fake));
+    env.set("FAKE_OUT", s(&out));
+    let bin = Path::new(env!("CARGO_BIN_EXE_ctxctl")).parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let text = std::fs::read_to_string(crate::support::repo().join("docs/project-session.md"))
+        .unwrap();
+    let mut ran = 0;
+    for block in blocks(&text).into_iter().filter(|b| b.lang == "console") {
+        for (i, line) in block.lines.iter().enumerate() {
+            let Some(cmd) = line.strip_prefix("$ ") else { continue };
+            let mut sh = std::process::Command::new("sh");
+            sh.env_clear();
+            for (k, v) in env.vars() {
+                sh.env(k, v);
+            }
+            let o = sh
+                .env("PATH", &path)
+                .args(["-c", strip_comment(cmd)])
+                .current_dir(&p.dir)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let code = o.status.code().unwrap_or(-1);
+            assert_eq!(
+                code,
+                expected_exit(cmd),
+                "docs/project-session.md:{}: `{cmd}`\n{}{}",
+                block.line + i,
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            ran += 1;
+        }
+    }
+    assert!(ran >= 5, "only {ran} examples");
+    let resumed = std::fs::read_to_string(&out).expect("the --resume example ran the agent");
+    assert!(
+        resumed.ends_with(&format!("--resume\n{CLAUDE_ID}\n-p\nwhat did we do so far?\n")),
+        "{resumed}"
+    );
+}
