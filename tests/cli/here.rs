@@ -141,7 +141,8 @@ fn check_with_no_path_takes_the_newest_session_of_the_project() {
     let p = project("gemini");
     let run = run_in(&p.env, &p.dir, &["check", "--json"]);
     assert_eq!(run.file()["path"], s(&p.gemini), "{run:?}");
-    assert!(run.stderr.contains("gemini-cli f3111096…"), "{run:?}");
+    let named = format!("gemini-cli {}…", &GEMINI_ID[..8]);
+    assert!(run.stderr.contains(&named), "{run:?}");
     // -q: no line about which session.
     let quiet = run_in(&p.env, &p.dir, &["check", "-q"]);
     assert_eq!(quiet.stderr, "", "{quiet:?}");
@@ -399,14 +400,23 @@ fn the_docs_page_examples_run() {
     let mut env = p.env;
     env.set("CTXCTL_CLAUDE_BIN", s(&fake));
     env.set("FAKE_OUT", s(&out));
-    let bin = Path::new(env!("CARGO_BIN_EXE_ctxctl")).parent().unwrap().to_path_buf();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let text = std::fs::read_to_string(crate::support::repo().join("docs/project-session.md"))
-        .unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_ctxctl"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let text =
+        std::fs::read_to_string(crate::support::repo().join("docs/project-session.md")).unwrap();
     let mut ran = 0;
     for block in blocks(&text).into_iter().filter(|b| b.lang == "console") {
         for (i, line) in block.lines.iter().enumerate() {
-            let Some(cmd) = line.strip_prefix("$ ") else { continue };
+            let Some(cmd) = line.strip_prefix("$ ") else {
+                continue;
+            };
             let mut sh = std::process::Command::new("sh");
             sh.env_clear();
             for (k, v) in env.vars() {
@@ -434,7 +444,9 @@ fn the_docs_page_examples_run() {
     assert!(ran >= 5, "only {ran} examples");
     let resumed = std::fs::read_to_string(&out).expect("the --resume example ran the agent");
     assert!(
-        resumed.ends_with(&format!("--resume\n{CLAUDE_ID}\n-p\nwhat did we do so far?\n")),
+        resumed.ends_with(&format!(
+            "--resume\n{CLAUDE_ID}\n-p\nwhat did we do so far?\n"
+        )),
         "{resumed}"
     );
 }
