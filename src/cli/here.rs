@@ -15,6 +15,7 @@ use crate::ops::describe::describe;
 use crate::ops::here::{self, Here};
 use crate::ops::resume::{self, Resume};
 use crate::ops::sessions::{self, Candidate};
+use crate::render::table::thousands;
 
 /// What [`fill`] decided: the resume command to run after a successful rewrite.
 #[derive(Debug, Default)]
@@ -194,7 +195,7 @@ fn pick_one(ctx: &Context, found: &Here, now: i64) -> anyhow::Result<usize> {
         .prompt(&format!("Sessions of {}:\n", found.dir.display()));
     for (i, c) in found.sessions.iter().enumerate() {
         let (tokens, status) = match sessions::measure(ctx, c) {
-            Ok(m) => (m.next_request_tokens.to_string(), m.status),
+            Ok(m) => (thousands(m.next_request_tokens as u64), m.status),
             Err(_) => ("?".to_string(), "error"),
         };
         let size = match (&c.db_session, std::fs::metadata(&c.path)) {

@@ -450,3 +450,47 @@ fn the_docs_page_examples_run() {
         "{resumed}"
     );
 }
+
+/// An agent's database: the OpenCode session whose directory is the project is taken
+/// (the database as the input, the session selected as `--session` would).
+#[test]
+fn a_database_session_of_the_project_is_taken_too() {
+    let p = project("claude");
+    let db = p.env.home().join(".local/share/opencode/opencode.db");
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    std::fs::copy(
+        crate::support::repo().join("tests/formats/opencode/input.db"),
+        &db,
+    )
+    .unwrap();
+    let sid = "ses_df5f2d654ffeKnuN9WuHea9bXj";
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    // A minute before the test clock: newer than the Claude Code session.
+    let updated = (1_767_323_045_i64 - 60) * 1000;
+    conn.execute(
+        "UPDATE session SET directory = ?1, time_updated = ?2 WHERE id = ?3",
+        rusqlite::params![s(&p.dir), updated, sid],
+    )
+    .unwrap();
+    drop(conn);
+    let run = run_in(&p.env, &p.dir, &["count", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains(&format!("opencode {}", &sid[..8])),
+        "{run:?}"
+    );
+    assert!(
+        run.stderr.contains(&format!("opencode.db#{sid}")),
+        "{run:?}"
+    );
+    let resume = run_in(
+        &p.env,
+        &p.dir,
+        &["compact", "--dry-run", "--print-resume", "-q"],
+    );
+    assert_eq!(
+        resume.stdout,
+        format!("cd {} && opencode --session {sid}\n", s(&p.dir)),
+        "{resume:?}"
+    );
+}
