@@ -35,6 +35,9 @@ pub fn fill(ctx: &mut Context, command: &mut Command) -> anyhow::Result<Plan> {
         Command::Trim(a) => {
             let chosen = match &a.file {
                 Some(_) => no_pick(a.here.pick)?,
+                None if session_given => {
+                    anyhow::bail!("trim --session ID needs the database FILE the session is in")
+                }
                 None => Some(implied(ctx, a.here.pick)?),
             };
             if let Some(c) = &chosen {
@@ -63,6 +66,9 @@ pub fn fill(ctx: &mut Context, command: &mut Command) -> anyhow::Result<Plan> {
             return plan(ctx, &a.resume, chosen.as_ref(), &files);
         }
         Command::Diff(a) => {
+            if a.a.is_none() {
+                anyhow::bail!("diff needs the session after, B (this project's session is then A)");
+            }
             if a.b.is_none() {
                 let c = implied(ctx, a.here.pick)?;
                 // One side given: it is the session after; this project's is the one before.
@@ -70,9 +76,6 @@ pub fn fill(ctx: &mut Context, command: &mut Command) -> anyhow::Result<Plan> {
                 a.a = Some(c.path);
             } else {
                 no_pick(a.here.pick)?;
-            }
-            if a.b.is_none() {
-                anyhow::bail!("diff needs the session after: give B (this project's session is A)");
             }
         }
         Command::Archive(crate::cli::archive::ArchiveCommand::Ls(a)) => {
