@@ -380,7 +380,10 @@ pub fn hand_over(ctx: &Context, plan: Plan, status: ExitStatus) -> anyhow::Resul
 /// Runs `command` in place of this process; returns only on failure.
 #[cfg(unix)]
 fn exec(command: &Resume) -> anyhow::Error {
+    use std::io::Write as _;
     use std::os::unix::process::CommandExt as _;
+    // Whatever ctxctl printed goes out before the agent takes the terminal over.
+    let _ = std::io::stdout().flush();
     let e = std::process::Command::new(&command.program)
         .args(&command.args)
         .current_dir(&command.cwd)
