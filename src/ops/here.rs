@@ -50,13 +50,14 @@ pub fn find(ctx: &Context, cwd: &Path) -> anyhow::Result<Here> {
     for r in &roots {
         ctx.printer.debug(&format!("searching {}", r.display()));
     }
-    let all = sessions::discover(ctx, &roots, &Filter::default())?;
     let mut dirs: Vec<PathBuf> = vec![cwd.to_path_buf()];
     if let Ok(real) = cwd.canonicalize() {
         if real != cwd {
             dirs.push(real);
         }
     }
+    let worth = Worth::new(&dirs);
+    let all = sessions::discover_where(ctx, &roots, &Filter::default(), &|p| worth.may_be(p))?;
     for level in 0.. {
         let at: Vec<&Path> = dirs
             .iter()
@@ -91,6 +92,72 @@ pub fn find(ctx: &Context, cwd: &Path) -> anyhow::Result<Here> {
     }
     .into())
 }
+
+/// A cheap look at a session file before it is described: could its project be one of
+/// the directories at or above the current one? Its first bytes must name one of them
+/// as a JSON string (Claude Code's and Codex's cwd, goose's working_dir), or its place
+/// must (Claude Code's directory name for it; Gemini CLI's sessions, which name their
+/// project by its place, are always looked at).
+struct Worth {
+    /// `"/w/app"` for each directory, as JSON writes it; `None`: every file is worth it
+    /// (a directory JSON would escape).
+    quoted: Option<Vec<Vec<u8>>>,
+    /// Claude Code's directory names for them.
+    encoded: Vec<String>,
+}
+
+impl Worth {
+    fn new(dirs: &[PathBuf]) -> Worth {
+        let all: Vec<&Path> = dirs.iter().flat_map(|d| d.ancestors()).collect();
+        let plain = |s: &str| {
+            s.chars()
+                .all(|c| c.is_ascii_graphic() && c != '"' && c != '\\')
+        };
+        let quoted = all
+            .iter()
+            .map(|d| {
+                d.to_str()
+                    .filter(|s| plain(s))
+                    .map(|s| format!("\"{s}\"").into_bytes())
+            })
+            .collect();
+        let encoded = all
+            .iter()
+            .filter_map(|d| d.to_str())
+            .map(|s| {
+                s.chars()
+                    .map(|c| if c == '/' || c == '.' { '-' } else { c })
+                    .collect()
+            })
+            .collect();
+        Worth { quoted, encoded }
+    }
+
+    fn may_be(&self, path: &Path) -> bool {
+        let Some(quoted) = &self.quoted else {
+            return true;
+        };
+        let place = |name: &str| {
+            path.components()
+                .any(|c| c.as_os_str().to_str() == Some(name))
+        };
+        if place(".gemini") || self.encoded.iter().any(|e| place(e)) {
+            return true;
+        }
+        let mut head = Vec::new();
+        let read = std::fs::File::open(path)
+            .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, HEAD), &mut head));
+        // A file that cannot be read is described, so that its error is seen.
+        read.is_err()
+            || quoted
+                .iter()
+                .any(|q| memchr::memmem::find(&head, q).is_some())
+    }
+}
+
+/// Bytes of a session file [`Worth`] looks at (Codex's first record carries its
+/// instructions before the cwd ends it; 64 KiB covers it).
+const HEAD: u64 = 64 << 10;
 
 /// Newest first; ties by path and session id, so the choice is stable.
 pub fn newest_first(found: &mut [Candidate]) {
@@ -181,6 +248,31 @@ mod tests {
         assert!(is_project("/w/my/app", Path::new("/w/my/app")));
         assert!(!is_project("/w/my.app", Path::new("/w/my/app")));
         assert!(is_project("/", Path::new("/")));
+    }
+
+    #[test]
+    fn only_files_that_may_be_the_projects_are_described() {
+        let tmp = tempfile::tempdir().unwrap();
+        let w = Worth::new(&[PathBuf::from("/w/app/src")]);
+        let file = |rel: &str, text: &str| {
+            let p = tmp.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let ours = file(
+            "a.jsonl",
+            r#"{"type":"session_meta","payload":{"cwd":"/w/app"}}"#,
+        );
+        let above = file("b.jsonl", r#"{"cwd":"/w"}"#);
+        let other = file("c.jsonl", r#"{"cwd":"/w/application"}"#);
+        let claude = file("projects/-w-app/d.jsonl", r#"{"type":"summary"}"#);
+        let gemini = file(".gemini/tmp/app/chats/s.jsonl", r#"{"sessionId":"x"}"#);
+        assert!(w.may_be(&ours) && w.may_be(&above));
+        assert!(!w.may_be(&other));
+        assert!(w.may_be(&claude) && w.may_be(&gemini));
+        // A directory JSON would escape: every file is looked at.
+        assert!(Worth::new(&[PathBuf::from("/w/\"q\"")]).may_be(&other));
     }
 
     #[test]

@@ -115,6 +115,17 @@ pub fn discover(
     roots: &[PathBuf],
     filter: &Filter,
 ) -> anyhow::Result<Vec<Candidate>> {
+    discover_where(ctx, roots, filter, &|_| true)
+}
+
+/// [`discover`], leaving out before it is described every session file `worth` says no
+/// to (a cheap look that spares reading the heads of sessions that cannot be kept).
+pub fn discover_where(
+    ctx: &Context,
+    roots: &[PathBuf],
+    filter: &Filter,
+    worth: &dyn Fn(&Path) -> bool,
+) -> anyhow::Result<Vec<Candidate>> {
     let now = crate::ops::store::clock(ctx)?.unix();
     let mut entries: Vec<Entry> = Vec::new();
     for root in roots {
@@ -151,6 +162,9 @@ pub fn discover(
         if let Some(why) = skip {
             ctx.printer
                 .debug(&format!("{}: skipped ({why})", entry.path.display()));
+            continue;
+        }
+        if !worth(&entry.path) {
             continue;
         }
         if let Some(c) = candidate(ctx, filter, &entry, now) {

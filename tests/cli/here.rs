@@ -351,7 +351,10 @@ fn diff_and_archive_take_the_projects_session_too() {
     assert_eq!(diff.json()["b"]["path"], s(&original), "{diff:?}");
     let none = run_in(&p.env, &p.dir, &["diff"]);
     assert_eq!(none.code, 2, "{none:?}");
-    assert!(none.stderr.contains("diff needs the session after, B"), "{none:?}");
+    assert!(
+        none.stderr.contains("diff needs the session after, B"),
+        "{none:?}"
+    );
     // archive ls: this session's archives; --all: every archive.
     let ls = run_in(&p.env, &p.dir, &["archive", "ls", "--json"]);
     let ids: Vec<String> = ls
