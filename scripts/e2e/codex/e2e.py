@@ -623,6 +623,8 @@ def resume_no_path_case(h, s, tail):
     with open(wrapper, "w") as f:
         f.write('#!/bin/sh\n[ "$1" = resume ] || { echo "not a resume: $*" >&2; exit 97; }\n'
                 'id=$2; shift 2\n'
+                '# what ctxctl handed over, before codex appends to it\n'
+                'cp "$CODEX_HOME"/sessions/*/*/*/rollout-*"$id".jsonl "$HANDED_OVER" || exit 98\n'
                 'exec "$REAL_CODEX" exec resume --skip-git-repo-check '
                 '--dangerously-bypass-approvals-and-sandbox --json "$id" "$@"\n')
     os.chmod(wrapper, 0o755)
@@ -630,7 +632,9 @@ def resume_no_path_case(h, s, tail):
     env = s.env()
     env.update({"XDG_DATA_HOME": os.path.join(d, "data"), "XDG_CACHE_HOME": os.path.join(d, "cache"),
                 "XDG_CONFIG_HOME": os.path.join(d, "config"),
-                "CTXCTL_CODEX_BIN": wrapper, "REAL_CODEX": h.codex})
+                "CTXCTL_CODEX_BIN": wrapper, "REAL_CODEX": h.codex,
+                "HANDED_OVER": os.path.join(d, "handed-over.jsonl")})
+    os.makedirs(d, exist_ok=True)
     n0 = h.log_len()
     args = ["compact", "--tail-tokens", tail, "--resume", "--", PROMPT]
     r = subprocess.run([h.ctxctl_bin] + args, cwd=s.cwd, env=env, stdin=subprocess.DEVNULL,
@@ -640,7 +644,7 @@ def resume_no_path_case(h, s, tail):
           f"`ctxctl {' '.join(args)}` in the project dir says which rollout: {last_line(r.stderr.split(chr(10) + 'ctxctl: resuming')[0])}")
     check(f"{name}.hands-over", f"resuming: cd {s.cwd} && {wrapper} resume {s.sid}" in r.stderr,
           f"ctxctl execs `codex resume {s.sid[:8]}…` in the project dir")
-    after = open(ro, "rb").read()
+    after = open(env["HANDED_OVER"], "rb").read() if os.path.exists(env["HANDED_OVER"]) else before
     check(f"{name}.compacted", after != before and b"ctxctl" in after[len(before):],
           "the rollout was compacted in place before the resume")
     ok = r.returncode == 0 and reqs and reqs[-1]["status"] == 200
