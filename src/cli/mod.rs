@@ -122,8 +122,9 @@ pub struct GlobalArgs {
         help_heading = "Global options"
     )]
     pub session: Option<String>,
-    /// Rewrite a session even when its agent looks to be writing it (a database session
-    /// active, or a file of a batch run modified, less than 2 min ago)
+    /// Rewrite a session even when its agent is using it: held open for writing, named by a
+    /// running agent or its live marker, a database session active less than 2 min ago, or
+    /// (batch runs) a file modified less than 2 min ago
     #[arg(long, global = true, help_heading = "Global options")]
     pub include_live: bool,
     /// Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]

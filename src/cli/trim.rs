@@ -184,6 +184,7 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
 
 /// One read-plan-write pass (the input may change under the first; see `replace`).
 fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Result<ExitStatus> {
+    write::guard_input(ctx, &args.output.choice(), file, false)?;
     let mut loaded = load::load_for_rewrite(ctx, file, plan_reads(args))?;
     // What the next request holds besides the messages (the agent's system prompt and
     // tools, from the reported usage): the default budget leaves room for it.

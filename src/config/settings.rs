@@ -29,7 +29,7 @@ pub struct Globals {
     pub no_cache: bool,
     /// `--session`: the session to use inside an agent's database (its id or name).
     pub session: Option<String>,
-    /// `--include-live`: rewrite a database session even when it looks open in its agent.
+    /// `--include-live`: rewrite a session even when its agent is using it (see `ops::live`).
     pub include_live: bool,
     /// `--count-with`: `local` or `api`.
     pub count_with: Option<CountWith>,
@@ -95,7 +95,7 @@ pub struct Settings {
     pub no_cache: bool,
     /// `--session`: the session to use inside an agent's database (its id or name).
     pub session: Option<String>,
-    /// `--include-live`: rewrite a database session even when it looks open in its agent.
+    /// `--include-live`: rewrite a session even when its agent is using it (see `ops::live`).
     pub include_live: bool,
     threshold: Result<Sourced<f64>, SettingError>,
     threshold_file: Result<(), SettingError>,

@@ -87,6 +87,38 @@ pub fn open_unchanged(path: &Path, original: Fingerprint) -> io::Result<Option<F
     Ok((now == original).then_some(f))
 }
 
+/// Appends `tail` to `path` (open as `old`, checked to hold `old_len` bytes) instead of
+/// replacing it, for a rewrite whose output is the file as it is plus `tail` (a Claude Code
+/// compaction's boundary and summary, a Codex `compacted` record): a writer that still
+/// holds the file loses nothing, and no byte of the original moves. `Ok(false)` when the
+/// file grew or was replaced since the check (nothing written); a failed write is cut
+/// back off, so the file holds what it held.
+pub fn append(path: &Path, tail: &[u8], old: &File, old_len: usize) -> io::Result<bool> {
+    let mut f = OpenOptions::new().append(true).open(path)?;
+    let (now, then) = (f.metadata()?, old.metadata()?);
+    if !same_file(&now, &then) || now.len() != old_len as u64 {
+        return Ok(false);
+    }
+    let written = f.write_all(tail).and_then(|()| f.sync_data());
+    if let Err(e) = written {
+        // Only what this write added goes: the file is exactly as long as it was checked.
+        let _ = f.set_len(old_len as u64).and_then(|()| f.sync_data());
+        return Err(e);
+    }
+    Ok(true)
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
+    true
+}
+
 /// Replaces `path` with `bytes`, then carries over what was appended to the replaced file
 /// (open as `old`, which held `old_len` bytes when checked). `lines`: the format is JSONL,
 /// where whole appended lines can follow the rewrite.

@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use crate::context::Context;
 use crate::formats::goose_db;
 use crate::fsutil;
-use crate::ops::load::Loaded;
+use crate::ops::load::{self, Loaded};
 
 /// What the user asked for: `-o FILE` (`-` for standard output) or `--in-place`; neither
 /// means the store.
@@ -130,6 +130,33 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+impl OutputChoice {
+    /// Whether writing as asked replaces `input` itself (`--in-place`, or `-o` naming it).
+    pub fn replaces(&self, input: &Path) -> bool {
+        if input == Path::new("-") {
+            return false;
+        }
+        self.in_place
+            || (self.output.as_deref()).is_some_and(|o| o != Path::new("-") && same_file(o, input))
+    }
+}
+
+/// The live-session rule ([`live`](crate::ops::live)) for a rewrite of the session file
+/// `input` the user named, before any work: a live session is an error naming the file
+/// and the signal seen, nothing written. An agent's database is checked per session, in
+/// the transaction that writes it; ctxctl's own store (`from_store`) has no agent.
+pub fn guard_input(
+    ctx: &Context,
+    choice: &OutputChoice,
+    input: &Path,
+    from_store: bool,
+) -> anyhow::Result<()> {
+    if from_store || !choice.replaces(input) || load::is_database(input) {
+        return Ok(());
+    }
+    crate::ops::live::guard_named(ctx, input)
+}
+
 /// Decides where the result of rewriting `loaded` goes. `-o` naming the input itself is
 /// an in-place rewrite (archived first, checked for changes), not a plain overwrite.
 pub fn destination(
@@ -178,6 +205,8 @@ pub fn write(
         Destination::InPlace(p) if loaded.db_session.is_some() => write_db(ctx, p, loaded, bytes),
         Destination::InPlace(p) => {
             test_hold_before_replace(ctx, p);
+            // The last look: an agent may have started on the session meanwhile.
+            crate::ops::live::recheck(ctx, p)?;
             replace_in_place(ctx, p, loaded, bytes)
         }
     }
@@ -236,6 +265,30 @@ fn replace_in_place(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> a
         .into());
     };
     let lines = loaded.session.format.is_lines();
+    // Only lines added at the end: appended, so that nothing an agent holding the file
+    // writes meanwhile is lost and no byte of the original moves.
+    let len = loaded.fingerprint.len;
+    if lines
+        && bytes.len() > len
+        && crate::ops::load::Fingerprint::of(&bytes[..len]) == loaded.fingerprint
+    {
+        return match carry::append(&real, &bytes[len..], &old, len)
+            .with_context(|| format!("appending to {}", p.display()))?
+        {
+            true => {
+                ctx.printer.debug(&format!(
+                    "{}: the rewrite only adds lines: {} bytes appended",
+                    p.display(),
+                    bytes.len() - len
+                ));
+                Ok(())
+            }
+            false => Err(crate::ops::load::Changed {
+                path: p.to_path_buf(),
+            }
+            .into()),
+        };
+    }
     match carry::replace(&real, bytes, old, loaded.fingerprint.len, lines)
         .with_context(|| format!("replacing {}", p.display()))?
     {

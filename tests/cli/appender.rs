@@ -164,6 +164,9 @@ fn trim_args(f: &Path) -> Vec<String> {
         "--tokenizer",
         "approx",
         "--in-place",
+        // The appender holds the file open: a live session, rewritten here on purpose to
+        // race the rewrite's own check against a writer.
+        "--include-live",
         "--json",
     ];
     args.map(String::from).to_vec()
@@ -182,6 +185,9 @@ fn compact_args(f: &Path) -> Vec<String> {
         "--tokenizer",
         "approx",
         "--in-place",
+        // The appender holds the file open: a live session, rewritten here on purpose to
+        // race the rewrite's own check against a writer.
+        "--include-live",
         "--json",
     ];
     args.map(String::from).to_vec()

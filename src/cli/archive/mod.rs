@@ -34,9 +34,9 @@ pub enum ArchiveCommand {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  ctxctl archive ls\n  ctxctl archive ls my-session --json")]
 pub struct LsArgs {
-    /// Only this session's archives (default: those of this project's newest session,
-    /// when run in a project directory with agent sessions)
-    #[arg(value_name = "NAME")]
+    /// Only this session's archives: its name, or its file (default: those of this
+    /// project's newest session, when run in a project directory with agent sessions)
+    #[arg(value_name = "NAME|PATH")]
     pub name: Option<String>,
     /// Every archive, whatever the current directory
     #[arg(long, conflicts_with = "name")]
@@ -50,8 +50,9 @@ pub struct LsArgs {
     after_help = "Examples:\n  ctxctl archive show my-session/1\n  ctxctl archive show my-session/1 --json > originals.json"
 )]
 pub struct ShowArgs {
-    /// The archive, as NAME/SEQ (see `ctxctl archive ls`)
-    #[arg(value_name = "ID")]
+    /// The archive, as NAME/SEQ (see `ctxctl archive ls`); a session's file or name stands
+    /// for its newest archive
+    #[arg(value_name = "ID|PATH")]
     pub id: String,
 }
 
@@ -60,9 +61,9 @@ pub struct ShowArgs {
     after_help = "The summary carrying the archive's compact_id is replaced by the archived messages;\nmessages added after the compaction stay. A session compacted again must first be\nrestored from the newer archive.\n\nExamples:\n  ctxctl archive restore my-session/2\n  ctxctl archive restore run/1 run.jsonl -o restored.jsonl"
 )]
 pub struct RestoreArgs {
-    /// The archive, as NAME/SEQ (default: the newest archive of this project's newest
-    /// session, restored into it)
-    #[arg(value_name = "ID")]
+    /// The archive, as NAME/SEQ; a session's file or name stands for its newest archive
+    /// (default: the newest archive of this project's newest session, restored into it)
+    #[arg(value_name = "ID|PATH")]
     pub id: Option<String>,
     /// The compacted session (default: where the compaction wrote it)
     #[arg(value_name = "FILE")]
@@ -80,6 +81,42 @@ pub struct RestoreArgs {
     pub here: crate::cli::args::here::PickArgs,
 }
 
+/// An archive as the user named it: `NAME/SEQ`, or a session standing for its newest
+/// archive: the session's file (the archives a rewrite of it filed, under its name) or its
+/// name in the store.
+pub(crate) fn resolve(store: &ArchiveStore, given: &str) -> anyhow::Result<String> {
+    let session = match session_of(given) {
+        Some(name) => name,
+        None if given.contains('/') => {
+            crate::archive::parse_id(given)?;
+            return Ok(given.to_string());
+        }
+        None if crate::archive::validate_name(given).is_ok() => given.to_string(),
+        None => anyhow::bail!(
+            "{given}: not an archive id (NAME/SEQ), a session file or a session name (see `ctxctl archive ls`)"
+        ),
+    };
+    let newest = match store.list(Some(&session)) {
+        Ok(entries) => entries.into_iter().max_by_key(|e| e.seq),
+        Err(crate::archive::ArchiveError::NotFound(_)) => None,
+        Err(e) => return Err(e.into()),
+    };
+    newest.map(|e| e.id).ok_or_else(|| {
+        anyhow::anyhow!(
+            "{given}: no archive of this session (filed as {session}; see `ctxctl archive ls`)"
+        )
+    })
+}
+
+/// The name a session file's archives are filed under, when `given` is a file.
+fn session_of(given: &str) -> Option<String> {
+    let path = Path::new(given);
+    if !path.is_file() {
+        return None;
+    }
+    crate::ops::write::archive_name(None, path).ok()
+}
+
 pub fn run(ctx: &Context, cmd: &ArchiveCommand) -> anyhow::Result<ExitStatus> {
     let store = ArchiveStore::new(ctx.data_dir()?.value);
     match cmd {
@@ -92,7 +129,14 @@ pub fn run(ctx: &Context, cmd: &ArchiveCommand) -> anyhow::Result<ExitStatus> {
 }
 
 fn ls(ctx: &Context, store: &ArchiveStore, args: &LsArgs) -> anyhow::Result<ExitStatus> {
-    let entries = store.list(args.name.as_deref())?;
+    let name = args
+        .name
+        .as_deref()
+        .map(|n| session_of(n).unwrap_or(n.to_string()));
+    let entries = match store.list(name.as_deref()) {
+        Err(crate::archive::ArchiveError::NotFound(_)) if name.is_some() => Vec::new(),
+        r => r?,
+    };
     if ctx.printer.json {
         ctx.printer.json(&entries)?;
         return Ok(ExitStatus::Success);
@@ -136,7 +180,7 @@ fn ls(ctx: &Context, store: &ArchiveStore, args: &LsArgs) -> anyhow::Result<Exit
 }
 
 fn show(ctx: &Context, store: &ArchiveStore, args: &ShowArgs) -> anyhow::Result<ExitStatus> {
-    let (entry, file) = store.get(&args.id)?;
+    let (entry, file) = store.get(&resolve(store, &args.id)?)?;
     if ctx.printer.json {
         ctx.printer
             .json(&Show::new(&entry.id, &entry.path, entry.bytes, &file)?)?;

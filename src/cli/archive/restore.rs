@@ -30,12 +30,18 @@ struct RestoreReport {
 
 pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::Result<ExitStatus> {
     // Filled in with this project's session's newest archive when none was given.
-    let id = args
+    let given_id = args
         .id
         .as_deref()
         .ok_or_else(|| anyhow::anyhow!("give the archive to restore, as NAME/SEQ"))?;
-    let (entry, file) = store.get(id)?;
-    let target = target(ctx, &entry, &file, args.file.as_deref())?;
+    let id = super::resolve(store, given_id)?;
+    let (entry, file) = store.get(&id)?;
+    // A session's file named for its newest archive is also where it goes back.
+    let given = args.file.as_deref().or_else(|| {
+        let p = Path::new(given_id);
+        (id != given_id && p.is_file()).then_some(p)
+    });
+    let target = target(ctx, &entry, &file, given)?;
     let _lock = crate::ops::store::lock(ctx, store, &entry.session)?;
     let in_place = args.output.is_none();
     if let Some(done) = entry.restored.as_ref().filter(|_| in_place && !args.force) {
@@ -101,7 +107,12 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
         None if target == Path::new("-") => {
             anyhow::bail!("reading standard input: give -o FILE (or -o -) for the restored session")
         }
-        None => Destination::InPlace(target.clone()),
+        None => {
+            if !crate::ops::load::is_database(&target) {
+                crate::ops::live::guard_named(ctx, &target)?;
+            }
+            Destination::InPlace(target.clone())
+        }
     };
     write::write(ctx, &dest, &loaded, &bytes)?;
     if let Destination::InPlace(p) = &dest {

@@ -83,7 +83,7 @@ pub fn run(
         match &input.session {
             // One session of an agent's database: its own last activity tells.
             Some(s) => live::check_session(ctx, s.active)?,
-            None => live::check(ctx, &input.path)?,
+            None => live::guard(ctx, &input.path, live::Scope::Batch)?,
         }
         compact_file(ctx, args, summarizer, &input.path, input.id(), false)
     };

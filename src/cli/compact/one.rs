@@ -38,6 +38,9 @@ pub fn compact_file(
     session: Option<&str>,
     from_store: bool,
 ) -> anyhow::Result<Done> {
+    if session.is_none() {
+        write::guard_input(ctx, &args.output.choice(), path, from_store)?;
+    }
     // `--name` found in goose's database rather than in the store: that goose session.
     let goose_name = (from_store && load::is_database(path))
         .then_some(args.name.as_deref())
