@@ -103,6 +103,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l compress -d 'Com
 none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l by-role -d 'Show tokens and messages per role'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l per-message -d 'Show tokens of every message'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-config -d 'Ignore the config file'
@@ -159,6 +160,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l compress -d 'Com
 none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l allow-unknown-model -d 'Check against the default limits when --model (or CTXCTL_MODEL) names a model the registry does not know, instead of refusing it'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l json -d 'Machine-readable JSON on stdout'
@@ -213,6 +215,9 @@ api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l keep-marked -d 'Never drop messages marked `"_preserve": true`'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l in-place -d 'Replace the input file (the removed messages are archived first)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l resume -d 'After the rewrite, resume the session in its agent (`claude --resume ID`, `codex resume ID`, …), in the session\'s project directory; implies --in-place'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l print-resume -d 'Print the command that resumes the session in its agent (shell-quoted) after the rewrite, instead of running it'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -277,6 +282,9 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l if-needed -d '
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l redact -d 'Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer sees and from the summary'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l in-place -d 'Replace the input file (the removed messages are archived first)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l resume -d 'After the rewrite, resume the session in its agent (`claude --resume ID`, `codex resume ID`, …), in the session\'s project directory; implies --in-place'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l print-resume -d 'Print the command that resumes the session in its agent (shell-quoted) after the rewrite, instead of running it'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -324,6 +332,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l compress -d 'Com
 none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -473,6 +482,7 @@ none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l all -d 'Also list the messages both hold'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -569,6 +579,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l all -d 'Every archive, whatever the current directory'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -632,6 +644,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l dry-run -d 'Only show what would be restored (exit 1 if something would change)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l force -d 'Restore even if the archive was already restored into this file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'

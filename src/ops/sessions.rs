@@ -115,6 +115,17 @@ pub fn discover(
     roots: &[PathBuf],
     filter: &Filter,
 ) -> anyhow::Result<Vec<Candidate>> {
+    discover_where(ctx, roots, filter, &|_| true)
+}
+
+/// [`discover`], leaving out before it is described every session file `worth` says no
+/// to (a cheap look that spares reading the heads of sessions that cannot be kept).
+pub fn discover_where(
+    ctx: &Context,
+    roots: &[PathBuf],
+    filter: &Filter,
+    worth: &dyn Fn(&Path) -> bool,
+) -> anyhow::Result<Vec<Candidate>> {
     let now = crate::ops::store::clock(ctx)?.unix();
     let mut entries: Vec<Entry> = Vec::new();
     for root in roots {
@@ -151,6 +162,9 @@ pub fn discover(
         if let Some(why) = skip {
             ctx.printer
                 .debug(&format!("{}: skipped ({why})", entry.path.display()));
+            continue;
+        }
+        if !worth(&entry.path) {
             continue;
         }
         if let Some(c) = candidate(ctx, filter, &entry, now) {
@@ -283,17 +297,20 @@ pub fn measure(ctx: &Context, c: &Candidate) -> anyhow::Result<Measured> {
 
 /// How many archives ctxctl keeps of `c` (what its rewrites removed).
 pub fn archives(store: Option<&ArchiveStore>, c: &Candidate) -> usize {
-    let Some(store) = store else { return 0 };
-    let name = match &c.db_session {
-        // Named as the rewrite filed them (`DbSession::archive_name`).
-        Some(id) if c.described.format == Some(Format::OpenCode) => format!("opencode-{id}"),
-        Some(id) => format!("goose-{id}"),
-        None => match crate::ops::write::archive_name(None, &c.path) {
-            Ok(n) => n,
-            Err(_) => return 0,
-        },
+    let (Some(store), Some(name)) = (store, archive_name(c)) else {
+        return 0;
     };
     store.count(&name).unwrap_or(0)
+}
+
+/// The name ctxctl files the archives of `c` under (what its rewrites removed).
+pub fn archive_name(c: &Candidate) -> Option<String> {
+    match &c.db_session {
+        // Named as the rewrite filed them (`DbSession::archive_name`).
+        Some(id) if c.described.format == Some(Format::OpenCode) => Some(format!("opencode-{id}")),
+        Some(id) => Some(format!("goose-{id}")),
+        None => crate::ops::write::archive_name(None, &c.path).ok(),
+    }
 }
 
 /// A Unix time as RFC 3339.

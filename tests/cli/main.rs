@@ -33,6 +33,7 @@ mod gemini;
 mod generated;
 mod goose_db;
 mod help;
+mod here;
 mod hostile;
 mod http;
 mod json_schema;
