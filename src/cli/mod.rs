@@ -12,6 +12,7 @@ mod config_cmd;
 mod count;
 mod diff;
 mod doctor;
+pub mod grep;
 pub mod generate;
 mod models_cmd;
 mod parse;
@@ -162,6 +163,8 @@ pub enum Command {
     Sessions(sessions::SessionsArgs),
     /// Compare two sessions: what a rewrite removed, edited and added
     Diff(diff::DiffArgs),
+    /// Search every session's messages, the parts compacted away and the archives
+    Grep(grep::GrepArgs),
     /// Check the setup: config, directories, model, agent stores, LLM endpoint
     Doctor(doctor::DoctorArgs),
     /// List, show and restore the originals removed by compaction
@@ -269,6 +272,7 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<ExitStatus> {
         Command::Stats(a) => stats::run(ctx, a),
         Command::Sessions(a) => sessions::run(ctx, a),
         Command::Diff(a) => diff::run(ctx, a),
+        Command::Grep(a) => grep::run(ctx, a),
         Command::Doctor(a) => doctor::run(ctx, a),
         Command::Archive(a) => archive::run(ctx, a),
         Command::Models(a) => models_cmd::run(ctx, a),

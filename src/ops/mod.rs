@@ -20,6 +20,7 @@ pub mod load;
 pub mod predict;
 pub mod prior;
 pub mod retry;
+pub mod search;
 pub mod sessions;
 pub mod store;
 pub mod stream;
