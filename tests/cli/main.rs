@@ -30,6 +30,7 @@ mod errors;
 mod flags;
 mod gemini;
 mod generated;
+mod grep;
 mod goose_db;
 mod help;
 mod hostile;
