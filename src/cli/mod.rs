@@ -14,6 +14,7 @@ mod diff;
 mod doctor;
 pub mod grep;
 pub mod generate;
+mod mcp;
 mod models_cmd;
 mod parse;
 mod sessions;
@@ -165,6 +166,8 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Search every session's messages, the parts compacted away and the archives
     Grep(grep::GrepArgs),
+    /// Serve `recall` and `context_status` to an agent (Model Context Protocol on stdio)
+    Mcp(mcp::McpArgs),
     /// Check the setup: config, directories, model, agent stores, LLM endpoint
     Doctor(doctor::DoctorArgs),
     /// List, show and restore the originals removed by compaction
@@ -273,6 +276,7 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<ExitStatus> {
         Command::Sessions(a) => sessions::run(ctx, a),
         Command::Diff(a) => diff::run(ctx, a),
         Command::Grep(a) => grep::run(ctx, a),
+        Command::Mcp(a) => mcp::run(ctx, a),
         Command::Doctor(a) => doctor::run(ctx, a),
         Command::Archive(a) => archive::run(ctx, a),
         Command::Models(a) => models_cmd::run(ctx, a),

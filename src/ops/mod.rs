@@ -16,6 +16,7 @@ pub mod exact;
 pub mod filter;
 pub mod grown;
 pub mod live;
+pub mod mcp;
 pub mod load;
 pub mod predict;
 pub mod prior;

@@ -37,6 +37,7 @@ mod hostile;
 mod http;
 mod json_schema;
 mod linking;
+mod mcp;
 mod misc;
 mod opencode;
 mod procs;
