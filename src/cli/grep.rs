@@ -53,10 +53,21 @@ pub struct GrepArgs {
     #[arg(long, value_name = "ROLE", value_delimiter = ',', value_parser = ["user", "assistant", "tool", "system"], help_heading = "Matching")]
     pub role: Vec<String>,
     /// Only calls of these tools and their output (comma-separated, any case)
-    #[arg(long, value_name = "NAME", value_delimiter = ',', help_heading = "Matching")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_delimiter = ',',
+        help_heading = "Matching"
+    )]
     pub tool: Vec<String>,
     /// Lines of a message shown around each matching line
-    #[arg(short = 'C', long, value_name = "N", default_value_t = 0, help_heading = "Output")]
+    #[arg(
+        short = 'C',
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        help_heading = "Output"
+    )]
     pub context: usize,
     /// Print only the sessions (and archives) that match
     #[arg(short = 'l', long, conflicts_with = "count", help_heading = "Output")]
@@ -144,6 +155,7 @@ fn print_source(
     out.sessions += 1;
     out.messages += found.hits.len();
     let path = src.path.display().to_string();
+    let agent = src.agent(ctx);
     let p = &ctx.printer;
     if args.files_with_matches || args.count {
         if p.json {
@@ -151,7 +163,7 @@ fn print_source(
                 ctx,
                 &GrepLine::Session {
                     path: &path,
-                    agent: src.agent,
+                    agent,
                     session: src.db_session.as_deref(),
                     archive_id: src.archive.as_deref(),
                     matches: found.hits.len(),
@@ -170,7 +182,7 @@ fn print_source(
     }
     if p.json {
         for h in &found.hits {
-            json_line(ctx, &match_line(src, &path, h))?;
+            json_line(ctx, &match_line(src, agent, &path, h))?;
         }
         return Ok(());
     }
@@ -187,14 +199,18 @@ fn print_source(
     text.push_str(&format!(
         "{} {}\n",
         p.paint(&title, Style::Green),
-        p.paint(&format!("[{}]", src.agent), Style::Dim)
+        p.paint(&format!("[{agent}]"), Style::Dim)
     ));
     for h in &found.hits {
         text.push_str(&heading(ctx, h));
         text.push('\n');
         for l in &h.lines {
             let sep = if l.is_match { ':' } else { '-' };
-            text.push_str(&format!("  {}{sep}{}\n", l.number, highlight(ctx, &l.text, &l.ranges)));
+            text.push_str(&format!(
+                "  {}{sep}{}\n",
+                l.number,
+                highlight(ctx, &l.text, &l.ranges)
+            ));
         }
     }
     Ok(p.data(text.as_bytes())?)
@@ -241,14 +257,14 @@ fn highlight(ctx: &Context, text: &str, ranges: &[std::ops::Range<usize>]) -> St
     out
 }
 
-fn match_line<'a>(src: &'a Source, path: &'a str, h: &'a Hit) -> GrepLine<'a> {
+fn match_line<'a>(src: &'a Source, agent: &'a str, path: &'a str, h: &'a Hit) -> GrepLine<'a> {
     let archive = match &h.place {
         Place::Archived { id } => Some(id.as_str()),
         _ => None,
     };
     GrepLine::Match {
         path,
-        agent: src.agent,
+        agent,
         session: src.db_session.as_deref(),
         place: h.place.name(),
         archive_id: archive,

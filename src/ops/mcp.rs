@@ -131,7 +131,7 @@ fn recall(ctx: &Context, cwd: &Path, args: &Value) -> anyhow::Result<String> {
             .cmp(&(b.place == Place::Live))
             .then(b.when.cmp(&a.when))
     });
-    Ok(render(q, &found, budget))
+    Ok(render(ctx, q, &found, budget))
 }
 
 /// Roughly 4 characters a token: the answer's size, not a count anybody is billed by.
@@ -139,7 +139,7 @@ fn tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }
 
-fn render(q: &str, found: &[(Source, Hit)], budget: usize) -> String {
+fn render(ctx: &Context, q: &str, found: &[(Source, Hit)], budget: usize) -> String {
     if found.is_empty() {
         return format!("No message of this project's sessions or archives mentions {q:?}.");
     }
@@ -156,10 +156,13 @@ fn render(q: &str, found: &[(Source, Hit)], budget: usize) -> String {
         let mut block = format!(
             "\n--- {} · {} · record {} · {}{} · {}\n",
             src.path.display(),
-            src.agent,
+            src.agent(ctx),
             h.record,
             h.role,
-            h.tool.as_deref().map(|t| format!(" ({t})")).unwrap_or_default(),
+            h.tool
+                .as_deref()
+                .map(|t| format!(" ({t})"))
+                .unwrap_or_default(),
             h.when.as_deref().unwrap_or("no time"),
         );
         block.push_str(&format!("[{place}]\n"));

@@ -22,8 +22,9 @@ use crate::search::{self, FileHits, Place, Query};
 pub struct Source {
     /// The file (a session, an agent's database, or an archive).
     pub path: PathBuf,
-    /// `claude-code`, `codex`, … (`unknown` when the content says no agent).
-    pub agent: &'static str,
+    /// `claude-code`, `codex`, … (`unknown` when the content says no agent; `None` until
+    /// [`Source::agent`] reads the file's head).
+    agent: Option<&'static str>,
     /// The session inside a database.
     pub db_session: Option<String>,
     /// The archive this is (`NAME/SEQ`).
@@ -33,10 +34,22 @@ pub struct Source {
 }
 
 impl Source {
+    /// The agent whose session this is (the file's head is read the first time).
+    pub fn agent(&self, ctx: &Context) -> &'static str {
+        self.agent
+            .unwrap_or_else(|| match (&self.archive, ctx.data_dir()) {
+                (Some(id), Ok(dir)) => archive_agent(&ArchiveStore::new(dir.value), id),
+                (Some(_), Err(_)) => "unknown",
+                (None, _) => {
+                    crate::ops::describe::describe(&self.path, ctx.settings.format).agent()
+                }
+            })
+    }
+
     fn of(c: &Candidate) -> Source {
         Source {
             path: c.path.clone(),
-            agent: c.described.agent(),
+            agent: c.described.format.map(|f| f.codec().agent()),
             db_session: c.db_session.clone(),
             archive: None,
             modified: c.modified,
@@ -49,17 +62,19 @@ impl Source {
 /// no longer found (their agent as their format says; none when `--project` filters).
 pub fn sources(ctx: &Context, given: &[PathBuf], filter: &Filter) -> anyhow::Result<Vec<Source>> {
     let roots = sessions::roots(ctx, given);
-    let candidates = sessions::discover(ctx, &roots, filter)?;
+    let candidates = sessions::discover_with(ctx, &roots, filter, false)?;
     let store = ctx.data_dir().ok().map(|d| ArchiveStore::new(d.value));
     let mut out = Vec::new();
     let mut claimed = BTreeSet::new();
     for c in &candidates {
         out.push(Source::of(c));
         let Some(store) = &store else { continue };
-        let Some(name) = archive_name(c) else { continue };
+        let Some(name) = archive_name(c) else {
+            continue;
+        };
         claimed.insert(name.clone());
         for e in store.list(Some(&name)).unwrap_or_default() {
-            out.push(archive_source(&e, out.last().map_or("unknown", |s| s.agent)));
+            out.push(archive_source(&e, None));
         }
     }
     if given.is_empty() && filter.project.is_none() {
@@ -68,7 +83,7 @@ pub fn sources(ctx: &Context, given: &[PathBuf], filter: &Filter) -> anyhow::Res
             for e in all.iter().filter(|e| !claimed.contains(&e.session)) {
                 let agent = archive_agent(store, &e.id);
                 if filter.agents.is_empty() || filter.agents.iter().any(|a| a == agent) {
-                    out.push(archive_source(e, agent));
+                    out.push(archive_source(e, Some(agent)));
                 }
             }
         }
@@ -87,7 +102,7 @@ fn archive_name(c: &Candidate) -> Option<String> {
     }
 }
 
-fn archive_source(e: &crate::archive::ArchiveEntry, agent: &'static str) -> Source {
+fn archive_source(e: &crate::archive::ArchiveEntry, agent: Option<&'static str>) -> Source {
     Source {
         path: e.path.clone(),
         agent,
@@ -134,6 +149,11 @@ pub fn search(ctx: &Context, src: &Source, q: &Query) -> anyhow::Result<FileHits
             q,
             Place::Live,
         )?);
+    }
+    if q.matcher.prefilter().is_some() && q.tools.is_empty() {
+        if let Some(found) = search::search_file(&src.path, q, Place::Live)? {
+            return Ok(found);
+        }
     }
     let f = File::open(&src.path).with_context(|| src.path.display().to_string())?;
     let reader = BufReader::with_capacity(256 << 10, f);

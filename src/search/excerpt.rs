@@ -34,7 +34,10 @@ pub fn excerpt(text: &str, m: &Matcher, context: usize) -> (usize, Vec<Line>) {
     let mut ranges: Vec<Vec<Range<usize>>> = Vec::new();
     let mut hit_lines: Vec<usize> = Vec::new();
     for r in &found {
-        let (a, b) = (line_of(r.start), line_of(r.end.saturating_sub(1).max(r.start)));
+        let (a, b) = (
+            line_of(r.start),
+            line_of(r.end.saturating_sub(1).max(r.start)),
+        );
         for l in a..=b {
             let (ls, le) = bounds(text, &starts, l);
             let local = r.start.max(ls) - ls..r.end.min(le) - ls;
@@ -130,7 +133,10 @@ mod tests {
         let (n, lines) = excerpt(text, &m("needle"), 1);
         assert_eq!(n, 2);
         let shown: Vec<(usize, bool)> = lines.iter().map(|l| (l.number, l.is_match)).collect();
-        assert_eq!(shown, vec![(2, false), (3, true), (4, false), (5, true), (6, false)]);
+        assert_eq!(
+            shown,
+            vec![(2, false), (3, true), (4, false), (5, true), (6, false)]
+        );
         assert_eq!(lines[1].ranges, vec![0..6]);
     }
 

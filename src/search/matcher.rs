@@ -74,6 +74,11 @@ impl Matcher {
         self.prefilter.as_ref().is_none_or(|p| p.is_match(raw))
     }
 
+    /// The prefilter, if the pattern has one.
+    pub fn prefilter(&self) -> Option<&bytes::Regex> {
+        self.prefilter.as_ref()
+    }
+
     /// Whether the prefilter rules records out (false: every record is parsed).
     pub fn has_prefilter(&self) -> bool {
         self.prefilter.is_some()
@@ -96,7 +101,11 @@ impl Matcher {
 /// A regex error on one line: its last line (`unclosed group`), which says what is wrong.
 fn one_line(e: &regex::Error) -> String {
     let text = e.to_string();
-    let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
     last.trim().trim_start_matches("error: ").to_string()
 }
 
@@ -140,7 +149,10 @@ mod tests {
 
     #[test]
     fn the_prefilter_takes_the_longest_run_a_writer_never_escapes() {
-        assert_eq!(plain_run("say \"hi there\" now", false).as_deref(), Some("hi there"));
+        assert_eq!(
+            plain_run("say \"hi there\" now", false).as_deref(),
+            Some("hi there")
+        );
         assert_eq!(plain_run("a/b\nc", false), None);
         assert_eq!(plain_run("risk task", true).as_deref(), Some(" ta"));
         assert_eq!(plain_run("abc", true).as_deref(), Some("abc"));

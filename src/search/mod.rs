@@ -7,6 +7,7 @@
 //!
 //! Pure: no terminal, no environment. `ctxctl grep` and the MCP server's `recall` share it.
 
+mod chunked;
 mod excerpt;
 mod matcher;
 pub mod record;
@@ -14,6 +15,7 @@ mod source;
 
 use std::path::PathBuf;
 
+pub use chunked::search_file;
 pub use excerpt::{excerpt, Line};
 pub use matcher::{MatchOptions, Matcher};
 pub use source::{search_document, search_lines, search_values, FileHits};

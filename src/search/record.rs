@@ -16,6 +16,8 @@ pub struct Piece {
     /// The tool called, or whose output this is.
     pub tool: Option<String>,
     pub text: String,
+    /// The call a tool's output answers (its name is found later when `tool` is `None`).
+    pub call: Option<String>,
 }
 
 /// What one record holds.
@@ -39,7 +41,7 @@ impl Tools {
         }
     }
 
-    fn name(&self, id: Option<&str>) -> Option<String> {
+    pub fn name(&self, id: Option<&str>) -> Option<String> {
         id.and_then(|id| self.0.get(id).cloned())
     }
 }
@@ -54,6 +56,35 @@ pub const CALL_MARKERS: &[&str] = &[
     "toolRequest",
     "toolCalls",
 ];
+
+/// Records the tool calls of `raw` (a record's bytes whose text cannot match) from the
+/// bytes as Claude Code and Codex write them, without parsing the record: false when it
+/// holds none in that shape (the record is then parsed). A `"` inside a JSON string is
+/// escaped, so `"name":"` in the raw bytes is always a key.
+pub fn calls_fast(raw: &[u8], tools: &mut Tools) -> bool {
+    use regex::bytes::Regex;
+    use std::sync::OnceLock;
+    static RES: OnceLock<[Regex; 3]> = OnceLock::new();
+    let [claude, codex, call_id] = RES.get_or_init(|| {
+        [
+            r#""type":"tool_use","id":"([^"\\]*)","name":"([^"\\]*)""#,
+            r#""type":"(?:function_call|custom_tool_call)",(?:"id":"[^"\\]*",)?"name":"([^"\\]*)""#,
+            r#""call_id":"([^"\\]*)""#,
+        ]
+        .map(|r| Regex::new(r).expect("a valid regex"))
+    });
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let mut found = false;
+    for c in claude.captures_iter(raw) {
+        tools.0.insert(text(&c[1]), text(&c[2]));
+        found = true;
+    }
+    if let (Some(c), Some(id)) = (codex.captures(raw), call_id.captures(raw)) {
+        tools.0.insert(text(&id[1]), text(&c[1]));
+        found = true;
+    }
+    found
+}
 
 /// Codex's item types (records of a rollout's `response_item`, or items on their own in
 /// an archive or a compaction's history).
@@ -122,7 +153,24 @@ fn role_name(r: &str) -> &'static str {
 
 fn push(out: &mut Vec<Piece>, role: &'static str, tool: Option<String>, text: String) {
     if !text.is_empty() {
-        out.push(Piece { role, tool, text });
+        out.push(Piece {
+            role,
+            tool,
+            text,
+            call: None,
+        });
+    }
+}
+
+/// A tool's output answering call `id`.
+fn push_result(out: &mut Vec<Piece>, tools: &Tools, id: Option<&str>, text: String) {
+    if !text.is_empty() {
+        out.push(Piece {
+            role: "tool",
+            tool: tools.name(id),
+            text,
+            call: id.map(String::from),
+        });
     }
 }
 
@@ -164,7 +212,13 @@ fn message(m: &Value, tools: &mut Tools, out: &mut Vec<Piece>) {
 }
 
 /// One content block of a message of `role`.
-fn block(b: &Value, role: &'static str, tool: Option<String>, tools: &mut Tools, out: &mut Vec<Piece>) {
+fn block(
+    b: &Value,
+    role: &'static str,
+    tool: Option<String>,
+    tools: &mut Tools,
+    out: &mut Vec<Piece>,
+) {
     let s = |k: &str| b.get(k).and_then(Value::as_str);
     match s("type").unwrap_or("") {
         "text" | "input_text" | "output_text" => {
@@ -177,10 +231,7 @@ fn block(b: &Value, role: &'static str, tool: Option<String>, tools: &mut Tools,
             let input = b.get("input").map(arguments).unwrap_or_default();
             push(out, "assistant", Some(name.to_string()), input);
         }
-        "tool_result" => {
-            let name = tools.name(s("tool_use_id"));
-            push(out, "tool", name, content_text(b.get("content")));
-        }
+        "tool_result" => push_result(out, tools, s("tool_use_id"), content_text(b.get("content"))),
         "toolRequest" => {
             let call = b.pointer("/toolCall/value").unwrap_or(&Value::Null);
             let name = call.get("name").and_then(Value::as_str).unwrap_or("");
@@ -279,7 +330,6 @@ fn item(p: &Value, tools: &mut Tools, out: &mut Vec<Piece>) {
             push(out, "assistant", Some(name.to_string()), args);
         }
         "function_call_output" | "custom_tool_call_output" => {
-            let name = tools.name(s("call_id"));
             let text = match p.get("output") {
                 Some(Value::String(o)) => match serde_json::from_str::<Value>(o) {
                     Ok(Value::Object(m)) if m.contains_key("output") => {
@@ -289,7 +339,7 @@ fn item(p: &Value, tools: &mut Tools, out: &mut Vec<Piece>) {
                 },
                 other => content_text(other),
             };
-            push(out, "tool", name, text);
+            push_result(out, tools, s("call_id"), text);
         }
         "local_shell_call" => {
             let args = p.get("action").map(arguments).unwrap_or_default();
@@ -316,7 +366,12 @@ fn gemini(v: &Value, kind: &str, out: &mut Record) {
         if let Some(r) = call.get("result") {
             leaves(r, &mut result);
         }
-        push(&mut out.pieces, "tool", Some(name.to_string()), result.join("\n"));
+        push(
+            &mut out.pieces,
+            "tool",
+            Some(name.to_string()),
+            result.join("\n"),
+        );
     }
 }
 
@@ -351,6 +406,21 @@ mod tests {
         assert_eq!(r.pieces[0].text, "a\nb");
         let b = json!({"type":"system","subtype":"compact_boundary","content":"Conversation compacted"});
         assert!(read(&b, &mut t).marker);
+    }
+
+    #[test]
+    fn tool_calls_are_read_from_the_bytes_as_the_agents_write_them() {
+        let mut t = Tools::default();
+        let cc = br#"{"message":{"content":[{"type":"tool_use","id":"tu9","name":"Read","input":{"name":"x"}}]}}"#;
+        assert!(calls_fast(cc, &mut t));
+        let cx = br#"{"payload":{"type":"function_call","id":"fc1","name":"exec_command","arguments":"{\"call_id\":\"no\"}","call_id":"c7"}}"#;
+        assert!(calls_fast(cx, &mut t));
+        assert_eq!(t.name(Some("tu9")).as_deref(), Some("Read"));
+        assert_eq!(t.name(Some("c7")).as_deref(), Some("exec_command"));
+        assert!(!calls_fast(
+            br#"{"role":"assistant","tool_calls":[]}"#,
+            &mut t
+        ));
     }
 
     #[test]

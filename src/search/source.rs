@@ -21,39 +21,62 @@ pub struct FileHits {
     pub bad_records: usize,
 }
 
-/// Raw bytes of a record that must be parsed whatever the pattern: tool calls (for the
-/// tool's name) and the agents' compaction markers.
+/// Raw bytes of a record that must be read whatever the pattern: tool calls (for the
+/// tool's name) and the agents' compaction markers (capture 1).
 fn must_read() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        let mut alts: Vec<String> = CALL_MARKERS.iter().map(|m| regex::escape(m)).collect();
-        alts.push(regex::escape("\"compact_boundary\""));
-        alts.push(r#""type"\s*:\s*"compacted""#.to_string());
-        Regex::new(&alts.join("|")).expect("a valid regex")
+        let calls: Vec<String> = CALL_MARKERS.iter().map(|m| regex::escape(m)).collect();
+        let markers = [
+            regex::escape("\"compact_boundary\""),
+            r#""type"\s*:\s*"compacted""#.to_string(),
+        ];
+        let re = format!("({})|{}", markers.join("|"), calls.join("|"));
+        Regex::new(&re).expect("a valid regex")
     })
 }
 
 /// Collects hits, labelling those before the last compaction marker at the end.
-struct Collector<'q> {
+pub(super) struct Collector<'q> {
     q: &'q Query,
     place: Place,
     tools: Tools,
-    out: FileHits,
+    pub(super) out: FileHits,
     last_marker: Option<usize>,
+    /// The call each hit answers, when its tool is not known yet.
+    calls: Vec<Option<String>>,
 }
 
 impl<'q> Collector<'q> {
-    fn new(q: &'q Query, place: Place) -> Self {
+    pub(super) fn new(q: &'q Query, place: Place) -> Self {
         Collector {
             q,
             place,
             tools: Tools::default(),
             out: FileHits::default(),
             last_marker: None,
+            calls: Vec::new(),
         }
     }
 
-    fn record(&mut self, n: usize, v: &Value) {
+    /// The calls whose tool a hit lacks.
+    pub(super) fn unnamed_calls(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.calls.iter().flatten().cloned().collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    /// Names the hits' tools from `tools`.
+    pub(super) fn name_calls(&mut self, tools: &Tools) {
+        for (h, call) in self.out.hits.iter_mut().zip(&self.calls) {
+            if h.tool.is_none() {
+                h.tool = tools.name(call.as_deref());
+            }
+        }
+    }
+
+    pub(super) fn record(&mut self, n: usize, v: &Value) {
         let r = record::read(v, &mut self.tools);
         if r.marker {
             self.last_marker = Some(n);
@@ -66,6 +89,8 @@ impl<'q> Collector<'q> {
             if matches == 0 {
                 continue;
             }
+            self.calls
+                .push(p.call.filter(|_| p.tool.is_none()).map(String::from));
             self.out.hits.push(Hit {
                 record: n,
                 when: r.when.clone(),
@@ -78,7 +103,7 @@ impl<'q> Collector<'q> {
         }
     }
 
-    fn finish(mut self) -> FileHits {
+    pub(super) fn finish(mut self) -> FileHits {
         if let Some(m) = self.last_marker {
             for h in &mut self.out.hits {
                 if h.record < m && h.place == Place::Live {
@@ -115,8 +140,13 @@ pub fn search_lines(
         if line.is_empty() {
             continue;
         }
-        if !q.matcher.may_match(line) && !must_read().is_match(line) {
-            continue;
+        if !q.matcher.may_match(line) {
+            match must_read().captures(line) {
+                None => continue,
+                // A tool call whose name and id are read from its bytes.
+                Some(m) if m.get(1).is_none() && record::calls_fast(line, &mut c.tools) => continue,
+                Some(_) => {}
+            }
         }
         match serde_json::from_slice::<Value>(line) {
             Ok(v) if n == 1 && is_document(&v) => {
@@ -136,7 +166,7 @@ pub fn search_lines(
 }
 
 /// Whether a file's first line is a whole document of messages rather than a record.
-fn is_document(v: &Value) -> bool {
+pub(super) fn is_document(v: &Value) -> bool {
     v.is_array() || v.get("messages").is_some_and(Value::is_array)
 }
 
@@ -219,13 +249,23 @@ not json: secret
 
     #[test]
     fn escapes_in_the_file_are_the_characters_they_stand_for() {
-        let f = search_lines(CC.as_bytes(), Path::new("x"), &query("\"secret\"\nplan"), Place::Live)
-            .unwrap();
+        let f = search_lines(
+            CC.as_bytes(),
+            Path::new("x"),
+            &query("\"secret\"\nplan"),
+            Place::Live,
+        )
+        .unwrap();
         assert_eq!(f.hits.len(), 1);
         assert_eq!(f.hits[0].lines.len(), 2);
         // JSON syntax is not text: a key never matches.
-        let f = search_lines(CC.as_bytes(), Path::new("x"), &query("tool_use_id"), Place::Live)
-            .unwrap();
+        let f = search_lines(
+            CC.as_bytes(),
+            Path::new("x"),
+            &query("tool_use_id"),
+            Place::Live,
+        )
+        .unwrap();
         assert!(f.hits.is_empty());
     }
 
@@ -235,7 +275,12 @@ not json: secret
         let f = search_lines(doc.as_bytes(), Path::new("x"), &query("find"), Place::Live).unwrap();
         assert_eq!(f.hits.len(), 1);
         assert!(matches!(
-            search_lines("{\n oops".as_bytes(), Path::new("x"), &query("a"), Place::Live),
+            search_lines(
+                "{\n oops".as_bytes(),
+                Path::new("x"),
+                &query("a"),
+                Place::Live
+            ),
             Err(SearchError::Json { .. })
         ));
     }

@@ -26,7 +26,9 @@ fn home() -> TestEnv {
         "realclients/claude-code/realclient_v2.1.197_session.jsonl",
         &format!("{PROJECT}/{CC_CTXCTL}.jsonl"),
     );
-    let session = env.home().join(format!(".claude/projects/-tmp-proj/{CC_CTXCTL}.jsonl"));
+    let session = env
+        .home()
+        .join(format!(".claude/projects/-tmp-proj/{CC_CTXCTL}.jsonl"));
     let run = env.run(&[
         "compact",
         "--in-place",
@@ -116,4 +118,27 @@ fn exit_codes_follow_grep() {
     let bad = env.run(&["grep", "("]);
     let missing = env.run(&["grep", "x", "/nonexistent/session.jsonl"]);
     insta::assert_snapshot!(format!("{}\n{}", env.snap(&bad), env.snap(&missing)));
+}
+
+#[test]
+fn tool_outputs_are_named_by_their_call_and_filtered_by_tool() {
+    let env = home();
+    let tools = |args: &[&str]| -> Vec<(String, String)> {
+        let mut a = vec!["grep", "--json", "ModuleNotFoundError", "--agent", "claude-code"];
+        a.extend_from_slice(args);
+        env.run(&a)
+            .stdout
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|v| v["type"] == "match")
+            .map(|v| (v["role"].to_string(), v["tool"].to_string()))
+            .collect()
+    };
+    let all = tools(&[]);
+    assert!(all.contains(&("\"tool\"".into(), "\"Bash\"".into())), "{all:?}");
+    // The same tool outputs, read eagerly, when the tool filters.
+    let bash = tools(&["--tool", "bash"]);
+    let expected: Vec<_> = all.iter().filter(|(_, t)| t == "\"Bash\"").cloned().collect();
+    assert_eq!(bash, expected);
+    assert!(tools(&["--tool", "Read"]).is_empty());
 }

@@ -24,7 +24,10 @@ fn recall_brings_back_what_claude_code_compacted_away() {
     let env = TestEnv::new();
     env.write(
         "home/.claude/projects/-home-dev-proj/11111111-2222-3333-4444-000000000001.jsonl",
-        std::fs::read(fixture("realclients/claude-code-2.1.332/cc-self-compacted.jsonl")).unwrap(),
+        std::fs::read(fixture(
+            "realclients/claude-code-2.1.332/cc-self-compacted.jsonl",
+        ))
+        .unwrap(),
     );
     let out = exchange(
         &env,
@@ -55,7 +58,10 @@ fn recall_brings_back_what_claude_code_compacted_away() {
     let status: Value =
         serde_json::from_str(out[3]["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(status["agent"], "claude-code");
-    assert!(status["next_request_tokens"].as_u64().unwrap() > 0, "{status}");
+    assert!(
+        status["next_request_tokens"].as_u64().unwrap() > 0,
+        "{status}"
+    );
     assert!(status["context_window"].as_u64().unwrap() > 0, "{status}");
     assert_eq!(out[4]["error"]["code"], -32601);
 }
@@ -68,7 +74,11 @@ fn a_line_that_is_not_json_is_a_parse_error_and_the_server_goes_on() {
         Some(b"{not json\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n"),
     );
     assert_eq!(run.code, 0, "{run:?}");
-    let lines: Vec<Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines[0]["error"]["code"], -32700);
     assert_eq!(lines[1], json!({"jsonrpc":"2.0","id":7,"result":{}}));
 }
