@@ -12,6 +12,10 @@ use crate::context::Context;
 use crate::exit::ExitStatus;
 
 const AFTER_HELP: &str = "\
+Examples:
+  ctxctl mcp
+  ctxctl mcp --project ~/src/app
+
 Register it with the agent, which starts it in the project's directory:
   claude mcp add ctxctl -- ctxctl mcp
   codex mcp add ctxctl -- ctxctl mcp
