@@ -174,11 +174,12 @@ fn print_source(
             Some(id) => format!("{path}#{id}"),
             None => path.clone(),
         };
-        return Ok(if args.count {
-            p.data(format!("{shown}:{}\n", found.hits.len()).as_bytes())?
+        let line = if args.count {
+            format!("{shown}:{}\n", found.hits.len())
         } else {
-            p.data(format!("{shown}\n").as_bytes())?
-        });
+            format!("{shown}\n")
+        };
+        return Ok(p.data(line.as_bytes())?);
     }
     if p.json {
         for h in &found.hits {

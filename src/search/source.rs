@@ -89,8 +89,7 @@ impl<'q> Collector<'q> {
             if matches == 0 {
                 continue;
             }
-            self.calls
-                .push(p.call.filter(|_| p.tool.is_none()).map(String::from));
+            self.calls.push(p.call.filter(|_| p.tool.is_none()));
             self.out.hits.push(Hit {
                 record: n,
                 when: r.when.clone(),
@@ -150,7 +149,7 @@ pub fn search_lines(
         }
         match serde_json::from_slice::<Value>(line) {
             Ok(v) if n == 1 && is_document(&v) => {
-                return Ok(search_document(line, path, q, c.place)?);
+                return search_document(line, path, q, c.place);
             }
             Ok(v) => c.record(n, &v),
             Err(_) if n == 1 && matches!(line.first(), Some(b'{' | b'[')) => {

@@ -75,6 +75,10 @@ fn an_archive_made_by_compact_is_searched_and_says_how_to_restore() {
     let id = archived["archive_id"].as_str().unwrap();
     assert_eq!(archived["restore"], format!("ctxctl archive restore {id}"));
     // The restore it names works.
+    for l in &lines {
+        let errors = crate::json_schema::errors_against("grep_line", l);
+        assert!(errors.is_empty(), "{l}: {errors:?}");
+    }
     let back = env.run(&["archive", "restore", id]);
     assert_eq!(back.code, 0, "{back:?}");
 }
@@ -85,6 +89,12 @@ fn files_counts_and_json_lines() {
     let l = env.run(&["grep", "-l", "-F", "[p01]"]);
     let c = env.run(&["grep", "-c", "-F", "[p01]"]);
     let j = env.run(&["grep", "--json", "-w", "TASK-M"]);
+    let lj = env.run(&["grep", "--json", "-l", "-F", "[p01]"]);
+    for l in j.stdout.lines().chain(lj.stdout.lines()) {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let errors = crate::json_schema::errors_against("grep_line", &v);
+        assert!(errors.is_empty(), "{l}: {errors:?}");
+    }
     insta::assert_snapshot!(format!(
         "{}\n{}\n{}",
         env.snap(&l),
@@ -124,7 +134,13 @@ fn exit_codes_follow_grep() {
 fn tool_outputs_are_named_by_their_call_and_filtered_by_tool() {
     let env = home();
     let tools = |args: &[&str]| -> Vec<(String, String)> {
-        let mut a = vec!["grep", "--json", "ModuleNotFoundError", "--agent", "claude-code"];
+        let mut a = vec![
+            "grep",
+            "--json",
+            "ModuleNotFoundError",
+            "--agent",
+            "claude-code",
+        ];
         a.extend_from_slice(args);
         env.run(&a)
             .stdout
@@ -135,10 +151,17 @@ fn tool_outputs_are_named_by_their_call_and_filtered_by_tool() {
             .collect()
     };
     let all = tools(&[]);
-    assert!(all.contains(&("\"tool\"".into(), "\"Bash\"".into())), "{all:?}");
+    assert!(
+        all.contains(&("\"tool\"".into(), "\"Bash\"".into())),
+        "{all:?}"
+    );
     // The same tool outputs, read eagerly, when the tool filters.
     let bash = tools(&["--tool", "bash"]);
-    let expected: Vec<_> = all.iter().filter(|(_, t)| t == "\"Bash\"").cloned().collect();
+    let expected: Vec<_> = all
+        .iter()
+        .filter(|(_, t)| t == "\"Bash\"")
+        .cloned()
+        .collect();
     assert_eq!(bash, expected);
     assert!(tools(&["--tool", "Read"]).is_empty());
 }
