@@ -143,12 +143,13 @@ pub fn search(ctx: &Context, src: &Source, q: &Query) -> anyhow::Result<FileHits
     }
     if let Some(id) = &src.db_session {
         let sel = crate::ops::agentdb::read(&src.path, Some(id))?;
-        return Ok(search::search_lines(
-            sel.text.as_bytes(),
-            &src.path,
-            q,
-            Place::Live,
-        )?);
+        let session = sel
+            .session
+            .format()
+            .codec()
+            .read(sel.text, crate::session::Keep::Messages)
+            .with_context(|| format!("{}#{id}", src.path.display()))?;
+        return Ok(search::search_messages(&session.messages, q, Place::Live));
     }
     if q.matcher.prefilter().is_some() && q.tools.is_empty() {
         if let Some(found) = search::search_file(&src.path, q, Place::Live)? {

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 pub use chunked::search_file;
 pub use excerpt::{excerpt, Line};
 pub use matcher::{MatchOptions, Matcher};
-pub use source::{search_document, search_lines, search_values, FileHits};
+pub use source::{search_document, search_lines, search_messages, search_values, FileHits};
 
 /// Why a search failed.
 #[derive(Debug, thiserror::Error)]

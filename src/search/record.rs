@@ -86,6 +86,32 @@ pub fn calls_fast(raw: &[u8], tools: &mut Tools) -> bool {
     found
 }
 
+/// The pieces of a message a format's reader made (an agent's database session).
+pub fn of_message(m: &crate::session::Message, tools: &mut Tools) -> Vec<Piece> {
+    use crate::session::{join_text, Part};
+    let role = role_name(m.role.name());
+    let mut out = Vec::new();
+    for p in &m.parts {
+        match p {
+            Part::Text(t) | Part::Thinking(t) => push(&mut out, role, None, t.clone()),
+            Part::ToolCall {
+                id,
+                name,
+                arguments: args,
+            } => {
+                tools.add(Some(id), name);
+                let text = arguments(&Value::String(args.clone()));
+                push(&mut out, "assistant", Some(name.clone()), text);
+            }
+            Part::ToolResult {
+                call_id, content, ..
+            } => push_result(&mut out, tools, Some(call_id), join_text(content)),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Codex's item types (records of a rollout's `response_item`, or items on their own in
 /// an archive or a compaction's history).
 const CODEX_ITEMS: &[&str] = &[

@@ -81,6 +81,15 @@ impl<'q> Collector<'q> {
         if r.marker {
             self.last_marker = Some(n);
         }
+        self.pieces(n, r.when, r.pieces);
+    }
+
+    fn pieces(&mut self, n: usize, when: Option<String>, pieces: Vec<record::Piece>) {
+        let r = record::Record {
+            when,
+            pieces,
+            marker: false,
+        };
         for p in r.pieces {
             if !self.q.keeps(&p) {
                 continue;
@@ -190,6 +199,17 @@ pub fn search_document(
         Some(list) => search_values(list.iter().enumerate().map(|(i, v)| (i + 1, v)), q, place),
         None => search_values(std::iter::once((1, &v)), q, place),
     })
+}
+
+/// Searches the messages of a session read by its format (an agent's database), each
+/// numbered from 1.
+pub fn search_messages(messages: &[crate::session::Message], q: &Query, place: Place) -> FileHits {
+    let mut c = Collector::new(q, place);
+    for (i, m) in messages.iter().enumerate() {
+        let pieces = record::of_message(m, &mut c.tools);
+        c.pieces(i + 1, None, pieces);
+    }
+    c.finish()
 }
 
 /// Searches records already parsed, each with its number.

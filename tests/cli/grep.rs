@@ -165,3 +165,24 @@ fn tool_outputs_are_named_by_their_call_and_filtered_by_tool() {
     assert_eq!(bash, expected);
     assert!(tools(&["--tool", "Read"]).is_empty());
 }
+
+#[test]
+fn a_session_of_an_agents_database_is_read_by_its_format() {
+    let env = TestEnv::new();
+    let db = env.write(
+        "oc/opencode.db",
+        std::fs::read(fixture("opencode/opencode.db")).unwrap(),
+    );
+    let run = env.run(&["grep", "--json", "-F", "release notes", s(&db)]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let first: serde_json::Value =
+        serde_json::from_str(run.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(first["agent"], "opencode");
+    assert!(
+        first["session"].as_str().unwrap().starts_with("ses_"),
+        "{first}"
+    );
+    // The database's own JSON columns are not text.
+    let key = env.run(&["grep", "-F", "tokens_input", s(&db)]);
+    assert_eq!((key.code, key.stdout.as_str()), (1, ""), "{key:?}");
+}
