@@ -26,6 +26,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
         '--count-with' = @('local', 'api')
         '--fallback' = @('offline')
         '--format' = @('openai', 'anthropic', 'jsonl', 'claude-code', 'codex', 'goose', 'gemini-cli', 'goose-db', 'opencode')
+        '--role' = @('user', 'assistant', 'tool', 'system')
         '--sort' = @('agent', 'project', 'activity', 'messages', 'tokens', 'usage', 'status', 'archives', 'path')
         '--status' = @('ok', 'compact', 'over', 'broken', 'error')
         '--strategy' = @('fifo', 'sliding-window', 'smart', 'selective', 'composite', 'tool-results', 'mask-tool-results')
@@ -77,6 +78,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List every agent session on the machine: tokens, share of the window, status')
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List every agent session on the machine: tokens, share of the window, status')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two sessions: what a rewrite removed, edited and added')
+            [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Search every session''s messages, the parts compacted away and the archives')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve `recall` and `context_status` to an agent (Model Context Protocol on stdio)')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the setup: config, directories, model, agent stores, LLM endpoint')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'List, show and restore the originals removed by compaction')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the built-in model registry')
@@ -389,6 +392,78 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--count-with', '--count-with', [CompletionResultType]::ParameterName, 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Also list the messages both hold')
             [CompletionResult]::new('--pick', '--pick', [CompletionResultType]::ParameterName, 'With no FILE: choose among this project''s sessions on the terminal (newest first) instead of taking the newest')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('--tsv', '--tsv', [CompletionResultType]::ParameterName, 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the token-count cache')
+            [CompletionResult]::new('--include-live', '--include-live', [CompletionResultType]::ParameterName, 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxctl;grep' {
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Only messages of these roles (comma-separated)')
+            [CompletionResult]::new('--tool', '--tool', [CompletionResultType]::ParameterName, 'Only calls of these tools and their output (comma-separated, any case)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Lines of a message shown around each matching line')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Lines of a message shown around each matching line')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only sessions not active for DUR (e.g. 30d)')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Only files matching GLOB (a name like ''*.jsonl'', or a path like ''2025/**''); repeatable')
+            [CompletionResult]::new('--glob', '--glob', [CompletionResultType]::ParameterName, 'Only files matching GLOB (a name like ''*.jsonl'', or a path like ''2025/**''); repeatable')
+            [CompletionResult]::new('--exclude', '--exclude', [CompletionResultType]::ParameterName, 'Leave out files matching GLOB; repeatable')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Session format, instead of detecting it from the content')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session to use inside an agent''s database (goose''s sessions.db): its id or name')
+            [CompletionResult]::new('--compress', '--compress', [CompletionResultType]::ParameterName, 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]')
+            [CompletionResult]::new('--count-with', '--count-with', [CompletionResultType]::ParameterName, 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Case-insensitive')
+            [CompletionResult]::new('--ignore-case', '--ignore-case', [CompletionResultType]::ParameterName, 'Case-insensitive')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Whole words only')
+            [CompletionResult]::new('--word-regexp', '--word-regexp', [CompletionResultType]::ParameterName, 'Whole words only')
+            [CompletionResult]::new('-F', '-F ', [CompletionResultType]::ParameterName, 'The pattern is a literal string, not a regex')
+            [CompletionResult]::new('--fixed-strings', '--fixed-strings', [CompletionResultType]::ParameterName, 'The pattern is a literal string, not a regex')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Print only the sessions (and archives) that match')
+            [CompletionResult]::new('--files-with-matches', '--files-with-matches', [CompletionResultType]::ParameterName, 'Print only the sessions (and archives) that match')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Print how many messages match in each session')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Print how many messages match in each session')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
+            [CompletionResult]::new('--tsv', '--tsv', [CompletionResultType]::ParameterName, 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing but errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]')
+            [CompletionResult]::new('--no-progress', '--no-progress', [CompletionResultType]::ParameterName, 'Never draw progress bars')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Do not read or write the token-count cache')
+            [CompletionResult]::new('--include-live', '--include-live', [CompletionResultType]::ParameterName, 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'ctxctl;mcp' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project whose sessions are searched (default: the working directory)')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Session format, instead of detecting it from the content')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [env: CTXCTL_CONFIG]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session to use inside an agent''s database (goose''s sessions.db): its id or name')
+            [CompletionResult]::new('--compress', '--compress', [CompletionResultType]::ParameterName, 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]')
+            [CompletionResult]::new('--count-with', '--count-with', [CompletionResultType]::ParameterName, 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
             [CompletionResult]::new('--tsv', '--tsv', [CompletionResultType]::ParameterName, 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)')
@@ -837,6 +912,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Show where the tokens go: roles, tools, largest messages, window usage')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List every agent session on the machine: tokens, share of the window, status')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two sessions: what a rewrite removed, edited and added')
+            [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Search every session''s messages, the parts compacted away and the archives')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve `recall` and `context_status` to an agent (Model Context Protocol on stdio)')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the setup: config, directories, model, agent stores, LLM endpoint')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'List, show and restore the originals removed by compaction')
             [CompletionResult]::new('models', 'models', [CompletionResultType]::ParameterValue, 'List the built-in model registry')
@@ -865,6 +942,12 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;help;diff' {
+            break
+        }
+        'ctxctl;help;grep' {
+            break
+        }
+        'ctxctl;help;mcp' {
             break
         }
         'ctxctl;help;doctor' {

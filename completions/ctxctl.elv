@@ -48,6 +48,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand sessions 'List every agent session on the machine: tokens, share of the window, status'
             cand ls 'List every agent session on the machine: tokens, share of the window, status'
             cand diff 'Compare two sessions: what a rewrite removed, edited and added'
+            cand grep 'Search every session''s messages, the parts compacted away and the archives'
+            cand mcp 'Serve `recall` and `context_status` to an agent (Model Context Protocol on stdio)'
             cand doctor 'Check the setup: config, directories, model, agent stores, LLM endpoint'
             cand archive 'List, show and restore the originals removed by compaction'
             cand models 'List the built-in model registry'
@@ -352,6 +354,76 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --count-with 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]'
             cand --all 'Also list the messages both hold'
             cand --pick 'With no FILE: choose among this project''s sessions on the terminal (newest first) instead of taking the newest'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand --tsv 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand --include-live 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;grep'= {
+            cand --role 'Only messages of these roles (comma-separated)'
+            cand --tool 'Only calls of these tools and their output (comma-separated, any case)'
+            cand -C 'Lines of a message shown around each matching line'
+            cand --context 'Lines of a message shown around each matching line'
+            cand --agent 'Only sessions of these agents (comma-separated)'
+            cand --project 'Only sessions whose project directory contains TEXT (any case) or matches a glob'
+            cand --since 'Only sessions active within DUR (e.g. 2d, 12h)'
+            cand --older-than 'Only sessions not active for DUR (e.g. 30d)'
+            cand -g 'Only files matching GLOB (a name like ''*.jsonl'', or a path like ''2025/**''); repeatable'
+            cand --glob 'Only files matching GLOB (a name like ''*.jsonl'', or a path like ''2025/**''); repeatable'
+            cand --exclude 'Leave out files matching GLOB; repeatable'
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --session 'The session to use inside an agent''s database (goose''s sessions.db): its id or name'
+            cand --compress 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]'
+            cand --count-with 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]'
+            cand -i 'Case-insensitive'
+            cand --ignore-case 'Case-insensitive'
+            cand -w 'Whole words only'
+            cand --word-regexp 'Whole words only'
+            cand -F 'The pattern is a literal string, not a regex'
+            cand --fixed-strings 'The pattern is a literal string, not a regex'
+            cand -l 'Print only the sessions (and archives) that match'
+            cand --files-with-matches 'Print only the sessions (and archives) that match'
+            cand -c 'Print how many messages match in each session'
+            cand --count 'Print how many messages match in each session'
+            cand --no-config 'Ignore the config file'
+            cand --json 'Machine-readable JSON on stdout'
+            cand --tsv 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
+            cand -q 'Print nothing but errors'
+            cand --quiet 'Print nothing but errors'
+            cand -v 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --verbose 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+            cand --no-progress 'Never draw progress bars'
+            cand --no-cache 'Do not read or write the token-count cache'
+            cand --include-live 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'ctxctl;mcp'= {
+            cand --project 'The project whose sessions are searched (default: the working directory)'
+            cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
+            cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
+            cand --format 'Session format, instead of detecting it from the content'
+            cand --config 'Config file [env: CTXCTL_CONFIG]'
+            cand --color 'When to use colour'
+            cand --session 'The session to use inside an agent''s database (goose''s sessions.db): its id or name'
+            cand --compress 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]'
+            cand --count-with 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]'
             cand --no-config 'Ignore the config file'
             cand --json 'Machine-readable JSON on stdout'
             cand --tsv 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -771,6 +843,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand stats 'Show where the tokens go: roles, tools, largest messages, window usage'
             cand sessions 'List every agent session on the machine: tokens, share of the window, status'
             cand diff 'Compare two sessions: what a rewrite removed, edited and added'
+            cand grep 'Search every session''s messages, the parts compacted away and the archives'
+            cand mcp 'Serve `recall` and `context_status` to an agent (Model Context Protocol on stdio)'
             cand doctor 'Check the setup: config, directories, model, agent stores, LLM endpoint'
             cand archive 'List, show and restore the originals removed by compaction'
             cand models 'List the built-in model registry'
@@ -792,6 +866,10 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         &'ctxctl;help;sessions'= {
         }
         &'ctxctl;help;diff'= {
+        }
+        &'ctxctl;help;grep'= {
+        }
+        &'ctxctl;help;mcp'= {
         }
         &'ctxctl;help;doctor'= {
         }
@@ -839,6 +917,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         &'--count-with'= ['local' 'api']
         &'--fallback'= ['offline']
         &'--format'= ['openai' 'anthropic' 'jsonl' 'claude-code' 'codex' 'goose' 'gemini-cli' 'goose-db' 'opencode']
+        &'--role'= ['user' 'assistant' 'tool' 'system']
         &'--sort'= ['agent' 'project' 'activity' 'messages' 'tokens' 'usage' 'status' 'archives' 'path']
         &'--status'= ['ok' 'compact' 'over' 'broken' 'error']
         &'--strategy'= ['fifo' 'sliding-window' 'smart' 'selective' 'composite' 'tool-results' 'mask-tool-results']

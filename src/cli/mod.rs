@@ -13,6 +13,8 @@ mod count;
 mod diff;
 mod doctor;
 pub mod generate;
+pub mod grep;
+mod mcp;
 mod here;
 mod models_cmd;
 mod parse;
@@ -164,6 +166,10 @@ pub enum Command {
     Sessions(sessions::SessionsArgs),
     /// Compare two sessions: what a rewrite removed, edited and added
     Diff(diff::DiffArgs),
+    /// Search every session's messages, the parts compacted away and the archives
+    Grep(grep::GrepArgs),
+    /// Serve `recall` and `context_status` to an agent (Model Context Protocol on stdio)
+    Mcp(mcp::McpArgs),
     /// Check the setup: config, directories, model, agent stores, LLM endpoint
     Doctor(doctor::DoctorArgs),
     /// List, show and restore the originals removed by compaction
@@ -274,6 +280,8 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<ExitStatus> {
         Command::Stats(a) => stats::run(ctx, a),
         Command::Sessions(a) => sessions::run(ctx, a),
         Command::Diff(a) => diff::run(ctx, a),
+        Command::Grep(a) => grep::run(ctx, a),
+        Command::Mcp(a) => mcp::run(ctx, a),
         Command::Doctor(a) => doctor::run(ctx, a),
         Command::Archive(a) => archive::run(ctx, a),
         Command::Models(a) => models_cmd::run(ctx, a),

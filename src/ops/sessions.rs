@@ -115,7 +115,7 @@ pub fn discover(
     roots: &[PathBuf],
     filter: &Filter,
 ) -> anyhow::Result<Vec<Candidate>> {
-    discover_where(ctx, roots, filter, &|_| true)
+    discover_with(ctx, roots, filter, true, &|_| true)
 }
 
 /// [`discover`], leaving out before it is described every session file `worth` says no
@@ -126,6 +126,20 @@ pub fn discover_where(
     filter: &Filter,
     worth: &dyn Fn(&Path) -> bool,
 ) -> anyhow::Result<Vec<Candidate>> {
+    discover_with(ctx, roots, filter, true, worth)
+}
+
+/// [`discover`], reading each file's head for its agent and project only when `describe`
+/// says so or a filter needs them (an undescribed candidate has neither: `grep` describes
+/// only the files that match), and leaving out what `worth` says no to.
+pub fn discover_with(
+    ctx: &Context,
+    roots: &[PathBuf],
+    filter: &Filter,
+    describe: bool,
+    worth: &dyn Fn(&Path) -> bool,
+) -> anyhow::Result<Vec<Candidate>> {
+    let describe = describe || filter.needs_description();
     let now = crate::ops::store::clock(ctx)?.unix();
     let mut entries: Vec<Entry> = Vec::new();
     for root in roots {
@@ -167,25 +181,40 @@ pub fn discover_where(
         if !worth(&entry.path) {
             continue;
         }
-        if let Some(c) = candidate(ctx, filter, &entry, now) {
+        if let Some(c) = candidate(ctx, filter, &entry, now, describe) {
             out.push(c);
         }
     }
     for (parent, subs) in subagents {
         match out.iter_mut().find(|c| c.path == parent) {
             Some(c) => c.subagents.extend(subs.into_iter().map(|e| e.path)),
-            None => out.extend(subs.iter().filter_map(|e| candidate(ctx, filter, e, now))),
+            None => out.extend(
+                subs.iter()
+                    .filter_map(|e| candidate(ctx, filter, e, now, describe)),
+            ),
         }
     }
     Ok(out)
 }
 
 /// `entry` as a candidate, if the filters keep it.
-fn candidate(ctx: &Context, filter: &Filter, entry: &Entry, now: i64) -> Option<Candidate> {
+fn candidate(
+    ctx: &Context,
+    filter: &Filter,
+    entry: &Entry,
+    now: i64,
+    read_head: bool,
+) -> Option<Candidate> {
     if !filter.keeps_path(&entry.path, entry.age(now)) {
         return skipped(ctx, &entry.path, "filtered out by its name or time");
     }
-    let described = describe(&entry.path, ctx.settings.format);
+    let described = match read_head {
+        true => describe(&entry.path, ctx.settings.format),
+        false => Described {
+            format: None,
+            project: None,
+        },
+    };
     if !filter.keeps_described(&described) {
         return skipped(ctx, &entry.path, "filtered out by its agent or project");
     }
