@@ -5,6 +5,9 @@
 //! - The scratch environment's HOME is shown as `~` and its working directory as `~/work`.
 //! - The loopback servers' URLs are shown as the URL the page exported (if it did).
 //! - Compaction ids (random UUIDs) match any UUID.
+//! - Archive sizes (`N bytes`, the `bytes` column of `archive ls`) match any size: a zstd
+//!   archive holds the session's path, so its size moves by a few bytes with the scratch
+//!   directory's name.
 //! - Runs of spaces are one space (column widths follow the length of paths).
 //! - A line `…` stands for any number of lines left out.
 //! - stdout and stderr may be shown interleaved, each in its own order.
@@ -32,10 +35,26 @@ fn uuid() -> &'static regex::Regex {
     })
 }
 
-/// One line as compared: UUIDs as `[UUID]`, runs of whitespace as one space.
+fn sizes() -> &'static [regex::Regex; 2] {
+    static RE: std::sync::OnceLock<[regex::Regex; 2]> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        [
+            regex::Regex::new(r"\b\d[\d,]* bytes\b").unwrap(),
+            // an `archive ls` row: id, time, messages, tokens, BYTES, restored
+            regex::Regex::new(r"^(\S+ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \d[\d,]* \d[\d,]* )\d[\d,]*( )")
+                .unwrap(),
+        ]
+    })
+}
+
+/// One line as compared: UUIDs as `[UUID]`, archive sizes as `[N]`, runs of whitespace as
+/// one space.
 pub fn norm(line: &str) -> String {
     let line = uuid().replace_all(line, "[UUID]");
-    line.split_whitespace().collect::<Vec<_>>().join(" ")
+    let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    let [bytes, row] = sizes();
+    let line = bytes.replace_all(&line, "[N] bytes");
+    row.replace(&line, "${1}[N]${2}").into_owned()
 }
 
 /// The lines of one stream, without the trailing empty ones.
@@ -133,6 +152,16 @@ fn shown_output_matching() {
     assert!(!matches(&v(&["a 2", "b", "c", "warning"]), &out, &err));
     assert!(!matches(&v(&[]), &out, &[]));
     assert!(matches(&v(&[]), &[], &[]));
+    assert!(matches(
+        &v(&["s/1  2026-01-02T03:04:05Z  5  849  3,693  -", "1 archive(s), 3,693 bytes"]),
+        &v(&["s/1  2026-01-02T03:04:05Z  5  849  3,695  -", "1 archive(s), 3,695 bytes"]),
+        &[]
+    ));
+    assert!(!matches(
+        &v(&["s/1  2026-01-02T03:04:05Z  5  848  3,693  -"]),
+        &v(&["s/1  2026-01-02T03:04:05Z  5  849  3,693  -"]),
+        &[]
+    ));
     assert!(json_shown(r#"{"a": [1]}"#, r#"{"a": [1, 2], "b": "x"}"#).is_ok());
     assert!(json_shown(r#"{"a": [2]}"#, r#"{"a": [1, 2]}"#).is_err());
     assert!(json_shown(r#"{"c": 1}"#, r#"{"a": 1}"#).is_err());
