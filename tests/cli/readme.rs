@@ -174,7 +174,8 @@ impl Scratch {
                 "claude-code.jsonl",
             ),
             (
-                codex.join("rollout-2026-03-14T10-12-03-019ceb9d-f459-75a8-bb88-0af9e4aaa557.jsonl"),
+                codex
+                    .join("rollout-2026-03-14T10-12-03-019ceb9d-f459-75a8-bb88-0af9e4aaa557.jsonl"),
                 "codex.jsonl",
             ),
         ];
@@ -230,7 +231,10 @@ impl Scratch {
     /// the loopback servers as the URLs the page exported.
     fn localize(&self, text: &str) -> String {
         let mut subs = Vec::new();
-        for (dir, shown) in [(self.env.home(), "~"), (self.env.path().to_path_buf(), "~/work")] {
+        for (dir, shown) in [
+            (self.env.home(), "~"),
+            (self.env.path().to_path_buf(), "~/work"),
+        ] {
             if let Ok(real) = dir.canonicalize() {
                 subs.push((real.display().to_string(), shown.to_string()));
             }
@@ -483,7 +487,11 @@ impl Scratch {
         let mut out = lines.join("\n");
         out.push('\n');
         std::fs::write(repo().join(&self.page), out).unwrap();
-        eprintln!("{}: rewrote the output of {} command(s)", self.page, edits.len());
+        eprintln!(
+            "{}: rewrote the output of {} command(s)",
+            self.page,
+            edits.len()
+        );
     }
 }
 
@@ -595,7 +603,10 @@ fn every_docs_command_runs() {
     }
     assert!(ran >= 60, "only {ran} docs commands ran");
     assert!(llm >= 3, "the LLM examples did not reach the server");
-    assert!(count >= 1, "the --count-with api examples did not reach the server");
+    assert!(
+        count >= 1,
+        "the --count-with api examples did not reach the server"
+    );
 }
 
 /// The README stays a page for a person's first minutes; the manual is in docs/, and its
@@ -633,7 +644,11 @@ fn readme_opens_with_the_setup_commands() {
 #[test]
 fn docs_cover_every_variable_strategy_and_command() {
     let pages = pages();
-    let text: String = pages.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join("\n");
+    let text: String = pages
+        .iter()
+        .map(|(_, t)| t.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
     for (name, _) in ctxctl::config::env::DOCUMENTED {
         assert!(text.contains(&format!("`{name}`")), "no page names {name}");
     }

@@ -41,8 +41,10 @@ fn sizes() -> &'static [regex::Regex; 2] {
         [
             regex::Regex::new(r"\b\d[\d,]* bytes\b").unwrap(),
             // an `archive ls` row: id, time, messages, tokens, BYTES, restored
-            regex::Regex::new(r"^(\S+ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \d[\d,]* \d[\d,]* )\d[\d,]*( )")
-                .unwrap(),
+            regex::Regex::new(
+                r"^(\S+ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \d[\d,]* \d[\d,]* )\d[\d,]*( )",
+            )
+            .unwrap(),
         ]
     })
 }
@@ -111,21 +113,29 @@ pub fn json_shown(shown: &str, actual: &str) -> Result<(), String> {
         serde_json::from_str(shown).map_err(|e| format!("the JSON shown does not parse: {e}"))?;
     let actual: serde_json::Value =
         serde_json::from_str(actual).map_err(|e| format!("the output is not JSON: {e}"))?;
-    fn walk(path: &str, shown: &serde_json::Value, actual: &serde_json::Value) -> Result<(), String> {
+    fn walk(
+        path: &str,
+        shown: &serde_json::Value,
+        actual: &serde_json::Value,
+    ) -> Result<(), String> {
         use serde_json::Value::{Array, Number, Object, String as Str};
         match (shown, actual) {
             (Object(s), Object(a)) => {
                 for (k, v) in s {
-                    let av = a
-                        .get(k)
-                        .ok_or_else(|| format!("{path}.{k} is shown but ctxctl has no such field"))?;
+                    let av = a.get(k).ok_or_else(|| {
+                        format!("{path}.{k} is shown but ctxctl has no such field")
+                    })?;
                     walk(&format!("{path}.{k}"), v, av)?;
                 }
                 Ok(())
             }
             (Array(s), Array(a)) => {
                 if s.len() > a.len() {
-                    return Err(format!("{path} shows {} elements, ctxctl printed {}", s.len(), a.len()));
+                    return Err(format!(
+                        "{path} shows {} elements, ctxctl printed {}",
+                        s.len(),
+                        a.len()
+                    ));
                 }
                 for (n, (sv, av)) in s.iter().zip(a).enumerate() {
                     walk(&format!("{path}[{n}]"), sv, av)?;
@@ -148,13 +158,22 @@ fn shown_output_matching() {
     let err = v(&["warning"]);
     assert!(matches(&v(&["a 1", "warning", "b", "c"]), &out, &err));
     assert!(matches(&v(&["a 1", "…", "warning"]), &out, &err));
-    assert!(!matches(&v(&["a 1", "b", "c"]), &out, &err), "stderr left out");
+    assert!(
+        !matches(&v(&["a 1", "b", "c"]), &out, &err),
+        "stderr left out"
+    );
     assert!(!matches(&v(&["a 2", "b", "c", "warning"]), &out, &err));
     assert!(!matches(&v(&[]), &out, &[]));
     assert!(matches(&v(&[]), &[], &[]));
     assert!(matches(
-        &v(&["s/1  2026-01-02T03:04:05Z  5  849  3,693  -", "1 archive(s), 3,693 bytes"]),
-        &v(&["s/1  2026-01-02T03:04:05Z  5  849  3,695  -", "1 archive(s), 3,695 bytes"]),
+        &v(&[
+            "s/1  2026-01-02T03:04:05Z  5  849  3,693  -",
+            "1 archive(s), 3,693 bytes"
+        ]),
+        &v(&[
+            "s/1  2026-01-02T03:04:05Z  5  849  3,695  -",
+            "1 archive(s), 3,695 bytes"
+        ]),
         &[]
     ));
     assert!(!matches(
