@@ -505,16 +505,16 @@ fn is_manifest(block: &Block) -> bool {
 
 /// A manifest snippet must depend on ctxctl without its default features (the CLI), and
 /// only ask for features the crate has.
-fn manifest(block: &Block) {
+fn manifest(page: &str, block: &Block) {
     let text = block.lines.join("\n");
     let value: toml::Table = text
         .parse()
-        .unwrap_or_else(|e| panic!("README.md:{}: not TOML: {e}", block.line));
+        .unwrap_or_else(|e| panic!("{page}:{}: not TOML: {e}", block.line));
     let dep = &value["dependencies"]["ctxctl"];
     assert_eq!(
         dep.get("default-features").and_then(|v| v.as_bool()),
         Some(false),
-        "README.md:{}: the library is used without the CLI",
+        "{page}:{}: the library is used without the CLI",
         block.line
     );
     let cargo: toml::Table = std::fs::read_to_string(repo().join("Cargo.toml"))
@@ -531,7 +531,7 @@ fn manifest(block: &Block) {
         let f = f.as_str().unwrap();
         assert!(
             features.contains_key(f),
-            "README.md:{}: no feature {f}",
+            "{page}:{}: no feature {f}",
             block.line
         );
     }
@@ -540,7 +540,7 @@ fn manifest(block: &Block) {
 /// A Rust example must be one of the crate's doc tests (which `cargo test` compiles and
 /// runs), line for line: its lines appear, in order, in the docs of src/lib.rs or
 /// src/manager/mod.rs.
-fn rust(block: &Block) {
+fn rust(page: &str, block: &Block) {
     let docs: String = ["src/lib.rs", "src/manager/mod.rs"]
         .iter()
         .map(|f| std::fs::read_to_string(repo().join(f)).unwrap())
@@ -555,7 +555,7 @@ fn rust(block: &Block) {
     let example = block.lines.join("\n");
     assert!(
         docs.contains(&example),
-        "README.md:{}: this Rust example is not a doc test of src/lib.rs or src/manager/mod.rs; \
+        "{page}:{}: this Rust example is not a doc test of src/lib.rs or src/manager/mod.rs; \
          copy it there so that `cargo test` runs it",
         block.line
     );
@@ -573,10 +573,10 @@ fn run_page(page: &str, text: &str) -> Scratch {
         );
         match block.lang.as_str() {
             "console" => s.console(&block),
-            "toml" if is_manifest(&block) => manifest(&block),
+            "toml" if is_manifest(&block) => manifest(page, &block),
             "toml" => s.toml(&block),
             "yaml" => s.yaml(&block),
-            "rust" => rust(&block),
+            "rust" => rust(page, &block),
             "text" => {}
             _ => s.sh(&block),
         }
