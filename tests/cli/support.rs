@@ -148,6 +148,11 @@ impl TestEnv {
         self.envs.push((key.to_string(), value.to_string()));
     }
 
+    /// Removes an environment variable for the runs that follow.
+    pub fn unset(&mut self, key: &str) {
+        self.envs.retain(|(k, _)| k != key);
+    }
+
     /// Writes a file under the test dir and returns its path.
     pub fn write(&self, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
         let p = self.dir.path().join(name);
