@@ -39,6 +39,16 @@ impl Run {
     }
 }
 
+impl From<std::process::Output> for Run {
+    fn from(out: std::process::Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -196,11 +206,7 @@ impl TestEnv {
             });
         }
         let out = child.wait_with_output().expect("wait ctxctl");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(out)
     }
 
     /// Runs `line` with `sh -c` in this environment, the built ctxctl first on PATH (for
@@ -221,11 +227,7 @@ impl TestEnv {
             .current_dir(self.dir.path())
             .stdin(Stdio::null());
         let out = cmd.output().expect("spawn sh");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(out)
     }
 }
 
