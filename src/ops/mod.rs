@@ -1,8 +1,9 @@
 //! Services the commands share, as cargo's `ops`: loading a session ([`load`]), finding
 //! the input files ([`walk`], [`filter`], [`describe`]), listing every agent session
 //! ([`sessions`]), checking one against its window ([`checked`]), running many files in parallel ([`batch`]), the store, clock
-//! and per-session lock ([`store`]), writing a rewrite atomically after checking that its
-//! input did not change ([`write`], [`retry`]), usage figures ([`usage`]), the predicted
+//! and per-session lock ([`store`]), where a rewrite goes ([`write`]), the rewrite
+//! transaction that replaces a session: lock, check, archive, stage, replace ([`rewrite`],
+//! [`retry`]), usage figures ([`usage`]), the predicted
 //! next request ([`predict`], with the agent's [`prior`] hidden part) and the window the agent uses ([`window`]).
 //!
 //! Commands (`crate::cli`) import these and the engine, never another command.
@@ -24,6 +25,7 @@ pub mod prior;
 pub mod resume;
 pub mod retention;
 pub mod retry;
+pub mod rewrite;
 pub mod search;
 pub mod sessions;
 pub mod store;

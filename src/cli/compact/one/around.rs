@@ -6,6 +6,7 @@ use std::sync::mpsc;
 
 use super::{Archiving, Done, Job};
 use crate::archive::{self, ArchiveEnd, ArchiveRecord};
+use crate::ops::rewrite::Transaction;
 use crate::compact::CompactInfo;
 use crate::formats::stream::around::Around;
 use crate::ops::load::Loaded;
@@ -26,21 +27,19 @@ impl Job<'_> {
         gists: Option<Vec<(Gist, bool)>>,
         hole: streamed::Hole,
     ) -> anyhow::Result<Done> {
-        let (dest, _lock, slot) = self.claim(loaded)?;
+        let (dest, tx, slot) = self.claim(loaded)?;
         let id = CompactInfo::new_id();
         let reread = Reread::of(loaded, &hole)?;
         let record = (slot.as_ref().ok()).map(|&(seq, _)| {
-            (
-                seq,
-                self.archive_record(loaded, &dest, &id, seq, Vec::new()),
-            )
+            let record = tx.record_to_feed(loaded, &dest, &self.originals(&id), seq);
+            (seq, record)
         });
         let header = self.header(&id, &slot);
         std::thread::scope(|scope| {
             let (sent, text) = mpsc::sync_channel(1);
             let (end, ends) = mpsc::sync_channel(1);
-            let reread = &reread;
-            let pass = scope.spawn(move || self.archive_around(reread, record, sent, ends));
+            let (reread, tx) = (&reread, &tx);
+            let pass = scope.spawn(move || self.archive_around(tx, reread, record, sent, ends));
             let mut made = match self.summarize(loaded, summarizer, gists)? {
                 Ok(made) => made,
                 Err(done) => return Ok(done),
@@ -70,7 +69,7 @@ impl Job<'_> {
                 loaded.reattach()?;
             }
             let early = || pass.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-            self.apply(loaded, made, &dest, &id, slot, early, known)
+            self.apply(tx, loaded, made, &dest, &id, slot, early, known)
         })
     }
 
@@ -81,6 +80,7 @@ impl Job<'_> {
     /// `ends` (or why it could not be).
     fn archive_around(
         &self,
+        tx: &Transaction,
         reread: &Reread,
         record: Option<(u64, ArchiveRecord<'_>)>,
         sent: mpsc::SyncSender<anyhow::Result<Around>>,
@@ -111,7 +111,7 @@ impl Job<'_> {
                 None => Ok(()),
             }
         };
-        let pending = self.store.begin_feeding(self.name, seq, &record, &mut feed);
+        let pending = tx.feed_archive(seq, &record, &mut feed);
         if !read {
             // The archive could not even be begun.
             let _ = sent.send(reread.read(&mut |_| Ok(())));
