@@ -5,6 +5,7 @@
 
 pub mod counts;
 pub mod digest;
+mod entry;
 mod log;
 
 pub use counts::CountStore;

@@ -144,7 +144,7 @@ pub fn compact_file(
 
     let summarized: Vec<usize> = part.summarized().collect();
     let name = rewrite::archive_name(&loaded, args.name.as_deref())?;
-    let store = ctx.archive_store()?;
+    let store = rewrite::open_store(ctx)?;
     let now = clock(ctx)?;
     let job = Job {
         ctx,
@@ -325,8 +325,8 @@ impl<'a> Job<'a> {
             write::destination(self.ctx, &choice, Some(self.name), loaded)?
         };
         let bound = if self.batch { Bound::Later } else { Bound::Now };
-        let tx = Transaction::begin_at(self.ctx, self.store.clone(), self.name, self.now)?
-            .bound(bound);
+        let tx =
+            Transaction::begin_at(self.ctx, self.store.clone(), self.name, self.now)?.bound(bound);
         tx.ensure_unchanged(&dest, loaded)?;
         let slot = tx.slot();
         Ok((dest, tx, slot))
@@ -544,12 +544,12 @@ impl<'a> Job<'a> {
             let archived = slot.map_err(anyhow::Error::from).and_then(|(seq, _)| {
                 let pending = match early() {
                     Some(archiving) => match archiving? {
-                        Archiving::Sealed(sealed) => return Ok(sealed.file()?),
+                        Archiving::Sealed(sealed) => return tx.file_sealed(sealed),
                         Archiving::Pending(pending) => *pending,
                     },
                     None => tx.begin_archive(loaded, dest, &self.originals(id), seq)?,
                 };
-                Ok(pending.finish(&end)?)
+                tx.finish_archive(pending, &end)
             });
             let staged = staging
                 .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))

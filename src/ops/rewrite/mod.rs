@@ -111,6 +111,12 @@ pub fn bound_store(ctx: &Context) {
     crate::ops::retention::apply(ctx);
 }
 
+/// The archive store a rewrite files into, opened before any work so that its settings
+/// are checked before a summary is made ([`Transaction::begin_at`] takes it).
+pub fn open_store(ctx: &Context) -> anyhow::Result<ArchiveStore> {
+    ctx.archive_store()
+}
+
 /// The archive number and file the next archive of `name` would get at `now`, without
 /// the lock: what a dry run shows.
 pub fn preview_slot(ctx: &Context, name: &str, now: Timestamp) -> anyhow::Result<(u64, PathBuf)> {

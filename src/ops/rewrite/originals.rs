@@ -8,8 +8,8 @@ use std::path::Path;
 
 use super::{Destination, Transaction};
 use crate::archive::{
-    self, ArchiveEnd, ArchiveError, ArchiveRecord, Feed, PendingArchive, RecordText, Stored,
-    Tokens, Undo,
+    self, ArchiveEnd, ArchiveError, ArchiveRecord, Feed, PendingArchive, RecordText, SealedArchive,
+    Stored, Tokens, Undo,
 };
 use crate::ops::load::Loaded;
 
@@ -153,6 +153,30 @@ impl Transaction<'_> {
         feed: Feed,
     ) -> Result<PendingArchive, ArchiveError> {
         self.store.begin_feeding(&self.name, seq, record, feed)
+    }
+
+    /// Files `pending` with its `end`: linked into place, synced.
+    pub fn finish_archive(
+        &self,
+        pending: PendingArchive,
+        end: &ArchiveEnd,
+    ) -> anyhow::Result<Stored> {
+        Ok(pending.finish(end)?)
+    }
+
+    /// Writes and syncs the `end` of `pending` while the result is still being made; it is
+    /// filed by [`Transaction::file_sealed`] once the result is ready.
+    pub fn seal_archive(
+        &self,
+        pending: PendingArchive,
+        end: &ArchiveEnd,
+    ) -> Result<SealedArchive, ArchiveError> {
+        pending.seal(end)
+    }
+
+    /// Files an archive sealed by [`Transaction::seal_archive`].
+    pub fn file_sealed(&self, sealed: SealedArchive) -> anyhow::Result<Stored> {
+        Ok(sealed.file()?)
     }
 }
 

@@ -6,10 +6,10 @@ use std::sync::mpsc;
 
 use super::{Archiving, Done, Job};
 use crate::archive::{self, ArchiveEnd, ArchiveRecord};
-use crate::ops::rewrite::Transaction;
 use crate::compact::CompactInfo;
 use crate::formats::stream::around::Around;
 use crate::ops::load::Loaded;
+use crate::ops::rewrite::Transaction;
 use crate::ops::streamed::{self, Reread};
 use crate::summarize::{Gist, Summarizer};
 
@@ -117,7 +117,7 @@ impl Job<'_> {
             let _ = sent.send(reread.read(&mut |_| Ok(())));
         }
         let archiving = pending.and_then(|pending| match ends.recv() {
-            Ok(end) => pending.seal(&end).map(Archiving::Sealed),
+            Ok(end) => tx.seal_archive(pending, &end).map(Archiving::Sealed),
             // The end is given once the result is written.
             Err(_) => Ok(Archiving::Pending(Box::new(pending))),
         });
