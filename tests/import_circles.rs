@@ -305,7 +305,7 @@ fn paths(code: &str) -> Vec<(Module, Vec<String>)> {
                 .find(|&j| tokens[j] == ";")
                 .unwrap_or(tokens.len());
             let mut found = Vec::new();
-            use_tree(&tokens[i + 1..end], &mut Vec::new(), &mut found);
+            use_tree(&tokens[i + 1..end], &[], &mut found);
             let at = here(&inline);
             out.extend(found.into_iter().map(|p| (at.clone(), p)));
             i = end;
@@ -338,8 +338,8 @@ fn here(inline: &[(String, usize)]) -> Module {
 }
 
 /// Expands one `use` tree (the tokens between `use` and `;`) under `prefix`.
-fn use_tree(tokens: &[String], prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
-    let mut path = prefix.clone();
+fn use_tree(tokens: &[String], prefix: &[String], out: &mut Vec<Vec<String>>) {
+    let mut path = prefix.to_vec();
     let mut i = 0;
     while i < tokens.len() {
         let t = tokens[i].as_str();
@@ -356,14 +356,14 @@ fn use_tree(tokens: &[String], prefix: &mut Vec<String>, out: &mut Vec<Vec<Strin
                         "}" if depth == 0 => break,
                         "}" => depth -= 1,
                         "," if depth == 0 => {
-                            use_tree(&tokens[start..j], &mut path.clone(), out);
+                            use_tree(&tokens[start..j], &path, out);
                             start = j + 1;
                         }
                         _ => {}
                     }
                     j += 1;
                 }
-                use_tree(&tokens[start..j.min(tokens.len())], &mut path.clone(), out);
+                use_tree(&tokens[start..j.min(tokens.len())], &path, out);
                 return;
             }
             "as" | "*" => break,

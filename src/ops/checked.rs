@@ -100,7 +100,7 @@ pub fn load_session(ctx: &Context, path: &Path, session: Option<&str>) -> anyhow
 
 /// Reads one session for a check.
 pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
-    if crate::ops::exact::enabled(ctx)? {
+    if crate::ops::count_api::enabled(ctx)? {
         // The provider counts the messages themselves: read them all (its answers are
         // cached by request, so an unchanged session sends nothing again).
         let mut t = read_only::load(ctx, path, WANTS_NO_DIGEST)?;

@@ -1,10 +1,14 @@
-//! Services the commands share, as cargo's `ops`: loading a session ([`load`]), finding
-//! the input files ([`walk`], [`filter`], [`describe`]), listing every agent session
-//! ([`sessions`]), checking one against its window ([`checked`]), running many files in parallel ([`batch`]), the store, clock
-//! and per-session lock ([`store`]), where a rewrite goes ([`write`]), the rewrite
-//! transaction that replaces a session: lock, check, archive, stage, replace ([`rewrite`],
-//! [`retry`]), usage figures ([`usage`]), the predicted
-//! next request ([`predict`], with the agent's [`prior`] hidden part) and the window the agent uses ([`window`]).
+//! Services the commands share, as cargo's `ops`: loading a session ([`load`], the model
+//! its first bytes name: [`model_hint`]), reading one for a read-only command
+//! ([`read_only`]: streamed by [`stream`] or read whole, figures folded by [`tally`] into a
+//! [`tallied::Tallied`], the provider's own count by [`count_api`]), finding the input
+//! files ([`walk`], [`session_files`], [`filter`], [`describe`]), listing every agent
+//! session ([`sessions`]), checking one against its window ([`checked`]), running many
+//! files in parallel ([`batch`]), the store, clock and per-session lock ([`store`]), where
+//! a rewrite goes ([`write`]), the rewrite transaction that replaces a session: lock,
+//! check, archive, stage, replace ([`rewrite`], [`retry`], [`retention`]), usage figures
+//! ([`usage`]), the predicted next request ([`predict`], with the agent's [`prior`] hidden
+//! part) and the window the agent uses ([`window`]).
 //!
 //! Commands (`crate::cli`) import these and the engine, never another command.
 
@@ -12,8 +16,9 @@ pub mod agentdb;
 pub mod batch;
 pub mod carry;
 pub mod checked;
+pub mod count_api;
 pub mod describe;
-pub mod exact;
+
 pub mod filter;
 pub mod grown;
 pub mod here;

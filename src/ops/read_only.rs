@@ -53,8 +53,8 @@ pub fn load_session(
 
 /// The figures of `l`, with the provider's count under `--count-with api`.
 fn finish(ctx: &Context, l: Loaded, wants: Wants) -> anyhow::Result<Tallied> {
-    let api = if crate::ops::exact::enabled(ctx)? {
-        Some(crate::ops::exact::prediction(ctx, &l)?)
+    let api = if crate::ops::count_api::enabled(ctx)? {
+        Some(crate::ops::count_api::prediction(ctx, &l)?)
     } else {
         None
     };

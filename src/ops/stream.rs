@@ -53,7 +53,7 @@ pub(crate) fn streamable(ctx: &Context, path: &Path) -> anyhow::Result<Option<(F
     if path == Path::new("-")
         || ctx.settings.format.is_some()
         || ctx.settings.session.is_some()
-        || crate::ops::exact::enabled(ctx)?
+        || crate::ops::count_api::enabled(ctx)?
         || load::is_database(path)
     {
         return Ok(None);

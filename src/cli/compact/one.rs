@@ -49,7 +49,8 @@ pub fn compact_file(
     // A summary made from the messages' facts alone lets a large session's text go as it
     // is read: each message's gist is taken first (and whether it is a finished answer,
     // the one thing the partition reads of the text).
-    let from_gists = !summarizer.reads_text() && !args.redact && !crate::ops::exact::enabled(ctx)?;
+    let from_gists =
+        !summarizer.reads_text() && !args.redact && !crate::ops::count_api::enabled(ctx)?;
     let (mut loaded, gists) = match session.or(goose_name) {
         Some(n) => (load::load_selected(ctx, path, Some(n))?, None),
         None if from_gists => {
@@ -72,7 +73,7 @@ pub fn compact_file(
     };
     let agent = loaded.session.agent_limits;
     let window = loaded.window();
-    let next = crate::ops::exact::prediction(ctx, &loaded)?;
+    let next = crate::ops::count_api::prediction(ctx, &loaded)?;
     // The limit for the messages: the effective limit less what the agent sends besides
     // them (its system prompt and tools, from the reported usage).
     let effective = args
