@@ -257,7 +257,7 @@ fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
     // To another destination than the input: the bytes made, or made as they are written.
     let write_out = |dest: &Destination| match whole {
         true => write::write(ctx, dest, &loaded, &bytes),
-        false => write::write_by(ctx, dest, &mut |out| {
+        false => write::write_by(ctx, dest, &loaded, &mut |out| {
             formats::write_to(&loaded.session, &plan.items, out).map_err(|e| match e {
                 crate::session::WriteError::Io(e) => e,
                 e => std::io::Error::other(e),

@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use crate::context::Context;
 use crate::formats::goose_db;
 use crate::fsutil;
-use crate::ops::load::{self, Loaded};
+use crate::ops::load::{self, Fingerprint, Loaded};
 
 /// What the user asked for: `-o FILE` (`-` for standard output) or `--in-place`; neither
 /// means the store.
@@ -194,6 +194,50 @@ pub fn write(
     loaded: &Loaded,
     bytes: &[u8],
 ) -> anyhow::Result<()> {
+    write_bytes(ctx, dest, loaded, bytes)?;
+    carry_next(ctx, dest, loaded, || Ok(Fingerprint::of(bytes)));
+    Ok(())
+}
+
+/// Leaves the hidden part of `loaded`'s next request, measured from the usage it recorded,
+/// for the next check of the bytes just written to `dest` (whose fingerprint `written`
+/// gives): that check then reports what the rewrite did, not a prior (see
+/// [`crate::cache::carried`]). Nothing for standard output, without usage (the prior
+/// applies before and after alike), or under `--no-cache`; a failure only logs.
+fn carry_next(
+    ctx: &Context,
+    dest: &Destination,
+    loaded: &Loaded,
+    written: impl FnOnce() -> std::io::Result<Fingerprint>,
+) {
+    use crate::ops::predict::NextSource;
+    let p = loaded.prediction();
+    let measured = matches!(p.source, NextSource::Reported | NextSource::Calibrated);
+    if *dest == Destination::Stdout || !measured || ctx.digests().is_none() {
+        return;
+    }
+    let Some(dir) = ctx.digests_dir() else { return };
+    let saved = written().and_then(|f| {
+        crate::cache::carried::put(
+            &dir,
+            &crate::cache::carried::Carried::new(f.len, f.hash, p.overhead),
+        )
+    });
+    if let Err(e) = saved {
+        ctx.printer.debug(&format!(
+            "next request not carried over to {}: {e}",
+            dest.display()
+        ));
+    }
+}
+
+/// [`write`] without carrying the next request over.
+fn write_bytes(
+    ctx: &Context,
+    dest: &Destination,
+    loaded: &Loaded,
+    bytes: &[u8],
+) -> anyhow::Result<()> {
     match dest {
         Destination::Stdout => ctx
             .printer
@@ -217,6 +261,20 @@ pub fn write(
 /// takes whole bytes ([`write`]): its archive's undo script and the carrying over of what
 /// an agent appends meanwhile need them.
 pub fn write_by(
+    ctx: &Context,
+    dest: &Destination,
+    loaded: &Loaded,
+    produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    write_by_inner(ctx, dest, produce)?;
+    if let Destination::File(p) | Destination::Store { path: p, .. } = dest {
+        // Never held whole: hashed as written, read back.
+        carry_next(ctx, dest, loaded, || Fingerprint::of_file(p));
+    }
+    Ok(())
+}
+
+fn write_by_inner(
     ctx: &Context,
     dest: &Destination,
     produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
@@ -452,9 +510,12 @@ pub fn write_archived(
             Some(staged) => staged?
                 .commit()
                 .with_context(|| format!("writing {}", dest.display())),
-            None => write(ctx, dest, loaded, bytes),
+            None => write_bytes(ctx, dest, loaded, bytes),
         }
     })();
+    if written.is_ok() {
+        carry_next(ctx, dest, loaded, || Ok(Fingerprint::of(bytes)));
+    }
     if let (Err(_), Some(archive)) = (&written, archive) {
         if let Err(rm) = std::fs::remove_file(archive) {
             ctx.printer.warn(&format!(
