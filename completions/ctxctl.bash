@@ -43,11 +43,17 @@ _ctxctl() {
             ctxctl,doctor)
                 cmd="ctxctl__subcmd__doctor"
                 ;;
+            ctxctl,grep)
+                cmd="ctxctl__subcmd__grep"
+                ;;
             ctxctl,help)
                 cmd="ctxctl__subcmd__help"
                 ;;
             ctxctl,ls)
                 cmd="ctxctl__subcmd__sessions"
+                ;;
+            ctxctl,mcp)
+                cmd="ctxctl__subcmd__mcp"
                 ;;
             ctxctl,models)
                 cmd="ctxctl__subcmd__models"
@@ -154,8 +160,14 @@ _ctxctl() {
             ctxctl__subcmd__help,doctor)
                 cmd="ctxctl__subcmd__help__subcmd__doctor"
                 ;;
+            ctxctl__subcmd__help,grep)
+                cmd="ctxctl__subcmd__help__subcmd__grep"
+                ;;
             ctxctl__subcmd__help,help)
                 cmd="ctxctl__subcmd__help__subcmd__help"
+                ;;
+            ctxctl__subcmd__help,mcp)
+                cmd="ctxctl__subcmd__help__subcmd__mcp"
                 ;;
             ctxctl__subcmd__help,models)
                 cmd="ctxctl__subcmd__help__subcmd__models"
@@ -200,7 +212,7 @@ _ctxctl() {
 
     case "${cmd}" in
         ctxctl)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version count check trim compact stats sessions ls diff doctor archive models config cache completions help"
+            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version count check trim compact stats sessions ls diff grep mcp doctor archive models config cache completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -390,7 +402,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__ls)
-            opts="-q -v -h -V --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            opts="-q -v -h -V --all --pick --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -490,7 +502,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__archive__subcmd__restore)
-            opts="-o -q -v -h -V --output --dry-run --force --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            opts="-o -q -v -h -V --output --dry-run --force --pick --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -830,7 +842,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__check)
-            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --threshold --max-tokens --reserve-output --reserved --min-tokens --status --allow-unknown-model --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --pick --threshold --max-tokens --reserve-output --reserved --min-tokens --status --allow-unknown-model --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -936,7 +948,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__compact)
-            opts="-r -g -o -q -v -h -V --all --recursive --agent --project --since --older-than --glob --exclude --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --redact --min-recall --fallback --output --in-place --dry-run --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            opts="-r -g -o -q -v -h -V --all --recursive --agent --project --since --older-than --glob --exclude --name --tail-tokens --tail-ratio --if-needed --threshold --max-tokens --reserve-output --reserved --summarizer --summary-tokens --instructions --retries --redact --min-recall --fallback --output --in-place --dry-run --pick --resume --print-resume --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1258,7 +1270,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__count)
-            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --by-role --per-message --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --pick --by-role --per-message --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1340,7 +1352,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__diff)
-            opts="-q -v -h -V --all --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            opts="-q -v -h -V --all --pick --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1431,8 +1443,98 @@ _ctxctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxctl__subcmd__grep)
+            opts="-i -w -F -C -l -c -g -q -v -h -V --ignore-case --word-regexp --fixed-strings --role --tool --context --files-with-matches --count --agent --project --since --older-than --glob --exclude --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --role)
+                    COMPREPLY=($(compgen -W "user assistant tool system" -- "${cur}"))
+                    return 0
+                    ;;
+                --tool)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode" -- "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --glob)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --exclude)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxctl__subcmd__help)
-            opts="count check trim compact stats sessions diff doctor archive models config cache completions help"
+            opts="count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1683,7 +1785,35 @@ _ctxctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ctxctl__subcmd__help__subcmd__grep)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ctxctl__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1746,6 +1876,56 @@ _ctxctl() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctxctl__subcmd__mcp)
+            opts="-q -v -h -V --project --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compress)
+                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    return 0
+                    ;;
+                --count-with)
+                    COMPREPLY=($(compgen -W "local api" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1886,7 +2066,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__stats)
-            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --max-tokens --reserve-output --reserved --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --pick --max-tokens --reserve-output --reserved --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1980,7 +2160,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__trim)
-            opts="-o -q -v -h -V --strategy --max-tokens --reserve-output --reserved --window --keep-first --keep-last --keep-roles --keep-marked --pin --chain --max-result-tokens --keep-recent --output --in-place --dry-run --name --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            opts="-o -q -v -h -V --strategy --max-tokens --reserve-output --reserved --window --keep-first --keep-last --keep-roles --keep-marked --pin --chain --max-result-tokens --keep-recent --output --in-place --dry-run --name --pick --resume --print-resume --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

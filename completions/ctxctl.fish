@@ -62,6 +62,8 @@ complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "stats" -d 'Show where
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "sessions" -d 'List every agent session on the machine: tokens, share of the window, status'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "ls" -d 'List every agent session on the machine: tokens, share of the window, status'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "diff" -d 'Compare two sessions: what a rewrite removed, edited and added'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "grep" -d 'Search every session\'s messages, the parts compacted away and the archives'
+complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "mcp" -d 'Serve `recall` and `context_status` to an agent (Model Context Protocol on stdio)'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "doctor" -d 'Check the setup: config, directories, model, agent stores, LLM endpoint'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "archive" -d 'List, show and restore the originals removed by compaction'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "models" -d 'List the built-in model registry'
@@ -103,6 +105,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l compress -d 'Com
 none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l by-role -d 'Show tokens and messages per role'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l per-message -d 'Show tokens of every message'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-config -d 'Ignore the config file'
@@ -159,6 +162,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l compress -d 'Com
 none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l allow-unknown-model -d 'Check against the default limits when --model (or CTXCTL_MODEL) names a model the registry does not know, instead of refusing it'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l json -d 'Machine-readable JSON on stdout'
@@ -213,6 +217,9 @@ api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l keep-marked -d 'Never drop messages marked `"_preserve": true`'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l in-place -d 'Replace the input file (the removed messages are archived first)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l resume -d 'After the rewrite, resume the session in its agent (`claude --resume ID`, `codex resume ID`, …), in the session\'s project directory; implies --in-place'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l print-resume -d 'Print the command that resumes the session in its agent (shell-quoted) after the rewrite, instead of running it'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -277,6 +284,9 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l if-needed -d '
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l redact -d 'Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer sees and from the summary'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l in-place -d 'Replace the input file (the removed messages are archived first)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l resume -d 'After the rewrite, resume the session in its agent (`claude --resume ID`, `codex resume ID`, …), in the session\'s project directory; implies --in-place'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l print-resume -d 'Print the command that resumes the session in its agent (shell-quoted) after the rewrite, instead of running it'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -324,6 +334,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l compress -d 'Com
 none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -473,6 +484,7 @@ none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l all -d 'Also list the messages both hold'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -483,6 +495,91 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l no-cache -d 'Do n
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l include-live -d 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l role -d 'Only messages of these roles (comma-separated)' -r -f -a "user\t''
+assistant\t''
+tool\t''
+system\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l tool -d 'Only calls of these tools and their output (comma-separated, any case)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s C -l context -d 'Lines of a message shown around each matching line' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''
+gemini-cli\t''
+opencode\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s g -l glob -d 'Only files matching GLOB (a name like \'*.jsonl\', or a path like \'2025/**\'); repeatable' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l exclude -d 'Leave out files matching GLOB; repeatable' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''
+gemini-cli\t''
+goose-db\t''
+opencode\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s i -l ignore-case -d 'Case-insensitive'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s w -l word-regexp -d 'Whole words only'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s F -l fixed-strings -d 'The pattern is a literal string, not a regex'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s l -l files-with-matches -d 'Print only the sessions (and archives) that match'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s c -l count -d 'Print how many messages match in each session'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l include-live -d 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s V -l version -d 'Print version'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l project -d 'The project whose sessions are searched (default: the working directory)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
+anthropic\t''
+jsonl\t''
+claude-code\t''
+codex\t''
+goose\t''
+gemini-cli\t''
+goose-db\t''
+opencode\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l color -d 'When to use colour' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l session -d 'The session to use inside an agent\'s database (goose\'s sessions.db): its id or name' -r
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l compress -d 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]' -r -f -a "zstd\t''
+none\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
+api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l no-config -d 'Ignore the config file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l json -d 'Machine-readable JSON on stdout'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -s q -l quiet -d 'Print nothing but errors'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -s v -l verbose -d 'More logging on stderr (-vv for trace) [env: CTXCTL_LOG]'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l no-progress -d 'Never draw progress bars'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l no-cache -d 'Do not read or write the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l include-live -d 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -s h -l help -d 'Print help'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -s V -l version -d 'Print version'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
@@ -569,6 +666,8 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l all -d 'Every archive, whatever the current directory'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -632,6 +731,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_s
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l dry-run -d 'Only show what would be restored (exit 1 if something would change)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l force -d 'Restore even if the archive was already restored into this file'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -931,20 +1031,22 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l no-cache -
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l include-live -d 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "count" -d 'Count tokens per file, per role and per message'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "check" -d 'Check sessions against their model\'s window (exit 1 when one needs attention)'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "trim" -d 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "compact" -d 'Summarize the middle of a session, keeping its head and recent tail'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "stats" -d 'Show where the tokens go: roles, tools, largest messages, window usage'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "sessions" -d 'List every agent session on the machine: tokens, share of the window, status'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "diff" -d 'Compare two sessions: what a rewrite removed, edited and added'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "doctor" -d 'Check the setup: config, directories, model, agent stores, LLM endpoint'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "archive" -d 'List, show and restore the originals removed by compaction'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "models" -d 'List the built-in model registry'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "config" -d 'Print the effective settings and where each came from'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "cache" -d 'Manage the token-count cache'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff doctor archive models config cache completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "count" -d 'Count tokens per file, per role and per message'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "check" -d 'Check sessions against their model\'s window (exit 1 when one needs attention)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "trim" -d 'Trim a session to fit a token budget (strategies: fifo, sliding-window, smart, …)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "compact" -d 'Summarize the middle of a session, keeping its head and recent tail'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "stats" -d 'Show where the tokens go: roles, tools, largest messages, window usage'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "sessions" -d 'List every agent session on the machine: tokens, share of the window, status'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "diff" -d 'Compare two sessions: what a rewrite removed, edited and added'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "grep" -d 'Search every session\'s messages, the parts compacted away and the archives'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "mcp" -d 'Serve `recall` and `context_status` to an agent (Model Context Protocol on stdio)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "doctor" -d 'Check the setup: config, directories, model, agent stores, LLM endpoint'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "archive" -d 'List, show and restore the originals removed by compaction'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "models" -d 'List the built-in model registry'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "config" -d 'Print the effective settings and where each came from'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "cache" -d 'Manage the token-count cache'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and not __fish_seen_subcommand_from count check trim compact stats sessions diff grep mcp doctor archive models config cache completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "ls" -d 'List archives: of one session, or of all'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "show" -d 'Print one archive: its facts, the summary that replaced it, and (with --json) the records'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand help; and __fish_seen_subcommand_from archive" -f -a "restore" -d 'Put an archive\'s originals back in place of the summary that replaced them'

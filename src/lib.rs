@@ -145,6 +145,8 @@ pub mod prebuilt;
 #[doc(hidden)]
 pub mod render;
 #[doc(hidden)]
+pub mod search;
+#[doc(hidden)]
 pub mod session;
 #[doc(hidden)]
 pub mod strategy;

@@ -293,7 +293,8 @@ fn codex_0_169_rollouts_read_as_codex_sends_them() {
         .find(|m| m.role == Role::User && !m.injected)
         .unwrap();
     assert!(first.text().starts_with("TASK-A"), "{}", first.text());
-    // Reasoning costs what the provider billed (8 tokens per response here).
+    // Reasoning costs what the provider billed (8 tokens per response here) while its turn
+    // is open; a turn closed by a later user message sends none of it again (0).
     let billed: Vec<Option<usize>> = tasks
         .messages
         .iter()
@@ -303,8 +304,16 @@ fn codex_0_169_rollouts_read_as_codex_sends_them() {
             _ => None,
         })
         .collect();
+    let open = billed
+        .iter()
+        .position(|t| *t == Some(8))
+        .unwrap_or(billed.len());
     assert!(
-        billed.len() >= 20 && billed.iter().all(|t| *t == Some(8)),
+        billed.len() >= 20
+            && open > 0
+            && open < billed.len()
+            && billed[..open].iter().all(|t| *t == Some(0))
+            && billed[open..].iter().all(|t| *t == Some(8)),
         "{billed:?}"
     );
     // Two commands exited 1; every call came with a reasoning item; nothing is broken.

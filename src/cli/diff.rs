@@ -20,15 +20,18 @@ use crate::render::Style;
     after_help = "Exit status: 0 when both hold the same messages, 1 when they differ, 2 on error.\n\nExamples:\n  ctxctl diff session.jsonl trimmed.jsonl\n  ctxctl diff session.json compacted.json --json | jq '.removed_tokens'"
 )]
 pub struct DiffArgs {
-    /// The session before
+    /// The session before (with only one session given: this project's newest session,
+    /// and the one given is B)
     #[arg(value_name = "A")]
-    pub a: PathBuf,
+    pub a: Option<PathBuf>,
     /// The session after
     #[arg(value_name = "B")]
-    pub b: PathBuf,
+    pub b: Option<PathBuf>,
     /// Also list the messages both hold
     #[arg(long, help_heading = "Output")]
     pub all: bool,
+    #[command(flatten)]
+    pub here: crate::cli::args::here::PickArgs,
 }
 
 /// `diff --json`.
@@ -72,8 +75,12 @@ struct Entry {
 }
 
 pub fn run(ctx: &Context, args: &DiffArgs) -> anyhow::Result<ExitStatus> {
-    let a = load::load_for_reading(ctx, &args.a)?;
-    let b = load::load_for_reading(ctx, &args.b)?;
+    // With one side given, A is filled in with this project's session (`cli::here`).
+    let (Some(a), Some(b)) = (&args.a, &args.b) else {
+        anyhow::bail!("diff needs two sessions: A and B");
+    };
+    let a = load::load_for_reading(ctx, a)?;
+    let b = load::load_for_reading(ctx, b)?;
     let changes = align(&a.session.messages, &b.session.messages);
     let report = report(&a, &b, &changes, args.all);
     if ctx.printer.json {

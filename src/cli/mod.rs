@@ -13,6 +13,9 @@ mod count;
 mod diff;
 mod doctor;
 pub mod generate;
+pub mod grep;
+mod here;
+mod mcp;
 mod models_cmd;
 mod parse;
 mod sessions;
@@ -163,6 +166,10 @@ pub enum Command {
     Sessions(sessions::SessionsArgs),
     /// Compare two sessions: what a rewrite removed, edited and added
     Diff(diff::DiffArgs),
+    /// Search every session's messages, the parts compacted away and the archives
+    Grep(grep::GrepArgs),
+    /// Serve `recall` and `context_status` to an agent (Model Context Protocol on stdio)
+    Mcp(mcp::McpArgs),
     /// Check the setup: config, directories, model, agent stores, LLM endpoint
     Doctor(doctor::DoctorArgs),
     /// List, show and restore the originals removed by compaction
@@ -180,7 +187,7 @@ pub enum Command {
 
 /// Runs the parsed command line and maps the outcome to an exit code.
 pub fn main(cli: Cli) -> ExitCode {
-    execute(&cli, crate::config::Env::from_process()).into()
+    execute(cli, crate::config::Env::from_process()).into()
 }
 
 /// What the binary does for `args` (the arguments after the program name) in `env`, run
@@ -198,11 +205,12 @@ where
     let argv =
         std::iter::once(std::ffi::OsString::from("ctxctl")).chain(args.into_iter().map(Into::into));
     let cli = <Cli as Parser>::try_parse_from(argv)?;
-    Ok(crate::render::capture::capture(|| execute(&cli, env)))
+    Ok(crate::render::capture::capture(move || execute(cli, env)))
 }
 
-/// Resolves the settings, runs the command and reports its error, if any.
-fn execute(cli: &Cli, env: crate::config::Env) -> ExitStatus {
+/// Resolves the settings, runs the command and reports its error, if any. A command given
+/// no path works on this project's session ([`here`]), and may hand over to its agent.
+fn execute(cli: Cli, env: crate::config::Env) -> ExitStatus {
     let g = &cli.global;
     let mut printer = Printer::new(
         g.quiet,
@@ -218,10 +226,12 @@ fn execute(cli: &Cli, env: crate::config::Env) -> ExitStatus {
     let result = settings
         .map_err(anyhow::Error::from)
         .and_then(|settings| Context::new(settings, env, printer.clone()))
-        .and_then(|ctx| {
-            let status = run(&ctx, &cli.command);
+        .and_then(|mut ctx| {
+            let mut command = cli.command;
+            let plan = here::fill(&mut ctx, &mut command)?;
+            let status = run(&ctx, &command);
             ctx.finish();
-            status
+            here::hand_over(&ctx, plan, status?)
         });
     match result {
         Ok(status) => status,
@@ -270,6 +280,8 @@ pub fn run(ctx: &Context, command: &Command) -> anyhow::Result<ExitStatus> {
         Command::Stats(a) => stats::run(ctx, a),
         Command::Sessions(a) => sessions::run(ctx, a),
         Command::Diff(a) => diff::run(ctx, a),
+        Command::Grep(a) => grep::run(ctx, a),
+        Command::Mcp(a) => mcp::run(ctx, a),
         Command::Doctor(a) => doctor::run(ctx, a),
         Command::Archive(a) => archive::run(ctx, a),
         Command::Models(a) => models_cmd::run(ctx, a),

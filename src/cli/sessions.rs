@@ -244,7 +244,7 @@ fn table(rows: &[SessionRow], tsv: bool, now: i64, home: Option<PathBuf>) -> Tab
 }
 
 /// `secs` ago, in the largest whole unit: `45s ago`, `3m ago`, `5h ago`, `12d ago`.
-fn ago(secs: i64) -> String {
+pub(crate) fn ago(secs: i64) -> String {
     let s = secs.max(0);
     match s {
         0..60 => format!("{s}s ago"),

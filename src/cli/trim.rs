@@ -40,9 +40,9 @@ Examples:
 #[derive(Debug, Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct TrimArgs {
-    /// The session file (`-` reads standard input)
+    /// The session file (`-` reads standard input); none: this project's newest session
     #[arg(value_name = "FILE")]
-    pub file: std::path::PathBuf,
+    pub file: Option<std::path::PathBuf>,
     /// How to trim
     #[arg(long, value_name = "S", value_parser = StrategyParser, hide_possible_values = true)]
     pub strategy: StrategyKind,
@@ -108,6 +108,10 @@ pub struct TrimArgs {
     /// Store the result as this session name (default: the input's file stem)
     #[arg(long, value_name = "NAME", help_heading = "Output")]
     pub name: Option<String>,
+    #[command(flatten)]
+    pub here: crate::cli::args::here::PickArgs,
+    #[command(flatten)]
+    pub resume: crate::cli::args::here::ResumeArgs,
 }
 
 fn parse_strategy(s: &str) -> Result<StrategyKind, String> {
@@ -170,17 +174,22 @@ struct TrimReport {
 }
 
 pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
-    ctx.prewarm(&args.file);
+    // Filled in with this project's session when none was given (`cli::here`).
+    let file = args
+        .file
+        .as_deref()
+        .ok_or_else(|| anyhow::anyhow!("no input: give the session FILE"))?;
+    ctx.prewarm(file);
     testhook::install(ctx)?;
-    let status = retry::retrying(ctx, &load::display(&args.file), || attempt(ctx, args))?;
+    let status = retry::retrying(ctx, &load::display(file), || attempt(ctx, args, file))?;
     crate::ops::retention::apply(ctx);
     Ok(status)
 }
 
 /// One read-plan-write pass (the input may change under the first; see `replace`).
-fn attempt(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
-    write::guard_input(ctx, &args.output.choice(), &args.file, false)?;
-    let mut loaded = load::load_for_rewrite(ctx, &args.file, plan_reads(args))?;
+fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Result<ExitStatus> {
+    write::guard_input(ctx, &args.output.choice(), file, false)?;
+    let mut loaded = load::load_for_rewrite(ctx, file, plan_reads(args))?;
     // What the next request holds besides the messages (the agent's system prompt and
     // tools, from the reported usage): the default budget leaves room for it.
     let overhead = loaded.prediction().overhead;

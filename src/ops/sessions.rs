@@ -115,6 +115,31 @@ pub fn discover(
     roots: &[PathBuf],
     filter: &Filter,
 ) -> anyhow::Result<Vec<Candidate>> {
+    discover_with(ctx, roots, filter, true, &|_| true)
+}
+
+/// [`discover`], leaving out before it is described every session file `worth` says no
+/// to (a cheap look that spares reading the heads of sessions that cannot be kept).
+pub fn discover_where(
+    ctx: &Context,
+    roots: &[PathBuf],
+    filter: &Filter,
+    worth: &dyn Fn(&Path) -> bool,
+) -> anyhow::Result<Vec<Candidate>> {
+    discover_with(ctx, roots, filter, true, worth)
+}
+
+/// [`discover`], reading each file's head for its agent and project only when `describe`
+/// says so or a filter needs them (an undescribed candidate has neither: `grep` describes
+/// only the files that match), and leaving out what `worth` says no to.
+pub fn discover_with(
+    ctx: &Context,
+    roots: &[PathBuf],
+    filter: &Filter,
+    describe: bool,
+    worth: &dyn Fn(&Path) -> bool,
+) -> anyhow::Result<Vec<Candidate>> {
+    let describe = describe || filter.needs_description();
     let now = crate::ops::store::clock(ctx)?.unix();
     let mut entries: Vec<Entry> = Vec::new();
     for root in roots {
@@ -153,25 +178,43 @@ pub fn discover(
                 .debug(&format!("{}: skipped ({why})", entry.path.display()));
             continue;
         }
-        if let Some(c) = candidate(ctx, filter, &entry, now) {
+        if !worth(&entry.path) {
+            continue;
+        }
+        if let Some(c) = candidate(ctx, filter, &entry, now, describe) {
             out.push(c);
         }
     }
     for (parent, subs) in subagents {
         match out.iter_mut().find(|c| c.path == parent) {
             Some(c) => c.subagents.extend(subs.into_iter().map(|e| e.path)),
-            None => out.extend(subs.iter().filter_map(|e| candidate(ctx, filter, e, now))),
+            None => out.extend(
+                subs.iter()
+                    .filter_map(|e| candidate(ctx, filter, e, now, describe)),
+            ),
         }
     }
     Ok(out)
 }
 
 /// `entry` as a candidate, if the filters keep it.
-fn candidate(ctx: &Context, filter: &Filter, entry: &Entry, now: i64) -> Option<Candidate> {
+fn candidate(
+    ctx: &Context,
+    filter: &Filter,
+    entry: &Entry,
+    now: i64,
+    read_head: bool,
+) -> Option<Candidate> {
     if !filter.keeps_path(&entry.path, entry.age(now)) {
         return skipped(ctx, &entry.path, "filtered out by its name or time");
     }
-    let described = describe(&entry.path, ctx.settings.format);
+    let described = match read_head {
+        true => describe(&entry.path, ctx.settings.format),
+        false => Described {
+            format: None,
+            project: None,
+        },
+    };
     if !filter.keeps_described(&described) {
         return skipped(ctx, &entry.path, "filtered out by its agent or project");
     }
@@ -283,17 +326,20 @@ pub fn measure(ctx: &Context, c: &Candidate) -> anyhow::Result<Measured> {
 
 /// How many archives ctxctl keeps of `c` (what its rewrites removed).
 pub fn archives(store: Option<&ArchiveStore>, c: &Candidate) -> usize {
-    let Some(store) = store else { return 0 };
-    let name = match &c.db_session {
-        // Named as the rewrite filed them (`DbSession::archive_name`).
-        Some(id) if c.described.format == Some(Format::OpenCode) => format!("opencode-{id}"),
-        Some(id) => format!("goose-{id}"),
-        None => match crate::ops::write::archive_name(None, &c.path) {
-            Ok(n) => n,
-            Err(_) => return 0,
-        },
+    let (Some(store), Some(name)) = (store, archive_name(c)) else {
+        return 0;
     };
     store.count(&name).unwrap_or(0)
+}
+
+/// The name ctxctl files the archives of `c` under (what its rewrites removed).
+pub fn archive_name(c: &Candidate) -> Option<String> {
+    match &c.db_session {
+        // Named as the rewrite filed them (`DbSession::archive_name`).
+        Some(id) if c.described.format == Some(Format::OpenCode) => Some(format!("opencode-{id}")),
+        Some(id) => Some(format!("goose-{id}")),
+        None => crate::ops::write::archive_name(None, &c.path).ok(),
+    }
 }
 
 /// A Unix time as RFC 3339.

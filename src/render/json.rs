@@ -194,3 +194,52 @@ impl<T> FileEntry<T> {
 pub struct Files<T> {
     pub files: Vec<FileEntry<T>>,
 }
+
+/// `grep --json`: one JSON Lines record per matching message (`type: "match"`), per
+/// session with `-l`/`-c` (`type: "session"`), then a `type: "summary"` record.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum GrepLine<'a> {
+    Match {
+        path: &'a str,
+        agent: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session: Option<&'a str>,
+        /// `live`, `compacted` (by the agent) or `archived` (by ctxctl).
+        place: &'a str,
+        archive_id: Option<&'a str>,
+        /// The command that brings an archived message back.
+        restore: Option<String>,
+        record: usize,
+        timestamp: Option<&'a str>,
+        role: &'a str,
+        tool: Option<&'a str>,
+        matches: usize,
+        lines: Vec<GrepText<'a>>,
+    },
+    Session {
+        path: &'a str,
+        agent: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session: Option<&'a str>,
+        archive_id: Option<&'a str>,
+        /// Matching messages.
+        matches: usize,
+    },
+    Summary {
+        searched: usize,
+        sessions_matched: usize,
+        messages_matched: usize,
+        errors: usize,
+    },
+}
+
+/// One line of a matching message in `grep --json`.
+#[derive(Debug, Serialize)]
+pub struct GrepText<'a> {
+    pub line: usize,
+    pub text: &'a str,
+    /// False for a context line.
+    #[serde(rename = "match")]
+    pub is_match: bool,
+}

@@ -188,6 +188,16 @@ impl Printer {
         eprintln_raw(text);
     }
 
+    /// A question on stderr for the user at the terminal, without a line end (the
+    /// answer is typed after it); shown even with `--quiet`, since it waits for an answer.
+    pub fn prompt(&self, text: &str) {
+        if let Some(bytes) = capture::hold(capture::Stream::Stderr, text.as_bytes()) {
+            let mut err = io::stderr().lock();
+            let _ = err.write_all(bytes);
+            let _ = err.flush();
+        }
+    }
+
     pub fn warn(&self, text: &str) {
         if self.level >= Level::Warn {
             let label = self.paint_err("warning:", Style::Yellow);

@@ -288,7 +288,13 @@ fn check(
         .items
         .iter()
         .zip(&out.messages)
-        .filter(|(item, m)| !m.is_instructions() && item.index().is_some_and(|i| !protected[i]))
+        .filter(|(item, m)| {
+            // The user turn put back in front (Anthropic-bound) is the API's, not the window's.
+            !m.is_instructions()
+                && item
+                    .index()
+                    .is_some_and(|i| !protected[i] && Some(i) != front)
+        })
         .count();
     if let (StrategyKind::SlidingWindow, Some(n)) = (kind, opts.window) {
         prop_assert!(

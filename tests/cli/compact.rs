@@ -1,5 +1,5 @@
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::http::{openai_answer, Server};
 use crate::support::{s, sample, Run, TestEnv};
@@ -451,4 +451,92 @@ fn the_llm_summarizer_needs_a_model() {
     let run = compact(&env, &[s(&f), "--summarizer", "llm"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("CTXCTL_LLM_MODEL"), "{run:?}");
+}
+
+/// `compact --dry-run` and the real run agree on whether a session is compacted and on the
+/// exit status (1 and 0 when it would be, 0 and 0 when not: a result that would not be
+/// smaller is not written, and the dry run says so too), on every sample and every real
+/// agent session, at tails from tiny to larger than the session.
+#[test]
+fn dry_run_and_the_real_run_agree_on_every_session() {
+    let env = TestEnv::new();
+    let mut files: Vec<PathBuf> = fs::read_dir(crate::support::repo().join("sample-sessions"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    for dir in [
+        "realclients/claude-code",
+        "realclients/claude-code-2.1.332",
+        "realclients/codex",
+        "realclients/codex-0.171.0",
+        "wild/claude-code",
+        "wild/codex",
+    ] {
+        let Some(fixtures) = crate::shared::try_fixtures_dir() else {
+            break;
+        };
+        for e in fs::read_dir(fixtures.join(dir))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "jsonl")
+                && !p.to_string_lossy().contains("subagent")
+            {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut compared = 0;
+    for (i, f) in files.iter().enumerate() {
+        for tail in ["20", "300", "3000"] {
+            let base = [
+                "compact",
+                s(f),
+                "--tail-tokens",
+                tail,
+                "--json",
+                "--include-live",
+            ];
+            let dry = env.run(&[&base[..], &["--dry-run"]].concat());
+            let out = env.path().join(format!(
+                "out-{i}-{tail}{}",
+                if s(f).ends_with(".json") {
+                    ".json"
+                } else {
+                    ".jsonl"
+                }
+            ));
+            let real = env.run(&[&base[..], &["-o", s(&out)]].concat());
+            if real.code == 2 {
+                // Unreadable for a rewrite (e.g. a format ctxctl only reads): both say so.
+                assert_eq!(dry.code, 2, "{f:?} {tail}: {dry:?} {real:?}");
+                continue;
+            }
+            // One file's dry run prints its document alone.
+            let one = |run: &Run| {
+                let v = run.json();
+                match v["files"].as_array() {
+                    Some(files) => files[0].clone(),
+                    None => v,
+                }
+            };
+            let (d, r) = (one(&dry), one(&real));
+            assert_eq!(
+                d["compacted"], r["compacted"],
+                "{f:?} --tail-tokens {tail}:\n{dry:?}\n{real:?}"
+            );
+            let compacted = r["compacted"] == true;
+            assert_eq!(
+                (dry.code, real.code),
+                (i32::from(compacted), 0),
+                "{f:?} {tail}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 30, "{compared}");
 }

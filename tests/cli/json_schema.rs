@@ -111,6 +111,15 @@ fn is_type(value: &Value, t: &str) -> bool {
 }
 
 /// Runs `args` with `--json` and checks the output against definition `def`.
+/// The errors of `value` against the schema's definition `def` (empty when it conforms).
+pub(crate) fn errors_against(def: &str, value: &Value) -> Vec<String> {
+    let root = schema();
+    let mut errors = Vec::new();
+    let r = serde_json::json!({"$ref": format!("#/$defs/{def}")});
+    validate(&root, &r, value, "$", &mut errors);
+    errors
+}
+
 pub(crate) fn conforms(env: &TestEnv, def: &str, args: &[&str], code: i32) -> Value {
     let mut args = args.to_vec();
     args.push("--json");
@@ -322,5 +331,23 @@ fn every_definition_is_used_by_a_test() {
             text.contains(&quoted) || schema_text.contains(&referenced),
             "$defs/{name} is neither tested here nor referenced"
         );
+    }
+}
+
+#[test]
+fn grep_json_lines_conform() {
+    let env = TestEnv::new();
+    let f = sample("claude-code.jsonl");
+    for args in [
+        &["grep", "--json", "-i", "test", s(&f)][..],
+        &["grep", "--json", "-c", "-i", "test", s(&f)][..],
+    ] {
+        let run = env.run(args);
+        assert_eq!(run.code, 0, "{run:?}");
+        for line in run.stdout.lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let errors = errors_against("grep_line", &v);
+            assert!(errors.is_empty(), "{line}:\n{}", errors.join("\n"));
+        }
     }
 }

@@ -442,6 +442,7 @@ class Harness:
         self.numbers["ctxctl_tokens_original"] = toks
         self.ops(orig, orig_recs, toks)
         self.recompact(orig, orig_recs)
+        self.zero_config_resume(orig, orig_recs)
         self.restore(orig, orig_recs)
         self.cc_leaf(orig)
         self.cc_compact(orig, orig_recs)
@@ -610,6 +611,48 @@ class Harness:
             t = ccview.request_text(e["body"])
             n = t.count("[ctxctl compaction ")
             self.check("recompact-after-resume: one ctxctl summary is sent", n == 1, "%d summary headers" % n)
+
+    def zero_config_resume(self, orig, orig_recs):
+        """`ctxctl compact --resume` in the project directory, no path: ctxctl finds the
+        project's newest session, compacts it in place and execs the real claude on it
+        (CTXCTL_CLAUDE_BIN), the words after `--` making that resume a -p run."""
+        name = "compact-resume-no-path"
+        h = self.home("op-" + name)
+        p = self.place(h, self.sid, orig)
+        self.set_phase(name)
+        env = dict(self.ctx_env)
+        env.update({
+            "HOME": h,
+            "TZ": "UTC",
+            "CTXCTL_CLAUDE_BIN": self.a.claude,
+            "ANTHROPIC_BASE_URL": "http://127.0.0.1:%d" % self.port,
+            "ANTHROPIC_API_KEY": "sk-ant-fake",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+        })
+        args = ["compact", "--tail-tokens", "1500", "--resume", "--",
+                "-p", RESUME_PROMPT, "--output-format", "json", "--allowedTools", TOOLS]
+        rc, out, err = sh([self.a.ctxctl, *args], env=env, cwd=self.proj, timeout=240)
+        with open(os.path.join(self.outdir, name + ".txt"), "w") as f:
+            f.write("$ ctxctl %s\nrc=%d\n--- stdout\n%s\n--- stderr\n%s\n" % (" ".join(args), rc, out, err))
+        self.check("%s: ctxctl names the project's session it compacts" % name,
+                   "using the newest session of %s: claude-code" % self.proj in err and self.sid[:8] in err, err.strip()[-400:])
+        self.check("%s: ctxctl hands over to `claude --resume %s` in the project dir" % (name, self.sid[:8]),
+                   ("resuming: cd %s && " % self.proj) in err and ("--resume %s -p" % self.sid) in err, err.strip()[-400:])
+        with open(p) as f:
+            compacted = "[ctxctl compaction " in f.read()
+        self.check("%s: the session was compacted in place before the resume" % name, compacted, p)
+        shutil.copyfile(p, os.path.join(self.outdir, name + ".jsonl"))
+        r = {"rc": rc, "res": jparse(out) or {}, "out": out, "err": err, "entries": self.entries(name)}
+        e = self.analyze(name, os.path.join(self.outdir, name + ".jsonl"), r, self.base, "compact", orig_recs)
+        if e:
+            t = ccview.request_text(e["body"])
+            self.check("%s: the resumed claude sends the summary and the prompt" % name,
+                       "[ctxctl compaction " in t and RESUME_PROMPT in t, t[:200])
+            self.check("%s: claude answered (%r)" % (name, (r["res"].get("result") or "")[:60]),
+                       bool(r["res"].get("result")), out[-300:])
 
     def restore(self, orig, orig_recs):
         # Compact, then restore at once: byte for byte the original.

@@ -610,6 +610,54 @@ def rewrite_case(h, s, name, args_fn, kind):
               f"ctxctl count after Codex resumed: {n} messages; the request had {want - 1} input items + 1 answer")
 
 
+def resume_no_path_case(h, s, tail):
+    """`ctxctl compact --resume` in the project directory, no path: ctxctl finds the
+    newest rollout of the directory, compacts it in place and execs `codex resume ID`
+    through CTXCTL_CODEX_BIN, here a wrapper that runs the non-interactive form of that
+    command (`codex exec resume … ID PROMPT`) with the words ctxctl passes after `--`."""
+    name = "compact.resume-no-path"
+    s.reset()
+    ro = s.rollout()
+    before = open(ro, "rb").read()
+    wrapper = os.path.join(h.work, "codex-resume-wrapper")
+    with open(wrapper, "w") as f:
+        f.write('#!/bin/sh\n[ "$1" = resume ] || { echo "not a resume: $*" >&2; exit 97; }\n'
+                'id=$2; shift 2\n'
+                '# what ctxctl handed over, before codex appends to it\n'
+                'cp "$CODEX_HOME"/sessions/*/*/*/rollout-*"$id".jsonl "$HANDED_OVER" || exit 98\n'
+                'exec "$REAL_CODEX" exec resume --skip-git-repo-check '
+                '--dangerously-bypass-approvals-and-sandbox --json "$id" "$@"\n')
+    os.chmod(wrapper, 0o755)
+    d = os.path.join(h.work, "ctxctl", name)
+    env = s.env()
+    env.update({"XDG_DATA_HOME": os.path.join(d, "data"), "XDG_CACHE_HOME": os.path.join(d, "cache"),
+                "XDG_CONFIG_HOME": os.path.join(d, "config"),
+                "CTXCTL_CODEX_BIN": wrapper, "REAL_CODEX": h.codex,
+                "HANDED_OVER": os.path.join(d, "handed-over.jsonl")})
+    os.makedirs(d, exist_ok=True)
+    n0 = h.log_len()
+    args = ["compact", "--tail-tokens", tail, "--resume", "--", PROMPT]
+    r = subprocess.run([h.ctxctl_bin] + args, cwd=s.cwd, env=env, stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=300)
+    reqs = [q for q in h.requests_since(n0) if q.get("path", "").endswith("/responses")]
+    check(f"{name}.names-session", f"using the newest session of {s.cwd}: codex {s.sid[:8]}" in r.stderr,
+          f"`ctxctl {' '.join(args)}` in the project dir says which rollout: {last_line(r.stderr.split(chr(10) + 'ctxctl: resuming')[0])}")
+    check(f"{name}.hands-over", f"resuming: cd {s.cwd} && {wrapper} resume {s.sid}" in r.stderr,
+          f"ctxctl execs `codex resume {s.sid[:8]}…` in the project dir")
+    after = open(env["HANDED_OVER"], "rb").read() if os.path.exists(env["HANDED_OVER"]) else before
+    check(f"{name}.compacted", after != before and b"ctxctl" in after[len(before):],
+          "the rollout was compacted in place before the resume")
+    ok = r.returncode == 0 and reqs and reqs[-1]["status"] == 200
+    check(f"{name}.resume", bool(ok), f"the real codex resumed the compacted rollout: rc {r.returncode}, "
+          f"{len(reqs)} request(s); " + (f"answered {reqs[-1]['status']}" if reqs else codex_error(r.stdout, r.stderr)))
+    if reqs:
+        keep = os.path.join(h.work, "rewritten", name + ".jsonl")
+        os.makedirs(os.path.dirname(keep), exist_ok=True)
+        with open(keep, "wb") as f:
+            f.write(after)
+        analyze_request(h, s, name, reqs[-1], "compact", keep, False)
+
+
 def restore_cases(h, s):
     # a) compact, restore before Codex touched the file: byte-identical?
     s.reset()
@@ -796,6 +844,7 @@ def main():
         ]
         for name, fn, kind in cases:
             rewrite_case(h, s, name, fn, kind)
+        resume_no_path_case(h, s, tail)
         compact_est = None
         for row in SIZES:
             if row["case"].startswith("compact.in-place") and row["status"] == 200:

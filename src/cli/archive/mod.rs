@@ -34,9 +34,15 @@ pub enum ArchiveCommand {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  ctxctl archive ls\n  ctxctl archive ls my-session --json")]
 pub struct LsArgs {
-    /// Only this session's archives: its name, or its file
+    /// Only this session's archives: its name, or its file (default: those of this
+    /// project's newest session, when run in a project directory with agent sessions)
     #[arg(value_name = "NAME|PATH")]
     pub name: Option<String>,
+    /// Every archive, whatever the current directory
+    #[arg(long, conflicts_with = "name")]
+    pub all: bool,
+    #[command(flatten)]
+    pub here: crate::cli::args::here::PickArgs,
 }
 
 #[derive(Debug, Args)]
@@ -56,8 +62,9 @@ pub struct ShowArgs {
 )]
 pub struct RestoreArgs {
     /// The archive, as NAME/SEQ; a session's file or name stands for its newest archive
+    /// (default: the newest archive of this project's newest session, restored into it)
     #[arg(value_name = "ID|PATH")]
-    pub id: String,
+    pub id: Option<String>,
     /// The compacted session (default: where the compaction wrote it)
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
@@ -70,6 +77,8 @@ pub struct RestoreArgs {
     /// Restore even if the archive was already restored into this file
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub here: crate::cli::args::here::PickArgs,
 }
 
 /// An archive as the user named it: `NAME/SEQ`, or a session standing for its newest

@@ -29,12 +29,17 @@ struct RestoreReport {
 }
 
 pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::Result<ExitStatus> {
-    let id = super::resolve(store, &args.id)?;
+    // Filled in with this project's session's newest archive when none was given.
+    let given_id = args
+        .id
+        .as_deref()
+        .ok_or_else(|| anyhow::anyhow!("give the archive to restore, as NAME/SEQ"))?;
+    let id = super::resolve(store, given_id)?;
     let (entry, file) = store.get(&id)?;
     // A session's file named for its newest archive is also where it goes back.
     let given = args.file.as_deref().or_else(|| {
-        let p = Path::new(&args.id);
-        (id != args.id && p.is_file()).then_some(p)
+        let p = Path::new(given_id);
+        (id != given_id && p.is_file()).then_some(p)
     });
     let target = target(ctx, &entry, &file, given)?;
     let _lock = crate::ops::store::lock(ctx, store, &entry.session)?;

@@ -3,6 +3,7 @@
 
 pub mod duration;
 pub mod filter;
+pub mod here;
 pub mod limits;
 
 use std::path::PathBuf;
@@ -14,7 +15,8 @@ use crate::ops::write::OutputChoice;
 
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
-    /// Session files (`-` reads standard input); a directory is read as with -r
+    /// Session files (`-` reads standard input); a directory is read as with -r; none:
+    /// this project's newest session
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)
@@ -22,6 +24,8 @@ pub struct InputArgs {
     pub recursive: Vec<PathBuf>,
     #[command(flatten)]
     pub filters: filter::FileFilterArgs,
+    #[command(flatten)]
+    pub here: here::PickArgs,
 }
 
 impl InputArgs {

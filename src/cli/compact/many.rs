@@ -64,6 +64,7 @@ pub fn run(
         true => every_agents_sessions(ctx, args)?,
         false => InputArgs {
             files: args.files.clone(),
+            here: Default::default(),
             recursive: args.recursive.clone(),
             filters: args.filters.clone(),
         }

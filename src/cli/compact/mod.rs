@@ -50,8 +50,9 @@ is short: give the full path `command -v ctxctl` prints):
 #[derive(Debug, Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct CompactArgs {
-    /// Session files (`-` reads standard input); leave out to compact `--name` in the store
-    #[arg(value_name = "FILE", required_unless_present_any = ["name", "recursive", "session", "all"])]
+    /// Session files (`-` reads standard input); leave out to compact `--name` in the store,
+    /// or, without --name, this project's newest session
+    #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Every agent's sessions in their default homes, as `ctxctl sessions` lists them: with
     /// --if-needed --in-place -q, the nightly job
@@ -141,6 +142,10 @@ pub struct CompactArgs {
     pub fallback: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub here: crate::cli::args::here::PickArgs,
+    #[command(flatten)]
+    pub resume: crate::cli::args::here::ResumeArgs,
 }
 pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     testhook::install(ctx)?;

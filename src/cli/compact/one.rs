@@ -571,13 +571,7 @@ impl Job<'_> {
                 None => after(loaded, part, &items, &summary, &header, written),
             };
             if let Some(after) = planned.filter(|&n| n >= loaded.total) {
-                let reason = format!(
-                    "not compacted: the result would not be smaller ({} → {} tokens; the \
-                     summary outweighs the {} messages it replaces)",
-                    thousands(loaded.total as u64),
-                    thousands(after as u64),
-                    self.summarized.len()
-                );
+                let reason = report::not_smaller(loaded.total, after, self.summarized.len());
                 return Ok(unchanged(ctx, shown, used, reason, false, self.batch));
             }
             // Messages kept in the middle stand between the summary and the originals'

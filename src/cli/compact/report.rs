@@ -162,6 +162,16 @@ pub fn unchanged(
     Done::of(ExitStatus::Success, doc)
 }
 
+/// Why a compaction whose result would be `after` tokens of `total` is not written.
+pub fn not_smaller(total: usize, after: usize, summarized: usize) -> String {
+    format!(
+        "not compacted: the result would not be smaller ({} → {} tokens; the summary \
+         outweighs the {summarized} messages it replaces)",
+        thousands(total as u64),
+        thousands(after as u64),
+    )
+}
+
 pub fn dry_run(
     ctx: &Context,
     l: &Loaded,
@@ -172,6 +182,18 @@ pub fn dry_run(
     recall: &Recall,
 ) -> anyhow::Result<Done> {
     let tokens = compacted(l, part, summary, info);
+    // What the real run would decide: a result no smaller is not written.
+    if tokens >= l.total {
+        let reason = not_smaller(l.total, tokens, part.summarized().count());
+        return Ok(unchanged(
+            ctx,
+            &l.display(),
+            summarizer,
+            reason,
+            true,
+            false,
+        ));
+    }
     let span = |r: &std::ops::Range<usize>| Span {
         start: r.start,
         end: r.end,
