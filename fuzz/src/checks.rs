@@ -89,6 +89,10 @@ pub fn round_trip(data: &[u8]) {
         let Ok(s) = formats::read(data, format) else {
             continue;
         };
+        // A format read for counting only (a Gemini CLI `.json` chat) refuses to be written.
+        if matches!(s.doc, ctxctl::session::Document::Released) {
+            continue;
+        }
         let out = match formats::write(&s, &s.keep_all()) {
             Ok(out) => out,
             Err(e) => panic!("{}: writing back every message failed: {e}", s.format),
@@ -233,6 +237,10 @@ pub fn trim(data: &[u8]) {
         let Ok(s) = formats::read(bytes, format) else {
             continue;
         };
+        // A format read for counting only (a Gemini CLI `.json` chat) refuses to be written.
+        if matches!(s.doc, ctxctl::session::Document::Released) {
+            continue;
+        }
         let counts = counter.messages(&s);
         let budget = Counter::total(&counts) * usize::from(h[1]) / 128;
         let Ok(plan) = strategy::plan(&s, &counts, &counter, kind, &opts, budget) else {

@@ -147,7 +147,7 @@ fn archives(ctx: &Context) -> (&'static str, String) {
             .map_or("no limit".into(), |b| format!("{} MiB", thousands(b >> 20)))
     );
     let compress = match &ctx.settings.archive_compress {
-        Ok(c) => format!("{:?}", c.value).to_lowercase(),
+        Ok(c) => c.value.name().to_string(),
         Err(e) => return ("fail", e.to_string()),
     };
     let filed = ctx.archive_store().and_then(|s| Ok(s.filed()?));

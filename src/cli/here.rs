@@ -23,10 +23,47 @@ pub struct Plan {
     resume: Option<(Resume, bool)>,
 }
 
+/// `DB#ID`, as `ctxctl sessions` names a session of an agent's database (goose's
+/// `sessions.db`, OpenCode's `opencode.db`): the database as FILE with `--session ID`.
+fn db_ref(p: &Path) -> Option<(PathBuf, String)> {
+    if p.exists() {
+        return None;
+    }
+    let (db, id) = p.to_str()?.rsplit_once('#')?;
+    let db = PathBuf::from(db);
+    (!id.is_empty() && crate::ops::load::is_database(&db)).then(|| (db, id.to_string()))
+}
+
+/// Turns the `DB#ID` paths of `command` into the database and `--session ID`.
+fn db_refs(ctx: &mut Context, command: &mut Command) -> anyhow::Result<()> {
+    let files: Vec<&mut PathBuf> = match command {
+        Command::Count(a) => a.input.files.iter_mut().collect(),
+        Command::Check(a) => a.input.files.iter_mut().collect(),
+        Command::Stats(a) => a.input.files.iter_mut().collect(),
+        Command::Trim(a) => a.file.iter_mut().collect(),
+        Command::Compact(a) => a.files.iter_mut().collect(),
+        _ => return Ok(()),
+    };
+    for f in files {
+        let Some((db, id)) = db_ref(f) else { continue };
+        match &ctx.settings.session {
+            Some(given) if *given != id => anyhow::bail!(
+                "{} names session {id}, --session names {given}: one session of a database at a \
+                 time (or -r DIR for all of them)",
+                f.display()
+            ),
+            _ => ctx.settings.session = Some(id),
+        }
+        *f = db;
+    }
+    Ok(())
+}
+
 /// Fills in this project's session where `command` was given no path; works out the
 /// resume command when `--resume`/`--print-resume` asks for one (before the rewrite, so
 /// that a session no agent resumes is refused before it is changed).
 pub fn fill(ctx: &mut Context, command: &mut Command) -> anyhow::Result<Plan> {
+    db_refs(ctx, command)?;
     let session_given = ctx.settings.session.is_some();
     match command {
         Command::Count(a) => input(ctx, &mut a.input)?,

@@ -181,9 +181,7 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
         .ok_or_else(|| anyhow::anyhow!("no input: give the session FILE"))?;
     ctx.prewarm(file);
     testhook::install(ctx)?;
-    let status = retry::retrying(ctx, &load::display(file), || attempt(ctx, args, file))?;
-    crate::ops::retention::apply(ctx);
-    Ok(status)
+    retry::retrying(ctx, &load::display(file), || attempt(ctx, args, file))
 }
 
 /// One read-plan-write pass (the input may change under the first; see `replace`).
@@ -317,6 +315,10 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
         }
     } else {
         drop(bytes);
+    }
+    if report.archive_id.is_some() {
+        // A new archive (its session's lock released): the store is kept within its limits.
+        crate::ops::retention::apply(ctx);
     }
     report.output = Some(dest.display());
     if ctx.printer.json {

@@ -102,7 +102,7 @@ pub fn recheck(ctx: &Context, path: &Path) -> anyhow::Result<()> {
     if ctx.settings.include_live {
         return Ok(());
     }
-    match Procs::read().live(path) {
+    match Procs::read(file_id(path)).live(path) {
         Some(live) => Err(Refused {
             path: path.to_path_buf(),
             live,
@@ -129,7 +129,7 @@ pub fn check_session(ctx: &Context, active: Option<i64>) -> anyhow::Result<()> {
 /// The hard signals for `path`, from the processes as they were at this run's first look.
 pub fn signal(path: &Path) -> Option<Live> {
     static PROCS: OnceLock<Procs> = OnceLock::new();
-    PROCS.get_or_init(Procs::read).live(path)
+    PROCS.get_or_init(|| Procs::read(None)).live(path)
 }
 
 /// The run's live window in seconds; `None` with a window of 0.
@@ -235,23 +235,16 @@ impl Procs {
             })
     }
 
-    #[cfg(unix)]
     fn writer_of(&self, path: &Path) -> Option<(u32, String)> {
-        use std::os::unix::fs::MetadataExt;
-        let m = std::fs::metadata(path).ok()?;
-        self.writers.get(&(m.dev(), m.ino())).cloned()
+        self.writers.get(&file_id(path)?).cloned()
     }
 
-    #[cfg(not(unix))]
-    fn writer_of(&self, _path: &Path) -> Option<(u32, String)> {
-        None
-    }
-
-    /// Linux: `/proc/*/fd` with the access mode in `/proc/*/fdinfo`, `/proc/*/cmdline`.
-    /// Processes whose entries cannot be read (other users') are not seen; neither is
-    /// this process nor its ancestors' descriptors that it inherited.
+    /// Linux: `/proc/*/fd` with the access mode in `/proc/*/fdinfo`, `/proc/*/cmdline`;
+    /// only the descriptors of the file `only` when given (the last look before one file
+    /// is replaced), else of every regular file (a batch's one look). Processes whose
+    /// entries cannot be read (other users') are not seen, nor is this process.
     #[cfg(target_os = "linux")]
-    fn read() -> Procs {
+    fn read(only: Option<(u64, u64)>) -> Procs {
         use std::os::unix::fs::MetadataExt;
         let mut out = Procs::default();
         let me = std::process::id();
@@ -284,13 +277,16 @@ impl Procs {
                 continue;
             };
             for fd in fds.flatten() {
-                if !opened_for_writing(&dir, &fd.file_name()) {
+                // What the descriptor is first (most are pipes and sockets), its mode after.
+                let Ok(m) = std::fs::metadata(fd.path()) else {
+                    continue;
+                };
+                let id = (m.dev(), m.ino());
+                if !m.is_file() || only.is_some_and(|o| o != id) {
                     continue;
                 }
-                if let Ok(m) = std::fs::metadata(fd.path()) {
-                    if m.is_file() {
-                        out.writers.insert((m.dev(), m.ino()), (pid, comm.clone()));
-                    }
+                if opened_for_writing(&dir, &fd.file_name()) {
+                    out.writers.insert(id, (pid, comm.clone()));
                 }
             }
             if is_agent(&comm, &argv) {
@@ -301,8 +297,23 @@ impl Procs {
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn read() -> Procs {
+    fn read(_only: Option<(u64, u64)>) -> Procs {
         Procs::default()
+    }
+}
+
+/// The (device, inode) of the file at `path`; `None` off Unix.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
     }
 }
 

@@ -237,7 +237,13 @@ fn check(
     // The user turn put back in front of a protected first turn (Anthropic-bound sessions).
     let anthropic = s.session.format.anthropic_bound();
     let front = first_turn(&p.items, input).filter(|_| anthropic);
-    if !p.fits && steps.iter().any(auto) {
+    // The user turn the repair puts back in front may alone push a plan that fitted over
+    // the budget: what the strategy kept then was kept within it.
+    let front_tokens: usize = front
+        .and_then(|f| pairs::units(input).into_iter().find(|u| u.contains(&f)))
+        .map_or(0, |u| u.map(|i| s.counts[i]).sum());
+    let over_without_front = p.tokens.saturating_sub(front_tokens) > budget;
+    if !p.fits && over_without_front && steps.iter().any(auto) {
         for (item, m) in p.items.iter().zip(&out.messages) {
             let ok = m.is_instructions()
                 || item

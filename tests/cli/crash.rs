@@ -122,11 +122,7 @@ fn run(env: &TestEnv, case: &Case, fail_at: Option<&str>) -> Run {
         cmd.env("CTXCTL_TEST_FAIL_AT", step);
     }
     let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(out)
 }
 
 /// What each injected failure leaves: (step, archive kept, temp file left behind).

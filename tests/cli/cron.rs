@@ -148,11 +148,7 @@ fn compact_while_appending(env: &TestEnv, files: &[&Path], changed: &Path, extra
     fs::write(changed, &text).unwrap();
     fs::remove_file(&marker).unwrap();
     let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(out)
 }
 
 #[test]
@@ -366,11 +362,7 @@ fn as_cron(home: &Path, command: &str) -> Run {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(out)
 }
 
 /// An hour before the real clock (cron runs without CTXCTL_NOW).

@@ -102,11 +102,7 @@ fn run_in(env: &TestEnv, cwd: &Path, args: &[&str]) -> Run {
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(out)
 }
 
 /// `run` as a snapshot shows it: the temp dir as `[TMP]`, also in Claude Code's name for

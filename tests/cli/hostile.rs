@@ -435,11 +435,7 @@ fn run_measured(env: &TestEnv, args: &[&str]) -> (Run, u64) {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     let out = child.wait_with_output().unwrap();
-    let run = Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
+    let run = Run::from(out);
     (run, peak)
 }
 

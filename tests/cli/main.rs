@@ -48,6 +48,7 @@ mod progress;
 mod race;
 mod readme;
 mod readme_blocks;
+mod readme_match;
 mod rewrite_read;
 mod samples;
 mod secrets;

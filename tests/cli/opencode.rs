@@ -516,3 +516,44 @@ fn compact_r_leaves_a_live_session_of_the_database_alone_unless_asked() {
     let live = entry(&json, &format!("{}#{SID}", db.display()));
     assert_eq!(live["skipped"], false, "{forced:?}");
 }
+
+/// `DB#ID`, as `ctxctl sessions` names a database's session, is accepted wherever a FILE
+/// is: the database with `--session ID`.
+#[test]
+fn a_database_session_is_named_as_sessions_names_it() {
+    let env = env();
+    let db = db(&env, false);
+    let named = format!("{}#ses_df5f2d654ffeKnuN9WuHea9bXj", s(&db));
+    for cmd in ["count", "check", "stats"] {
+        let by_ref = env.run(&[cmd, &named, "--json", "--tokenizer", "approx"]);
+        assert_eq!(by_ref.code, 0, "{cmd}: {by_ref:?}");
+        let by_flag = env.run(&[
+            cmd,
+            s(&db),
+            "--session",
+            "ses_df5f2d654ffeKnuN9WuHea9bXj",
+            "--json",
+            "--tokenizer",
+            "approx",
+        ]);
+        assert_eq!(by_ref.stdout, by_flag.stdout, "{cmd}");
+    }
+    let dry = env.run(&[
+        "trim",
+        &named,
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "60",
+        "--dry-run",
+        "--tokenizer",
+        "approx",
+    ]);
+    assert_ne!(dry.code, 2, "{dry:?}");
+    let clash = env.run(&["count", &named, "--session", "other"]);
+    assert_eq!(clash.code, 2, "{clash:?}");
+    assert!(
+        clash.stderr.contains("one session of a database at a time"),
+        "{clash:?}"
+    );
+}

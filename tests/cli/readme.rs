@@ -1,32 +1,35 @@
-//! Every command shown in README.md runs, so the README cannot rot.
+//! Every command shown in README.md and docs/*.md runs, and prints what the page shows, so
+//! the pages cannot rot.
 //!
-//! The README's fenced blocks are read in order and run in one scratch environment (a
-//! `TestEnv` whose working directory holds copies of `sample-sessions/`, `completions/` and
-//! `man/`, and whose HOME holds Claude Code and Codex session directories), the way a reader
-//! would type them in one shell:
+//! Each page's fenced blocks are read in order and run in one scratch environment of its own
+//! (a `TestEnv` whose working directory holds copies of `sample-sessions/`, `completions/`
+//! and `man/`, and whose HOME holds a Claude Code and a Codex session, last written two days
+//! before the fixed `CTXCTL_NOW`), the way a reader would type them in one shell:
 //!
 //! - ```` ```console ````: each line starting with `$ ` is a command, run with `sh -c` and the
 //!   built `ctxctl` first on PATH. A trailing `# exit N` gives the expected exit code (default
 //!   0). `export A=B …` lines set variables for the commands after them. The lines under a
-//!   command are its output as shown to readers: illustrative, NOT asserted (numbers and paths
-//!   differ per machine), except that shown `--json` output must parse and use only field
-//!   names the real output has.
+//!   command are its output, compared with what it printed (see tests/cli/readme_match.rs:
+//!   paths, URLs, UUIDs and column widths are normalised, `…` leaves lines out, shown JSON
+//!   may leave out fields); a command shown with no output must print nothing.
 //! - ```` ```toml ````: the example config; parsed with `FileConfig::parse`, checked to set
 //!   every key the schema knows, and saved as `config.toml` for the commands that follow.
 //! - ```` ```yaml ````: a GitHub Actions step (its `run:` commands) or a pre-commit hook (its
 //!   `entry:` with session files appended, as pre-commit calls it) is run the same way.
 //! - ```` ```sh ````: `cargo run --release -- ARGS` runs `ctxctl ARGS`; a crontab line runs
 //!   its command; `cargo test --locked` must be what `.ci/run` runs.
+//! - ```` ```text ````: illustrative text, not run.
 //!
-//! Commands needing an LLM run against a loopback server that answers in OpenAI or Anthropic
-//! shape; `CTXCTL_LLM_BASE_URL` always points at it (a README export of that variable is
-//! replaced), and such a command must have sent it a request. Likewise the token-counting
-//! examples (`--count-with api`) reach a loopback stand-in for the providers' counting
-//! endpoints through `CTXCTL_COUNT_API_BASE_URL`. A command that cannot run here
-//! is listed in `NOT_RUNNABLE` with the reason; anything else unknown fails the test.
+//! Commands needing an LLM (`--summarizer llm`) or a provider's token counter
+//! (`--count-with api`) run against loopback servers standing in for them: for those commands
+//! `CTXCTL_LLM_BASE_URL` and `CTXCTL_COUNT_API_BASE_URL` point at the servers (a page's export
+//! of either is shown in their place), and such a command must have sent a request. A
+//! command that cannot run here is listed in `NOT_RUNNABLE` with the reason; anything else
+//! unknown fails the test.
 //!
-//! `CTXCTL_README_TRANSCRIPT=FILE` writes every command with its real output to FILE, for
-//! whoever updates the README's examples.
+//! `CTXCTL_DOCS_BLESS=1` rewrites the shown output of every command whose output differs with
+//! what it printed (review the diff); `CTXCTL_README_TRANSCRIPT=FILE` writes every command
+//! with its output, as the pages would show it, to FILE.
 
 // Commands not run, and those waiting for a feature, are noted on the test's stderr.
 #![allow(clippy::print_stderr)]
@@ -36,9 +39,9 @@ use std::path::Path;
 
 use crate::http::Server;
 use crate::readme_blocks::{
-    blocks, cron_command, expected_exit, json_fields_exist, programs, schema_keys, strip_comment,
-    Block,
+    blocks, cron_command, expected_exit, programs, schema_keys, strip_comment, Block,
 };
+use crate::readme_match::{json_shown, lines, localize, matches};
 use crate::support::{repo, Run, TestEnv};
 
 /// README commands (by prefix) that are not run here, and why.
@@ -73,16 +76,58 @@ const NOT_RUNNABLE: &[(&str, &str)] = &[
         "python3 scripts/bench.py",
         "needs a release build and minutes; prints figures, asserts nothing",
     ),
+    (
+        "CC_VERSION=",
+        "installs a real Claude Code from npm; scripts/e2e run in .ci/run",
+    ),
+    (
+        "CODEX_VERSION=",
+        "installs a real Codex CLI from npm; scripts/e2e run in .ci/run",
+    ),
+    ("cargo install cargo-fuzz", "installs a tool into ~/.cargo"),
+    ("fuzz/seed.sh", "fills fuzz/corpus/ for a fuzzing run"),
+    (
+        "RUSTC_BOOTSTRAP=1 cargo fuzz",
+        "fuzzes for minutes; tests/fuzz_regressions.rs replays what it found",
+    ),
+    (
+        "CTXCTL_DOCS_BLESS=1 cargo test",
+        "rewrites the docs' shown output; this test compares it",
+    ),
 ];
+
+/// Pages whose examples another test runs, in the setting they need, and which one.
+const OWN_TEST: &[(&str, &str)] = &[(
+    "docs/project-session.md",
+    "tests/cli/here.rs runs it inside a project directory",
+)];
 
 /// Programs README commands may use besides ctxctl.
 const TOOLS: &[&str] = &["cat", "cp", "mkdir", "head", "cut"];
 
 /// Block languages the README may use; anything else must be added here with a rule.
-const LANGUAGES: &[&str] = &["console", "sh", "toml", "yaml", "rust"];
+const LANGUAGES: &[&str] = &["console", "sh", "toml", "yaml", "rust", "text"];
 
 fn readme() -> String {
     std::fs::read_to_string(repo().join("README.md")).unwrap()
+}
+
+/// README.md, then docs/*.md by name: (path relative to the repository, text).
+fn pages() -> Vec<(String, String)> {
+    let mut docs: Vec<String> = std::fs::read_dir(repo().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    docs.sort();
+    std::iter::once("README.md".to_string())
+        .chain(docs)
+        .map(|p| {
+            let text = std::fs::read_to_string(repo().join(&p)).unwrap();
+            (p, text)
+        })
+        .collect()
 }
 
 fn not_runnable(cmd: &str) -> Option<&'static str> {
@@ -92,24 +137,33 @@ fn not_runnable(cmd: &str) -> Option<&'static str> {
         .map(|(_, why)| *why)
 }
 
-/// The scratch environment every README command runs in, and what the run saw.
+/// The scratch environment every command of one page runs in, and what the run saw.
 struct Scratch {
+    /// The page being run, for messages (`README.md`, `docs/USAGE.md`).
+    page: String,
     env: TestEnv,
     llm: Server,
     count: Server,
+    /// What the page exported as `CTXCTL_LLM_BASE_URL` / `CTXCTL_COUNT_API_BASE_URL`.
+    llm_url: Option<String>,
+    count_url: Option<String>,
     keys: Vec<String>,
-    pending: Vec<String>,
     ran: usize,
+    llm_calls: usize,
+    count_calls: usize,
+    /// With `CTXCTL_DOCS_BLESS`: (first line index, lines replaced, new lines).
+    bless: Option<Vec<(usize, usize, Vec<String>)>>,
     transcript: Option<std::fs::File>,
 }
 
+/// When the sample agent sessions were last written: two days before `CTXCTL_NOW`.
+const SESSIONS_WRITTEN: u64 = 1_767_150_245;
+
 impl Scratch {
-    fn new() -> Scratch {
+    fn new(page: &str) -> Scratch {
         let llm = Server::llm_stub();
         let count = Server::count_stub();
-        let env = TestEnv::new()
-            .env("CTXCTL_LLM_BASE_URL", &format!("{}/v1", llm.url))
-            .env("CTXCTL_COUNT_API_BASE_URL", &count.url);
+        let env = TestEnv::new();
         for dir in ["sample-sessions", "completions", "man"] {
             copy_dir(&repo().join(dir), &env.path().join(dir));
         }
@@ -119,28 +173,45 @@ impl Scratch {
         }
         let home = env.home();
         let claude = home.join(".claude/projects/-home-dev-shop");
-        std::fs::create_dir_all(&claude).unwrap();
-        std::fs::write(
-            claude.join("d93e3082-ad22-40cf-b10b-b53b83ced403.jsonl"),
-            sample("claude-code.jsonl"),
-        )
-        .unwrap();
         let codex = home.join(".codex/sessions/2026/03/14");
-        std::fs::create_dir_all(&codex).unwrap();
-        std::fs::write(
-            codex.join("rollout-2026-03-14T10-12-03-019ceb9d-f459-75a8-bb88-0af9e4aaa557.jsonl"),
-            sample("codex.jsonl"),
-        )
-        .unwrap();
-        let transcript = std::env::var_os("CTXCTL_README_TRANSCRIPT")
-            .map(|p| std::fs::File::create(p).expect("CTXCTL_README_TRANSCRIPT"));
+        let sessions = [
+            (
+                claude.join("d93e3082-ad22-40cf-b10b-b53b83ced403.jsonl"),
+                "claude-code.jsonl",
+            ),
+            (
+                codex
+                    .join("rollout-2026-03-14T10-12-03-019ceb9d-f459-75a8-bb88-0af9e4aaa557.jsonl"),
+                "codex.jsonl",
+            ),
+        ];
+        let written = std::time::UNIX_EPOCH + std::time::Duration::from_secs(SESSIONS_WRITTEN);
+        for (path, name) in sessions {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, sample(name)).unwrap();
+            let file = std::fs::File::options().write(true).open(&path).unwrap();
+            file.set_modified(written).unwrap();
+        }
+        let transcript = std::env::var_os("CTXCTL_README_TRANSCRIPT").map(|p| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .expect("CTXCTL_README_TRANSCRIPT")
+        });
+        let bless = std::env::var_os("CTXCTL_DOCS_BLESS").map(|_| Vec::new());
         Scratch {
+            page: page.to_string(),
             env,
             llm,
             count,
+            llm_url: None,
+            count_url: None,
             keys: Vec::new(),
-            pending: Vec::new(),
             ran: 0,
+            llm_calls: 0,
+            count_calls: 0,
+            bless,
             transcript,
         }
     }
@@ -153,68 +224,124 @@ impl Scratch {
             if k.ends_with("API_KEY") {
                 self.keys.push(v.to_string());
             }
-            if k == "CTXCTL_LLM_BASE_URL" || k == "CTXCTL_COUNT_API_BASE_URL" {
-                continue; // the loopback servers stand in for the README's URLs
+            match k {
+                "CTXCTL_LLM_BASE_URL" => self.llm_url = Some(v.to_string()),
+                "CTXCTL_COUNT_API_BASE_URL" => self.count_url = Some(v.to_string()),
+                _ => {}
             }
             self.env.set(k, v);
         }
     }
 
-    /// Runs one command from README line `line` and checks its exit code.
+    /// Real output as the page shows it: HOME as `~`, the working directory as `~/work`,
+    /// the loopback servers as the URLs the page exported.
+    fn localize(&self, text: &str) -> String {
+        let mut subs = Vec::new();
+        for (dir, shown) in [
+            (self.env.home(), "~"),
+            (self.env.path().to_path_buf(), "~/work"),
+        ] {
+            if let Ok(real) = dir.canonicalize() {
+                subs.push((real.display().to_string(), shown.to_string()));
+            }
+            subs.push((dir.display().to_string(), shown.to_string()));
+        }
+        if let Some(url) = &self.llm_url {
+            subs.push((format!("{}/v1", self.llm.url), url.clone()));
+        }
+        if let Some(url) = &self.count_url {
+            subs.push((self.count.url.clone(), url.clone()));
+        }
+        localize(text, &subs)
+    }
+
+    /// Runs one command from the page's line `line` and checks its exit code.
     fn run(&mut self, line: usize, cmd: &str, expect: i32) -> Run {
+        let page = self.page.clone();
         for program in programs(cmd) {
             assert!(
                 program == "ctxctl" || TOOLS.contains(&program),
-                "README.md:{line}: `{cmd}` uses {program:?}; run only ctxctl and {TOOLS:?}, \
+                "{page}:{line}: `{cmd}` uses {program:?}; run only ctxctl and {TOOLS:?}, \
                  or list the command in NOT_RUNNABLE with the reason"
             );
         }
         let llm = cmd.contains("--summarizer llm");
-        let before = self.llm.requests().len();
-        let run = self.env.shell(cmd);
-        self.ran += 1;
-        if let Some(t) = &mut self.transcript {
-            let _ = write!(t, "$ {cmd}\n{}{}\n", run.stdout, run.stderr);
+        let count = cmd.contains("--count-with api");
+        let before = (self.llm.requests().len(), self.count.requests().len());
+        // Only these reach the loopback servers; the others see what the page exported.
+        if llm || count {
+            let (llm_url, count_url) = (format!("{}/v1", self.llm.url), self.count.url.clone());
+            self.env.set("CTXCTL_LLM_BASE_URL", &llm_url);
+            self.env.set("CTXCTL_COUNT_API_BASE_URL", &count_url);
         }
-        if self.is_pending(cmd) {
-            assert!(
-                run.code == 2 && run.stderr.contains("unexpected argument"),
-                "README.md:{line}: `{cmd}` waits for `compact -r`, but failed otherwise: {run:?}"
-            );
-            self.pending.push(format!("README.md:{line}: {cmd}"));
-            return run;
+        let run = self.env.shell(cmd);
+        for (var, exported) in [
+            ("CTXCTL_LLM_BASE_URL", self.llm_url.clone()),
+            ("CTXCTL_COUNT_API_BASE_URL", self.count_url.clone()),
+        ] {
+            match exported {
+                Some(v) => self.env.set(var, &v),
+                None => self.env.unset(var),
+            }
+        }
+        self.ran += 1;
+        let shown = self.localize(&format!("{}{}", run.stdout, run.stderr));
+        if let Some(t) = &mut self.transcript {
+            let _ = write!(t, "{page}:{line}\n$ {cmd}\n{shown}\n");
         }
         assert_eq!(
             run.code, expect,
-            "README.md:{line}: `{cmd}` exited {} instead of {expect}\n{run:?}",
+            "{page}:{line}: `{cmd}` exited {} instead of {expect}\n{run:?}",
             run.code
         );
         if llm {
             assert!(
-                self.llm.requests().len() > before,
-                "README.md:{line}: `{cmd}` did not call the summarizer"
+                self.llm.requests().len() > before.0,
+                "{page}:{line}: `{cmd}` did not call the summarizer"
             );
+            self.llm_calls += 1;
+        }
+        if count {
+            assert!(
+                self.count.requests().len() > before.1,
+                "{page}:{line}: `{cmd}` did not ask the counting endpoint"
+            );
+            self.count_calls += 1;
         }
         for key in &self.keys {
             assert!(
                 !run.stdout.contains(key.as_str()) && !run.stderr.contains(key.as_str()),
-                "README.md:{line}: `{cmd}` printed an API key"
+                "{page}:{line}: `{cmd}` printed an API key"
             );
         }
         run
     }
 
-    /// `compact -r` (batch compaction) is being added in parallel; until `compact --help`
-    /// offers `--recursive`, README commands using it must fail only for that reason.
-    fn is_pending(&self, cmd: &str) -> bool {
-        let batch =
-            cmd.contains("ctxctl compact") && (cmd.contains(" -r ") || cmd.contains("--recursive"));
-        batch
-            && !self
-                .env
-                .run(&["compact", "--help"])
-                .stdout
-                .contains("--recursive")
+    /// Compares what a command printed with the `shown` lines under it (from line `at`).
+    fn compare(&mut self, at: usize, cmd: &str, shown: &[String], run: &Run) {
+        let out = self.localize(&run.stdout);
+        let err = self.localize(&run.stderr);
+        let piped = cmd.contains('|') || cmd.contains('>');
+        let json = cmd.contains("--json") && !piped && !shown.is_empty() && run.code == 0;
+        let verdict = if json {
+            json_shown(&shown.join("\n"), &out)
+        } else if matches(shown, &lines(&out), &lines(&err)) {
+            Ok(())
+        } else {
+            Err("the output shown is not what it printed".to_string())
+        };
+        let Err(why) = verdict else { return };
+        let mut real = lines(&out);
+        real.extend(lines(&err));
+        let page = self.page.clone();
+        match &mut self.bless {
+            Some(edits) => edits.push((at, shown.len(), real)),
+            None => panic!(
+                "{page}:{at}: `{cmd}`: {why} (CTXCTL_DOCS_BLESS=1 rewrites it)\n--- shown\n{}\n--- printed\n{}",
+                shown.join("\n"),
+                real.join("\n")
+            ),
+        }
     }
 
     fn console(&mut self, block: &Block) {
@@ -222,31 +349,36 @@ impl Scratch {
         while i < block.lines.len() {
             let line = block.line + i;
             let Some(cmd) = block.lines[i].strip_prefix("$ ") else {
-                panic!("README.md:{line}: console block text before the first `$ ` command");
+                panic!(
+                    "{}:{line}: console block text before the first `$ ` command",
+                    self.page
+                );
             };
             assert!(
                 !cmd.ends_with('\\'),
-                "README.md:{line}: keep commands on one line"
+                "{}:{line}: keep commands on one line",
+                self.page
             );
-            let shown: Vec<&str> = block.lines[i + 1..]
+            let mut shown: Vec<String> = block.lines[i + 1..]
                 .iter()
                 .take_while(|l| !l.starts_with("$ "))
-                .map(String::as_str)
+                .cloned()
                 .collect();
-            i += 1 + shown.len();
+            let taken = shown.len();
+            while shown.last().is_some_and(|l| l.trim().is_empty()) {
+                shown.pop();
+            }
+            i += 1 + taken;
             if programs(cmd).first() == Some(&"export") {
                 self.export(cmd);
                 continue;
             }
             if let Some(why) = not_runnable(cmd) {
-                eprintln!("README.md:{line}: not run ({why}): {cmd}");
+                eprintln!("{}:{line}: not run ({why}): {cmd}", self.page);
                 continue;
             }
             let run = self.run(line, cmd, expected_exit(cmd));
-            // Shown JSON of a whole (unpiped) `--json` run must match the real field names.
-            if cmd.contains("--json") && !cmd.contains('|') && !shown.is_empty() && run.code == 0 {
-                json_fields_exist(line, &shown.join("\n"), &run.stdout);
-            }
+            self.compare(line + 1, cmd, &shown, &run);
         }
     }
 
@@ -255,8 +387,8 @@ impl Scratch {
         let parsed = ctxctl::config::FileConfig::parse(&text, Path::new("README.md"));
         if let Err(e) = parsed {
             panic!(
-                "README.md:{}: the example config does not parse: {e}",
-                block.line
+                "{}:{}: the example config does not parse: {e}",
+                self.page, block.line
             );
         }
         let value: toml::Table = text.parse().unwrap();
@@ -273,7 +405,8 @@ impl Scratch {
             for key in keys {
                 assert!(
                     t.is_some_and(|t| t.contains_key(&key)),
-                    "README.md:{}: the example config lacks [{table}] {key}",
+                    "{}:{}: the example config lacks [{table}] {key}",
+                    self.page,
                     block.line
                 );
             }
@@ -290,7 +423,7 @@ impl Scratch {
                 let cmd = cmd.trim();
                 found += 1;
                 match not_runnable(cmd) {
-                    Some(why) => eprintln!("README.md:{line}: not run ({why}): {cmd}"),
+                    Some(why) => eprintln!("{}:{line}: not run ({why}): {cmd}", self.page),
                     None => {
                         self.run(line, cmd, 0);
                     }
@@ -307,7 +440,8 @@ impl Scratch {
         }
         assert!(
             found > 0,
-            "README.md:{}: a yaml block with no `run:` or `entry:` to check",
+            "{}:{}: a yaml block with no `run:` or `entry:` to check",
+            self.page,
             block.line
         );
     }
@@ -328,15 +462,42 @@ impl Scratch {
             } else if cmd == "cargo test --locked" {
                 assert!(
                     ci_runs(cmd),
-                    "README.md:{line}: .ci/run does not run `{cmd}`; keep them in sync"
+                    "{}:{line}: .ci/run does not run `{cmd}`; keep them in sync",
+                    self.page
                 );
             } else {
                 let why = not_runnable(cmd).unwrap_or_else(|| {
-                    panic!("README.md:{line}: `{cmd}` is neither run nor in NOT_RUNNABLE")
+                    panic!(
+                        "{}:{line}: `{cmd}` is neither run nor in NOT_RUNNABLE",
+                        self.page
+                    )
                 });
-                eprintln!("README.md:{line}: not run ({why}): {cmd}");
+                eprintln!("{}:{line}: not run ({why}): {cmd}", self.page);
             }
         }
+    }
+
+    /// With `CTXCTL_DOCS_BLESS`: writes the page back with the output its commands printed.
+    fn write_back(&mut self, text: &str) {
+        let Some(mut edits) = self.bless.take() else {
+            return;
+        };
+        if edits.is_empty() {
+            return;
+        }
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+        for (at, n, new) in &edits {
+            lines.splice(at - 1..at - 1 + n, new.iter().cloned());
+        }
+        let mut out = lines.join("\n");
+        out.push('\n');
+        std::fs::write(repo().join(&self.page), out).unwrap();
+        eprintln!(
+            "{}: rewrote the output of {} command(s)",
+            self.page,
+            edits.len()
+        );
     }
 }
 
@@ -350,16 +511,16 @@ fn is_manifest(block: &Block) -> bool {
 
 /// A manifest snippet must depend on ctxctl without its default features (the CLI), and
 /// only ask for features the crate has.
-fn manifest(block: &Block) {
+fn manifest(page: &str, block: &Block) {
     let text = block.lines.join("\n");
     let value: toml::Table = text
         .parse()
-        .unwrap_or_else(|e| panic!("README.md:{}: not TOML: {e}", block.line));
+        .unwrap_or_else(|e| panic!("{page}:{}: not TOML: {e}", block.line));
     let dep = &value["dependencies"]["ctxctl"];
     assert_eq!(
         dep.get("default-features").and_then(|v| v.as_bool()),
         Some(false),
-        "README.md:{}: the library is used without the CLI",
+        "{page}:{}: the library is used without the CLI",
         block.line
     );
     let cargo: toml::Table = std::fs::read_to_string(repo().join("Cargo.toml"))
@@ -376,7 +537,7 @@ fn manifest(block: &Block) {
         let f = f.as_str().unwrap();
         assert!(
             features.contains_key(f),
-            "README.md:{}: no feature {f}",
+            "{page}:{}: no feature {f}",
             block.line
         );
     }
@@ -385,7 +546,7 @@ fn manifest(block: &Block) {
 /// A Rust example must be one of the crate's doc tests (which `cargo test` compiles and
 /// runs), line for line: its lines appear, in order, in the docs of src/lib.rs or
 /// src/manager/mod.rs.
-fn rust(block: &Block) {
+fn rust(page: &str, block: &Block) {
     let docs: String = ["src/lib.rs", "src/manager/mod.rs"]
         .iter()
         .map(|f| std::fs::read_to_string(repo().join(f)).unwrap())
@@ -400,43 +561,79 @@ fn rust(block: &Block) {
     let example = block.lines.join("\n");
     assert!(
         docs.contains(&example),
-        "README.md:{}: this Rust example is not a doc test of src/lib.rs or src/manager/mod.rs; \
+        "{page}:{}: this Rust example is not a doc test of src/lib.rs or src/manager/mod.rs; \
          copy it there so that `cargo test` runs it",
         block.line
     );
 }
 
-#[test]
-fn every_readme_command_runs() {
-    let text = readme();
-    let mut s = Scratch::new();
-    for block in blocks(&text) {
+/// Runs every block of one page in a scratch environment of its own.
+fn run_page(page: &str, text: &str) -> Scratch {
+    let mut s = Scratch::new(page);
+    for block in blocks(text) {
         assert!(
             LANGUAGES.contains(&block.lang.as_str()),
-            "README.md:{}: a ```{} block; give it a rule in tests/cli/readme.rs",
+            "{page}:{}: a ```{} block; give it a rule in tests/cli/readme.rs",
             block.line,
             block.lang
         );
         match block.lang.as_str() {
             "console" => s.console(&block),
-            "toml" if is_manifest(&block) => manifest(&block),
+            "toml" if is_manifest(&block) => manifest(page, &block),
             "toml" => s.toml(&block),
             "yaml" => s.yaml(&block),
-            "rust" => rust(&block),
+            "rust" => rust(page, &block),
+            "text" => {}
             _ => s.sh(&block),
         }
     }
-    assert!(s.ran >= 40, "only {} README commands ran", s.ran);
+    s.write_back(text);
+    s
+}
+
+#[test]
+fn every_readme_command_runs() {
+    let s = run_page("README.md", &readme());
+    assert!(s.ran >= 15, "only {} README commands ran", s.ran);
+}
+
+/// The manual's pages run the same way, each in a scratch environment of its own.
+#[test]
+fn every_docs_command_runs() {
+    let (mut ran, mut llm, mut count) = (0, 0, 0);
+    for (page, text) in pages().into_iter().skip(1) {
+        if let Some((_, why)) = OWN_TEST.iter().find(|(p, _)| *p == page) {
+            eprintln!("{page}: not run here ({why})");
+            continue;
+        }
+        let s = run_page(&page, &text);
+        ran += s.ran;
+        llm += s.llm_calls;
+        count += s.count_calls;
+    }
+    assert!(ran >= 60, "only {ran} docs commands ran");
+    assert!(llm >= 3, "the LLM examples did not reach the server");
     assert!(
-        s.llm.requests().len() >= 3,
-        "the LLM examples did not reach the server"
-    );
-    assert!(
-        !s.count.requests().is_empty(),
+        count >= 1,
         "the --count-with api examples did not reach the server"
     );
-    for p in &s.pending {
-        eprintln!("pending until `compact -r` lands: {p}");
+}
+
+/// The README stays a page for a person's first minutes; the manual is in docs/, and its
+/// index links every page.
+#[test]
+fn readme_fits_and_the_docs_index_links_every_page() {
+    let n = readme().lines().count();
+    assert!(n <= 450, "README.md has {n} lines; move material to docs/");
+    let index = std::fs::read_to_string(repo().join("docs/README.md")).unwrap();
+    for entry in std::fs::read_dir(repo().join("docs")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name != "README.md" && (name.ends_with(".md") || name.ends_with(".json")) {
+            assert!(
+                index.contains(&format!("]({name}")),
+                "docs/README.md does not link {name}"
+            );
+        }
     }
 }
 
@@ -453,12 +650,17 @@ fn readme_opens_with_the_setup_commands() {
     assert!(ci_runs(cmds[1]), ".ci/run must run `{}`", cmds[1]);
 }
 
-/// Every `CTXCTL_*` variable, strategy and subcommand is in the README.
+/// Every `CTXCTL_*` variable, strategy and subcommand is in the README or the manual.
 #[test]
-fn readme_covers_every_variable_strategy_and_command() {
-    let text = readme();
+fn docs_cover_every_variable_strategy_and_command() {
+    let pages = pages();
+    let text: String = pages
+        .iter()
+        .map(|(_, t)| t.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
     for (name, _) in ctxctl::config::env::DOCUMENTED {
-        assert!(text.contains(&format!("`{name}`")), "README lacks {name}");
+        assert!(text.contains(&format!("`{name}`")), "no page names {name}");
     }
     let commands: Vec<String> = blocks(&text)
         .into_iter()
@@ -470,7 +672,7 @@ fn readme_covers_every_variable_strategy_and_command() {
         let flag = format!("--strategy {}", kind.name());
         assert!(
             commands.iter().any(|c| c.contains(&flag)),
-            "README has no example of {flag}"
+            "no page has an example of {flag}"
         );
     }
     for sub in ctxctl::cli::command().get_subcommands() {
@@ -485,7 +687,7 @@ fn readme_covers_every_variable_strategy_and_command() {
                 .windows(2)
                 .any(|w| (w[0] == "ctxctl" || w[0].starts_with('-')) && w[1] == name)
         });
-        assert!(used, "README has no `ctxctl {name}` command");
+        assert!(used, "no page has a `ctxctl {name}` command");
     }
 }
 

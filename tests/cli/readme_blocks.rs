@@ -1,5 +1,5 @@
 //! Reading README.md for tests/cli/readme.rs: fenced blocks, command lines, crontab lines,
-//! the config schema's keys, and comparing shown JSON with real output.
+//! and the config schema's keys.
 
 use std::path::Path;
 
@@ -95,33 +95,4 @@ pub fn schema_keys() -> Vec<(&'static str, Vec<String>)> {
         (table, keys)
     })
     .collect()
-}
-
-/// Every field the README shows in a JSON sample exists in the real output.
-pub fn json_fields_exist(line: usize, shown: &str, actual: &str) {
-    let shown: serde_json::Value = serde_json::from_str(shown)
-        .unwrap_or_else(|e| panic!("README.md:{line}: the JSON shown does not parse: {e}"));
-    let actual: serde_json::Value = serde_json::from_str(actual).unwrap();
-    fn walk(line: usize, path: &str, shown: &serde_json::Value, actual: &serde_json::Value) {
-        use serde_json::Value::{Array, Object};
-        match (shown, actual) {
-            (Object(s), Object(a)) => {
-                for (k, v) in s {
-                    let Some(av) = a.get(k) else {
-                        panic!(
-                            "README.md:{line}: {path}.{k} is shown but ctxctl has no such field"
-                        );
-                    };
-                    walk(line, &format!("{path}.{k}"), v, av);
-                }
-            }
-            (Array(s), Array(a)) => {
-                if let (Some(s), Some(a)) = (s.first(), a.first()) {
-                    walk(line, &format!("{path}[0]"), s, a);
-                }
-            }
-            _ => {}
-        }
-    }
-    walk(line, "", &shown, &actual);
 }

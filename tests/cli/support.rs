@@ -39,6 +39,16 @@ impl Run {
     }
 }
 
+impl From<std::process::Output> for Run {
+    fn from(out: std::process::Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -148,6 +158,11 @@ impl TestEnv {
         self.envs.push((key.to_string(), value.to_string()));
     }
 
+    /// Removes an environment variable for the runs that follow.
+    pub fn unset(&mut self, key: &str) {
+        self.envs.retain(|(k, _)| k != key);
+    }
+
     /// Writes a file under the test dir and returns its path.
     pub fn write(&self, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
         let p = self.dir.path().join(name);
@@ -191,11 +206,7 @@ impl TestEnv {
             });
         }
         let out = child.wait_with_output().expect("wait ctxctl");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(out)
     }
 
     /// Runs `line` with `sh -c` in this environment, the built ctxctl first on PATH (for
@@ -216,11 +227,7 @@ impl TestEnv {
             .current_dir(self.dir.path())
             .stdin(Stdio::null());
         let out = cmd.output().expect("spawn sh");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(out)
     }
 }
 

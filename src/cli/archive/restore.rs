@@ -108,9 +108,11 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
             anyhow::bail!("reading standard input: give -o FILE (or -o -) for the restored session")
         }
         None => {
-            if !crate::ops::load::is_database(&target) {
-                crate::ops::live::guard_named(ctx, &target)?;
-            }
+            let in_place = write::OutputChoice {
+                output: None,
+                in_place: true,
+            };
+            write::guard_input(ctx, &in_place, &target, false)?;
             Destination::InPlace(target.clone())
         }
     };

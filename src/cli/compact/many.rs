@@ -81,7 +81,7 @@ pub fn run(
     };
     let mut status = ExitStatus::Success;
     let mut entries = Vec::new();
-    let (mut succeeded, mut skipped) = (0, 0);
+    let mut succeeded = 0;
     let mut tally = Tally::default();
     let work = |input: &Input| {
         // One session of an agent's database: its own last activity tells (a file is
@@ -127,7 +127,7 @@ pub fn run(
             }
             if let Err(e) = &outcome {
                 if e.downcast_ref::<Changed>().is_some() {
-                    skipped += 1;
+                    tally.changed += 1;
                     ctx.printer.warn(&format!(
                         "skipped: {shown} changed while ctxctl was working on it (is an agent \
                      still writing to it?); left as it was"
@@ -167,12 +167,11 @@ pub fn run(
     if tally.compacted > 0 || args.all {
         crate::ops::retention::apply(ctx);
     }
-    tally.changed = skipped;
     tally.examined = files.len();
     if !files.is_empty() {
         ctx.printer.note(&tally.line(args.output.dry_run));
     }
-    if succeeded == 0 && skipped > 0 {
+    if succeeded == 0 && tally.changed > 0 {
         status = status.worst(ExitStatus::Error);
     }
     if ctx.printer.json {

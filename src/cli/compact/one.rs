@@ -211,12 +211,19 @@ pub fn compact_file(
             Some(store.path_for(&name, seq, now)?),
             now,
         );
+        // The figure the real run decides by: the written result's own count.
+        loaded.reattach()?;
+        let items = compact::assemble(&loaded.session, &part, &made.summary, &info);
+        let planned = formats::write(&loaded.session, &items)
+            .ok()
+            .and_then(|written| after(&loaded, &part, &items, &made.summary, &info, &written));
+        let tokens = planned.unwrap_or_else(|| compacted(&loaded, &part, &made.summary, &info));
         return dry_run(
             ctx,
             &loaded,
             &part,
             &made.summary,
-            &info,
+            tokens,
             made.used,
             &made.recall.measured(&made.summary),
         );

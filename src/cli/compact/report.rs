@@ -4,9 +4,9 @@ use serde::Serialize;
 
 use std::collections::BTreeMap;
 
+use super::ratio;
 use super::Loaded;
-use super::{compacted, ratio};
-use crate::compact::{CompactInfo, Partition};
+use crate::compact::Partition;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::render::table::{table, thousands};
@@ -177,11 +177,10 @@ pub fn dry_run(
     l: &Loaded,
     part: &Partition,
     summary: &str,
-    info: &CompactInfo,
+    tokens: usize,
     summarizer: &'static str,
     recall: &Recall,
 ) -> anyhow::Result<Done> {
-    let tokens = compacted(l, part, summary, info);
     // What the real run would decide: a result no smaller is not written.
     if tokens >= l.total {
         let reason = not_smaller(l.total, tokens, part.summarized().count());
