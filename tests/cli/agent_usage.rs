@@ -30,7 +30,10 @@ fn checked_uncached(env: &TestEnv, f: &Path) -> u64 {
 /// `check --json`'s source of the next request.
 fn source(env: &TestEnv, f: &Path) -> String {
     let run = env.run(&["check", s(f), "--json"]);
-    run.file()["next_request_source"].as_str().unwrap().to_string()
+    run.file()["next_request_source"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 /// ctxctl's own estimate (`count --json`).
