@@ -263,8 +263,8 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
     };
     // To another destination than the input: the bytes made, or made as they are written.
     let write_out = |dest: &Destination| match whole {
-        true => rewrite::write_new(ctx, dest, &bytes),
-        false => rewrite::write_new_by(ctx, dest, &mut |out| {
+        true => rewrite::write_new(ctx, dest, &loaded, &bytes),
+        false => rewrite::write_new_by(ctx, dest, &loaded, &mut |out| {
             formats::write_to(&loaded.session, &plan.items, out).map_err(|e| match e {
                 crate::session::WriteError::Io(e) => e,
                 e => std::io::Error::other(e),

@@ -35,6 +35,9 @@ pub struct Checked {
     pub extra_tokens: usize,
     /// The provider's figure (`--count-with api`), when it counted the session.
     pub api: Option<Prediction>,
+    /// The hidden part a rewrite measured and carried over to exactly these bytes (see
+    /// [`crate::cache::carried`]); used where the file records no live usage.
+    pub carried: Option<usize>,
 }
 
 impl Checked {
@@ -53,6 +56,14 @@ impl Checked {
     pub fn prediction(&self) -> Prediction {
         if let Some(p) = self.api {
             return p;
+        }
+        if let (None, Some(overhead)) = (&self.usage, self.carried) {
+            return Prediction {
+                tokens: crate::tokens::Counter::total(&self.counts) + overhead,
+                source: predict::NextSource::Carried,
+                overhead,
+                ratio: None,
+            };
         }
         predict::predict(
             self.usage.as_ref(),
@@ -342,6 +353,7 @@ fn finish(
         };
         ctx.remember_digest(key, &digest);
     }
+    let carried = carried(ctx, l.usage.is_none(), fingerprint.len, fingerprint.hash);
     Ok(Checked {
         path: path.to_path_buf(),
         usage: l.usage.clone(),
@@ -352,7 +364,18 @@ fn finish(
         format: l.format,
         extra_tokens: l.extra_tokens,
         api: None,
+        carried,
     })
+}
+
+/// The hidden part a rewrite carried over to the `len`/`hash` bytes, when the file has no
+/// live usage of its own (`no_usage`) and the cache may be read.
+fn carried(ctx: &Context, no_usage: bool, len: usize, hash: u128) -> Option<usize> {
+    if !no_usage || ctx.digests().is_none() {
+        return None;
+    }
+    let c = crate::cache::carried::get(&ctx.digests_dir()?, len, hash)?;
+    Some(c.overhead)
 }
 
 /// The check of `path` from its digest, if the digest's counts fit the model resolved now;
@@ -375,6 +398,7 @@ fn from_digest(ctx: &Context, path: &Path, d: &Digest, how: &str) -> Option<Chec
         path: path.to_path_buf(),
         model,
         counts,
+        carried: carried(ctx, d.usage.is_none(), d.len, d.hash),
         usage: d.usage.as_ref().map(Into::into),
         problems: d.problems.clone(),
         agent: d.agent_limits,

@@ -31,6 +31,9 @@ pub enum NextSource {
     Api,
     /// An estimate (no public tokenizer, no recorded usage).
     Estimate,
+    /// The hidden part measured before a rewrite (`trim`, `compact`), carried over to the
+    /// file it wrote (see [`crate::cache::carried`]), plus ctxctl's count of the messages.
+    Carried,
 }
 
 impl NextSource {
@@ -41,6 +44,7 @@ impl NextSource {
             NextSource::Tokenizer => "tokenizer",
             NextSource::Api => "api",
             NextSource::Estimate => "estimate",
+            NextSource::Carried => "carried",
         }
     }
 }

@@ -13,6 +13,7 @@
 //! | Claude Code, subagent | the 2.1.197 subagent capture: 11,431 − 1,112 | 10,300 |
 //! | Codex, base instructions in the file | the 0.169/0.171 captures' first request: tools and framing, 3,850 | 3,850 |
 //! | Codex, base instructions not in the file (≤ 0.63) | `gpt_5_codex_prompt.md` of 0.63 (10,458 chars, ~2,400 tokens) + that build's four tools (~1,200) | 3,600 |
+//! | Gemini CLI | the 0.61.0 e2e capture's first request (`scripts/e2e/gemini-cli.sh`): `systemInstruction` 4,759 + `tools` 5,522 counted | 10,300 |
 //!
 //! Claude Code 2.1.332 writes its system prompt and tool schemas into the transcript
 //! (`prompt_snapshot`): there the hidden part is measured, not assumed.
@@ -28,6 +29,9 @@ pub const CLAUDE_CODE_SUBAGENT: usize = 10_300;
 pub const CODEX_TOOLS: usize = 3_850;
 /// Codex's base instructions and tools, when the rollout does not store the instructions.
 pub const CODEX: usize = 3_600;
+/// Gemini CLI's system instruction and tool declarations; neither its JSONL log nor its
+/// older `.json` chats store them.
+pub const GEMINI_CLI: usize = 10_300;
 
 /// The prior hidden part of a session in `format`; 0 for formats that hold their whole
 /// request (request bodies, plain messages) or whose agent was not measured.
@@ -38,6 +42,7 @@ pub fn hidden(format: Format, agent: &AgentLimits) -> usize {
         Format::ClaudeCode => CLAUDE_CODE_MAIN,
         Format::Codex if agent.instructions_read => CODEX_TOOLS,
         Format::Codex => CODEX,
+        Format::Gemini => GEMINI_CLI,
         _ => 0,
     }
 }
@@ -61,6 +66,7 @@ mod tests {
         assert_eq!(hidden(Format::ClaudeCode, &sub), CLAUDE_CODE_SUBAGENT);
         assert_eq!(hidden(Format::Codex, &main), CODEX);
         assert_eq!(hidden(Format::Codex, &stored), CODEX_TOOLS);
+        assert_eq!(hidden(Format::Gemini, &main), GEMINI_CLI);
         assert_eq!(hidden(Format::OpenAi, &main), 0);
         assert_eq!(hidden(Format::Anthropic, &main), 0);
     }

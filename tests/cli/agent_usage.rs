@@ -1,6 +1,7 @@
 //! Provider-reported usage in agent transcripts is stale once ctxctl rewrites the history
 //! (a trim or a compaction), and current again once the agent resumes and reports anew.
-//! While it is stale, the next request is ctxctl's count plus the agent's prior hidden part.
+//! While it is stale, the next request is ctxctl's count plus the hidden part the rewrite
+//! measured and carried over (`carried`), or, with the count cache off, the agent's prior.
 
 use std::fs;
 use std::path::Path;
@@ -16,6 +17,23 @@ fn checked(env: &TestEnv, f: &Path) -> u64 {
     let run = env.run(&["check", s(f), "--json"]);
     assert!(run.code == 0 || run.code == 1, "{run:?}");
     run.file()["next_request_tokens"].as_u64().unwrap()
+}
+
+/// `check --json --no-cache`'s figure: without what a rewrite carried over, stale usage
+/// leaves ctxctl's count plus the agent's prior hidden part.
+fn checked_uncached(env: &TestEnv, f: &Path) -> u64 {
+    let run = env.run(&["check", s(f), "--json", "--no-cache"]);
+    assert!(run.code == 0 || run.code == 1, "{run:?}");
+    run.file()["next_request_tokens"].as_u64().unwrap()
+}
+
+/// `check --json`'s source of the next request.
+fn source(env: &TestEnv, f: &Path) -> String {
+    let run = env.run(&["check", s(f), "--json"]);
+    run.file()["next_request_source"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 /// ctxctl's own estimate (`count --json`).
@@ -102,9 +120,15 @@ fn claude_code_usage_is_stale_after_a_trim_until_the_agent_reports_again() {
             "{trim:?}: the trim went below the usage"
         );
         assert_eq!(
-            checked(&env, &f),
+            checked_uncached(&env, &f),
             estimate + CLAUDE_CODE_MAIN as u64,
             "{trim:?}: stale usage ignored"
+        );
+        let carried = checked(&env, &f);
+        assert_eq!(source(&env, &f), "carried", "{trim:?}");
+        assert!(
+            carried > estimate && carried <= reported,
+            "{trim:?}: the measured hidden part is carried, never above before: {carried}"
         );
         // Claude Code resumes and reports the trimmed history's size.
         append(&f, &claude_answer(&f, 4321, 12));
@@ -127,9 +151,10 @@ fn claude_code_usage_reported_after_a_compaction_counts() {
     let run = env.run(&["compact", s(&f), "--tail-tokens", "500", "--in-place"]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(
-        checked(&env, &f),
+        checked_uncached(&env, &f),
         counted(&env, &f) + CLAUDE_CODE_MAIN as u64
     );
+    assert_eq!(source(&env, &f), "carried");
     append(&f, &claude_answer(&f, 22345, 6));
     assert_eq!(
         checked(&env, &f),
@@ -159,10 +184,13 @@ fn codex_usage_is_stale_after_a_trim_until_codex_reports_again() {
     let estimate = counted(&env, &f);
     assert!(estimate < reported);
     assert_eq!(
-        checked(&env, &f),
+        checked_uncached(&env, &f),
         estimate + CODEX as u64,
         "stale usage ignored"
     );
+    let carried = checked(&env, &f);
+    assert_eq!(source(&env, &f), "carried");
+    assert!(carried > estimate && carried <= reported, "{carried}");
     append(
         &f,
         &json!({"timestamp": "2026-03-01T00:00:00.000Z", "type": "event_msg",
@@ -203,7 +231,9 @@ fn restoring_after_the_agent_reported_again_marks_the_usage_stale() {
     let run = env.run(&["archive", "restore", &id]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(
-        checked(&env, &f),
+        checked_uncached(&env, &f),
         counted(&env, &f) + CLAUDE_CODE_MAIN as u64
     );
+    // The restore carries the hidden part the agent's last report measured.
+    assert_eq!(source(&env, &f), "carried");
 }

@@ -221,15 +221,24 @@ fn reported_usage_is_used_until_ctxctl_rewrites_the_history() {
     );
     let run = env.run(&["compact", s(&f), "--tail-tokens", "500", "--in-place"]);
     assert_eq!(run.code, 0, "{run:?}");
-    let after = env.run(&["check", s(&f), "--json"]).file();
+    let after = env.run(&["check", s(&f), "--json", "--no-cache"]).file();
     let recount = env.run(&["count", s(&f), "--json"]).json();
-    // Stale usage is ignored: ctxctl's count plus the agent's prior hidden part.
+    // Stale usage is ignored: without the hidden part the compaction carried over (count
+    // cache off), ctxctl's count plus the agent's prior hidden part.
     assert_eq!(
         after["next_request_tokens"].as_u64().unwrap(),
         recount["total_tokens"].as_u64().unwrap() + ctxctl::ops::prior::CLAUDE_CODE_MAIN as u64,
         "stale usage ignored"
     );
     assert_eq!(after["next_request_source"], "estimate");
+    // With the cache, the hidden part measured before the compaction is carried over, and
+    // the figure never exceeds the one before.
+    let carried = env.run(&["check", s(&f), "--json"]).file();
+    assert_eq!(carried["next_request_source"], "carried");
+    assert!(
+        carried["next_request_tokens"].as_u64() <= before["next_request_tokens"].as_u64(),
+        "{carried}"
+    );
     assert!(recount["files"][0].get("reported").is_none());
 }
 

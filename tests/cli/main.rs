@@ -53,6 +53,7 @@ mod rewrite_read;
 mod samples;
 mod secrets;
 mod sessions;
+mod stable_next;
 mod stream;
 mod summaries;
 mod trim;

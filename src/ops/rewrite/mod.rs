@@ -9,13 +9,15 @@
 //! 5. the new bytes staged beside the destination and synced ([`Transaction::stage`]);
 //! 6. the last look (the test hook, the live recheck) and the replace: a rename, an append,
 //!    or the database's own transaction, the agent's last activity time kept ([`replace`]);
-//! 7. on failure, the archive filed for it removed again ([`Transaction::commit`]);
+//! 7. on failure, the archive filed for it removed again ([`Transaction::commit`]); on
+//!    success, the next request's hidden part carried over to the bytes written ([`next`]);
 //! 8. once the lock is released, the archive store kept within its limits
 //!    ([`retention`](crate::ops::retention)), unless the caller bounds it once for a batch.
 //!
 //! Commands decide what to write; nothing in `crate::cli` opens, syncs, renames or archives
 //! a session itself.
 
+mod next;
 pub mod originals;
 mod replace;
 
@@ -28,7 +30,7 @@ use crate::archive::{ArchiveError, ArchiveStore, LockGuard, Stored, Timestamp};
 use crate::context::Context;
 use crate::fsutil;
 use crate::ops::live::{self, Scope};
-use crate::ops::load::{self, Loaded};
+use crate::ops::load::{self, Fingerprint, Loaded};
 use crate::ops::write::{self, Destination, OutputChoice};
 
 pub use originals::{Originals, Paths};
@@ -125,10 +127,32 @@ pub fn preview_slot(ctx: &Context, name: &str, now: Timestamp) -> anyhow::Result
     Ok((seq, store.path_for(name, seq, now)?))
 }
 
-/// Writes `bytes` to a destination other than the input (`-o FILE`, `-o -`, the store,
-/// the latter under no lock: see [`Transaction::write`]).
-pub fn write_new(ctx: &Context, dest: &Destination, bytes: &[u8]) -> anyhow::Result<()> {
-    write_new_by(ctx, dest, &mut |out| out.write_all(bytes))
+/// Writes `bytes`, the rewrite of `loaded`, to a destination other than the input (`-o
+/// FILE`, `-o -`, the store, the latter under no lock: see [`Transaction::write`]), and
+/// carries its next request over to them ([`next::carry`]).
+pub fn write_new(
+    ctx: &Context,
+    dest: &Destination,
+    loaded: &Loaded,
+    bytes: &[u8],
+) -> anyhow::Result<()> {
+    write_new_bytes(ctx, dest, bytes)?;
+    next::carry(ctx, dest, loaded, || Ok(Fingerprint::of(bytes)));
+    Ok(())
+}
+
+/// [`write_new`] without carrying the next request over.
+fn write_new_bytes(ctx: &Context, dest: &Destination, bytes: &[u8]) -> anyhow::Result<()> {
+    match dest {
+        Destination::Stdout => ctx
+            .printer
+            .data(bytes)
+            .context("writing to standard output"),
+        Destination::File(p) => fsutil::write_atomic(p, bytes, false)
+            .with_context(|| format!("writing {}", p.display())),
+        Destination::Store { path, .. } => write::write_store(&ctx.data_dir()?.value, path, bytes),
+        Destination::InPlace(p) => Err(RewriteError::WholeOutput(p.display().to_string()).into()),
+    }
 }
 
 /// [`write_new`] of what `produce` writes, piece by piece, never holding it whole.
@@ -137,6 +161,7 @@ pub fn write_new(ctx: &Context, dest: &Destination, bytes: &[u8]) -> anyhow::Res
 pub fn write_new_by(
     ctx: &Context,
     dest: &Destination,
+    loaded: &Loaded,
     produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
     match dest {
@@ -144,15 +169,22 @@ pub fn write_new_by(
             let mut out = ctx.printer.data_writer();
             produce(&mut out)
                 .and_then(|()| std::io::Write::flush(&mut out))
-                .context("writing to standard output")
+                .context("writing to standard output")?;
         }
         Destination::File(p) => fsutil::write_atomic_by(p, false, produce)
-            .with_context(|| format!("writing {}", p.display())),
+            .with_context(|| format!("writing {}", p.display()))?,
         Destination::Store { path, .. } => {
-            write::write_store_by(&ctx.data_dir()?.value, path, produce)
+            write::write_store_by(&ctx.data_dir()?.value, path, produce)?
         }
-        Destination::InPlace(p) => Err(RewriteError::WholeOutput(p.display().to_string()).into()),
+        Destination::InPlace(p) => {
+            return Err(RewriteError::WholeOutput(p.display().to_string()).into())
+        }
     }
+    if let Destination::File(p) | Destination::Store { path: p, .. } = dest {
+        // Never held whole: hashed as written, read back.
+        next::carry(ctx, dest, loaded, || Fingerprint::of_file(p));
+    }
+    Ok(())
 }
 
 impl<'a> Transaction<'a> {
@@ -233,6 +265,13 @@ impl<'a> Transaction<'a> {
     /// again for an agent on the session, and checks that it did not change since it was
     /// read (an agent may still be appending to it).
     pub fn write(&self, dest: &Destination, loaded: &Loaded, bytes: &[u8]) -> anyhow::Result<()> {
+        self.write_bytes(dest, loaded, bytes)?;
+        next::carry(self.ctx, dest, loaded, || Ok(Fingerprint::of(bytes)));
+        Ok(())
+    }
+
+    /// [`Transaction::write`] without carrying the next request over.
+    fn write_bytes(&self, dest: &Destination, loaded: &Loaded, bytes: &[u8]) -> anyhow::Result<()> {
         match dest {
             Destination::InPlace(p) if loaded.db_session.is_some() => {
                 replace::database(self.ctx, p, loaded, bytes)
@@ -243,7 +282,7 @@ impl<'a> Transaction<'a> {
                 live::recheck(self.ctx, p)?;
                 replace::file(self.ctx, p, loaded, bytes)
             }
-            other => write_new(self.ctx, other, bytes),
+            other => write_new_bytes(self.ctx, other, bytes),
         }
     }
 
@@ -271,9 +310,12 @@ impl<'a> Transaction<'a> {
                 Some(staged) => staged?
                     .commit()
                     .with_context(|| format!("writing {}", dest.display())),
-                None => self.write(dest, loaded, bytes),
+                None => self.write_bytes(dest, loaded, bytes),
             }
         })();
+        if written.is_ok() {
+            next::carry(self.ctx, dest, loaded, || Ok(Fingerprint::of(bytes)));
+        }
         match (&written, archive) {
             (Err(_), Some(archive)) => {
                 if let Err(rm) = std::fs::remove_file(&archive.path) {
