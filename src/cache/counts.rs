@@ -20,25 +20,15 @@ use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::entry::{decode_entry, merge, put_entry, Entry, ENTRY, SEARCH_MAX};
 use super::log::{self, Log};
 
 const MAGIC: &[u8; 8] = b"ctxtok02";
 const HEADER: usize = 16;
-pub(super) const ENTRY: usize = 24;
 /// At most this many counts are kept (24 MB on disk).
 pub const MAX_ENTRIES: usize = 1_000_000;
 /// Entries the log holds before it is merged into the sorted file (1.5 MB).
 const LOG_MAX: usize = if cfg!(test) { 64 } else { 1 << 16 };
-/// Above this many keys looked up at once, the sorted file is loaded instead of searched.
-pub(super) const SEARCH_MAX: usize = 256;
-
-/// One cached count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Entry {
-    pub(super) key: u128,
-    pub(super) count: u32,
-    pub(super) generation: u32,
-}
 
 #[derive(Debug, Default)]
 pub struct CountStore {
@@ -363,20 +353,6 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     f.read_exact(buf)
 }
 
-pub(super) fn decode_entry(b: &[u8]) -> Entry {
-    Entry {
-        key: u128::from_le_bytes(b[..16].try_into().unwrap_or_default()),
-        count: u32::from_le_bytes(b[16..20].try_into().unwrap_or_default()),
-        generation: u32::from_le_bytes(b[20..24].try_into().unwrap_or_default()),
-    }
-}
-
-pub(super) fn put_entry(out: &mut Vec<u8>, e: &Entry) {
-    out.extend_from_slice(&e.key.to_le_bytes());
-    out.extend_from_slice(&e.count.to_le_bytes());
-    out.extend_from_slice(&e.generation.to_le_bytes());
-}
-
 /// The entry of `key` in `e` (sorted). Keys are uniform hashes, so a key's place in the
 /// sorted list is close to `key / 2^128 * len`: the search starts there and widens until it
 /// brackets the key, touching a few neighbouring cache lines instead of ~20 scattered ones
@@ -420,30 +396,6 @@ fn decode(bytes: &[u8]) -> Vec<Entry> {
         entries.dedup_by_key(|e| e.key);
     }
     entries
-}
-
-/// `old` and `new` (both sorted by key) as one sorted list; `new` wins on equal keys, and
-/// the last of equal keys in `new` wins.
-pub(super) fn merge(old: Vec<Entry>, new: Vec<Entry>) -> Vec<Entry> {
-    let mut out: Vec<Entry> = Vec::with_capacity(old.len() + new.len());
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() || j < new.len() {
-        let e = if j == new.len() || (i < old.len() && old[i].key < new[j].key) {
-            i += 1;
-            old[i - 1]
-        } else {
-            if i < old.len() && old[i].key == new[j].key {
-                i += 1;
-            }
-            j += 1;
-            new[j - 1]
-        };
-        match out.last_mut() {
-            Some(last) if last.key == e.key => *last = e,
-            _ => out.push(e),
-        }
-    }
-    out
 }
 
 fn encode(entries: &[Entry]) -> Vec<u8> {

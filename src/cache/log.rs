@@ -11,7 +11,7 @@ use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::counts::{decode_entry, merge, put_entry, Entry, ENTRY, SEARCH_MAX};
+use super::entry::{decode_entry, merge, put_entry, Entry, ENTRY, SEARCH_MAX};
 use crate::fasthash::FastMap;
 
 /// Bytes read at a time in a pass: whole entries.

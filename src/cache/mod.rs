@@ -7,6 +7,7 @@
 pub mod carried;
 pub mod counts;
 pub mod digest;
+mod entry;
 mod log;
 
 pub use counts::CountStore;

@@ -135,7 +135,7 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
         &mut push,
         "count_api.timeout_secs",
         s.file.count_api.timeout_secs,
-        crate::ops::exact::DEFAULT_TIMEOUT_SECS.to_string(),
+        crate::ops::count_api::DEFAULT_TIMEOUT_SECS.to_string(),
     );
     let data = ctx.data_dir()?;
     push("data_dir", data.value.display().to_string(), data.source);

@@ -7,7 +7,8 @@ use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
 use crate::ops::predict::Prediction;
-use crate::ops::tallied::{self, Tallied};
+use crate::ops::read_only;
+use crate::ops::tallied::Tallied;
 use crate::ops::tally::Wants;
 use crate::ops::walk::Input;
 use crate::render::json::{CountFile, CountReport, FileEntry, MessageTokens};
@@ -43,7 +44,7 @@ pub fn run(ctx: &Context, args: &CountArgs) -> anyhow::Result<ExitStatus> {
             previews: args.per_message && human,
             ..Wants::default()
         };
-        let loaded = tallied::load_session(ctx, &input.path, input.id(), wants)?;
+        let loaded = read_only::load_session(ctx, &input.path, input.id(), wants)?;
         let next = loaded.prediction();
         let mut file = count_file(&loaded, next, args.per_message);
         file.path = input.shown();

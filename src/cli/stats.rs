@@ -8,7 +8,8 @@ use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
-use crate::ops::tallied::{self, Tallied};
+use crate::ops::read_only;
+use crate::ops::tallied::Tallied;
 use crate::ops::tally::Wants;
 use crate::ops::walk::Input;
 use crate::render::bar::bar;
@@ -85,7 +86,7 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
             tools: true,
             ..Wants::default()
         };
-        let mut s = tallied::load_session(ctx, &input.path, input.id(), wants)
+        let mut s = read_only::load_session(ctx, &input.path, input.id(), wants)
             .and_then(|l| stats(ctx, args, &l))?;
         s.path = input.shown();
         if !ctx.printer.json && !ctx.printer.tsv {

@@ -5,7 +5,6 @@ use anyhow::Context as _;
 use clap::Args;
 use serde::Serialize;
 
-use crate::archive::{self, ArchiveEnd, ArchiveRecord, ArchiveStore, Tokens, Undo};
 use crate::cli::args::limits::ReserveArgs;
 use crate::cli::args::OutputArgs;
 use crate::compact::CompactInfo;
@@ -13,6 +12,7 @@ use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::formats;
 use crate::ops::load::{self, Loaded, PlanReads};
+use crate::ops::rewrite::{self, originals::Made, Originals, Paths, Transaction};
 use crate::ops::write::{self, Destination};
 use crate::ops::{retry, testhook};
 use crate::render::table::{table, thousands};
@@ -186,7 +186,7 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
 
 /// One read-plan-write pass (the input may change under the first; see `replace`).
 fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Result<ExitStatus> {
-    write::guard_input(ctx, &args.output.choice(), file, false)?;
+    rewrite::guard_input(ctx, &args.output.choice(), file, false)?;
     let mut loaded = load::load_for_rewrite(ctx, file, plan_reads(args))?;
     // What the next request holds besides the messages (the agent's system prompt and
     // tools, from the reported usage): the default budget leaves room for it.
@@ -263,8 +263,8 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
     };
     // To another destination than the input: the bytes made, or made as they are written.
     let write_out = |dest: &Destination| match whole {
-        true => write::write(ctx, dest, &loaded, &bytes),
-        false => write::write_by(ctx, dest, &loaded, &mut |out| {
+        true => rewrite::write_new(ctx, dest, &loaded, &bytes),
+        false => rewrite::write_new_by(ctx, dest, &loaded, &mut |out| {
             formats::write_to(&loaded.session, &plan.items, out).map_err(|e| match e {
                 crate::session::WriteError::Io(e) => e,
                 e => std::io::Error::other(e),
@@ -278,27 +278,39 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
         ));
     } else if dest.replaces_input() {
         // Archive what goes before anything is replaced, under the session's lock.
-        let name = match &loaded.db_session {
-            // Archives of a database session are filed under its id.
-            Some(s) => s.archive_name(),
-            None => write::archive_name(args.name.as_deref(), &loaded.path)?,
+        let tx = Transaction::begin(ctx, &rewrite::archive_name(&loaded, args.name.as_deref())?)?;
+        let mut touched: Vec<usize> = plan.removed.iter().chain(&plan.edited).copied().collect();
+        touched.sort_unstable();
+        let originals = Originals {
+            id: &CompactInfo::new_id(),
+            messages: &touched,
+            first_message: 0,
+            paths: Paths::AsGiven,
         };
-        let store = ctx.archive_store()?;
-        let _lock = crate::ops::store::lock(ctx, &store, &name)?;
-        let stored = archive_removed(ctx, &store, &name, &loaded, &plan, args.strategy, &bytes)
-            .with_context(|| {
-                format!(
-                    "archiving what {} removes; nothing was changed",
-                    loaded.display()
-                )
-            })?;
-        write::write_archived(ctx, &dest, &loaded, &bytes, Some(&stored.path), None)?;
+        let made = Made {
+            by: &format!("trim:{}", args.strategy.name()),
+            summary: &format!(
+                "trim --strategy {} removed messages {:?} and shortened {:?}",
+                args.strategy.name(),
+                plan.removed,
+                plan.edited
+            ),
+            tokens: plan.tokens,
+            undo_from: Some(&bytes),
+        };
+        let end = originals.end(&loaded, made);
+        let stored = tx.file(&loaded, &dest, &originals, &end).with_context(|| {
+            format!(
+                "archiving what {} removes; nothing was changed",
+                loaded.display()
+            )
+        })?;
+        tx.commit(&dest, &loaded, &bytes, Some(&stored), None)?;
         report.archive = Some(stored.path.display().to_string());
-        report.archive_id = Some(format!("{name}/{}", stored.seq));
+        report.archive_id = Some(format!("{}/{}", tx.name(), stored.seq));
     } else if let Destination::Store { name, .. } = &dest {
         // Another ctxctl may be compacting or trimming the stored copy.
-        let store = ctx.archive_store()?;
-        let _lock = crate::ops::store::lock(ctx, &store, name)?;
+        let _tx = Transaction::begin(ctx, name)?;
         write_out(&dest)?;
     } else {
         write_out(&dest)?;
@@ -315,10 +327,6 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
         }
     } else {
         drop(bytes);
-    }
-    if report.archive_id.is_some() {
-        // A new archive (its session's lock released): the store is kept within its limits.
-        crate::ops::retention::apply(ctx);
     }
     report.output = Some(dest.display());
     if ctx.printer.json {
@@ -350,56 +358,6 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
         ));
     }
     Ok(ExitStatus::Success)
-}
-
-/// Archives the records a trim removes or shortens (in message order), with the script
-/// that rebuilds the original from the `written` bytes (`archive restore`), and returns the
-/// archive's path. Trim archives share the compaction store and `archive ls`.
-fn archive_removed(
-    ctx: &Context,
-    store: &ArchiveStore,
-    name: &str,
-    l: &Loaded,
-    plan: &Plan,
-    strategy: StrategyKind,
-    written: &[u8],
-) -> anyhow::Result<crate::archive::Stored> {
-    let mut touched: Vec<usize> = plan.removed.iter().chain(&plan.edited).copied().collect();
-    touched.sort_unstable();
-    let records = archive::records_of(&l.session, &touched)?;
-    let record = ArchiveRecord {
-        seq: None,
-        compact_id: CompactInfo::new_id(),
-        created: crate::ops::store::clock(ctx)?,
-        source: Some(l.path.display().to_string()),
-        output: Some(l.path.display().to_string()),
-        format: l.session.format.name().to_string(),
-        model: Some(l.model.name.clone()),
-        first_message: touched.first().copied().unwrap_or(0),
-        messages: touched.len(),
-        records,
-        agent_session: l.db_session.as_ref().map(|s| s.id().to_string()),
-    };
-    let end = ArchiveEnd {
-        summarizer: format!("trim:{}", strategy.name()),
-        tokens: Tokens {
-            original: l.total,
-            compacted: plan.tokens,
-            archived: touched.iter().map(|&i| l.counts[i]).sum(),
-        },
-        summary: format!(
-            "trim --strategy {} removed messages {:?} and shortened {:?}",
-            strategy.name(),
-            plan.removed,
-            plan.edited
-        ),
-        undo: l
-            .session
-            .doc
-            .text()
-            .map(|original| Undo::new(original, written)),
-    };
-    Ok(store.put(name, &record, &end)?)
 }
 
 /// What the plan of `args` reads of the messages: tool-results and mask-tool-results

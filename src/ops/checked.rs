@@ -10,6 +10,7 @@ use crate::context::{Context, ResolvedModel};
 use crate::ops::grown;
 use crate::ops::load;
 use crate::ops::predict::{self, Prediction};
+use crate::ops::read_only;
 use crate::ops::tallied::{self, Tallied};
 use crate::ops::tally::Wants;
 use crate::ops::window::{self, Window};
@@ -101,7 +102,7 @@ pub fn load_session(ctx: &Context, path: &Path, session: Option<&str>) -> anyhow
     let Some(id) = session else {
         return load(ctx, path);
     };
-    let mut t = tallied::load_session(ctx, path, Some(id), WANTS_NO_DIGEST)?;
+    let mut t = read_only::load_session(ctx, path, Some(id), WANTS_NO_DIGEST)?;
     let next = t.api.take();
     let mut checked = finish(ctx, path, Slot::NONE, t, None)?;
     checked.api = next.filter(|p| p.source == predict::NextSource::Api);
@@ -110,10 +111,10 @@ pub fn load_session(ctx: &Context, path: &Path, session: Option<&str>) -> anyhow
 
 /// Reads one session for a check.
 pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
-    if crate::ops::exact::enabled(ctx)? {
+    if crate::ops::count_api::enabled(ctx)? {
         // The provider counts the messages themselves: read them all (its answers are
         // cached by request, so an unchanged session sends nothing again).
-        let mut t = tallied::load(ctx, path, WANTS_NO_DIGEST)?;
+        let mut t = read_only::load(ctx, path, WANTS_NO_DIGEST)?;
         let next = t.api.take();
         let mut checked = finish(ctx, path, Slot::NONE, t, None)?;
         checked.api = next.filter(|p| p.source == predict::NextSource::Api);
@@ -121,7 +122,7 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
     }
     if load::is_database(path) {
         // One session of an agent's database: no digest (it is not a file of its own).
-        let t = tallied::load(ctx, path, WANTS_NO_DIGEST)?;
+        let t = read_only::load(ctx, path, WANTS_NO_DIGEST)?;
         return finish(ctx, path, Slot::NONE, t, None);
     }
     let digests = ctx.digests();
@@ -165,7 +166,7 @@ impl Slot {
 /// Reads `path` from the start (streamed when it can be), and brings the digest up to
 /// date.
 fn fresh(ctx: &Context, path: &Path, slot: Slot) -> anyhow::Result<Checked> {
-    let t = tallied::load(ctx, path, WANTS)?;
+    let t = read_only::load(ctx, path, WANTS)?;
     finish(ctx, path, slot, t, None)
 }
 

@@ -309,7 +309,7 @@ fn load_counting(
     look: Option<Look>,
 ) -> anyhow::Result<Option<(Loaded, bool)>> {
     let (bytes, fingerprint) = read(path)?;
-    let guess = ctx.resolve_model_quietly(crate::ops::stream::model_hint(&bytes).as_deref());
+    let guess = ctx.resolve_model_quietly(crate::ops::model_hint::model_hint(&bytes).as_deref());
     let counter = ctx.counter(guess.encoding);
     let count = |place: usize, m: &mut session::Message| {
         let n = ctx.count_messages(&counter, std::slice::from_ref(m), 1)[0];

@@ -1,9 +1,14 @@
-//! Services the commands share, as cargo's `ops`: loading a session ([`load`]), finding
-//! the input files ([`walk`], [`filter`], [`describe`]), listing every agent session
-//! ([`sessions`]), checking one against its window ([`checked`]), running many files in parallel ([`batch`]), the store, clock
-//! and per-session lock ([`store`]), writing a rewrite atomically after checking that its
-//! input did not change ([`write`], [`retry`]), usage figures ([`usage`]), the predicted
-//! next request ([`predict`], with the agent's [`prior`] hidden part) and the window the agent uses ([`window`]).
+//! Services the commands share, as cargo's `ops`: loading a session ([`load`], the model
+//! its first bytes name: [`model_hint`]), reading one for a read-only command
+//! ([`read_only`]: streamed by [`stream`] or read whole, figures folded by [`tally`] into a
+//! [`tallied::Tallied`], the provider's own count by [`count_api`]), finding the input
+//! files ([`walk`], [`session_files`], [`filter`], [`describe`]), listing every agent
+//! session ([`sessions`]), checking one against its window ([`checked`]), running many
+//! files in parallel ([`batch`]), the store, clock and per-session lock ([`store`]), where
+//! a rewrite goes ([`write`]), the rewrite transaction that replaces a session: lock,
+//! check, archive, stage, replace ([`rewrite`], [`retry`], [`retention`]), usage figures
+//! ([`usage`]), the predicted next request ([`predict`], with the agent's [`prior`] hidden
+//! part) and the window the agent uses ([`window`]).
 //!
 //! Commands (`crate::cli`) import these and the engine, never another command.
 
@@ -11,20 +16,25 @@ pub mod agentdb;
 pub mod batch;
 pub mod carry;
 pub mod checked;
+pub mod count_api;
 pub mod describe;
-pub mod exact;
+
 pub mod filter;
 pub mod grown;
 pub mod here;
 pub mod live;
 pub mod load;
 pub mod mcp;
+pub mod model_hint;
 pub mod predict;
 pub mod prior;
+pub mod read_only;
 pub mod resume;
 pub mod retention;
 pub mod retry;
+pub mod rewrite;
 pub mod search;
+pub mod session_files;
 pub mod sessions;
 pub mod store;
 pub mod stream;

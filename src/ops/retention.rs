@@ -4,7 +4,10 @@
 //! archive (see [`crate::archive::prune::retain`]). Each removal is made under the
 //! session's lock, like `archive rm`.
 
+use std::path::Path;
+
 use crate::archive::prune::{self, Retention};
+use crate::archive::ArchiveStore;
 use crate::context::Context;
 
 /// The retention in force: the config file's, else the defaults; 0 lifts a limit.
@@ -28,6 +31,19 @@ pub fn apply(ctx: &Context) {
     }
 }
 
+/// Removes the archive at `path` of `session` (with its marks), under the session's lock,
+/// as retention and `archive rm` / `archive clean` do.
+pub fn remove(
+    ctx: &Context,
+    store: &ArchiveStore,
+    session: &str,
+    path: &Path,
+) -> anyhow::Result<()> {
+    let _lock = crate::ops::store::lock(ctx, store, session)?;
+    crate::archive::marks::remove_archive(path)?;
+    Ok(())
+}
+
 fn try_apply(ctx: &Context) -> anyhow::Result<()> {
     let r = settings(ctx);
     if r.keep.is_none() && r.max_bytes.is_none() {
@@ -40,8 +56,7 @@ fn try_apply(ctx: &Context) -> anyhow::Result<()> {
     let (mut n, mut bytes) = (0, 0);
     for i in gone {
         let (f, path) = &filed[i];
-        let _lock = crate::ops::store::lock(ctx, &store, &f.session)?;
-        crate::archive::marks::remove_archive(path)?;
+        remove(ctx, &store, &f.session, path)?;
         n += 1;
         bytes += f.bytes;
     }

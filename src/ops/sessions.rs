@@ -14,7 +14,7 @@ use crate::models::Limits;
 use crate::ops::checked::{self, Checked};
 use crate::ops::describe::{describe, Described};
 use crate::ops::filter::Filter;
-use crate::ops::walk::{walk_dir, Entry};
+use crate::ops::session_files::{walk_dir, Entry};
 use crate::session::Format;
 
 /// One session to list: a file, or one session of an agent's database.

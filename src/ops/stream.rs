@@ -21,6 +21,7 @@ use crate::formats::message::Notes;
 use crate::formats::stream::{Block, DocReader, LineReader, ListName, Stop};
 use crate::formats::{chat, jsonl};
 use crate::ops::load::{self, scale, Fingerprint};
+use crate::ops::model_hint::named_model;
 use crate::ops::tallied::Tallied;
 use crate::ops::tally::{tool_parts, Chunk, Tally, Wants};
 use crate::render::progress::{Reading, Transient, LARGE_FILE_BYTES};
@@ -52,7 +53,7 @@ pub(crate) fn streamable(ctx: &Context, path: &Path) -> anyhow::Result<Option<(F
     if path == Path::new("-")
         || ctx.settings.format.is_some()
         || ctx.settings.session.is_some()
-        || crate::ops::exact::enabled(ctx)?
+        || crate::ops::count_api::enabled(ctx)?
         || load::is_database(path)
     {
         return Ok(None);
@@ -62,25 +63,6 @@ pub(crate) fn streamable(ctx: &Context, path: &Path) -> anyhow::Result<Option<(F
     };
     let progress = progress(ctx, path, &file);
     Ok(Some((file, progress)))
-}
-
-/// The model the start of a session's `bytes` names, as the streamed read guesses it before
-/// the records: a JSON document's member before its message list, else the first of the
-/// first JSONL lines that names one.
-pub fn model_hint(bytes: &[u8]) -> Option<String> {
-    let mut doc = DocReader::new(bytes);
-    if doc.start().is_ok() {
-        return chat::early_model(doc.prefix(), doc.key());
-    }
-    let (head, _) = LineReader::new(bytes).head().ok()?;
-    named_model(&head)
-}
-
-/// The model the first of the `head` lines that names one names.
-fn named_model(head: &str) -> Option<String> {
-    head.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find_map(|v| v.get("model").and_then(|m| m.as_str()).map(str::to_string))
 }
 
 /// A bar over the bytes of `file` when it is large (shown on a terminal only).

@@ -2,7 +2,7 @@
 //! JSON documents are streamed ([`crate::ops::stream`]) in flat memory; every other input
 //! is read whole ([`load::load_for_reading`]) and folded the same way.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::context::{Context, ResolvedModel};
 use crate::ops::load::{self, Fingerprint, Loaded};
@@ -10,8 +10,7 @@ use crate::ops::predict::{self, Prediction};
 use crate::ops::tally::{Chunk, Tally, Wants};
 use crate::ops::window::{self, Window};
 use crate::render::json::{ByRole, Reported};
-use crate::render::progress::{Transient, LARGE_FILE_BYTES};
-use crate::session::{AgentLimits, Format, Keep, ReportedUsage, Resume, Role};
+use crate::session::{AgentLimits, Format, ReportedUsage, Resume, Role};
 
 /// A session read and counted, its text gone.
 pub struct Tallied {
@@ -100,55 +99,6 @@ impl Tallied {
     pub fn roles(&self) -> &[Role] {
         &self.tally.roles
     }
-}
-
-/// Reads `path` for a read-only command, keeping what `wants` asks for.
-pub fn load(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Tallied> {
-    load_session(ctx, path, None, wants)
-}
-
-/// `load`, of session `session` when `path` is an agent's database (`None`:
-/// `--session`, else its only session).
-pub fn load_session(
-    ctx: &Context,
-    path: &Path,
-    session: Option<&str>,
-    wants: Wants,
-) -> anyhow::Result<Tallied> {
-    if let Some(id) = session {
-        // An agent's database is read whole.
-        let l = load::load_selected(ctx, path, Some(id))?;
-        return finish(ctx, l, wants);
-    }
-    if let Some(t) = crate::ops::stream::tally(ctx, path, wants)? {
-        return Ok(t);
-    }
-    // Read whole: a large file shows a spinner while it is read and counted.
-    let _reading = std::fs::metadata(path)
-        .is_ok_and(|m| m.is_file() && m.len() >= LARGE_FILE_BYTES)
-        .then(|| {
-            Transient::new(
-                ctx.printer
-                    .spinner(&format!("reading {}", load::display(path))),
-            )
-        });
-    let l = if wants.resume && !load::is_database(path) {
-        let (bytes, fingerprint) = load::read(path)?;
-        load::load_bytes(ctx, path, bytes, fingerprint, Keep::After(None))?
-    } else {
-        load::load_for_reading(ctx, path)?
-    };
-    finish(ctx, l, wants)
-}
-
-/// The figures of `l`, with the provider's count under `--count-with api`.
-fn finish(ctx: &Context, l: Loaded, wants: Wants) -> anyhow::Result<Tallied> {
-    let api = if crate::ops::exact::enabled(ctx)? {
-        Some(crate::ops::exact::prediction(ctx, &l)?)
-    } else {
-        None
-    };
-    Ok(of_loaded(ctx, l, wants, api))
 }
 
 /// The figures of a session read whole.

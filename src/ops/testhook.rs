@@ -1,5 +1,6 @@
-//! Test hooks: ways for the integration tests to stop a rewrite at a chosen step. Both are
-//! read from the environment by `trim` and `compact` only, and do nothing unless set.
+//! Test hooks: ways for the integration tests to stop a rewrite at a chosen step, all fired
+//! by the [rewrite transaction](crate::ops::rewrite) (the fail points through
+//! [`crate::fsutil`]). They are read from the environment and do nothing unless set.
 //!
 //! - `CTXCTL_TEST_FAIL_AT=STEP[:kill]` fails the run at STEP: `archive-write` (half the
 //!   archive written, then "disk full"), `after-archive` (archive in place, session not yet
@@ -11,9 +12,11 @@
 //! - `CTXCTL_TEST_PAUSE_BEFORE_REPLACE=PATH`: before replacing an input file, create PATH
 //!   (holding the attempt number) and wait until it is removed, so a test can change the
 //!   input in between, as an agent still writing to it would, once per attempt. (The batch
-//!   runs' `CTXCTL_TEST_HOLD_BEFORE_REPLACE` in `output::write` waits on a marker the test
+//!   runs' `CTXCTL_TEST_HOLD_BEFORE_REPLACE` below waits on a marker the test
 //!   made beforehand; it cannot tell the test when ctxctl got there, nor stop a second
 //!   attempt.)
+//! - `CTXCTL_TEST_HOLD_BEFORE_REPLACE=PATH`: while PATH exists (at most a minute), wait
+//!   before the last check of a file about to be replaced ([`hold_before_replace`]).
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -88,6 +91,23 @@ pub fn pause_before_replace(ctx: &Context, path: &Path) -> anyhow::Result<()> {
         std::thread::sleep(Duration::from_millis(10));
     }
     Ok(())
+}
+
+/// While the file named by `CTXCTL_TEST_HOLD_BEFORE_REPLACE` exists, waits (at most a
+/// minute) before the last check of `path`, about to be replaced, so that an integration
+/// test can change the file in between, deterministically.
+pub fn hold_before_replace(ctx: &Context, path: &Path) {
+    let Some(marker) = ctx.env.get(env::CTXCTL_TEST_HOLD_BEFORE_REPLACE) else {
+        return;
+    };
+    ctx.printer.debug(&format!(
+        "test hook: holding {} before replacing it",
+        path.display()
+    ));
+    let until = Instant::now() + Duration::from_secs(60);
+    while Path::new(marker).exists() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 #[cfg(test)]

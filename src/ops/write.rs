@@ -1,14 +1,15 @@
 //! Where a rewritten session goes: `-o FILE`, `-o -` (stdout), `--in-place`, or the store
-//! (`sessions/<name>.<ext>` under the data directory). Every file write is atomic.
+//! (`sessions/<name>.<ext>` under the data directory), and the names it is filed under.
+//! Every file write is atomic; replacing the input is the
+//! [rewrite transaction](crate::ops::rewrite)'s.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
 use crate::context::Context;
-use crate::formats::goose_db;
 use crate::fsutil;
-use crate::ops::load::{self, Fingerprint, Loaded};
+use crate::ops::load::Loaded;
 
 /// What the user asked for: `-o FILE` (`-` for standard output) or `--in-place`; neither
 /// means the store.
@@ -141,22 +142,6 @@ impl OutputChoice {
     }
 }
 
-/// The live-session rule ([`live`](crate::ops::live)) for a rewrite of the session file
-/// `input` the user named, before any work: a live session is an error naming the file
-/// and the signal seen, nothing written. An agent's database is checked per session, in
-/// the transaction that writes it; ctxctl's own store (`from_store`) has no agent.
-pub fn guard_input(
-    ctx: &Context,
-    choice: &OutputChoice,
-    input: &Path,
-    from_store: bool,
-) -> anyhow::Result<()> {
-    if from_store || !choice.replaces(input) || load::is_database(input) {
-        return Ok(());
-    }
-    crate::ops::live::guard_named(ctx, input)
-}
-
 /// Decides where the result of rewriting `loaded` goes. `-o` naming the input itself is
 /// an in-place rewrite (archived first, checked for changes), not a plain overwrite.
 pub fn destination(
@@ -186,221 +171,6 @@ pub fn destination(
     }
 }
 
-/// Writes `bytes` to `dest`. Replacing the input first checks that it did not change since
-/// it was read (an agent may still be appending to it).
-pub fn write(
-    ctx: &Context,
-    dest: &Destination,
-    loaded: &Loaded,
-    bytes: &[u8],
-) -> anyhow::Result<()> {
-    write_bytes(ctx, dest, loaded, bytes)?;
-    carry_next(ctx, dest, loaded, || Ok(Fingerprint::of(bytes)));
-    Ok(())
-}
-
-/// Leaves the hidden part of `loaded`'s next request, measured from the usage it recorded,
-/// for the next check of the bytes just written to `dest` (whose fingerprint `written`
-/// gives): that check then reports what the rewrite did, not a prior (see
-/// [`crate::cache::carried`]). Nothing for standard output, without usage (the prior
-/// applies before and after alike), or under `--no-cache`; a failure only logs.
-fn carry_next(
-    ctx: &Context,
-    dest: &Destination,
-    loaded: &Loaded,
-    written: impl FnOnce() -> std::io::Result<Fingerprint>,
-) {
-    use crate::ops::predict::NextSource;
-    let p = loaded.prediction();
-    let measured = matches!(p.source, NextSource::Reported | NextSource::Calibrated);
-    if *dest == Destination::Stdout || !measured || ctx.digests().is_none() {
-        return;
-    }
-    let Some(dir) = ctx.digests_dir() else { return };
-    let saved = written().and_then(|f| {
-        crate::cache::carried::put(
-            &dir,
-            &crate::cache::carried::Carried::new(f.len, f.hash, p.overhead),
-        )
-    });
-    if let Err(e) = saved {
-        ctx.printer.debug(&format!(
-            "next request not carried over to {}: {e}",
-            dest.display()
-        ));
-    }
-}
-
-/// [`write`] without carrying the next request over.
-fn write_bytes(
-    ctx: &Context,
-    dest: &Destination,
-    loaded: &Loaded,
-    bytes: &[u8],
-) -> anyhow::Result<()> {
-    match dest {
-        Destination::Stdout => ctx
-            .printer
-            .data(bytes)
-            .context("writing to standard output"),
-        Destination::File(p) => fsutil::write_atomic(p, bytes, false)
-            .with_context(|| format!("writing {}", p.display())),
-        Destination::Store { path, .. } => write_store(&ctx.data_dir()?.value, path, bytes),
-        Destination::InPlace(p) if loaded.db_session.is_some() => write_db(ctx, p, loaded, bytes),
-        Destination::InPlace(p) => {
-            test_hold_before_replace(ctx, p);
-            // The last look: an agent may have started on the session meanwhile.
-            crate::ops::live::recheck(ctx, p)?;
-            replace_in_place(ctx, p, loaded, bytes)
-        }
-    }
-}
-
-/// Writes what `produce` writes to `dest`, piece by piece, never holding it whole: for
-/// a destination other than the input (`-o FILE`, `-o -`, the store). Replacing the input
-/// takes whole bytes ([`write`]): its archive's undo script and the carrying over of what
-/// an agent appends meanwhile need them.
-pub fn write_by(
-    ctx: &Context,
-    dest: &Destination,
-    loaded: &Loaded,
-    produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> anyhow::Result<()> {
-    write_by_inner(ctx, dest, produce)?;
-    if let Destination::File(p) | Destination::Store { path: p, .. } = dest {
-        // Never held whole: hashed as written, read back.
-        carry_next(ctx, dest, loaded, || Fingerprint::of_file(p));
-    }
-    Ok(())
-}
-
-fn write_by_inner(
-    ctx: &Context,
-    dest: &Destination,
-    produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> anyhow::Result<()> {
-    match dest {
-        Destination::Stdout => {
-            let mut out = ctx.printer.data_writer();
-            produce(&mut out)
-                .and_then(|()| std::io::Write::flush(&mut out))
-                .context("writing to standard output")
-        }
-        Destination::File(p) => fsutil::write_atomic_by(p, false, produce)
-            .with_context(|| format!("writing {}", p.display())),
-        Destination::Store { path, .. } => write_store_by(&ctx.data_dir()?.value, path, produce),
-        Destination::InPlace(p) => anyhow::bail!(
-            "{}: replacing the input takes the whole output at once",
-            p.display()
-        ),
-    }
-}
-
-/// Replaces the input `p` with `bytes`, checked through a handle opened first, so that
-/// whole records an agent appends between the check and the rename are carried into the
-/// new file (see [`carry`](crate::ops::carry)). A symlink stays a symlink: the file it
-/// leads to is what gets replaced.
-fn replace_in_place(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> anyhow::Result<()> {
-    use crate::ops::carry::{self, Carried};
-    let real = std::fs::canonicalize(p).with_context(|| format!("re-reading {}", p.display()))?;
-    if let Some(read) = loaded.target.as_ref().filter(|t| **t != real) {
-        // A symlink pointed elsewhere meanwhile: the file checked is not the one the path
-        // names now, and neither is replaced.
-        anyhow::bail!(
-            "{} led to {} when it was read and leads to {} now; left both as they are \
-             (run again to rewrite what it leads to now)",
-            p.display(),
-            read.display(),
-            real.display()
-        );
-    }
-    let old = carry::open_unchanged(&real, loaded.fingerprint)
-        .with_context(|| format!("re-reading {}", p.display()))?;
-    let Some(old) = old else {
-        return Err(crate::ops::load::Changed {
-            path: p.to_path_buf(),
-        }
-        .into());
-    };
-    // The agent's last activity, kept: ctxctl's own rewrite must not make the session look
-    // active (`sessions`, `--since`) or live (the recent-write window) to the next run.
-    let activity = std::fs::metadata(&real).and_then(|m| m.modified()).ok();
-    let keep_activity = || {
-        if let Some(t) = activity {
-            let _ = std::fs::File::options()
-                .append(true)
-                .open(&real)
-                .and_then(|f| f.set_modified(t));
-        }
-    };
-    let lines = loaded.session.format.is_lines();
-    // Only lines added at the end: appended, so that nothing an agent holding the file
-    // writes meanwhile is lost and no byte of the original moves.
-    let len = loaded.fingerprint.len;
-    if lines
-        && bytes.len() > len
-        && crate::ops::load::Fingerprint::of(&bytes[..len]) == loaded.fingerprint
-    {
-        return match carry::append(&real, &bytes[len..], &old, len)
-            .with_context(|| format!("appending to {}", p.display()))?
-        {
-            true => {
-                keep_activity();
-                ctx.printer.debug(&format!(
-                    "{}: the rewrite only adds lines: {} bytes appended",
-                    p.display(),
-                    bytes.len() - len
-                ));
-                Ok(())
-            }
-            false => Err(crate::ops::load::Changed {
-                path: p.to_path_buf(),
-            }
-            .into()),
-        };
-    }
-    match carry::replace(&real, bytes, old, loaded.fingerprint.len, lines)
-        .with_context(|| format!("replacing {}", p.display()))?
-    {
-        Carried::Nothing => {
-            keep_activity();
-            Ok(())
-        }
-        Carried::Appended(n) => {
-            ctx.printer.note(&format!(
-                "{}: {n} bytes the agent appended while it was replaced were kept at its end",
-                p.display()
-            ));
-            Ok(())
-        }
-        Carried::RolledBack => Err(crate::ops::load::Changed {
-            path: p.to_path_buf(),
-        }
-        .into()),
-    }
-}
-
-/// Writes a session of an agent's database back into it, in one transaction that first
-/// checks its rows are still what was read (and that the agent is not running it).
-fn write_db(ctx: &Context, db: &Path, loaded: &Loaded, bytes: &[u8]) -> anyhow::Result<()> {
-    let Some(session) = &loaded.db_session else {
-        anyhow::bail!("{}: not a database session", db.display());
-    };
-    let guard = goose_db::Guard {
-        expected: loaded.fingerprint.hash,
-        now: crate::ops::store::clock(ctx)?.unix(),
-        include_live: ctx.settings.include_live,
-    };
-    let done = crate::ops::agentdb::write(db, session, bytes, &guard)?;
-    ctx.printer.debug(&format!(
-        "{} ({} session {}): {done}",
-        db.display(),
-        session.agent(),
-        session.id(),
-    ));
-    Ok(())
-}
-
 /// Writes a session into the store under `data_dir` (0600, in 0700 directories), refusing
 /// when `sessions/` or the target is a symlink that leads out of the data directory.
 pub fn write_store(data_dir: &Path, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
@@ -408,7 +178,7 @@ pub fn write_store(data_dir: &Path, path: &Path, bytes: &[u8]) -> anyhow::Result
 }
 
 /// [`write_store`] of what `produce` writes.
-fn write_store_by(
+pub fn write_store_by(
     data_dir: &Path,
     path: &Path,
     produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
@@ -435,7 +205,7 @@ fn store_dir(data_dir: &Path, path: &Path) -> anyhow::Result<()> {
 
 /// The first half of [`write`] for a destination that is a new file beside the input
 /// (`-o FILE`, the store): `bytes` written to a synced temp file, to be renamed into place
-/// by [`write_archived`] once the archive is filed. `None` where the write cannot be
+/// by the [transaction](crate::ops::rewrite::Transaction::commit) once the archive is filed. `None` where the write cannot be
 /// split: standard output, a device, the input itself (replacing it watches what an agent
 /// appends meanwhile, see [`carry`](crate::ops::carry)), a database.
 pub fn stage(
@@ -483,68 +253,6 @@ fn ensure_inside(data_dir: &Path, path: &Path) -> anyhow::Result<()> {
             "{} is a symlink that leads nowhere; refusing to write through it (remove the symlink)",
             path.display()
         ),
-    }
-}
-
-/// Like [`write`], for a rewrite whose removed messages were archived at `archive` first
-/// (`staged`: `bytes` were already written beside `dest` by [`stage`], or failed to be;
-/// they are renamed into place): when nothing was replaced (the input changed meanwhile,
-/// the disk is full …), the archive is removed again (it would describe a compaction that
-/// never happened).
-pub fn write_archived(
-    ctx: &Context,
-    dest: &Destination,
-    loaded: &Loaded,
-    bytes: &[u8],
-    archive: Option<&Path>,
-    staged: Option<anyhow::Result<fsutil::Staged>>,
-) -> anyhow::Result<()> {
-    let written = (|| {
-        if archive.is_some() {
-            fsutil::fail_point(fsutil::FailAt::AfterArchive).context("after archiving")?;
-        }
-        if let Destination::InPlace(p) = dest {
-            crate::ops::testhook::pause_before_replace(ctx, p)?;
-        }
-        match staged {
-            Some(staged) => staged?
-                .commit()
-                .with_context(|| format!("writing {}", dest.display())),
-            None => write_bytes(ctx, dest, loaded, bytes),
-        }
-    })();
-    if written.is_ok() {
-        carry_next(ctx, dest, loaded, || Ok(Fingerprint::of(bytes)));
-    }
-    if let (Err(_), Some(archive)) = (&written, archive) {
-        if let Err(rm) = std::fs::remove_file(archive) {
-            ctx.printer.warn(&format!(
-                "cannot remove the unused archive {}: {rm}",
-                archive.display()
-            ));
-        }
-    }
-    written
-}
-
-/// Test hook, not a feature: while the file named by
-/// [`env::CTXCTL_TEST_HOLD_BEFORE_REPLACE`](crate::config::env::CTXCTL_TEST_HOLD_BEFORE_REPLACE)
-/// exists, wait (at most a minute) before the last check of a file about to be replaced,
-/// so that an integration test can change the file in between, deterministically.
-fn test_hold_before_replace(ctx: &Context, path: &Path) {
-    let Some(marker) = ctx
-        .env
-        .get(crate::config::env::CTXCTL_TEST_HOLD_BEFORE_REPLACE)
-    else {
-        return;
-    };
-    ctx.printer.debug(&format!(
-        "test hook: holding {} before replacing it",
-        path.display()
-    ));
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while Path::new(marker).exists() && std::time::Instant::now() < until {
-        std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
 

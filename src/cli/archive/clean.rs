@@ -9,7 +9,7 @@ use crate::archive::{prune, ArchiveEntry, ArchiveStore};
 use crate::cli::args::duration::parse_secs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
-use crate::ops::store::{clock, lock};
+use crate::ops::store::clock;
 use crate::render::table::thousands;
 
 #[derive(Debug, Args)]
@@ -91,8 +91,7 @@ fn remove(
     let bytes: u64 = entries.iter().map(|e| e.bytes).sum();
     if !dry_run {
         for e in entries {
-            let _lock = lock(ctx, store, &e.session)?;
-            crate::archive::marks::remove_archive(&e.path)?;
+            crate::ops::retention::remove(ctx, store, &e.session, &e.path)?;
         }
     }
     if ctx.printer.json {

@@ -12,6 +12,7 @@ use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::formats;
 use crate::ops::load;
+use crate::ops::rewrite::{self, Transaction};
 use crate::ops::write::{self, Destination};
 use crate::render::table::thousands;
 
@@ -42,7 +43,8 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
         (id != given_id && p.is_file()).then_some(p)
     });
     let target = target(ctx, &entry, &file, given)?;
-    let _lock = crate::ops::store::lock(ctx, store, &entry.session)?;
+    let now = crate::ops::store::clock(ctx)?;
+    let tx = Transaction::begin_at(ctx, store.clone(), &entry.session, now)?;
     let in_place = args.output.is_none();
     if let Some(done) = entry.restored.as_ref().filter(|_| in_place && !args.force) {
         if Path::new(&done.into) == absolute(&target) {
@@ -112,22 +114,13 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
                 output: None,
                 in_place: true,
             };
-            write::guard_input(ctx, &in_place, &target, false)?;
+            rewrite::guard_input(ctx, &in_place, &target, false)?;
             Destination::InPlace(target.clone())
         }
     };
-    write::write(ctx, &dest, &loaded, &bytes)?;
+    tx.write(&dest, &loaded, &bytes)?;
     if let Destination::InPlace(p) = &dest {
-        let mark = archive::Restored {
-            at: crate::ops::store::clock(ctx)?.rfc3339(),
-            into: absolute(p).display().to_string(),
-        };
-        if let Err(e) = archive::marks::write(&entry.path, &mark) {
-            ctx.printer.warn(&format!(
-                "restored, but cannot mark {} restored: {e}",
-                entry.id
-            ));
-        }
+        tx.mark_restored(&entry.id, &entry.path, &absolute(p));
     }
     report.output = Some(dest.display());
     if ctx.printer.json {

@@ -165,7 +165,7 @@ pub fn run(
         },
     )?;
     if tally.compacted > 0 || args.all {
-        crate::ops::retention::apply(ctx);
+        crate::ops::rewrite::bound_store(ctx);
     }
     tally.examined = files.len();
     if !files.is_empty() {

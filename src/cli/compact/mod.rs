@@ -8,7 +8,7 @@ mod settings;
 
 use crate::ops::store::stored_session;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
@@ -19,7 +19,6 @@ use crate::compact::{self, CompactInfo, Partition};
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::load::{self, Loaded};
-use crate::ops::write;
 use crate::ops::{agentdb, retry, testhook};
 use settings::summarizer;
 
@@ -179,9 +178,6 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
     if let Some(doc) = &done.doc {
         ctx.printer.json(doc)?;
     }
-    if done.archived.is_some() {
-        crate::ops::retention::apply(ctx);
-    }
     Ok(done.status)
 }
 
@@ -245,11 +241,6 @@ fn stored_or_goose(ctx: &Context, name: &str) -> anyhow::Result<PathBuf> {
     }
 }
 
-/// The session name archives are filed under (see [`write::archive_name`]).
-fn archive_name(args: &CompactArgs, path: &Path) -> anyhow::Result<String> {
-    write::archive_name(args.name.as_deref(), path)
-}
-
 fn info(id: &str, seq: u64, archive: Option<PathBuf>, now: Timestamp) -> CompactInfo {
     CompactInfo {
         id: id.to_string(),
@@ -270,11 +261,4 @@ fn ratio(a: usize, b: usize) -> f64 {
     } else {
         (a as f64 / b as f64 * 10_000.0).round() / 10_000.0
     }
-}
-
-fn absolute(p: &Path) -> String {
-    std::path::absolute(p)
-        .unwrap_or_else(|_| p.to_path_buf())
-        .display()
-        .to_string()
 }

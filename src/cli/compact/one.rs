@@ -3,25 +3,23 @@
 mod around;
 
 use std::borrow::Cow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context as _;
 
 use super::report::{self, dry_run, recall_line, unchanged, Doc, Done, Report};
 use super::settings::{self, tail_budget};
-use super::{absolute, archive_name, compacted, info, ratio, CompactArgs};
-use crate::archive::{
-    self, ArchiveEnd, ArchiveError, ArchiveRecord, ArchiveStore, LockGuard, PendingArchive,
-    RecordText, SealedArchive, Timestamp, Tokens,
-};
+use super::{compacted, info, ratio, CompactArgs};
+use crate::archive::{ArchiveEnd, ArchiveStore, PendingArchive, SealedArchive, Stored, Timestamp};
 use crate::cli::args::limits;
 use crate::compact::{self, CompactInfo, Continuation};
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::formats;
-use crate::ops::live::{self, Scope};
+use crate::ops::live::Scope;
 use crate::ops::load::{self, Loaded};
-use crate::ops::store::{clock, lock};
+use crate::ops::rewrite::{self, originals, Bound, Originals, Paths, Slot, Transaction};
+use crate::ops::store::clock;
 use crate::ops::streamed;
 use crate::ops::write::{self, Destination};
 use crate::render::table::thousands;
@@ -42,7 +40,7 @@ pub fn compact_file(
 ) -> anyhow::Result<Done> {
     let batch = scope == Scope::Batch;
     if session.is_none() && !batch {
-        write::guard_input(ctx, &args.output.choice(), path, from_store)?;
+        rewrite::guard_input(ctx, &args.output.choice(), path, from_store)?;
     }
     // `--name` found in goose's database rather than in the store: that goose session.
     let goose_name = (from_store && load::is_database(path))
@@ -51,7 +49,8 @@ pub fn compact_file(
     // A summary made from the messages' facts alone lets a large session's text go as it
     // is read: each message's gist is taken first (and whether it is a finished answer,
     // the one thing the partition reads of the text).
-    let from_gists = !summarizer.reads_text() && !args.redact && !crate::ops::exact::enabled(ctx)?;
+    let from_gists =
+        !summarizer.reads_text() && !args.redact && !crate::ops::count_api::enabled(ctx)?;
     let (mut loaded, gists) = match session.or(goose_name) {
         Some(n) => (load::load_selected(ctx, path, Some(n))?, None),
         None if from_gists => {
@@ -74,7 +73,7 @@ pub fn compact_file(
     };
     let agent = loaded.session.agent_limits;
     let window = loaded.window();
-    let next = crate::ops::exact::prediction(ctx, &loaded)?;
+    let next = crate::ops::count_api::prediction(ctx, &loaded)?;
     // The limit for the messages: the effective limit less what the agent sends besides
     // them (its system prompt and tools, from the reported usage).
     let effective = args
@@ -141,16 +140,12 @@ pub fn compact_file(
     // A batch leaves a live session alone only once it would rewrite it: a healthy one
     // is not even mentioned, one that needs compaction is (it needs a person).
     if batch && session.is_none() && args.output.choice().replaces(path) {
-        live::guard(ctx, path, Scope::Batch)?;
+        rewrite::guard_batch(ctx, path)?;
     }
 
     let summarized: Vec<usize> = part.summarized().collect();
-    let name = match &loaded.db_session {
-        // Archives of a database session are filed under its id.
-        Some(s) => s.archive_name(),
-        None => archive_name(args, &loaded.path)?,
-    };
-    let store = ctx.archive_store()?;
+    let name = rewrite::archive_name(&loaded, args.name.as_deref())?;
+    let store = rewrite::open_store(ctx)?;
     let now = clock(ctx)?;
     let job = Job {
         ctx,
@@ -178,12 +173,12 @@ pub fn compact_file(
     // A summary made here takes moments: the originals, at hand, are archived meanwhile
     // (the lock held from now on; nothing is filed unless the compaction is written).
     if gists.is_some() && !args.output.dry_run && !loaded.session.doc.is_detached() {
-        let (dest, _lock, slot) = job.claim(&loaded)?;
+        let (dest, tx, slot) = job.claim(&loaded)?;
         let id = CompactInfo::new_id();
         return std::thread::scope(|scope| {
             let early = slot.as_ref().ok().map(|&(seq, _)| {
-                let (loaded, job, dest, id) = (&loaded, &job, &dest, &id);
-                scope.spawn(move || job.begin_archive(loaded, dest, id, seq))
+                let (loaded, job, dest, id, tx) = (&loaded, &job, &dest, &id, &tx);
+                scope.spawn(move || tx.begin_archive(loaded, dest, &job.originals(id), seq))
             });
             let made = match job.summarize(&loaded, summarizer, gists)? {
                 Ok(made) => made,
@@ -195,7 +190,7 @@ pub fn compact_file(
                     begun.map(|p| Archiving::Pending(Box::new(p)))
                 })
             };
-            job.apply(&loaded, made, &dest, &id, slot, early, None)
+            job.apply(&tx, &loaded, made, &dest, &id, slot, early, None)
         });
     }
 
@@ -204,13 +199,8 @@ pub fn compact_file(
         Err(done) => return Ok(done),
     };
     if args.output.dry_run {
-        let seq = store.next_seq(&name)?;
-        let info = info(
-            &CompactInfo::new_id(),
-            seq,
-            Some(store.path_for(&name, seq, now)?),
-            now,
-        );
+        let (seq, archive) = rewrite::preview_slot(ctx, &name, now)?;
+        let info = info(&CompactInfo::new_id(), seq, Some(archive), now);
         // The figure the real run decides by: the written result's own count.
         loaded.reattach()?;
         let items = compact::assemble(&loaded.session, &part, &made.summary, &info);
@@ -231,8 +221,9 @@ pub fn compact_file(
     // Summarized: the messages' text goes, the document's comes back for archiving and
     // writing.
     loaded.reattach()?;
-    let (dest, _lock, slot) = job.claim(&loaded)?;
+    let (dest, tx, slot) = job.claim(&loaded)?;
     job.apply(
+        &tx,
         &loaded,
         made,
         &dest,
@@ -278,14 +269,12 @@ struct Job<'a> {
     summarized: &'a [usize],
     /// The session's name in the store.
     name: &'a str,
+    /// Opened early: its settings are checked before any work.
     store: &'a ArchiveStore,
     now: Timestamp,
     /// One session of a batch run (`-r`, several files).
     batch: bool,
 }
-
-/// The number and file an archive gets, or why it cannot be had.
-type Slot = Result<(u64, PathBuf), ArchiveError>;
 
 /// The originals' archive as whatever began it hands it over: still to be finished with
 /// its end, or sealed with it already (its end was known before the result was written),
@@ -325,24 +314,33 @@ impl Recalled {
     }
 }
 
-impl Job<'_> {
-    /// Where the compacted session goes, the session's lock (held until it is written),
-    /// and the number and file its archive gets. A session to be replaced that changed
-    /// since it was read is not even archived.
-    fn claim(&self, loaded: &Loaded) -> anyhow::Result<(Destination, LockGuard, Slot)> {
+impl<'a> Job<'a> {
+    /// Where the compacted session goes, its rewrite transaction (holding the session's
+    /// lock until it is written), and the number and file its archive gets. A session to be
+    /// replaced that changed since it was read is not even archived.
+    fn claim(&self, loaded: &Loaded) -> anyhow::Result<(Destination, Transaction<'a>, Slot)> {
         let dest = if self.from_store && self.args.output.output.is_none() {
             Destination::InPlace(self.path.to_path_buf())
         } else {
             let choice = self.args.output.choice();
             write::destination(self.ctx, &choice, Some(self.name), loaded)?
         };
-        let guard = lock(self.ctx, self.store, self.name)?;
-        if let Destination::InPlace(_) = &dest {
-            loaded.ensure_unchanged()?;
+        let bound = if self.batch { Bound::Later } else { Bound::Now };
+        let tx =
+            Transaction::begin_at(self.ctx, self.store.clone(), self.name, self.now)?.bound(bound);
+        tx.ensure_unchanged(&dest, loaded)?;
+        let slot = tx.slot();
+        Ok((dest, tx, slot))
+    }
+
+    /// What the compaction archives: the summarized messages.
+    fn originals<'o>(&'o self, id: &'o str) -> Originals<'o> {
+        Originals {
+            id,
+            messages: self.summarized,
+            first_message: self.part.middle.start,
+            paths: Paths::Absolute,
         }
-        let slot = (self.store.next_seq(self.name))
-            .and_then(|seq| Ok((seq, self.store.path_for(self.name, seq, self.now)?)));
-        Ok((dest, guard, slot))
     }
 
     /// The summary's header, which names the archive `slot` says.
@@ -363,25 +361,22 @@ impl Job<'_> {
 
     /// The end of the originals' archive: the summary and the figures (`compacted`: the
     /// "after" figure), and for a compaction that keeps messages in the middle, how to
-    /// rebuild the original file.
+    /// rebuild the original file from `written`.
     fn archive_end(
         &self,
         loaded: &Loaded,
         used: &str,
         summary: &str,
         compacted: usize,
-        undo: Option<archive::Undo>,
+        written: Option<&[u8]>,
     ) -> ArchiveEnd {
-        ArchiveEnd {
-            summarizer: used.to_string(),
-            tokens: Tokens {
-                original: loaded.total,
-                compacted,
-                archived: self.summarized.iter().map(|&i| loaded.counts[i]).sum(),
-            },
-            summary: summary.to_string(),
-            undo,
-        }
+        let made = originals::Made {
+            by: used,
+            summary,
+            tokens: compacted,
+            undo_from: written,
+        };
+        self.originals("").end(loaded, made)
     }
 
     /// Summarizes the middle (from `gists` when given: each message's, in order) and checks
@@ -484,47 +479,6 @@ impl Job<'_> {
         }))
     }
 
-    /// The facts of archive number `seq` of the originals, with their `records`.
-    fn archive_record<'r>(
-        &self,
-        loaded: &Loaded,
-        dest: &Destination,
-        id: &str,
-        seq: u64,
-        records: Vec<RecordText<'r>>,
-    ) -> ArchiveRecord<'r> {
-        ArchiveRecord {
-            seq: Some(seq),
-            compact_id: id.to_string(),
-            created: self.now,
-            source: (self.path != Path::new("-")).then(|| absolute(self.path)),
-            output: match dest {
-                Destination::Stdout => None,
-                d => Some(absolute(Path::new(&d.display()))),
-            },
-            format: loaded.session.format.name().to_string(),
-            model: Some(loaded.model.name.clone()),
-            first_message: (self.summarized.first().copied()).unwrap_or(self.part.middle.start),
-            messages: self.summarized.len(),
-            records,
-            agent_session: loaded.db_session.as_ref().map(|s| s.id().to_string()),
-        }
-    }
-
-    /// Starts archiving the originals as number `seq`: their records and facts, going to a
-    /// temp file; the summary's part is added when the compaction is written.
-    fn begin_archive(
-        &self,
-        loaded: &Loaded,
-        dest: &Destination,
-        id: &str,
-        seq: u64,
-    ) -> anyhow::Result<PendingArchive> {
-        let records = archive::records_of(&loaded.session, self.summarized)?;
-        let record = self.archive_record(loaded, dest, id, seq, records);
-        Ok(self.store.begin(self.name, &record)?)
-    }
-
     /// Writes the compaction: the originals archived first (`early`: whatever is already
     /// archiving them as `slot` says, waited for when the rest is ready), then the
     /// compacted session to `dest`. A compaction that does not make the session smaller
@@ -533,6 +487,7 @@ impl Job<'_> {
     #[allow(clippy::too_many_arguments)]
     fn apply(
         &self,
+        tx: &Transaction,
         loaded: &Loaded,
         made: Made,
         dest: &Destination,
@@ -565,8 +520,8 @@ impl Job<'_> {
             };
             // A new file is written and synced beside its destination while the result is
             // counted and the originals filed: only its rename waits for the archive.
-            let staging = (slot.is_ok() && write::stages(dest))
-                .then(|| scope.spawn(|| write::stage(ctx, dest, written)));
+            let staging = (slot.is_ok() && Transaction::stages(dest))
+                .then(|| scope.spawn(|| tx.stage(dest, written)));
             let planned = match known {
                 Some(n) => {
                     debug_assert_eq!(
@@ -583,28 +538,25 @@ impl Job<'_> {
             }
             // Messages kept in the middle stand between the summary and the originals'
             // place: `archive restore` rebuilds the file from what is written instead.
-            let undo = match (part.kept.is_empty(), loaded.session.doc.text()) {
-                (false, Some(original)) => Some(archive::Undo::new(original, written)),
-                _ => None,
-            };
+            let undo_from = (!part.kept.is_empty()).then_some(&written[..]);
             let figure = planned.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
-            let end = self.archive_end(loaded, used, &summary, figure, undo);
+            let end = self.archive_end(loaded, used, &summary, figure, undo_from);
             // Archive the originals before anything is replaced.
             let archived = slot.map_err(anyhow::Error::from).and_then(|(seq, _)| {
                 let pending = match early() {
                     Some(archiving) => match archiving? {
-                        Archiving::Sealed(sealed) => return Ok(sealed.file()?),
+                        Archiving::Sealed(sealed) => return tx.file_sealed(sealed),
                         Archiving::Pending(pending) => *pending,
                     },
-                    None => self.begin_archive(loaded, dest, id, seq)?,
+                    None => tx.begin_archive(loaded, dest, &self.originals(id), seq)?,
                 };
-                Ok(pending.finish(&end)?)
+                tx.finish_archive(pending, &end)
             });
             let staged = staging
                 .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
                 .and_then(Result::transpose);
             let (archived, staged, tokens) = match archived {
-                Ok(stored) => (Some((stored.seq, stored.path)), staged, planned),
+                Ok(stored) => (Some(stored), staged, planned),
                 Err(e) if dest.replaces_input() => {
                     return Err(e.context(format!(
                         "archiving the originals of {shown}; nothing was changed"
@@ -633,8 +585,7 @@ impl Job<'_> {
                 }
             };
             let tokens = tokens.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
-            let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
-            write::write_archived(ctx, dest, loaded, &bytes, archive_path, staged)?;
+            tx.commit(dest, loaded, &bytes, archived.as_ref(), staged)?;
             let recall = match recall {
                 Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
                 Err(measured) => measured,
@@ -650,12 +601,12 @@ impl Job<'_> {
         dest: &Destination,
         used: &'static str,
         recall: &recall::Recall,
-        archived: Option<(u64, PathBuf)>,
+        archived: Option<Stored>,
         tokens: usize,
     ) -> Done {
         let (ctx, shown) = (self.ctx, self.shown);
         let name = self.name;
-        let filed = archived.as_ref().map(|(_, p)| p.clone());
+        let filed = archived.as_ref().map(|a| a.path.clone());
         let report = Report {
             compacted: true,
             original_tokens: loaded.total,
@@ -663,9 +614,9 @@ impl Job<'_> {
             compaction_ratio: ratio(tokens, loaded.total),
             compacted_messages: self.summarized.len(),
             retained_messages: loaded.session.messages.len() - self.summarized.len(),
-            archive: archived.as_ref().map(|(_, p)| p.display().to_string()),
+            archive: archived.as_ref().map(|a| a.path.display().to_string()),
             output: Some(dest.display()),
-            archive_id: archived.map(|(seq, _)| format!("{name}/{seq}")),
+            archive_id: archived.map(|a| format!("{name}/{}", a.seq)),
             summarizer: used,
             reason: None,
             next_request_tokens: Some(self.next + tokens),

@@ -15,6 +15,7 @@ use rusqlite::{Connection, OpenFlags};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use super::rows::{PartRow, Row};
 use super::view::{filter_compacted, Msg};
 use super::StoreError;
 
@@ -46,24 +47,6 @@ pub struct SessionInfo {
     pub messages: usize,
     /// The directory OpenCode ran the session in (`session.directory`).
     pub directory: Option<String>,
-}
-
-/// One `message` row with its `part` rows, as stored.
-#[derive(Debug, Clone)]
-pub struct Row {
-    pub id: String,
-    pub time_created: i64,
-    /// The `data` text, on one line.
-    pub data: String,
-    pub parts: Vec<PartRow>,
-}
-
-/// One `part` row.
-#[derive(Debug, Clone)]
-pub struct PartRow {
-    pub id: String,
-    pub time_created: i64,
-    pub data: String,
 }
 
 /// A session rendered: the text and every row of the session (not only those shown).

@@ -17,6 +17,7 @@
 mod apply;
 pub mod db;
 mod ids;
+pub mod rows;
 pub mod view;
 
 use std::path::{Path, PathBuf};

@@ -16,7 +16,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::db::Row;
+use super::rows::Row;
 use crate::session::{CompactMeta, Message, Origin, Part, Role};
 
 /// What OpenCode's compaction user message says to the model.

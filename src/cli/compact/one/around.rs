@@ -9,6 +9,7 @@ use crate::archive::{self, ArchiveEnd, ArchiveRecord};
 use crate::compact::CompactInfo;
 use crate::formats::stream::around::Around;
 use crate::ops::load::Loaded;
+use crate::ops::rewrite::Transaction;
 use crate::ops::streamed::{self, Reread};
 use crate::summarize::{Gist, Summarizer};
 
@@ -26,21 +27,19 @@ impl Job<'_> {
         gists: Option<Vec<(Gist, bool)>>,
         hole: streamed::Hole,
     ) -> anyhow::Result<Done> {
-        let (dest, _lock, slot) = self.claim(loaded)?;
+        let (dest, tx, slot) = self.claim(loaded)?;
         let id = CompactInfo::new_id();
         let reread = Reread::of(loaded, &hole)?;
         let record = (slot.as_ref().ok()).map(|&(seq, _)| {
-            (
-                seq,
-                self.archive_record(loaded, &dest, &id, seq, Vec::new()),
-            )
+            let record = tx.record_to_feed(loaded, &dest, &self.originals(&id), seq);
+            (seq, record)
         });
         let header = self.header(&id, &slot);
         std::thread::scope(|scope| {
             let (sent, text) = mpsc::sync_channel(1);
             let (end, ends) = mpsc::sync_channel(1);
-            let reread = &reread;
-            let pass = scope.spawn(move || self.archive_around(reread, record, sent, ends));
+            let (reread, tx) = (&reread, &tx);
+            let pass = scope.spawn(move || self.archive_around(tx, reread, record, sent, ends));
             let mut made = match self.summarize(loaded, summarizer, gists)? {
                 Ok(made) => made,
                 Err(done) => return Ok(done),
@@ -70,7 +69,7 @@ impl Job<'_> {
                 loaded.reattach()?;
             }
             let early = || pass.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-            self.apply(loaded, made, &dest, &id, slot, early, known)
+            self.apply(tx, loaded, made, &dest, &id, slot, early, known)
         })
     }
 
@@ -81,6 +80,7 @@ impl Job<'_> {
     /// `ends` (or why it could not be).
     fn archive_around(
         &self,
+        tx: &Transaction,
         reread: &Reread,
         record: Option<(u64, ArchiveRecord<'_>)>,
         sent: mpsc::SyncSender<anyhow::Result<Around>>,
@@ -111,13 +111,13 @@ impl Job<'_> {
                 None => Ok(()),
             }
         };
-        let pending = self.store.begin_feeding(self.name, seq, &record, &mut feed);
+        let pending = tx.feed_archive(seq, &record, &mut feed);
         if !read {
             // The archive could not even be begun.
             let _ = sent.send(reread.read(&mut |_| Ok(())));
         }
         let archiving = pending.and_then(|pending| match ends.recv() {
-            Ok(end) => pending.seal(&end).map(Archiving::Sealed),
+            Ok(end) => tx.seal_archive(pending, &end).map(Archiving::Sealed),
             // The end is given once the result is written.
             Err(_) => Ok(Archiving::Pending(Box::new(pending))),
         });

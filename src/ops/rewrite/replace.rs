@@ -1,0 +1,113 @@
+//! The replace step of the [rewrite transaction](super): a session file replaced (or, when
+//! the rewrite only adds lines, appended to) through a handle opened first, so that whole
+//! records an agent appends meanwhile are carried over ([`carry`]), its last activity time
+//! kept; a session of an agent's database written back in the database's own transaction.
+
+use std::path::Path;
+
+use anyhow::Context as _;
+
+use super::RewriteError;
+use crate::context::Context;
+use crate::formats::goose_db;
+use crate::ops::carry::{self, Carried};
+use crate::ops::load::{Changed, Fingerprint, Loaded};
+
+/// Replaces the input `p` with `bytes`, checked through a handle opened first, so that
+/// whole records an agent appends between the check and the rename are carried into the
+/// new file. A symlink stays a symlink: the file it leads to is what gets replaced.
+pub(super) fn file(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> anyhow::Result<()> {
+    let real = std::fs::canonicalize(p).with_context(|| format!("re-reading {}", p.display()))?;
+    if let Some(read) = loaded.target.as_ref().filter(|t| **t != real) {
+        // A symlink pointed elsewhere meanwhile: the file checked is not the one the path
+        // names now, and neither is replaced.
+        return Err(RewriteError::Relinked {
+            path: p.display().to_string(),
+            read: read.display().to_string(),
+            now: real.display().to_string(),
+        }
+        .into());
+    }
+    let changed = || -> anyhow::Error {
+        Changed {
+            path: p.to_path_buf(),
+        }
+        .into()
+    };
+    let old = carry::open_unchanged(&real, loaded.fingerprint)
+        .with_context(|| format!("re-reading {}", p.display()))?;
+    let Some(old) = old else {
+        return Err(changed());
+    };
+    // The agent's last activity, kept: ctxctl's own rewrite must not make the session look
+    // active (`sessions`, `--since`) or live (the recent-write window) to the next run.
+    let activity = std::fs::metadata(&real).and_then(|m| m.modified()).ok();
+    let keep_activity = || {
+        if let Some(t) = activity {
+            let _ = std::fs::File::options()
+                .append(true)
+                .open(&real)
+                .and_then(|f| f.set_modified(t));
+        }
+    };
+    let lines = loaded.session.format.is_lines();
+    // Only lines added at the end: appended, so that nothing an agent holding the file
+    // writes meanwhile is lost and no byte of the original moves.
+    let len = loaded.fingerprint.len;
+    if lines && bytes.len() > len && Fingerprint::of(&bytes[..len]) == loaded.fingerprint {
+        let appended = carry::append(&real, &bytes[len..], &old, len)
+            .with_context(|| format!("appending to {}", p.display()))?;
+        if !appended {
+            return Err(changed());
+        }
+        keep_activity();
+        ctx.printer.debug(&format!(
+            "{}: the rewrite only adds lines: {} bytes appended",
+            p.display(),
+            bytes.len() - len
+        ));
+        return Ok(());
+    }
+    match carry::replace(&real, bytes, old, loaded.fingerprint.len, lines)
+        .with_context(|| format!("replacing {}", p.display()))?
+    {
+        Carried::Nothing => {
+            keep_activity();
+            Ok(())
+        }
+        Carried::Appended(n) => {
+            ctx.printer.note(&format!(
+                "{}: {n} bytes the agent appended while it was replaced were kept at its end",
+                p.display()
+            ));
+            Ok(())
+        }
+        Carried::RolledBack => Err(changed()),
+    }
+}
+
+/// Writes a session of an agent's database back into it, in one transaction that first
+/// checks its rows are still what was read (and that the agent is not running it).
+pub(super) fn database(
+    ctx: &Context,
+    db: &Path,
+    loaded: &Loaded,
+    bytes: &[u8],
+) -> anyhow::Result<()> {
+    let Some(session) = &loaded.db_session else {
+        return Err(RewriteError::NotADatabase(db.display().to_string()).into());
+    };
+    let guard = goose_db::Guard {
+        expected: loaded.fingerprint.hash,
+        now: crate::ops::store::clock(ctx)?.unix(),
+        include_live: ctx.settings.include_live,
+    };
+    let done = crate::ops::agentdb::write(db, session, bytes, &guard)?;
+    ctx.printer.debug(&format!(
+        "{} ({} session {}): {done}",
+        db.display(),
+        session.agent(),
+        session.id(),
+    ));
+    Ok(())
+}

@@ -1,0 +1,77 @@
+//! The session files below a directory, in a stable order: JSON and JSONL files and, when
+//! asked, the agents' SQLite databases among them, each with its size and time. The leaf
+//! that [`crate::ops::walk`] (a command's inputs) and [`crate::ops::sessions`] (every
+//! agent's sessions) both walk with.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use anyhow::Context as _;
+
+/// A file found below a directory.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub path: PathBuf,
+    pub len: u64,
+    pub modified: Option<SystemTime>,
+}
+
+impl Entry {
+    /// Seconds between the file's last change and `now` (Unix seconds); 0 if unknown.
+    pub fn age(&self, now: i64) -> i64 {
+        now - self.modified_unix().unwrap_or(now)
+    }
+
+    /// When the file last changed, in Unix seconds.
+    pub fn modified_unix(&self) -> Option<i64> {
+        self.modified
+            .map(|t| crate::archive::Timestamp::from_system(t).unix())
+    }
+}
+
+/// The session files below `dir` (and the SQLite databases among its files, if
+/// `databases`), sorted by path.
+pub fn walk_dir(dir: &Path, databases: bool) -> anyhow::Result<Vec<Entry>> {
+    let mut found = Vec::new();
+    walk(dir, databases, &mut found).with_context(|| format!("{}", dir.display()))?;
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(found)
+}
+
+fn walk(dir: &Path, databases: bool, out: &mut Vec<Entry>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        let ty = entry.file_type()?;
+        if ty.is_dir() {
+            walk(&path, databases, out)?;
+        } else if ty.is_file() && (is_session_file(&path) || databases && is_db_file(&path)) {
+            let meta = entry.metadata()?;
+            out.push(Entry {
+                path,
+                len: meta.len(),
+                modified: meta.modified().ok(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A JSON or JSONL file, or OpenCode's database (`opencode.db`; each of its sessions is
+/// read, or the one `--session` names). goose's `sessions.db` is not taken: it sits
+/// among the JSONL sessions of goose ≤ 1.9, which `-r` over that directory means.
+fn is_session_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name == "opencode.db" {
+        return crate::ops::load::is_database(path);
+    }
+    !name.starts_with(crate::fsutil::TEMP_PREFIX)
+        && matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("json" | "jsonl")
+        )
+}
+
+fn is_db_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "db") && crate::ops::load::is_database(path)
+}
