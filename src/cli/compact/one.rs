@@ -2,7 +2,6 @@
 
 mod around;
 
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -204,13 +203,17 @@ pub fn compact_file(
         Err(done) => return Ok(done),
     };
     if args.output.dry_run {
-        let seq = store.next_seq(&name)?;
-        let info = info(
-            &CompactInfo::new_id(),
-            seq,
-            Some(store.path_for(&name, seq, now)?),
-            now,
-        );
+        // The header names the archive only where one would be filed (the input replaced).
+        let replaces =
+            (from_store && args.output.output.is_none()) || args.output.choice().replaces(path);
+        let info = match replaces {
+            true => {
+                let seq = store.next_seq(&name)?;
+                let at = store.path_for(&name, seq, now)?;
+                info(&CompactInfo::new_id(), seq, Some(at), now)
+            }
+            false => info(&CompactInfo::new_id(), 0, None, now),
+        };
         // The figure the real run decides by: the written result's own count.
         loaded.reattach()?;
         let items = compact::assemble(&loaded.session, &part, &made.summary, &info);
@@ -226,6 +229,7 @@ pub fn compact_file(
             tokens,
             made.used,
             &made.recall.measured(&made.summary),
+            replaces,
         );
     }
     // Summarized: the messages' text goes, the document's comes back for archiving and
@@ -284,8 +288,18 @@ struct Job<'a> {
     batch: bool,
 }
 
-/// The number and file an archive gets, or why it cannot be had.
-type Slot = Result<(u64, PathBuf), ArchiveError>;
+/// The number and file an archive gets, or why there is none.
+type Slot = Result<(u64, PathBuf), NoSlot>;
+
+/// Why a compaction files no archive.
+#[derive(Debug)]
+enum NoSlot {
+    /// The result goes elsewhere than the input (`-o`, `--name` with a FILE): the input
+    /// keeps every message, so nothing is removed and nothing is archived.
+    Untouched,
+    /// The store could not give the archive a number or a file.
+    Failed(ArchiveError),
+}
 
 /// The originals' archive as whatever began it hands it over: still to be finished with
 /// its end, or sealed with it already (its end was known before the result was written),
@@ -340,8 +354,12 @@ impl Job<'_> {
         if let Destination::InPlace(_) = &dest {
             loaded.ensure_unchanged()?;
         }
-        let slot = (self.store.next_seq(self.name))
-            .and_then(|seq| Ok((seq, self.store.path_for(self.name, seq, self.now)?)));
+        let slot = match dest.replaces_input() {
+            true => (self.store.next_seq(self.name))
+                .and_then(|seq| Ok((seq, self.store.path_for(self.name, seq, self.now)?)))
+                .map_err(NoSlot::Failed),
+            false => Err(NoSlot::Untouched),
+        };
         Ok((dest, guard, slot))
     }
 
@@ -541,7 +559,7 @@ impl Job<'_> {
         early: impl FnOnce() -> Option<anyhow::Result<Archiving>>,
         known: Option<usize>,
     ) -> anyhow::Result<Done> {
-        let (ctx, shown, part, now) = (self.ctx, self.shown, self.part, self.now);
+        let (ctx, shown, part) = (self.ctx, self.shown, self.part);
         let Made {
             summary,
             used,
@@ -589,52 +607,35 @@ impl Job<'_> {
             };
             let figure = planned.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
             let end = self.archive_end(loaded, used, &summary, figure, undo);
-            // Archive the originals before anything is replaced.
-            let archived = slot.map_err(anyhow::Error::from).and_then(|(seq, _)| {
-                let pending = match early() {
-                    Some(archiving) => match archiving? {
-                        Archiving::Sealed(sealed) => return Ok(sealed.file()?),
-                        Archiving::Pending(pending) => *pending,
-                    },
-                    None => self.begin_archive(loaded, dest, id, seq)?,
-                };
-                Ok(pending.finish(&end)?)
-            });
+            // Archive the originals before the input is replaced (a result written elsewhere
+            // leaves them in the input: nothing is archived).
+            let archived = match slot {
+                Err(NoSlot::Untouched) => None,
+                Err(NoSlot::Failed(e)) => Some(Err(anyhow::Error::from(e))),
+                Ok((seq, _)) => Some((|| {
+                    let pending = match early() {
+                        Some(archiving) => match archiving? {
+                            Archiving::Sealed(sealed) => return Ok(sealed.file()?),
+                            Archiving::Pending(pending) => *pending,
+                        },
+                        None => self.begin_archive(loaded, dest, id, seq)?,
+                    };
+                    Ok(pending.finish(&end)?)
+                })()),
+            };
             let staged = staging
                 .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
                 .and_then(Result::transpose);
-            let (archived, staged, tokens) = match archived {
-                Ok(stored) => (Some((stored.seq, stored.path)), staged, planned),
-                Err(e) if dest.replaces_input() => {
-                    return Err(e.context(format!(
-                        "archiving the originals of {shown}; nothing was changed"
-                    )))
-                }
-                Err(e) => {
-                    ctx.printer.warn(&format!(
-                        "cannot archive the originals of {shown} ({e}); writing the compacted \
-                         session anyway"
-                    ));
-                    // Its header named the archive: written again below.
-                    drop(staged);
-                    (None, None, None)
-                }
-            };
-            let (bytes, tokens, header) = match &archived {
-                Some(_) => (Cow::Borrowed(&written[..]), tokens, header),
-                None => {
-                    // The summary's header says the originals were not archived.
-                    let header = info(id, 0, None, now);
-                    let items = compact::assemble(&loaded.session, part, &summary, &header);
-                    let bytes = formats::write(&loaded.session, &items)
-                        .with_context(|| loaded.display())?;
-                    let tokens = after(loaded, part, &items, &summary, &header, &bytes);
-                    (Cow::Owned(bytes), tokens, header)
-                }
-            };
+            let archived = archived.transpose().map_err(|e| {
+                e.context(format!(
+                    "archiving the originals of {shown}; nothing was changed"
+                ))
+            })?;
+            let archived = archived.map(|stored| (stored.seq, stored.path));
+            let tokens = planned;
             let tokens = tokens.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
             let archive_path = archived.as_ref().map(|(_, p)| p.as_path());
-            write::write_archived(ctx, dest, loaded, &bytes, archive_path, staged)?;
+            write::write_archived(ctx, dest, loaded, written, archive_path, staged)?;
             let recall = match recall {
                 Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
                 Err(measured) => measured,
