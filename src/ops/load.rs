@@ -470,7 +470,7 @@ pub(crate) fn counted_session(
     counted: Option<(Arc<Counter>, Vec<usize>)>,
 ) -> anyhow::Result<Loaded> {
     let shown = display(path);
-    let model = ctx.resolve_model(session.model.as_deref());
+    let model = ctx.resolve_model(&shown, session.model.as_deref());
     ctx.printer.debug(&format!(
         "{shown}: {} bytes, {} format, {} messages; model {} (from {}), {} tokenizer",
         fingerprint.len,

@@ -229,6 +229,9 @@ fn check_file(
     })
 }
 
+/// The problems a file's human report lists before it counts the rest.
+const PROBLEMS_SHOWN: usize = 20;
+
 fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
     let p = &ctx.printer;
     let style = match f.status {
@@ -250,8 +253,15 @@ fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
     if f.status == "over" && f.next_request_tokens as u64 <= f.effective_limit {
         p.line("         the agent's last request was refused as larger than its context window")?;
     }
-    for problem in &f.problems {
+    for problem in f.problems.iter().take(PROBLEMS_SHOWN) {
         p.line(&format!("         problem: {problem}"))?;
+    }
+    if let Some(more) = f.problems.len().checked_sub(PROBLEMS_SHOWN).filter(|&n| n > 0) {
+        p.line(&format!(
+            "         … and {} more problem{} (--json lists every one)",
+            thousands(more as u64),
+            if more == 1 { "" } else { "s" }
+        ))?;
     }
     Ok(())
 }
