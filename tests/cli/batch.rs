@@ -286,5 +286,9 @@ fn batch_warnings_name_their_file_and_problems_are_capped() {
     insta::assert_snapshot!(env.snap(&run));
     let json = env.run(&["check", "-r", crate::support::s(&dir), "--json"]);
     let files = json.json()["files"].clone();
-    assert_eq!(files[0]["problems"].as_array().unwrap().len(), 45, "{json:?}");
+    assert_eq!(
+        files[0]["problems"].as_array().unwrap().len(),
+        45,
+        "{json:?}"
+    );
 }

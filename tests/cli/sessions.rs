@@ -405,8 +405,10 @@ fn recursive_runs_take_the_same_filters_and_plain_directories() {
         lines[0],
         "tokens\tmessages\tnext_request_tokens\tcontext_window\tformat\tmodel\ttokenizer\tpath"
     );
-    assert_eq!(lines.len(), 2, "goose's JSONL session only: {run:?}");
-    assert!(lines[1].ends_with("shop.jsonl"), "{run:?}");
+    // goose's JSONL session and the two of its database, as `ctxctl sessions` finds them.
+    assert_eq!(lines.len(), 4, "goose's sessions only: {run:?}");
+    assert!(lines[1].ends_with("sessions.db#20261123_2"), "{run:?}");
+    assert!(lines[3].ends_with("shop.jsonl"), "{run:?}");
     let run = env.run(&[
         "check",
         "-r",

@@ -256,7 +256,12 @@ fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
     for problem in f.problems.iter().take(PROBLEMS_SHOWN) {
         p.line(&format!("         problem: {problem}"))?;
     }
-    if let Some(more) = f.problems.len().checked_sub(PROBLEMS_SHOWN).filter(|&n| n > 0) {
+    if let Some(more) = f
+        .problems
+        .len()
+        .checked_sub(PROBLEMS_SHOWN)
+        .filter(|&n| n > 0)
+    {
         p.line(&format!(
             "         … and {} more problem{} (--json lists every one)",
             thousands(more as u64),
