@@ -90,8 +90,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;count' {
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')
@@ -127,8 +127,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;check' {
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')
@@ -152,6 +152,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--count-with', '--count-with', [CompletionResultType]::ParameterName, 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]')
             [CompletionResult]::new('--pick', '--pick', [CompletionResultType]::ParameterName, 'With no FILE: choose among this project''s sessions on the terminal (newest first) instead of taking the newest')
             [CompletionResult]::new('--allow-unknown-model', '--allow-unknown-model', [CompletionResultType]::ParameterName, 'Check against the default limits when --model (or CTXCTL_MODEL) names a model the registry does not know, instead of refusing it')
+            [CompletionResult]::new('--skip-non-sessions', '--skip-non-sessions', [CompletionResultType]::ParameterName, 'Skip, with a note, a FILE that is no session (JSON no format reads: package.json, tsconfig.json) instead of failing on it: for a pre-commit hook given every staged *.json')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
             [CompletionResult]::new('--tsv', '--tsv', [CompletionResultType]::ParameterName, 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)')
@@ -215,8 +216,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;compact' {
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also compact every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db; with --if-needed --in-place: cron)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also compact every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db; with --if-needed --in-place: cron)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')
@@ -272,8 +273,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;stats' {
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')

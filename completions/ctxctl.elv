@@ -59,8 +59,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ctxctl;count'= {
-            cand -r 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)'
-            cand --recursive 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)'
+            cand -r 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)'
+            cand --recursive 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)'
             cand --agent 'Only sessions of these agents (comma-separated)'
             cand --project 'Only sessions whose project directory contains TEXT (any case) or matches a glob'
             cand --since 'Only sessions active within DUR (e.g. 2d, 12h)'
@@ -95,8 +95,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --version 'Print version'
         }
         &'ctxctl;check'= {
-            cand -r 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)'
-            cand --recursive 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)'
+            cand -r 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)'
+            cand --recursive 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)'
             cand --agent 'Only sessions of these agents (comma-separated)'
             cand --project 'Only sessions whose project directory contains TEXT (any case) or matches a glob'
             cand --since 'Only sessions active within DUR (e.g. 2d, 12h)'
@@ -120,6 +120,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --count-with 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]'
             cand --pick 'With no FILE: choose among this project''s sessions on the terminal (newest first) instead of taking the newest'
             cand --allow-unknown-model 'Check against the default limits when --model (or CTXCTL_MODEL) names a model the registry does not know, instead of refusing it'
+            cand --skip-non-sessions 'Skip, with a note, a FILE that is no session (JSON no format reads: package.json, tsconfig.json) instead of failing on it: for a pre-commit hook given every staged *.json'
             cand --no-config 'Ignore the config file'
             cand --json 'Machine-readable JSON on stdout'
             cand --tsv 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -181,8 +182,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --version 'Print version'
         }
         &'ctxctl;compact'= {
-            cand -r 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)'
-            cand --recursive 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)'
+            cand -r 'Also compact every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db; with --if-needed --in-place: cron)'
+            cand --recursive 'Also compact every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db; with --if-needed --in-place: cron)'
             cand --agent 'Only sessions of these agents (comma-separated)'
             cand --project 'Only sessions whose project directory contains TEXT (any case) or matches a glob'
             cand --since 'Only sessions active within DUR (e.g. 2d, 12h)'
@@ -237,8 +238,8 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --version 'Print version'
         }
         &'ctxctl;stats'= {
-            cand -r 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)'
-            cand --recursive 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)'
+            cand -r 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)'
+            cand --recursive 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)'
             cand --agent 'Only sessions of these agents (comma-separated)'
             cand --project 'Only sessions whose project directory contains TEXT (any case) or matches a glob'
             cand --since 'Only sessions active within DUR (e.g. 2d, 12h)'

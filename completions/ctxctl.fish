@@ -71,7 +71,7 @@ complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "config" -d 'Print the
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "cache" -d 'Manage the token-count cache'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of goose\'s sessions.db and OpenCode\'s opencode.db)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''
@@ -118,7 +118,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-cache -d 'Do 
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l include-live -d 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of goose\'s sessions.db and OpenCode\'s opencode.db)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''
@@ -164,6 +164,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l count-with -d 'C
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l allow-unknown-model -d 'Check against the default limits when --model (or CTXCTL_MODEL) names a model the registry does not know, instead of refusing it'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l skip-non-sessions -d 'Skip, with a note, a FILE that is no session (JSON no format reads: package.json, tsconfig.json) instead of failing on it: for a pre-commit hook given every staged *.json'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -230,7 +231,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-cache -d 'Do n
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l include-live -d 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s r -l recursive -d 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s r -l recursive -d 'Also compact every session below DIR (*.json, *.jsonl, each session of goose\'s sessions.db and OpenCode\'s opencode.db; with --if-needed --in-place: cron)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''
@@ -297,7 +298,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-cache -d 'D
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l include-live -d 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of goose\'s sessions.db and OpenCode\'s opencode.db)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''

@@ -62,7 +62,7 @@ pub const DOCUMENTED: &[(&str, &str)] = &[
     (CTXCTL_LOCK_TIMEOUT, "seconds to wait for another ctxctl holding a lock (default 30)"),
     (CTXCTL_COUNT_WITH, "local (default) or api: ask the provider's token-counting endpoint"),
     (CTXCTL_COUNT_API_BASE_URL, "root URL of the token-counting API, for every provider (a proxy, a test server)"),
-    (CTXCTL_ARCHIVE_COMPRESS, "none (default) or zstd: compress new archive files (--compress outranks it)"),
+    (CTXCTL_ARCHIVE_COMPRESS, "zstd (default) or none: compress new archive files (--compress outranks it)"),
 ];
 
 /// A snapshot of the environment, so that settings resolution is testable and reads go

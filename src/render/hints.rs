@@ -29,9 +29,13 @@ pub fn for_error(err: &anyhow::Error) -> Vec<String> {
 /// What a hint says.
 pub fn text(hint: Hint) -> String {
     match hint {
-        Hint::PassFormat => format!("pass --format {}", crate::formats::names("|")),
-        Hint::FixConfig => "fix or remove the file (see the README's example config), or pass \
-                            --no-config to ignore it"
+        Hint::PassFormat => format!(
+            "not a session (package.json, a config file)? leave it out, or let `check \
+             --skip-non-sessions` skip it; a session? pass --format {}",
+            crate::formats::names("|")
+        ),
+        Hint::FixConfig => "fix or remove the file (see the example config in docs/CONFIG.md), \
+                            or pass --no-config to ignore it"
             .to_string(),
     }
 }
@@ -45,7 +49,11 @@ mod tests {
         let detect = anyhow::Error::new(ReadError::Detect("odd".into())).context("a.json");
         assert_eq!(
             for_error(&detect),
-            ["pass --format openai|anthropic|jsonl|claude-code|codex|goose|gemini-cli|goose-db|opencode"]
+            [
+                "not a session (package.json, a config file)? leave it out, or let `check \
+              --skip-non-sessions` skip it; a session? pass --format \
+              openai|anthropic|jsonl|claude-code|codex|goose|gemini-cli|goose-db|opencode"
+            ]
         );
         // The same words in another error carry no hint.
         let text = anyhow::anyhow!("cannot tell the format: invalid config file");

@@ -42,6 +42,11 @@ pub struct CheckArgs {
     /// registry does not know, instead of refusing it
     #[arg(long)]
     pub allow_unknown_model: bool,
+    /// Skip, with a note, a FILE that is no session (JSON no format reads: package.json,
+    /// tsconfig.json) instead of failing on it: for a pre-commit hook given every staged
+    /// *.json
+    #[arg(long)]
+    pub skip_non_sessions: bool,
 }
 
 pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
@@ -54,7 +59,17 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let mut status = ExitStatus::Success;
     let mut results = Vec::new();
     let work = |input: &Input| -> anyhow::Result<Option<CheckFile>> {
-        let l = load_session(ctx, &input.path, input.id())?;
+        let l = match load_session(ctx, &input.path, input.id()) {
+            Err(e) if args.skip_non_sessions && load::is_not_a_session(&e) => {
+                ctx.printer.note(&format!(
+                    "{}: not a session ({}); skipped",
+                    input.shown(),
+                    e.root_cause()
+                ));
+                return Ok(None);
+            }
+            loaded => loaded?,
+        };
         let mut file = check_file(ctx, args, &l, threshold)?;
         file.path = input.shown();
         if ctx.printer.level >= Level::Info {
