@@ -36,6 +36,8 @@ pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
 pub const GEMINI_API_KEY: &str = "GEMINI_API_KEY";
 pub const NO_COLOR: &str = "NO_COLOR";
+/// The terminal's width, which tables are fitted to when stdout is a terminal.
+pub const COLUMNS: &str = "COLUMNS";
 pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
 pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
 pub const XDG_CACHE_HOME: &str = "XDG_CACHE_HOME";
