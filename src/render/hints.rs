@@ -2,6 +2,7 @@
 
 use crate::config::{ConfigError, ResolveError};
 use crate::hint::{Hint, Hinted};
+use crate::ops::store::DataDirError;
 use crate::session::ReadError;
 
 /// The hints of every error along `err`'s chain, in order, each once.
@@ -13,6 +14,8 @@ pub fn for_error(err: &anyhow::Error) -> Vec<String> {
         } else if let Some(e) = e.downcast_ref::<ConfigError>() {
             e.hint()
         } else if let Some(e) = e.downcast_ref::<ResolveError>() {
+            e.hint()
+        } else if let Some(e) = e.downcast_ref::<DataDirError>() {
             e.hint()
         } else {
             None
@@ -37,6 +40,11 @@ pub fn text(hint: Hint) -> String {
         Hint::FixConfig => "fix or remove the file (see the example config in docs/CONFIG.md), \
                             or pass --no-config to ignore it"
             .to_string(),
+        Hint::DataDir => format!(
+            "make the directory writable, or point {} (or data_dir in the config file) at \
+             one you can write; `ctxctl doctor` shows which is used",
+            crate::config::env::CTXCTL_DATA_DIR
+        ),
     }
 }
 
