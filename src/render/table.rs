@@ -139,17 +139,17 @@ impl Table {
 /// right-aligned (numbers).
 pub fn table(header: &[&str], rows: &[Vec<String>], right: &[usize]) -> String {
     let cols = header.len();
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| visible_width(h)).collect();
     for row in rows {
         for (i, cell) in row.iter().enumerate().take(cols) {
-            widths[i] = widths[i].max(cell.chars().count());
+            widths[i] = widths[i].max(visible_width(cell));
         }
     }
     let mut out = String::new();
     let mut push_row = |cells: Vec<&str>| {
         let mut line = String::new();
         for (i, cell) in cells.iter().enumerate() {
-            let pad = widths[i].saturating_sub(cell.chars().count());
+            let pad = widths[i].saturating_sub(visible_width(cell));
             if i > 0 {
                 line.push_str("  ");
             }
@@ -172,6 +172,25 @@ pub fn table(header: &[&str], rows: &[Vec<String>], right: &[usize]) -> String {
     }
     out.pop();
     out
+}
+
+/// The columns `text` takes on a terminal: its characters less the colour escapes
+/// (`ESC [ … m`) a painted cell carries.
+pub fn visible_width(text: &str) -> usize {
+    let mut n = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for e in chars.by_ref() {
+                if e.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            n += 1;
+        }
+    }
+    n
 }
 
 /// `text` in at most `max` characters: its start cut to `…` when it is longer.
@@ -257,6 +276,20 @@ mod tests {
         assert!(cut.lines().all(|l| l.chars().count() <= 20), "{cut}");
         // Never below 12 characters, however narrow the terminal.
         assert!(t.human_within(Some(5)).contains(" …ion-1.jsonl\n"));
+    }
+
+    #[test]
+    fn painted_cells_align_by_what_the_terminal_shows() {
+        let ok = "\x1b[32mok\x1b[0m".to_string();
+        let warn = "\x1b[33mwarn\x1b[0m".to_string();
+        assert_eq!(visible_width(&ok), 2);
+        let t = table(
+            &["status", "n"],
+            &[vec![ok.clone(), "1".into()], vec![warn, "2".into()]],
+            &[],
+        );
+        let widths: Vec<usize> = t.lines().map(visible_width).collect();
+        assert_eq!(widths, [9, 9, 9], "{t:?}");
     }
 
     #[test]
