@@ -424,8 +424,7 @@ fn a_budget_below_the_system_messages_keeps_the_latest_user_message() {
     let last_user = std::fs::read_to_string(&f)
         .unwrap()
         .lines()
-        .filter(|l| l.contains("\"role\":\"user\"") || l.contains("\"role\": \"user\""))
-        .last()
+        .rfind(|l| l.contains("\"role\":\"user\"") || l.contains("\"role\": \"user\""))
         .unwrap()
         .to_string();
     let out = env.path().join("out.jsonl");
