@@ -90,8 +90,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;count' {
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')
@@ -127,8 +127,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;check' {
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')
@@ -152,6 +152,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--count-with', '--count-with', [CompletionResultType]::ParameterName, 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]')
             [CompletionResult]::new('--pick', '--pick', [CompletionResultType]::ParameterName, 'With no FILE: choose among this project''s sessions on the terminal (newest first) instead of taking the newest')
             [CompletionResult]::new('--allow-unknown-model', '--allow-unknown-model', [CompletionResultType]::ParameterName, 'Check against the default limits when --model (or CTXCTL_MODEL) names a model the registry does not know, instead of refusing it')
+            [CompletionResult]::new('--skip-non-sessions', '--skip-non-sessions', [CompletionResultType]::ParameterName, 'Skip, with a note, a FILE that is no session (JSON no format reads: package.json, tsconfig.json) instead of failing on it: for a pre-commit hook given every staged *.json')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
             [CompletionResult]::new('--tsv', '--tsv', [CompletionResultType]::ParameterName, 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)')
@@ -181,8 +182,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--chain', '--chain', [CompletionResultType]::ParameterName, 'composite: strategies to apply in order (comma-separated)')
             [CompletionResult]::new('--max-result-tokens', '--max-result-tokens', [CompletionResultType]::ParameterName, 'tool-results: results above this many tokens are cut')
             [CompletionResult]::new('--keep-recent', '--keep-recent', [CompletionResultType]::ParameterName, 'mask-tool-results: how many recent tool results stay intact')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output); the input is left as it is, so nothing is archived')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output); the input is left as it is, so nothing is archived')
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Store the result as this session name (default: the input''s file stem)')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
             [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
@@ -193,7 +194,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--compress', '--compress', [CompletionResultType]::ParameterName, 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]')
             [CompletionResult]::new('--count-with', '--count-with', [CompletionResultType]::ParameterName, 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]')
             [CompletionResult]::new('--keep-marked', '--keep-marked', [CompletionResultType]::ParameterName, 'Never drop messages marked `"_preserve": true`')
-            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file (the removed messages are archived first)')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file (the removed messages are archived first: only a rewrite that replaces its input files an archive)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Only show what would change; write nothing (exit 1 if something would change)')
             [CompletionResult]::new('--pick', '--pick', [CompletionResultType]::ParameterName, 'With no FILE: choose among this project''s sessions on the terminal (newest first) instead of taking the newest')
             [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'After the rewrite, resume the session in its agent (`claude --resume ID`, `codex resume ID`, …), in the session''s project directory; implies --in-place')
@@ -215,8 +216,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;compact' {
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also compact every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db; with --if-needed --in-place: cron)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also compact every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db; with --if-needed --in-place: cron)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')
@@ -237,8 +238,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--retries', '--retries', [CompletionResultType]::ParameterName, 'Retries of a failed summarizer call (default 2)')
             [CompletionResult]::new('--min-recall', '--min-recall', [CompletionResultType]::ParameterName, 'Refuse a summary that mentions less than this share of the replaced messages'' facts (paths, commands, error lines, user requests): exit 3, nothing changed')
             [CompletionResult]::new('--fallback', '--fallback', [CompletionResultType]::ParameterName, 'When the llm summarizer fails after its retries, use this one instead of exiting 3')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output); the input is left as it is, so nothing is archived')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to FILE (`-` for standard output); the input is left as it is, so nothing is archived')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
             [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Session format, instead of detecting it from the content')
@@ -250,7 +251,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every agent''s sessions in their default homes, as `ctxctl sessions` lists them: with --if-needed --in-place -q, the nightly job')
             [CompletionResult]::new('--if-needed', '--if-needed', [CompletionResultType]::ParameterName, 'Only compact when usage is at or over the threshold')
             [CompletionResult]::new('--redact', '--redact', [CompletionResultType]::ParameterName, 'Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer sees and from the summary')
-            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file (the removed messages are archived first)')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file (the removed messages are archived first: only a rewrite that replaces its input files an archive)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Only show what would change; write nothing (exit 1 if something would change)')
             [CompletionResult]::new('--pick', '--pick', [CompletionResultType]::ParameterName, 'With no FILE: choose among this project''s sessions on the terminal (newest first) instead of taking the newest')
             [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'After the rewrite, resume the session in its agent (`claude --resume ID`, `codex resume ID`, …), in the session''s project directory; implies --in-place')
@@ -272,8 +273,8 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;stats' {
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
-            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Also read every session below DIR (*.json, *.jsonl, each session of goose''s sessions.db and OpenCode''s opencode.db)')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only sessions of these agents (comma-separated)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project directory contains TEXT (any case) or matches a glob')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions active within DUR (e.g. 2d, 12h)')

@@ -842,7 +842,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__check)
-            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --pick --threshold --max-tokens --reserve-output --reserved --min-tokens --status --allow-unknown-model --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            opts="-r -g -q -v -h -V --recursive --agent --project --since --older-than --glob --exclude --pick --threshold --max-tokens --reserve-output --reserved --min-tokens --status --allow-unknown-model --skip-non-sessions --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

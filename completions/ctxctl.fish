@@ -71,7 +71,7 @@ complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "config" -d 'Print the
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "cache" -d 'Manage the token-count cache'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of goose\'s sessions.db and OpenCode\'s opencode.db)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''
@@ -118,7 +118,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l no-cache -d 'Do 
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l include-live -d 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of goose\'s sessions.db and OpenCode\'s opencode.db)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''
@@ -164,6 +164,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l count-with -d 'C
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l allow-unknown-model -d 'Check against the default limits when --model (or CTXCTL_MODEL) names a model the registry does not know, instead of refusing it'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l skip-non-sessions -d 'Skip, with a note, a FILE that is no session (JSON no format reads: package.json, tsconfig.json) instead of failing on it: for a pre-commit hook given every staged *.json'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'
@@ -192,7 +193,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l pin -d 'Never dro
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l chain -d 'composite: strategies to apply in order (comma-separated)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l max-result-tokens -d 'tool-results: results above this many tokens are cut' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l keep-recent -d 'mask-tool-results: how many recent tool results stay intact' -r
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s o -l output -d 'Write the result to FILE (`-` for standard output)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s o -l output -d 'Write the result to FILE (`-` for standard output); the input is left as it is, so nothing is archived' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l name -d 'Store the result as this session name (default: the input\'s file stem)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
@@ -215,7 +216,7 @@ none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l keep-marked -d 'Never drop messages marked `"_preserve": true`'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l in-place -d 'Replace the input file (the removed messages are archived first)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l in-place -d 'Replace the input file (the removed messages are archived first: only a rewrite that replaces its input files an archive)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l resume -d 'After the rewrite, resume the session in its agent (`claude --resume ID`, `codex resume ID`, …), in the session\'s project directory; implies --in-place'
@@ -230,7 +231,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l no-cache -d 'Do n
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l include-live -d 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s r -l recursive -d 'Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s r -l recursive -d 'Also compact every session below DIR (*.json, *.jsonl, each session of goose\'s sessions.db and OpenCode\'s opencode.db; with --if-needed --in-place: cron)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''
@@ -258,7 +259,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l instructions -
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l retries -d 'Retries of a failed summarizer call (default 2)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l min-recall -d 'Refuse a summary that mentions less than this share of the replaced messages\' facts (paths, commands, error lines, user requests): exit 3, nothing changed' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l fallback -d 'When the llm summarizer fails after its retries, use this one instead of exiting 3' -r -f -a "offline\t''"
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s o -l output -d 'Write the result to FILE (`-` for standard output)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s o -l output -d 'Write the result to FILE (`-` for standard output); the input is left as it is, so nothing is archived' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
@@ -282,7 +283,7 @@ api\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l all -d 'Every agent\'s sessions in their default homes, as `ctxctl sessions` lists them: with --if-needed --in-place -q, the nightly job'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l if-needed -d 'Only compact when usage is at or over the threshold'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l redact -d 'Remove secrets (API keys, tokens, private keys, passwords) from what the summarizer sees and from the summary'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l in-place -d 'Replace the input file (the removed messages are archived first)'
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l in-place -d 'Replace the input file (the removed messages are archived first: only a rewrite that replaces its input files an archive)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l dry-run -d 'Only show what would change; write nothing (exit 1 if something would change)'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l pick -d 'With no FILE: choose among this project\'s sessions on the terminal (newest first) instead of taking the newest'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l resume -d 'After the rewrite, resume the session in its agent (`claude --resume ID`, `codex resume ID`, …), in the session\'s project directory; implies --in-place'
@@ -297,7 +298,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l no-cache -d 'D
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l include-live -d 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -s r -l recursive -d 'Also read every session below DIR (*.json, *.jsonl, each session of goose\'s sessions.db and OpenCode\'s opencode.db)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l agent -d 'Only sessions of these agents (comma-separated)' -r -f -a "openai\t''
 anthropic\t''
 jsonl\t''

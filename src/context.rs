@@ -130,9 +130,16 @@ impl Context {
     }
 
     /// Resolves the model for a session: `--model` > `CTXCTL_MODEL` > the session's own >
-    /// `default_model` > built-in default, warning when a default or fallback is used.
-    pub fn resolve_model(&self, session_model: Option<&str>) -> ResolvedModel {
-        self.resolve(session_model, &|w| self.warn_once(w))
+    /// `default_model` > built-in default, warning when a default or fallback is used. The
+    /// warning names `shown`, the session it was first needed for (once per run: the same
+    /// fallback would otherwise repeat per file of a batch).
+    pub fn resolve_model(&self, shown: &str, session_model: Option<&str>) -> ResolvedModel {
+        self.resolve(session_model, &|w| {
+            let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
+            if warned.insert(w.clone()) {
+                self.printer.warn(&format!("{shown}: {w}"));
+            }
+        })
     }
 
     /// [`Context::resolve_model`] without its warnings (for a look before reading on).

@@ -171,7 +171,8 @@ fn stage_with(
     clean_stale_temps(&dir);
     let mut tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
-        .tempfile_in(&dir)?;
+        .tempfile_in(&dir)
+        .map_err(unnamed)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -219,10 +220,25 @@ pub fn write_replace_cache(path: &Path, bytes: &[u8]) -> io::Result<()> {
     // Temp files are created private (0600 on Unix) and keep that mode when renamed.
     let mut tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)?;
+        .tempfile_in(dir)
+        .map_err(unnamed)?;
     tmp.write_all(bytes)?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// `err` from creating a temp file without the temp file's name, which tempfile adds to
+/// it (`… at path "dir/.ctxctl-tmp-3xYz"`): the caller names the file being written.
+pub fn unnamed(err: io::Error) -> io::Error {
+    if let Some(code) = err.raw_os_error() {
+        return io::Error::from_raw_os_error(code);
+    }
+    // tempfile's own error keeps the OS error private and shows it before the path.
+    let text = err.to_string();
+    match text.split_once(" at path ") {
+        Some((why, _)) => io::Error::new(err.kind(), why.to_string()),
+        None => err,
+    }
 }
 
 /// Test hook (`CTXCTL_TEST_FAIL_AT`): a step of a rewrite at which a failure is injected.

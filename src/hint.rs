@@ -10,6 +10,8 @@ pub enum Hint {
     PassFormat,
     /// The config file does not parse.
     FixConfig,
+    /// ctxctl's data directory cannot be written: say where it is set.
+    DataDir,
 }
 
 /// An error that knows the hint to print under it.

@@ -395,7 +395,7 @@ impl ArchiveStore {
             pending.out.start_writeback();
             Ok(())
         });
-        written.map_err(|e| ArchiveError::io(pending.tmp.path(), e))?;
+        written.map_err(|e| ArchiveError::io(&pending.path, e))?;
         Ok(pending)
     }
 
@@ -723,15 +723,15 @@ impl PendingArchive {
             .prefix(fsutil::TEMP_PREFIX)
             .suffix(".tmp")
             .tempfile_in(&dir)
-            .map_err(|e| ArchiveError::io(&dir, e))?;
+            .map_err(|e| ArchiveError::io(&path, fsutil::unnamed(e)))?;
         let file = tmp.as_file().try_clone();
-        let file = file.map_err(|e| ArchiveError::io(tmp.path(), e))?;
+        let file = file.map_err(|e| ArchiveError::io(&path, e))?;
         let w = BufWriter::with_capacity(WRITE_BUFFER, fsutil::Writeback::new(file));
         let out = match (fsutil::injected_fault(), compression) {
             (Some(f), c) if f.at == FailAt::ArchiveWrite => Sink::Faulty(Vec::new(), f, c),
             (_, Compression::None) => Sink::Plain(w),
             (_, Compression::Zstd) => Sink::Zstd(
-                zstd::Encoder::new(w, ZSTD_LEVEL).map_err(|e| ArchiveError::io(tmp.path(), e))?,
+                zstd::Encoder::new(w, ZSTD_LEVEL).map_err(|e| ArchiveError::io(&path, e))?,
             ),
         };
         Ok(PendingArchive {
@@ -761,7 +761,8 @@ impl PendingArchive {
             path,
             seq,
         } = self;
-        let io = |e| ArchiveError::io(tmp.path(), e);
+        // Errors name the archive, not its temp file.
+        let io = |e| ArchiveError::io(&path, e);
         let end = EndOut {
             summarizer: &end.summarizer,
             tokens: &end.tokens,

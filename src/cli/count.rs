@@ -183,9 +183,13 @@ fn print_human(ctx: &Context, l: &Tallied, f: &CountFile, args: &CountArgs) -> a
         }
         (false, false) => ", estimate".to_string(),
     };
+    // Padded before it is painted: the escapes take no columns on the terminal.
+    let tokens = format!("{:>12}", thousands(f.tokens as u64));
+    let pad = tokens.len() - tokens.trim_start().len();
     p.line(&format!(
-        "{:>12}  {}  ({} messages; {}, {}, {}{estimate})",
-        p.paint(&thousands(f.tokens as u64), crate::render::Style::Bold),
+        "{}{}  {}  ({} messages; {}, {}, {}{estimate})",
+        &tokens[..pad],
+        p.paint(tokens.trim_start(), crate::render::Style::Bold),
         f.path,
         thousands(f.messages as u64),
         f.format,

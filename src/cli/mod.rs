@@ -222,6 +222,7 @@ fn execute(cli: Cli, env: crate::config::Env) -> ExitStatus {
         env.get(crate::config::env::CTXCTL_LOG),
     );
     printer.tsv = g.tsv;
+    printer.fit_to_terminal(env.get(crate::config::env::COLUMNS));
     let settings = Settings::resolve(&g.globals(), &env);
     let result = settings
         .map_err(anyhow::Error::from)

@@ -1,5 +1,5 @@
 //! `ctxctl sessions` (`ls`): every agent session on the machine, ranked — agent, project,
-//! last activity, messages, the next request's tokens and share of the window, the status
+//! last activity, messages, the next request's tokens and share of the effective limit (the `limit` column), the status
 //! `check` would give, and the archives ctxctl keeps of it.
 
 use std::cmp::Ordering;
@@ -20,7 +20,9 @@ const AFTER_HELP: &str = "\
 Without DIRs, the agents' own stores are searched: Claude Code ($CLAUDE_CONFIG_DIR or
 ~/.claude/projects), Codex ($CODEX_HOME or ~/.codex/sessions), Gemini CLI (~/.gemini/tmp)
 and goose (its sessions.db and older JSONL files). Subagent transcripts are folded into
-their session. Figures are those of `ctxctl check`, from its cache when a file is unchanged.
+their session. Figures are those of `ctxctl check`, from its cache when a file is unchanged:
+`usage` is the next request's share of `limit` (the window less the reply's reserve). On a
+terminal the rows fit its width (COLUMNS), the path cut from its start; piped, nothing is cut.
 Sorting is largest, newest and worst first for numbers, times and statuses, A to Z for
 text; --reverse flips it.
 
@@ -207,7 +209,8 @@ fn table(rows: &[SessionRow], tsv: bool, now: i64, home: Option<PathBuf>) -> Tab
         if tsv { "last_activity" } else { "active" },
         "messages",
         if tsv { "next_request_tokens" } else { "tokens" },
-        if tsv { "context_window" } else { "window" },
+        // The figure the usage is a share of: the window less the reply's reserve.
+        if tsv { "effective_limit" } else { "limit" },
         "usage",
         "status",
         "archives",
@@ -232,7 +235,7 @@ fn table(rows: &[SessionRow], tsv: bool, now: i64, home: Option<PathBuf>) -> Tab
             active,
             Cell::opt(r.messages.map(|n| n as u64)),
             Cell::opt(r.next_request_tokens.map(|n| n as u64)),
-            Cell::opt(r.context_window),
+            Cell::opt(r.effective_limit),
             r.usage.map_or(Cell::None, Cell::Share),
             Cell::text(r.status),
             Cell::Num(r.archives as u64),
@@ -240,6 +243,8 @@ fn table(rows: &[SessionRow], tsv: bool, now: i64, home: Option<PathBuf>) -> Tab
             Cell::text(path),
         ]);
     }
+    // The path, last, is cut from its start to fit a terminal.
+    t.shrink = Some(t.header.len() - 1);
     t
 }
 

@@ -30,7 +30,9 @@ Strategies:
   mask-tool-results  replace all but the --keep-recent N latest tool results by a placeholder
 
 System messages, the latest user message and pinned messages are always kept; a tool call
-and its results are kept or dropped together.
+and its results are kept or dropped together. --in-place archives what it removes first
+(`ctxctl archive restore NAME/SEQ` puts it back); -o FILE and the store leave the input as
+it is and archive nothing (as compact).
 
 Examples:
   ctxctl trim session.json --strategy fifo --max-tokens 50000 -o trimmed.json

@@ -36,6 +36,8 @@ pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
 pub const GEMINI_API_KEY: &str = "GEMINI_API_KEY";
 pub const NO_COLOR: &str = "NO_COLOR";
+/// The terminal's width, which tables are fitted to when stdout is a terminal.
+pub const COLUMNS: &str = "COLUMNS";
 pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
 pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
 pub const XDG_CACHE_HOME: &str = "XDG_CACHE_HOME";
@@ -62,7 +64,7 @@ pub const DOCUMENTED: &[(&str, &str)] = &[
     (CTXCTL_LOCK_TIMEOUT, "seconds to wait for another ctxctl holding a lock (default 30)"),
     (CTXCTL_COUNT_WITH, "local (default) or api: ask the provider's token-counting endpoint"),
     (CTXCTL_COUNT_API_BASE_URL, "root URL of the token-counting API, for every provider (a proxy, a test server)"),
-    (CTXCTL_ARCHIVE_COMPRESS, "none (default) or zstd: compress new archive files (--compress outranks it)"),
+    (CTXCTL_ARCHIVE_COMPRESS, "zstd (default) or none: compress new archive files (--compress outranks it)"),
 ];
 
 /// A snapshot of the environment, so that settings resolution is testable and reads go

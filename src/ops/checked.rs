@@ -389,7 +389,7 @@ fn from_digest(ctx: &Context, path: &Path, d: &Digest, how: &str) -> Option<Chec
     for w in &d.warnings {
         ctx.printer.warn(&format!("{shown}: {w}"));
     }
-    let model = ctx.resolve_model(d.model.as_deref());
+    let model = ctx.resolve_model(&shown, d.model.as_deref());
     ctx.printer.debug(&format!(
         "{shown}: unchanged since its last check ({how}; {} format, {} messages); model {} (from {}), {} counts from its digest",
         d.format, d.messages, model.name, model.source, model.encoding

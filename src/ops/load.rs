@@ -388,6 +388,19 @@ fn load_source(
     load_bytes(ctx, path, bytes, fingerprint, keep)
 }
 
+/// Whether `err` says its file is no session at all (JSON no format reads, or JSON that is
+/// something else: a recording, an event stream), rather than a broken one.
+pub fn is_not_a_session(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        matches!(
+            e.downcast_ref::<crate::session::ReadError>(),
+            Some(
+                crate::session::ReadError::Detect(_) | crate::session::ReadError::NotSession { .. }
+            )
+        )
+    })
+}
+
 /// Whether `path` is an agent's database (goose's `sessions.db`, OpenCode's `opencode.db`)
 /// rather than a session file.
 pub fn is_database(path: &Path) -> bool {
@@ -470,7 +483,7 @@ pub(crate) fn counted_session(
     counted: Option<(Arc<Counter>, Vec<usize>)>,
 ) -> anyhow::Result<Loaded> {
     let shown = display(path);
-    let model = ctx.resolve_model(session.model.as_deref());
+    let model = ctx.resolve_model(&shown, session.model.as_deref());
     ctx.printer.debug(&format!(
         "{shown}: {} bytes, {} format, {} messages; model {} (from {}), {} tokenizer",
         fingerprint.len,

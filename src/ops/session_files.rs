@@ -60,7 +60,7 @@ fn walk(dir: &Path, databases: bool, out: &mut Vec<Entry>) -> std::io::Result<()
 /// A JSON or JSONL file, or OpenCode's database (`opencode.db`; each of its sessions is
 /// read, or the one `--session` names). goose's `sessions.db` is not taken: it sits
 /// among the JSONL sessions of goose ≤ 1.9, which `-r` over that directory means.
-fn is_session_file(path: &Path) -> bool {
+pub(crate) fn is_session_file(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if name == "opencode.db" {
         return crate::ops::load::is_database(path);
@@ -72,6 +72,6 @@ fn is_session_file(path: &Path) -> bool {
         )
 }
 
-fn is_db_file(path: &Path) -> bool {
+pub(crate) fn is_db_file(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "db") && crate::ops::load::is_database(path)
 }

@@ -215,7 +215,7 @@ fn finish(
     for w in &warnings {
         ctx.printer.warn(&format!("{shown}: {w}"));
     }
-    let model = ctx.resolve_model(read.model.as_deref());
+    let model = ctx.resolve_model(&shown, read.model.as_deref());
     ctx.printer.debug(&format!(
         "{shown}: {} bytes, {} format, {} messages; model {} (from {}), {} tokenizer (streamed)",
         read.fingerprint.len,

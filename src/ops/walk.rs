@@ -10,7 +10,7 @@ use crate::context::Context;
 use crate::formats::{classify_path, Found};
 use crate::ops::describe::describe;
 use crate::ops::filter::Filter;
-use crate::ops::session_files::{walk_dir, Entry};
+use crate::ops::session_files::{is_db_file, is_session_file, walk_dir, Entry};
 
 /// One input of a command: a file, or one session of an agent's database that a walk
 /// found (each session of OpenCode's `opencode.db` is an input of its own).
@@ -85,6 +85,8 @@ pub fn collect(
     for f in files {
         if f != Path::new("-") && f.is_dir() {
             walked.push(f.clone());
+        } else if let Some(each) = every_session(ctx, f, filter)? {
+            out.extend(each);
         } else {
             out.push(Input::file(f.clone()));
         }
@@ -97,18 +99,30 @@ pub fn collect(
                 .warn(&format!("{}: no such directory; skipped", dir.display()));
             continue;
         }
-        for entry in walk_dir(dir, false)? {
+        for entry in walk_dir(dir, true)? {
             let skip = match classify_path(&entry.path) {
                 _ if entry.len == 0 => Some("empty file".to_string()),
-                Found::Other(why) => Some(why.to_string()),
-                Found::Subagent { parent } if !subagents => {
-                    Some(format!("subagent transcript, part of {}", parent.display()))
-                }
+                // Every agent database below it (goose's sessions.db, OpenCode's
+                // opencode.db), as `ctxctl sessions` finds them.
                 _ if ctx.settings.session.is_none()
                     && crate::ops::load::is_database(&entry.path) =>
                 {
                     out.extend(db_sessions(ctx, &entry.path, filter)?);
                     continue;
+                }
+                Found::Other(why) => Some(why.to_string()),
+                Found::Subagent { parent } if !subagents => {
+                    Some(format!("subagent transcript, part of {}", parent.display()))
+                }
+                _ if is_db_file(&entry.path) && !is_session_file(&entry.path) => {
+                    // With `--session`, the database that has it (see `load`).
+                    match crate::ops::agentdb::has(
+                        &entry.path,
+                        ctx.settings.session.as_deref().unwrap_or_default(),
+                    ) {
+                        true => None,
+                        false => Some("an agent database without that --session".to_string()),
+                    }
                 }
                 _ => filtered_out(ctx, filter, &entry, now),
             };
@@ -148,6 +162,25 @@ pub fn collect(
         anyhow::bail!("no input: give session FILEs, - for standard input, or -r DIR");
     }
     Ok(out)
+}
+
+/// An agent's database named as FILE without `--session` reads like a directory of its
+/// sessions: each session `filter` keeps, an input. `None` for anything else, and for a
+/// database of one session (or none listed): the file is read as it is, its only
+/// session (or the error saying why not).
+pub fn every_session(
+    ctx: &Context,
+    path: &Path,
+    filter: &Filter,
+) -> anyhow::Result<Option<Vec<Input>>> {
+    if ctx.settings.session.is_some() || !crate::ops::load::is_database(path) {
+        return Ok(None);
+    }
+    let all = crate::ops::sessions::discover(ctx, &[path.to_path_buf()], &Filter::default())?;
+    if all.len() < 2 {
+        return Ok(None);
+    }
+    db_sessions(ctx, path, filter).map(Some)
 }
 
 /// The sessions of the agent database at `path` that `filter` keeps (by each session's

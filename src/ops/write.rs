@@ -194,7 +194,10 @@ fn store_dir(data_dir: &Path, path: &Path) -> anyhow::Result<()> {
     let dir = path
         .parent()
         .with_context(|| format!("{}: not inside a directory", path.display()))?;
-    fsutil::create_private_dir(dir).with_context(|| format!("creating {}", dir.display()))?;
+    fsutil::create_private_dir(dir).map_err(|e| crate::ops::store::DataDirError {
+        doing: format!("cannot store {}", path.display()),
+        detail: format!("creating {}: {e}", dir.display()),
+    })?;
     ensure_inside(data_dir, dir)?;
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
         ensure_inside(data_dir, path)?;

@@ -2,6 +2,7 @@
 
 use crate::config::{ConfigError, ResolveError};
 use crate::hint::{Hint, Hinted};
+use crate::ops::store::DataDirError;
 use crate::session::ReadError;
 
 /// The hints of every error along `err`'s chain, in order, each once.
@@ -13,6 +14,8 @@ pub fn for_error(err: &anyhow::Error) -> Vec<String> {
         } else if let Some(e) = e.downcast_ref::<ConfigError>() {
             e.hint()
         } else if let Some(e) = e.downcast_ref::<ResolveError>() {
+            e.hint()
+        } else if let Some(e) = e.downcast_ref::<DataDirError>() {
             e.hint()
         } else {
             None
@@ -29,10 +32,19 @@ pub fn for_error(err: &anyhow::Error) -> Vec<String> {
 /// What a hint says.
 pub fn text(hint: Hint) -> String {
     match hint {
-        Hint::PassFormat => format!("pass --format {}", crate::formats::names("|")),
-        Hint::FixConfig => "fix or remove the file (see the README's example config), or pass \
-                            --no-config to ignore it"
+        Hint::PassFormat => format!(
+            "not a session (package.json, a config file)? leave it out, or let `check \
+             --skip-non-sessions` skip it; a session? pass --format {}",
+            crate::formats::names("|")
+        ),
+        Hint::FixConfig => "fix or remove the file (see the example config in docs/CONFIG.md), \
+                            or pass --no-config to ignore it"
             .to_string(),
+        Hint::DataDir => format!(
+            "make the directory writable, or point {} (or data_dir in the config file) at \
+             one you can write; `ctxctl doctor` shows which is used",
+            crate::config::env::CTXCTL_DATA_DIR
+        ),
     }
 }
 
@@ -45,7 +57,11 @@ mod tests {
         let detect = anyhow::Error::new(ReadError::Detect("odd".into())).context("a.json");
         assert_eq!(
             for_error(&detect),
-            ["pass --format openai|anthropic|jsonl|claude-code|codex|goose|gemini-cli|goose-db|opencode"]
+            [
+                "not a session (package.json, a config file)? leave it out, or let `check \
+              --skip-non-sessions` skip it; a session? pass --format \
+              openai|anthropic|jsonl|claude-code|codex|goose|gemini-cli|goose-db|opencode"
+            ]
         );
         // The same words in another error carry no hint.
         let text = anyhow::anyhow!("cannot tell the format: invalid config file");

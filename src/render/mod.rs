@@ -81,6 +81,9 @@ pub struct Printer {
     pub err_color: bool,
     pub level: Level,
     pub progress: bool,
+    /// The terminal's width when stdout is one (tables are fitted to it); `None` when
+    /// piped: nothing is cut.
+    pub width: Option<usize>,
 }
 
 impl Printer {
@@ -114,7 +117,18 @@ impl Printer {
             err_color: decide(stderr_tty),
             level: if quiet { Level::Error } else { level },
             progress: stderr_tty && !quiet && !json && !no_progress && level <= Level::Warn,
+            width: None,
         }
+    }
+
+    /// Fits tables to the terminal stdout is, `columns` (the `COLUMNS` variable) wide, or
+    /// as wide as the terminal says; off a terminal, nothing is cut.
+    pub fn fit_to_terminal(&mut self, columns: Option<&str>) {
+        if !io::stdout().is_terminal() {
+            return;
+        }
+        let asked = columns.and_then(|c| c.trim().parse::<usize>().ok());
+        self.width = asked.filter(|&w| w > 0).or_else(terminal_width);
     }
 
     /// A printer that prints plainly (tests, library use).
@@ -127,6 +141,7 @@ impl Printer {
             err_color: false,
             level: Level::Warn,
             progress: false,
+            width: None,
         }
     }
 
@@ -143,7 +158,7 @@ impl Printer {
         if self.tsv {
             self.line(&t.tsv())
         } else {
-            self.line(&t.human())
+            self.line(&t.human_within(self.width))
         }
     }
 
@@ -320,5 +335,20 @@ fn eprintln_raw(text: &str) {
     let line = format!("{text}\n");
     if let Some(bytes) = capture::hold(capture::Stream::Stderr, line.as_bytes()) {
         let _ = io::stderr().lock().write_all(bytes);
+    }
+}
+
+/// The width of the terminal stdout is, as the kernel tells it.
+fn terminal_width() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        // SAFETY: TIOCGWINSZ fills the zeroed winsize it is given, and nothing else.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+        (ok && size.ws_col > 0).then_some(size.ws_col as usize)
+    }
+    #[cfg(not(unix))]
+    {
+        None
     }
 }

@@ -52,6 +52,9 @@ impl Cell {
 pub struct Table {
     pub header: Vec<&'static str>,
     pub rows: Vec<Vec<Cell>>,
+    /// The column shortened (its cells' starts cut to `…`) when the table is wider than the
+    /// terminal: a path, whose end tells it apart.
+    pub shrink: Option<usize>,
 }
 
 impl Table {
@@ -59,11 +62,49 @@ impl Table {
         Table {
             header: header.to_vec(),
             rows: Vec::new(),
+            shrink: None,
         }
     }
 
     pub fn push(&mut self, row: Vec<Cell>) {
         self.rows.push(row);
+    }
+
+    /// [`Table::human`] at most `width` columns wide where the [`Table::shrink`] column
+    /// can be cut to fit (never below 12 characters); as it is without a width.
+    pub fn human_within(&self, width: Option<usize>) -> String {
+        let (Some(width), Some(col)) = (width, self.shrink) else {
+            return self.human();
+        };
+        let cells = |i: usize| {
+            let heads = std::iter::once(self.header[i].chars().count());
+            heads.chain(
+                self.rows
+                    .iter()
+                    .filter_map(move |r| r.get(i).map(|c| c.human().chars().count())),
+            )
+        };
+        let widths: Vec<usize> = (0..self.header.len())
+            .map(|i| cells(i).max().unwrap_or(0))
+            .collect();
+        let others: usize = widths
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != col)
+            .map(|(_, w)| w)
+            .sum();
+        let room = width.saturating_sub(others + 2 * widths.len().saturating_sub(1));
+        let fit = room.max(12);
+        if widths[col] <= fit {
+            return self.human();
+        }
+        let mut cut = self.clone();
+        for row in &mut cut.rows {
+            if let Some(Cell::Text(t)) = row.get_mut(col) {
+                *t = cut_start(t, fit);
+            }
+        }
+        cut.human()
     }
 
     /// Aligned columns, numbers right-aligned (see [`table`]).
@@ -98,17 +139,17 @@ impl Table {
 /// right-aligned (numbers).
 pub fn table(header: &[&str], rows: &[Vec<String>], right: &[usize]) -> String {
     let cols = header.len();
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| visible_width(h)).collect();
     for row in rows {
         for (i, cell) in row.iter().enumerate().take(cols) {
-            widths[i] = widths[i].max(cell.chars().count());
+            widths[i] = widths[i].max(visible_width(cell));
         }
     }
     let mut out = String::new();
     let mut push_row = |cells: Vec<&str>| {
         let mut line = String::new();
         for (i, cell) in cells.iter().enumerate() {
-            let pad = widths[i].saturating_sub(cell.chars().count());
+            let pad = widths[i].saturating_sub(visible_width(cell));
             if i > 0 {
                 line.push_str("  ");
             }
@@ -131,6 +172,36 @@ pub fn table(header: &[&str], rows: &[Vec<String>], right: &[usize]) -> String {
     }
     out.pop();
     out
+}
+
+/// The columns `text` takes on a terminal: its characters less the colour escapes
+/// (`ESC [ … m`) a painted cell carries.
+pub fn visible_width(text: &str) -> usize {
+    let mut n = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for e in chars.by_ref() {
+                if e.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// `text` in at most `max` characters: its start cut to `…` when it is longer.
+pub fn cut_start(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    let keep = max.saturating_sub(1);
+    let tail: String = text.chars().skip(n - keep).collect();
+    format!("…{tail}")
 }
 
 /// `text` with every line indented by `width` spaces.
@@ -186,6 +257,39 @@ mod tests {
             "name  tokens    use\na\tb   12,345  50.0%\nc          -  12.3%"
         );
         assert_eq!(t.tsv(), "name\ttokens\tuse\na b\t12345\t0.5\nc\t\t0.1235");
+    }
+
+    #[test]
+    fn a_table_wider_than_the_terminal_cuts_its_path_column_from_the_start() {
+        let mut t = Table::new(&["n", "path"]);
+        t.push(vec![
+            Cell::Num(5),
+            Cell::text("/home/u/projects/app/session-1.jsonl"),
+        ]);
+        t.push(vec![Cell::Num(12), Cell::text("short.jsonl")]);
+        assert_eq!(t.human_within(Some(20)), t.human(), "no column to shrink");
+        t.shrink = Some(1);
+        assert_eq!(t.human_within(None), t.human());
+        assert_eq!(t.human_within(Some(200)), t.human());
+        let cut = t.human_within(Some(20));
+        assert_eq!(cut, " n  path\n 5  …session-1.jsonl\n12  short.jsonl");
+        assert!(cut.lines().all(|l| l.chars().count() <= 20), "{cut}");
+        // Never below 12 characters, however narrow the terminal.
+        assert!(t.human_within(Some(5)).contains(" …ion-1.jsonl\n"));
+    }
+
+    #[test]
+    fn painted_cells_align_by_what_the_terminal_shows() {
+        let ok = "\x1b[32mok\x1b[0m".to_string();
+        let warn = "\x1b[33mwarn\x1b[0m".to_string();
+        assert_eq!(visible_width(&ok), 2);
+        let t = table(
+            &["status", "n"],
+            &[vec![ok.clone(), "1".into()], vec![warn, "2".into()]],
+            &[],
+        );
+        let widths: Vec<usize> = t.lines().map(visible_width).collect();
+        assert_eq!(widths, [9, 9, 9], "{t:?}");
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub enum ReadError {
     },
     #[error("{place}: expected {expected}")]
     Shape { place: String, expected: String },
-    #[error("cannot tell the format: {0} (use --format to say which)")]
+    #[error("cannot tell the format: {0}")]
     Detect(String),
     #[error("reading {0} sessions is not supported")]
     Unsupported(Format),

@@ -4,8 +4,8 @@
 //!
 //! Every strategy keeps these invariants:
 //! 1. System and developer messages (and Anthropic's top-level `system`) are always kept and
-//!    never count as trimmable. If they alone exceed the budget, only they are returned,
-//!    with a warning.
+//!    never count as trimmable. If they alone exceed the budget, only they and what must
+//!    stay (3 and 6) are returned, with a warning.
 //! 2. Messages are kept or dropped by [`pairs::units`](crate::session::pairs::units), so a
 //!    tool call and all its results go together; when a plan drops messages at the start,
 //!    the output never begins (after system messages) with an orphan tool result, and for
@@ -135,13 +135,19 @@ pub fn plan(
     if system_tokens > budget {
         warnings.push(format!(
             "the system messages alone take {system_tokens} tokens, over the budget of \
-             {budget}; only they are kept"
+             {budget}; only they and the messages always kept (the latest user message, \
+             pinned ones) are kept"
         ));
-        // What the agent's own compaction kept verbatim stays too (see `Message::agent_kept`),
+        // What must stay stays too, with its unit: the latest user message, pinned messages,
+        // and what the agent's own compaction kept verbatim (see `Message::agent_kept`),
         // after the user turn it followed where the API wants the user first.
-        let mut keep: Vec<bool> = (0..counts.len())
-            .map(|i| is_system[i] || session.messages[i].agent_kept)
-            .collect();
+        let must = View::new(session, counts, &pinned);
+        let mut keep: Vec<bool> = vec![false; counts.len()];
+        for e in &must.entries {
+            if let Some(i) = e.index {
+                keep[i] = is_system[i] || e.protected;
+            }
+        }
         if session.format.anthropic_bound() {
             let kept: Vec<usize> = (0..counts.len()).filter(|&i| keep[i]).collect();
             for i in first::missing_before(session, &kept) {
@@ -330,12 +336,13 @@ mod tests {
                 ..Options::default()
             };
             let p = run(&s, kind, &opts, 50);
-            assert_eq!(p.plan.items, [Item::Keep(0)], "{kind}");
-            assert_eq!(p.plan.removed, [1, 2, 3]);
+            // The latest user message stays, as always.
+            assert_eq!(p.plan.items, [Item::Keep(0), Item::Keep(3)], "{kind}");
+            assert_eq!(p.plan.removed, [1, 2]);
             assert!(!p.plan.fits);
             let want = format!("system messages alone take {} tokens", s.counts[0] + 3);
             assert!(p.plan.warnings[0].contains(&want), "{:?}", p.plan.warnings);
-            assert_eq!(p.roles(), [Role::System]);
+            assert_eq!(p.roles(), [Role::System, Role::User]);
         }
     }
 

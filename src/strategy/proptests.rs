@@ -201,7 +201,20 @@ fn check(
     );
     let system_total = Counter::total(&system.iter().map(|&i| s.counts[i]).collect::<Vec<_>>());
     if system_total > budget {
-        prop_assert_eq!(indices, system);
+        // Only they and what must stay: the latest user message and pinned messages with
+        // their units, what the agent kept, and the user turn the API wants first.
+        let protected = protected_units(s, &pinned);
+        for &i in &indices {
+            let m = &input[i];
+            prop_assert!(
+                m.is_instructions() || protected[i] || m.agent_kept || m.role == Role::User,
+                "message {} kept although the system messages alone are over the budget",
+                i
+            );
+        }
+        if let Some(last) = s.session.last_user_index() {
+            prop_assert!(present[last], "last user message {} dropped", last);
+        }
         prop_assert!(!p.fits);
         return Ok(());
     }

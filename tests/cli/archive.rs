@@ -2,11 +2,16 @@ use std::fs;
 
 use crate::support::{s, sample, TestEnv};
 
+/// Puts sample `name` in the store and compacts it there (`--name`: in place, archived).
 fn compact_sample(env: &TestEnv, name: &str) -> std::path::PathBuf {
-    let f = env.write(name, fs::read(sample(name)).unwrap());
+    let f = env.data_dir().join("sessions").join(name);
+    fs::create_dir_all(f.parent().unwrap()).unwrap();
+    fs::write(&f, fs::read(sample(name)).unwrap()).unwrap();
+    let stem = name.split('.').next().unwrap();
     let run = env.run(&[
         "compact",
-        s(&f),
+        "--name",
+        stem,
         "--model",
         "gpt-4o",
         "--tail-tokens",

@@ -10,10 +10,12 @@ use crate::support::{s, sample, TestEnv};
 
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
+/// Compacts a copy of sample `name` in place (archived first).
 fn compact(env: &TestEnv, name: &str) {
     let f = env.write(name, fs::read(sample(name)).unwrap());
     let run = env.run(&[
         "compact",
+        "--in-place",
         s(&f),
         "--model",
         "gpt-4o",
@@ -82,7 +84,7 @@ fn zstd_archives_are_smaller_private_and_restore_byte_for_byte() {
 
     let run = zstd.run(&["archive", "restore", "plain/1", "--model", "gpt-4o"]);
     assert_eq!(run.code, 0, "{run:?}");
-    let stored = zstd.data_dir().join("sessions").join("plain.jsonl");
+    let stored = zstd.path().join("plain.jsonl");
     assert_eq!(
         fs::read(stored).unwrap(),
         fs::read(sample("plain.jsonl")).unwrap()

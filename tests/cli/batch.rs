@@ -261,3 +261,34 @@ fn the_progress_bar_shows_on_a_terminal() {
 fn rel(env: &TestEnv, f: &Path) -> String {
     f.strip_prefix(env.path()).unwrap().display().to_string()
 }
+
+/// A batch's warnings name the file they are about, and a file with hundreds of problems
+/// lists the first 20 and counts the rest (`--json` keeps every one).
+#[test]
+fn batch_warnings_name_their_file_and_problems_are_capped() {
+    let env = TestEnv::new();
+    let dir = env.path().join("batch");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut broken = vec![r#"{"role":"user","content":"hi"}"#.to_string()];
+    for i in 0..45 {
+        broken.push(format!(
+            r#"{{"role":"tool","tool_call_id":"call_{i}","content":"orphan"}}"#
+        ));
+    }
+    std::fs::write(dir.join("a-broken.json"), format!("[{}]", broken.join(","))).unwrap();
+    std::fs::write(
+        dir.join("b-unknown.jsonl"),
+        "{\"role\":\"user\",\"content\":\"hi\",\"model\":\"made-up-model\"}\n",
+    )
+    .unwrap();
+    let run = env.run(&["check", "-r", crate::support::s(&dir)]);
+    assert_eq!(run.code, 1, "{run:?}");
+    insta::assert_snapshot!(env.snap(&run));
+    let json = env.run(&["check", "-r", crate::support::s(&dir), "--json"]);
+    let files = json.json()["files"].clone();
+    assert_eq!(
+        files[0]["problems"].as_array().unwrap().len(),
+        45,
+        "{json:?}"
+    );
+}

@@ -668,3 +668,34 @@ fn human_report_of_each_status_and_a_problem() {
         insta::assert_snapshot!(name, env.snap(&run));
     }
 }
+
+/// A pre-commit hook gives `check` every staged *.json: `--skip-non-sessions` skips what is
+/// no session with a note (exit 0), a broken session still fails, and without the flag the
+/// hint names both fixes rather than `--format` alone.
+#[test]
+fn skip_non_sessions_lets_a_hook_pass_project_json_files() {
+    let env = TestEnv::new();
+    let pkg = env.write("package.json", r#"{"name":"app","version":"1.0.0"}"#);
+    let ts = env.write("tsconfig.json", r#"{"compilerOptions":{"strict":true}}"#);
+    let good = env.write("s.jsonl", std::fs::read(sample("plain.jsonl")).unwrap());
+    let args = ["check", "--model", "gpt-4o", s(&pkg), s(&ts), s(&good)];
+    let plain = env.run(&args);
+    assert_eq!(plain.code, 2, "{plain:?}");
+    insta::assert_snapshot!("without_the_flag", env.snap(&plain));
+    let skipped = env.run(&[&args[..], &["--skip-non-sessions"]].concat());
+    assert_eq!(skipped.code, 0, "{skipped:?}");
+    insta::assert_snapshot!("with_the_flag", env.snap(&skipped));
+    let broken = env.write(
+        "broken.json",
+        "[{\"role\":\"user\",\"content\":\"hi\"}, {\"role\":",
+    );
+    let run = env.run(&[
+        "check",
+        "--model",
+        "gpt-4o",
+        "--skip-non-sessions",
+        s(&pkg),
+        s(&broken),
+    ]);
+    assert_ne!(run.code, 0, "a broken session is not skipped: {run:?}");
+}

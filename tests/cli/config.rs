@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::support::{s, TestEnv};
 
-/// A config file that sets every key the file accepts (the README's example config lists
+/// A config file that sets every key the file accepts (the example config in docs/CONFIG.md lists
 /// them too).
 const EVERY_KEY: &str = r#"
 default_model = "gpt-4o"

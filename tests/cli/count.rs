@@ -249,3 +249,25 @@ fn human_tables_by_role_per_message_and_total() {
     let run = env.run(&["count", s(&f)]);
     insta::assert_snapshot!("no_model", env.snap(&run));
 }
+
+/// Colour changes nothing but the colour: the coloured output, its escapes taken out, is
+/// the plain one column for column (a count was padded with its escapes counted).
+#[test]
+fn colour_keeps_the_columns_aligned() {
+    let env = TestEnv::new();
+    let dir = crate::support::s(&crate::support::repo().join("sample-sessions")).to_string();
+    let escapes = regex::Regex::new("\x1b\\[[0-9;]*m").unwrap();
+    for args in [vec!["count", "-r", &dir], vec!["doctor"]] {
+        let plain = env.run(&[&args[..], &["--color", "never"]].concat());
+        let coloured = env.run(&[&args[..], &["--color", "always"]].concat());
+        assert!(
+            coloured.stdout.contains('\x1b'),
+            "{args:?}: no colour: {coloured:?}"
+        );
+        assert_eq!(
+            escapes.replace_all(&coloured.stdout, ""),
+            plain.stdout,
+            "{args:?}"
+        );
+    }
+}

@@ -117,3 +117,63 @@ fn bad_config_names_file_and_key() {
         0
     );
 }
+
+/// A data directory ctxctl cannot write names the session and says where the directory is
+/// set; an output that cannot be written names the file, never the temp file beside it.
+#[test]
+fn unwritable_places_name_the_session_or_the_file_and_not_a_temp_file() {
+    let env = TestEnv::new();
+    let f = env.write(
+        "plain.jsonl",
+        std::fs::read(crate::support::sample("plain.jsonl")).unwrap(),
+    );
+    // Something in the way of the locks' directory (as root, permissions stop nothing).
+    let data = env.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join("locks"), "in the way").unwrap();
+    let data = crate::support::s(&data);
+    let run = env.run(&[
+        "trim",
+        crate::support::s(&f),
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "500",
+        "--model",
+        "gpt-4o",
+        "--in-place",
+    ]);
+    let run_with = |args: &[&str]| {
+        let mut cmd = env.command(args);
+        cmd.env("CTXCTL_DATA_DIR", data);
+        crate::support::Run::from(cmd.output().unwrap())
+    };
+    assert_eq!(run.code, 0, "the default data directory works: {run:?}");
+    let locked = run_with(&[
+        "compact",
+        crate::support::s(&f),
+        "--tail-tokens",
+        "300",
+        "--model",
+        "gpt-4o",
+        "--in-place",
+    ]);
+    assert_eq!(locked.code, 2, "{locked:?}");
+    insta::assert_snapshot!("lock", env.snap(&locked));
+    let out = env.path().join("no-such-dir/out.jsonl");
+    let written = run_with(&[
+        "trim",
+        crate::support::s(&f),
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "500",
+        "--model",
+        "gpt-4o",
+        "-o",
+        crate::support::s(&out),
+    ]);
+    assert_eq!(written.code, 2, "{written:?}");
+    assert!(!written.stderr.contains(".ctxctl-tmp"), "{written:?}");
+    insta::assert_snapshot!("output", env.snap(&written));
+}

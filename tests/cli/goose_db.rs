@@ -152,14 +152,6 @@ fn counts_what_goose_sends_and_selects_by_id_or_name() {
 fn selection_errors_name_the_candidates() {
     let env = env();
     let db = db(&env, Schema::Fresh);
-    let none = env.run(&["count", s(&db)]);
-    assert_eq!(none.code, 2, "{none:?}");
-    assert_eq!(none.stderr.lines().count(), 1, "{none:?}");
-    assert!(none.stderr.contains("--session"), "{none:?}");
-    assert!(
-        none.stderr.contains("20261123_1") && none.stderr.contains("20261123_2"),
-        "{none:?}"
-    );
     let wrong = env.run(&["count", s(&db), "--session", "nope"]);
     assert_eq!(wrong.code, 2, "{wrong:?}");
     assert!(
@@ -181,6 +173,53 @@ fn selection_errors_name_the_candidates() {
     let only = env.run(&["count", s(&db), "--json"]);
     assert_eq!(only.code, 0, "{only:?}");
     assert_eq!(only.json()["files"][0]["messages"], 4);
+}
+
+#[test]
+fn a_database_reads_like_a_directory_of_its_sessions() {
+    let env = env();
+    let dir = env.path().join("goose/sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("sessions.db");
+    build(&db, Schema::Fresh);
+    // Named as FILE without --session: a row per session, as for a directory.
+    let named = env.run(&["count", s(&db), "--tokenizer", "approx"]);
+    assert_eq!(named.code, 0, "{named:?}");
+    insta::assert_snapshot!(env.snap(&named));
+    // Found by -r below a directory, as `ctxctl sessions` finds it.
+    let walked = env.run(&[
+        "count",
+        "-r",
+        s(&env.path().join("goose")),
+        "--tokenizer",
+        "approx",
+    ]);
+    assert_eq!(walked.code, 0, "{walked:?}");
+    assert_eq!(walked.stdout, named.stdout);
+    let json = env.run(&["count", "-r", s(&dir), "--json", "--tokenizer", "approx"]);
+    let files = json.json()["files"].as_array().unwrap().clone();
+    let paths: Vec<&str> = files.iter().map(|f| f["path"].as_str().unwrap()).collect();
+    let id = |id: &str| format!("{}#{id}", db.display());
+    assert_eq!(paths, [id("20261123_2"), id("20261123_1")], "{json:?}");
+    // `--session` still reads the one session, by -r too.
+    let one = env.run(&["count", "-r", s(&dir), "--session", "20261123_1", "--json"]);
+    assert_eq!(one.json()["files"].as_array().unwrap().len(), 1, "{one:?}");
+    // The nightly job reaches them: session 1 is compacted in the database.
+    let before = rows(&db, "messages").len();
+    let nightly = env.run(&[
+        "compact",
+        "-r",
+        s(&env.path().join("goose")),
+        "--in-place",
+        "--tail-tokens",
+        "300",
+    ]);
+    assert_eq!(nightly.code, 0, "{nightly:?}");
+    assert!(
+        nightly.stderr.contains("compacted") && nightly.stderr.contains("sessions.db#20261123_1"),
+        "{nightly:?}"
+    );
+    assert!(rows(&db, "messages").len() > before, "{nightly:?}");
 }
 
 /// Compacts session 1 in place and restores it: goose's compaction layout in between,

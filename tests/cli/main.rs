@@ -14,6 +14,7 @@ mod appender;
 mod archive;
 mod archive_bytes;
 mod archive_clean;
+mod archive_when;
 mod archive_zstd;
 mod batch;
 mod check;

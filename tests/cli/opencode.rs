@@ -398,9 +398,10 @@ fn r_reads_every_session_of_the_database_as_its_own_entry() {
         "{human:?}"
     );
     assert!(human.stdout.contains("(2 files)"), "{human:?}");
-    // The database as a FILE reads one session, as before: `--session` chooses it.
-    let plain = env.run(&["count", s(&db), "--tokenizer", "approx"]);
-    assert_eq!(plain.code, 2, "{plain:?}");
+    // The database as a FILE reads like a directory: every session, as -r does.
+    let plain = env.run(&["count", s(&db), "--json", "--tokenizer", "approx"]);
+    assert_eq!(plain.code, 0, "{plain:?}");
+    assert_eq!(plain.json()["files"], json["files"], "{plain:?}");
     // `--session` with -r reads that session only.
     let r = env.run(&[
         "count",

@@ -430,9 +430,14 @@ impl Scratch {
                 }
             } else if let Some(entry) = l.strip_prefix("entry:") {
                 found += 1;
-                // pre-commit appends the staged files that match `files:`.
+                // pre-commit appends the staged files that match `files:`: sessions, and a
+                // JSON file that is none (a project's package.json).
+                self.env.write(
+                    "package.json",
+                    "{\"name\": \"app\", \"version\": \"1.0.0\", \"private\": true}\n",
+                );
                 let cmd = format!(
-                    "{} sample-sessions/openai-chat.json sample-sessions/plain.jsonl",
+                    "{} sample-sessions/openai-chat.json package.json sample-sessions/plain.jsonl",
                     entry.trim()
                 );
                 self.run(line, &cmd, 0);

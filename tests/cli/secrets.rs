@@ -96,13 +96,19 @@ fn the_api_key_never_shows_in_output_logs_errors_archives_or_config() {
     ]);
     let env = llm_env(&server);
     let f = leaky(&env);
-    let ok = compact(&env, &f, &["--summarizer", "llm", "--json", "-vv"]);
+    let ok = compact(
+        &env,
+        &f,
+        &["--summarizer", "llm", "--json", "-vv", "--in-place"],
+    );
     assert_eq!(ok.code, 0, "{ok:?}");
     // The key was in play: the server got it, and -vv logged the summarizer's settings.
     let got = &server.requests()[0];
     assert!(got.contains(API_KEY), "{got}");
     assert!(ok.stderr.contains("llm summarizer: LlmConfig"), "{ok:?}");
     assert!(ok.stderr.contains("[redacted]"), "{ok:?}");
+    // The session as it was (the run above compacted it in place).
+    let f = leaky(&env);
     let failed = compact(
         &env,
         &f,
@@ -164,11 +170,7 @@ fn redact_keeps_secrets_from_the_llm_and_from_the_summary() {
     let f = leaky(&env);
     let plain = compact(&env, &f, &["--summarizer", "llm", "-o", "plain.json"]);
     assert_eq!(plain.code, 0, "{plain:?}");
-    let run = compact(
-        &env,
-        &f,
-        &["--summarizer", "llm", "--redact", "-o", "clean.json"],
-    );
+    let run = compact(&env, &f, &["--summarizer", "llm", "--redact", "--in-place"]);
     assert_eq!(run.code, 0, "{run:?}");
     let reqs = server.requests();
     // Without --redact everything went out (the test would notice a leak).
@@ -185,13 +187,13 @@ fn redact_keeps_secrets_from_the_llm_and_from_the_summary() {
     }
     assert!(body.contains("[REDACTED:private-key]"), "{body}");
     assert!(summary_of(&env.path().join("plain.json")).contains(GH));
-    let summary = summary_of(&env.path().join("clean.json"));
+    let summary = summary_of(&f);
     assert!(
         summary.contains("GitHub token [REDACTED:github-token] configured"),
         "{summary}"
     );
     // The archive's copy of the summary is the redacted one.
-    let archive = env.run(&["archive", "show", "leaky/2", "--json"]).json();
+    let archive = env.run(&["archive", "show", "leaky/1", "--json"]).json();
     assert_hidden(
         "the archived summary",
         archive["summary"].as_str().unwrap(),

@@ -331,7 +331,7 @@ fn tsv_has_a_header_and_raw_numbers_and_sorts_with_sort_n() {
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "agent\tproject\tlast_activity\tmessages\tnext_request_tokens\tcontext_window\tusage\tstatus\tarchives\tsubagents\tpath"
+        "agent\tproject\tlast_activity\tmessages\tnext_request_tokens\teffective_limit\tusage\tstatus\tarchives\tsubagents\tpath"
     );
     assert_eq!(lines.len(), 7, "{run:?}");
     for line in &lines[1..] {
@@ -405,8 +405,10 @@ fn recursive_runs_take_the_same_filters_and_plain_directories() {
         lines[0],
         "tokens\tmessages\tnext_request_tokens\tcontext_window\tformat\tmodel\ttokenizer\tpath"
     );
-    assert_eq!(lines.len(), 2, "goose's JSONL session only: {run:?}");
-    assert!(lines[1].ends_with("shop.jsonl"), "{run:?}");
+    // goose's JSONL session and the two of its database, as `ctxctl sessions` finds them.
+    assert_eq!(lines.len(), 4, "goose's sessions only: {run:?}");
+    assert!(lines[1].ends_with("sessions.db#20261123_2"), "{run:?}");
+    assert!(lines[3].ends_with("shop.jsonl"), "{run:?}");
     let run = env.run(&[
         "check",
         "-r",
@@ -514,4 +516,100 @@ fn opencode_sessions_are_listed_from_its_database() {
         ])
         .file();
     assert_eq!(row["next_request_tokens"], check["next_request_tokens"]);
+}
+
+/// Runs `ctxctl ARGS` on a pseudo-terminal (script(1), util-linux) `columns` wide: what the
+/// terminal showed, line by line.
+fn on_a_terminal(env: &TestEnv, args: &str, columns: &str) -> Vec<String> {
+    let bin = env!("CARGO_BIN_EXE_ctxctl");
+    let mut cmd = std::process::Command::new("script");
+    cmd.env_clear();
+    for (k, v) in env.vars() {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .env("TERM", "dumb")
+        .env("COLUMNS", columns)
+        .args(["-qfec", &format!("{bin} {args}"), "/dev/null"])
+        .current_dir(env.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script(1) runs");
+    // Exit 2: the home holds a broken session.
+    assert_eq!(out.status.code(), Some(2), "script: {out:?}");
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    text.lines().map(str::to_string).collect()
+}
+
+/// The usage is a share of the limit the table shows; on a terminal the rows fit its width
+/// (the path cut from its start), and piped nothing is cut.
+#[test]
+fn the_usage_is_of_the_limit_shown_and_rows_fit_the_terminal() {
+    let env = agent_home();
+    let piped = env.run(&["sessions"]);
+    assert_eq!(piped.code, 2, "the home holds a broken session: {piped:?}");
+    let header = piped.stdout.lines().next().unwrap().to_string();
+    let cols: Vec<&str> = header.split_whitespace().collect();
+    assert!(
+        cols.contains(&"limit") && !cols.contains(&"window"),
+        "{header}"
+    );
+    let json = env.run(&["sessions", "--json"]).json();
+    for s in json["sessions"].as_array().unwrap() {
+        let (Some(tokens), Some(limit)) = (
+            s["next_request_tokens"].as_f64(),
+            s["effective_limit"].as_f64(),
+        ) else {
+            continue;
+        };
+        let usage = s["usage"].as_f64().unwrap();
+        assert!((usage - tokens / limit).abs() < 1e-3, "{s}");
+        let mut name = s["path"]
+            .as_str()
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .to_string();
+        if let Some(id) = s["session"].as_str() {
+            name = format!("{name}#{id}");
+        }
+        let row = piped.stdout.lines().find(|l| l.ends_with(&name));
+        let row = row.unwrap_or_else(|| panic!("no row for {s}: {piped:?}"));
+        let shown = thousands(limit as u64);
+        assert!(row.contains(&format!(" {shown} ")), "{row} shows {shown}");
+    }
+    let widest = piped
+        .stdout
+        .lines()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap();
+    assert!(widest > 100, "the paths are long: {piped:?}");
+    assert!(!piped.stdout.contains('…'), "nothing is cut when piped");
+    let shown = on_a_terminal(&env, "sessions --no-progress", "120");
+    let rows: Vec<&String> = (shown.iter())
+        .filter(|l| !l.contains("session(s)") && !l.starts_with("ctxctl: "))
+        .collect();
+    assert_eq!(rows.len(), piped.stdout.lines().count(), "{shown:?}");
+    for row in &rows {
+        assert!(
+            row.chars().count() <= 120,
+            "{row:?} is wider than the terminal"
+        );
+    }
+    assert!(rows.iter().skip(1).all(|r| r.contains('…')), "{shown:?}");
+}
+
+/// `12345` → `12,345`, as tables show counts.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

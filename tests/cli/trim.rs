@@ -413,3 +413,46 @@ fn every_format_stays_valid_after_trimming() {
         );
     }
 }
+
+/// A budget the system messages alone exceed still keeps the latest user message (as every
+/// strategy does): the result says it is over budget and exits 0 (CLI.md: 1 is only
+/// `check`'s and `--dry-run`'s), the user's last request intact.
+#[test]
+fn a_budget_below_the_system_messages_keeps_the_latest_user_message() {
+    let env = TestEnv::new();
+    let f = env.write("plain.jsonl", std::fs::read(sample("plain.jsonl")).unwrap());
+    let last_user = std::fs::read_to_string(&f)
+        .unwrap()
+        .lines()
+        .rfind(|l| l.contains("\"role\":\"user\"") || l.contains("\"role\": \"user\""))
+        .unwrap()
+        .to_string();
+    let out = env.path().join("out.jsonl");
+    for strategy in ["fifo", "sliding-window", "smart"] {
+        let run = env.run(&[
+            "trim",
+            s(&f),
+            "--strategy",
+            strategy,
+            "--max-tokens",
+            "1",
+            "--model",
+            "gpt-4o",
+            "-o",
+            s(&out),
+        ]);
+        assert_eq!(run.code, 0, "{strategy}: {run:?}");
+        assert!(
+            run.stderr.contains("(still over budget)"),
+            "{strategy}: {run:?}"
+        );
+        let written = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            written.lines().any(|l| l == last_user),
+            "{strategy}: {written}"
+        );
+        if strategy == "fifo" {
+            insta::assert_snapshot!(env.snap(&run));
+        }
+    }
+}

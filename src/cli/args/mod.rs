@@ -15,11 +15,12 @@ use crate::ops::write::OutputChoice;
 
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
-    /// Session files (`-` reads standard input); a directory is read as with -r; none:
-    /// this project's newest session
+    /// Session files (`-` reads standard input); a directory, or an agent's database of
+    /// several sessions without --session, is read as with -r; none: this project's newest
+    /// session
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Also read every session below DIR (*.json, *.jsonl, each session of an opencode.db)
+    /// Also read every session below DIR (*.json, *.jsonl, each session of goose's sessions.db and OpenCode's opencode.db)
     #[arg(short = 'r', long = "recursive", value_name = "DIR")]
     pub recursive: Vec<PathBuf>,
     #[command(flatten)]
@@ -43,7 +44,8 @@ impl InputArgs {
 
 #[derive(Debug, Clone, Default, Args)]
 pub struct OutputArgs {
-    /// Write the result to FILE (`-` for standard output)
+    /// Write the result to FILE (`-` for standard output); the input is left as it is, so
+    /// nothing is archived
     #[arg(
         short = 'o',
         long = "output",
@@ -51,7 +53,8 @@ pub struct OutputArgs {
         help_heading = "Output"
     )]
     pub output: Option<PathBuf>,
-    /// Replace the input file (the removed messages are archived first)
+    /// Replace the input file (the removed messages are archived first: only a rewrite that
+    /// replaces its input files an archive)
     #[arg(long, conflicts_with = "output", help_heading = "Output")]
     pub in_place: bool,
     /// Only show what would change; write nothing (exit 1 if something would change)

@@ -42,6 +42,11 @@ pub struct CheckArgs {
     /// registry does not know, instead of refusing it
     #[arg(long)]
     pub allow_unknown_model: bool,
+    /// Skip, with a note, a FILE that is no session (JSON no format reads: package.json,
+    /// tsconfig.json) instead of failing on it: for a pre-commit hook given every staged
+    /// *.json
+    #[arg(long)]
+    pub skip_non_sessions: bool,
 }
 
 pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
@@ -54,7 +59,17 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
     let mut status = ExitStatus::Success;
     let mut results = Vec::new();
     let work = |input: &Input| -> anyhow::Result<Option<CheckFile>> {
-        let l = load_session(ctx, &input.path, input.id())?;
+        let l = match load_session(ctx, &input.path, input.id()) {
+            Err(e) if args.skip_non_sessions && load::is_not_a_session(&e) => {
+                ctx.printer.note(&format!(
+                    "{}: not a session ({}); skipped",
+                    input.shown(),
+                    e.root_cause()
+                ));
+                return Ok(None);
+            }
+            loaded => loaded?,
+        };
         let mut file = check_file(ctx, args, &l, threshold)?;
         file.path = input.shown();
         if ctx.printer.level >= Level::Info {
@@ -229,6 +244,9 @@ fn check_file(
     })
 }
 
+/// The problems a file's human report lists before it counts the rest.
+const PROBLEMS_SHOWN: usize = 20;
+
 fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
     let p = &ctx.printer;
     let style = match f.status {
@@ -250,8 +268,20 @@ fn print_human(ctx: &Context, f: &CheckFile) -> anyhow::Result<()> {
     if f.status == "over" && f.next_request_tokens as u64 <= f.effective_limit {
         p.line("         the agent's last request was refused as larger than its context window")?;
     }
-    for problem in &f.problems {
+    for problem in f.problems.iter().take(PROBLEMS_SHOWN) {
         p.line(&format!("         problem: {problem}"))?;
+    }
+    if let Some(more) = f
+        .problems
+        .len()
+        .checked_sub(PROBLEMS_SHOWN)
+        .filter(|&n| n > 0)
+    {
+        p.line(&format!(
+            "         … and {} more problem{} (--json lists every one)",
+            thousands(more as u64),
+            if more == 1 { "" } else { "s" }
+        ))?;
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ mod settings;
 
 use crate::ops::store::stored_session;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -24,8 +24,10 @@ use settings::summarizer;
 
 const AFTER_HELP: &str = "\
 The head (leading system messages) and the most recent messages (the tail) are kept as they
-are; everything between is replaced by one summary message. The replaced messages are
-archived first (`ctxctl archive ls`) and `ctxctl archive restore NAME/SEQ` puts them back.
+are; everything between is replaced by one summary message. A rewrite of the input
+(--in-place, --name NAME alone) archives the replaced messages first (`ctxctl archive ls`) and
+`ctxctl archive restore NAME/SEQ` puts them back; -o FILE and the store leave the input as it
+is and archive nothing (as trim).
 
 Examples:
   ctxctl compact --name my-session
@@ -57,7 +59,7 @@ pub struct CompactArgs {
     /// --if-needed --in-place -q, the nightly job
     #[arg(long, conflicts_with_all = ["name", "files", "recursive"])]
     pub all: bool,
-    /// Also compact every session below DIR (*.json, *.jsonl, each session of an opencode.db; with --if-needed --in-place: cron)
+    /// Also compact every session below DIR (*.json, *.jsonl, each session of goose's sessions.db and OpenCode's opencode.db; with --if-needed --in-place: cron)
     #[arg(
         short = 'r',
         long = "recursive",
@@ -158,7 +160,10 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
                 true,
             ),
         },
-        ([one], true) if !one.is_dir() && !args.all => (one.clone(), false),
+        // A database of sessions without `--session` is compacted as a directory of them.
+        ([one], true) if !one.is_dir() && !args.all && !every_session_of(ctx, one) => {
+            (one.clone(), false)
+        }
         _ => return many::run(ctx, args, &*summarizer(ctx, args)?),
     };
     ctx.prewarm(&path);
@@ -179,6 +184,16 @@ pub fn run(ctx: &Context, args: &CompactArgs) -> anyhow::Result<ExitStatus> {
         ctx.printer.json(doc)?;
     }
     Ok(done.status)
+}
+
+/// Whether `path` is an agent's database to be read session by session, as a directory
+/// of them (see [`crate::ops::walk::every_session`]).
+fn every_session_of(ctx: &Context, path: &Path) -> bool {
+    let all = crate::ops::filter::Filter::default();
+    matches!(
+        crate::ops::walk::every_session(ctx, path, &all),
+        Ok(Some(_))
+    )
 }
 
 /// The agent database at its default location holding session `id`: goose's (see

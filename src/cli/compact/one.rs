@@ -2,15 +2,16 @@
 
 mod around;
 
-use std::borrow::Cow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
 use super::report::{self, dry_run, recall_line, unchanged, Doc, Done, Report};
 use super::settings::{self, tail_budget};
 use super::{compacted, info, ratio, CompactArgs};
-use crate::archive::{ArchiveEnd, ArchiveStore, PendingArchive, SealedArchive, Stored, Timestamp};
+use crate::archive::{
+    ArchiveEnd, ArchiveError, ArchiveStore, PendingArchive, SealedArchive, Stored, Timestamp,
+};
 use crate::cli::args::limits;
 use crate::compact::{self, CompactInfo, Continuation};
 use crate::context::Context;
@@ -18,7 +19,7 @@ use crate::exit::ExitStatus;
 use crate::formats;
 use crate::ops::live::Scope;
 use crate::ops::load::{self, Loaded};
-use crate::ops::rewrite::{self, originals, Bound, Originals, Paths, Slot, Transaction};
+use crate::ops::rewrite::{self, originals, Bound, Originals, Paths, Transaction};
 use crate::ops::store::clock;
 use crate::ops::streamed;
 use crate::ops::write::{self, Destination};
@@ -199,8 +200,16 @@ pub fn compact_file(
         Err(done) => return Ok(done),
     };
     if args.output.dry_run {
-        let (seq, archive) = rewrite::preview_slot(ctx, &name, now)?;
-        let info = info(&CompactInfo::new_id(), seq, Some(archive), now);
+        // The header names the archive only where one would be filed (the input replaced).
+        let replaces =
+            (from_store && args.output.output.is_none()) || args.output.choice().replaces(path);
+        let info = match replaces {
+            true => {
+                let (seq, archive) = rewrite::preview_slot(ctx, &name, now)?;
+                info(&CompactInfo::new_id(), seq, Some(archive), now)
+            }
+            false => info(&CompactInfo::new_id(), 0, None, now),
+        };
         // The figure the real run decides by: the written result's own count.
         loaded.reattach()?;
         let items = compact::assemble(&loaded.session, &part, &made.summary, &info);
@@ -216,6 +225,7 @@ pub fn compact_file(
             tokens,
             made.used,
             &made.recall.measured(&made.summary),
+            replaces,
         );
     }
     // Summarized: the messages' text goes, the document's comes back for archiving and
@@ -276,6 +286,19 @@ struct Job<'a> {
     batch: bool,
 }
 
+/// The number and file an archive gets, or why there is none.
+type Slot = Result<(u64, PathBuf), NoSlot>;
+
+/// Why a compaction files no archive.
+#[derive(Debug)]
+enum NoSlot {
+    /// The result goes elsewhere than the input (`-o`, `--name` with a FILE): the input
+    /// keeps every message, so nothing is removed and nothing is archived.
+    Untouched,
+    /// The store could not give the archive a number or a file.
+    Failed(ArchiveError),
+}
+
 /// The originals' archive as whatever began it hands it over: still to be finished with
 /// its end, or sealed with it already (its end was known before the result was written),
 /// to be filed once the result is.
@@ -329,7 +352,10 @@ impl<'a> Job<'a> {
         let tx =
             Transaction::begin_at(self.ctx, self.store.clone(), self.name, self.now)?.bound(bound);
         tx.ensure_unchanged(&dest, loaded)?;
-        let slot = tx.slot();
+        let slot = match dest.replaces_input() {
+            true => tx.slot().map_err(NoSlot::Failed),
+            false => Err(NoSlot::Untouched),
+        };
         Ok((dest, tx, slot))
     }
 
@@ -496,7 +522,7 @@ impl<'a> Job<'a> {
         early: impl FnOnce() -> Option<anyhow::Result<Archiving>>,
         known: Option<usize>,
     ) -> anyhow::Result<Done> {
-        let (ctx, shown, part, now) = (self.ctx, self.shown, self.part, self.now);
+        let (ctx, shown, part) = (self.ctx, self.shown, self.part);
         let Made {
             summary,
             used,
@@ -541,51 +567,32 @@ impl<'a> Job<'a> {
             let undo_from = (!part.kept.is_empty()).then_some(&written[..]);
             let figure = planned.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
             let end = self.archive_end(loaded, used, &summary, figure, undo_from);
-            // Archive the originals before anything is replaced.
-            let archived = slot.map_err(anyhow::Error::from).and_then(|(seq, _)| {
-                let pending = match early() {
-                    Some(archiving) => match archiving? {
-                        Archiving::Sealed(sealed) => return tx.file_sealed(sealed),
-                        Archiving::Pending(pending) => *pending,
-                    },
-                    None => tx.begin_archive(loaded, dest, &self.originals(id), seq)?,
-                };
-                tx.finish_archive(pending, &end)
-            });
+            // Archive the originals before the input is replaced (a result written elsewhere
+            // leaves them in the input: nothing is archived).
+            let archived = match slot {
+                Err(NoSlot::Untouched) => None,
+                Err(NoSlot::Failed(e)) => Some(Err(anyhow::Error::from(e))),
+                Ok((seq, _)) => Some((|| {
+                    let pending = match early() {
+                        Some(archiving) => match archiving? {
+                            Archiving::Sealed(sealed) => return tx.file_sealed(sealed),
+                            Archiving::Pending(pending) => *pending,
+                        },
+                        None => tx.begin_archive(loaded, dest, &self.originals(id), seq)?,
+                    };
+                    tx.finish_archive(pending, &end)
+                })()),
+            };
             let staged = staging
                 .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
                 .and_then(Result::transpose);
-            let (archived, staged, tokens) = match archived {
-                Ok(stored) => (Some(stored), staged, planned),
-                Err(e) if dest.replaces_input() => {
-                    return Err(e.context(format!(
-                        "archiving the originals of {shown}; nothing was changed"
-                    )))
-                }
-                Err(e) => {
-                    ctx.printer.warn(&format!(
-                        "cannot archive the originals of {shown} ({e}); writing the compacted \
-                         session anyway"
-                    ));
-                    // Its header named the archive: written again below.
-                    drop(staged);
-                    (None, None, None)
-                }
-            };
-            let (bytes, tokens, header) = match &archived {
-                Some(_) => (Cow::Borrowed(&written[..]), tokens, header),
-                None => {
-                    // The summary's header says the originals were not archived.
-                    let header = info(id, 0, None, now);
-                    let items = compact::assemble(&loaded.session, part, &summary, &header);
-                    let bytes = formats::write(&loaded.session, &items)
-                        .with_context(|| loaded.display())?;
-                    let tokens = after(loaded, part, &items, &summary, &header, &bytes);
-                    (Cow::Owned(bytes), tokens, header)
-                }
-            };
-            let tokens = tokens.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
-            tx.commit(dest, loaded, &bytes, archived.as_ref(), staged)?;
+            let archived = archived.transpose().map_err(|e| {
+                e.context(format!(
+                    "archiving the originals of {shown}; nothing was changed"
+                ))
+            })?;
+            let tokens = planned.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
+            tx.commit(dest, loaded, &written, archived.as_ref(), staged)?;
             let recall = match recall {
                 Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
                 Err(measured) => measured,

@@ -172,6 +172,7 @@ pub fn not_smaller(total: usize, after: usize, summarized: usize) -> String {
     )
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn dry_run(
     ctx: &Context,
     l: &Loaded,
@@ -180,6 +181,7 @@ pub fn dry_run(
     tokens: usize,
     summarizer: &'static str,
     recall: &Recall,
+    archives: bool,
 ) -> anyhow::Result<Done> {
     // What the real run would decide: a result no smaller is not written.
     if tokens >= l.total {
@@ -235,7 +237,14 @@ pub fn dry_run(
     };
     let mut rows = vec![
         row("head", &head, "keep"),
-        row("middle", &middle, "summarize and archive"),
+        row(
+            "middle",
+            &middle,
+            match archives {
+                true => "summarize and archive",
+                false => "summarize",
+            },
+        ),
         row("tail", &tail, "keep"),
     ];
     if !part.kept.is_empty() {
