@@ -198,12 +198,25 @@ fn messages(
                     group: None,
                 });
             } else {
-                add(&r, n, i, preserved_before, thread, notes, &mut facts, &mut open, &mut group, base)?;
+                add(
+                    &r,
+                    n,
+                    i,
+                    preserved_before,
+                    thread,
+                    notes,
+                    &mut facts,
+                    &mut open,
+                    &mut group,
+                    base,
+                )?;
             }
         }
         // Hand out the messages no later record adds to.
         while let Some(o) = open.front() {
-            if o.group.is_some_and(|g| last.get(&g).is_some_and(|&l| l > rank)) {
+            if o.group
+                .is_some_and(|g| last.get(&g).is_some_and(|&l| l > rank))
+            {
                 break;
             }
             let o = open.pop_front()?;
@@ -237,12 +250,16 @@ fn add(
 ) -> Option<()> {
     let place = format!("line {}", r.line + 1);
     let msg = r.v.get("message").filter(|m| m.is_object())?;
-    let parts =
-        message::content_parts(msg.get("content"), &format!("{place}.message.content"), notes)
-            .ok()?;
+    let parts = message::content_parts(
+        msg.get("content"),
+        &format!("{place}.message.content"),
+        notes,
+    )
+    .ok()?;
     let reported = msg.get("usage").map(|u| {
         let k = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-        let input = k("input_tokens") + k("cache_read_input_tokens") + k("cache_creation_input_tokens");
+        let input =
+            k("input_tokens") + k("cache_read_input_tokens") + k("cache_creation_input_tokens");
         (input, k("output_tokens"))
     });
     if let Some(&m) = n.message_id.and_then(|id| group.get(&id)) {

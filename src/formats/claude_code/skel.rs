@@ -140,7 +140,10 @@ pub fn node(text: &str, line: usize, at: u64) -> Option<(Node, Option<String>)> 
         boundary,
         api_error: s.api_error.as_bool() == Some(true),
         ctxctl: !matches!(s.ctxctl, Loose::Absent),
-        snapshot: s.attachment.0.is_some_and(|a| a.ty.as_str() == Some("prompt_snapshot")),
+        snapshot: s
+            .attachment
+            .0
+            .is_some_and(|a| a.ty.as_str() == Some("prompt_snapshot")),
         model: 0,
     };
     Some((node, model))
