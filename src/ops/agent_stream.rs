@@ -31,7 +31,7 @@ use crate::session::{Format, Message, Part};
 use crate::tokens::Counter;
 
 /// Bytes of records counted at a time.
-const BATCH_BYTES: usize = 4 << 20;
+const BATCH_BYTES: usize = 1 << 20;
 /// Messages counted at a time, at most.
 const BATCH_MESSAGES: usize = 4096;
 

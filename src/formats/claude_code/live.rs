@@ -34,9 +34,32 @@ struct Splice {
     tail: usize,
 }
 
+/// Node indices by an id, sorted by id and then index: a compact multimap.
+struct ById(Vec<(Id, usize)>);
+
+impl ById {
+    fn new(pairs: impl Iterator<Item = (Id, usize)>) -> ById {
+        let mut v: Vec<(Id, usize)> = pairs.collect();
+        v.sort_unstable();
+        ById(v)
+    }
+
+    /// The indices of `id`, in file order.
+    fn all(&self, id: Id) -> &[(Id, usize)] {
+        let from = self.0.partition_point(|&(k, _)| k < id);
+        let to = from + self.0[from..].partition_point(|&(k, _)| k == id);
+        &self.0[from..to]
+    }
+
+    /// The last index of `id` (a uuid given twice names its last record).
+    fn get(&self, id: &Id) -> Option<&usize> {
+        self.all(*id).last().map(|(_, i)| i)
+    }
+}
+
 struct Tracer<'a> {
     nodes: &'a [Node],
-    by_uuid: HashMap<Id, usize>,
+    by_uuid: ById,
     relink: HashMap<usize, usize>,
     splices: Vec<Splice>,
     warnings: Vec<String>,
@@ -46,12 +69,7 @@ struct Tracer<'a> {
 
 /// The live thread of `nodes` (a transcript's records in file order).
 pub fn trace(nodes: &[Node]) -> Thread {
-    let mut by_uuid = HashMap::with_capacity(nodes.len());
-    for (i, n) in nodes.iter().enumerate() {
-        if let Some(u) = n.uuid {
-            by_uuid.insert(u, i);
-        }
-    }
+    let by_uuid = ById::new((nodes.iter().enumerate()).filter_map(|(i, n)| Some((n.uuid?, i))));
     let main = nodes.iter().any(|n| n.is_conversation() && !n.sidechain);
     let mut t = Tracer {
         nodes,
@@ -249,53 +267,46 @@ impl Tracer<'_> {
             (false, Some(b)) => b + 1,
             _ => 0,
         };
-        let mut children: HashMap<Id, Vec<usize>> = HashMap::new();
-        let mut by_message: HashMap<Id, Vec<usize>> = HashMap::new();
-        for (i, r) in self.nodes.iter().enumerate().skip(after) {
-            if !self.eligible(i) {
-                continue;
-            }
-            if let Some(p) = r.parent {
-                children.entry(p).or_default().push(i);
-            }
-            if let Some(id) = r.message_id {
-                by_message.entry(id).or_default().push(i);
-            }
-        }
+        let eligible = || {
+            (self.nodes.iter().enumerate().skip(after)).filter(|&(i, _)| self.eligible(i))
+        };
+        // Parallel tool results hang from their `tool_use` record by `parentUuid`.
+        let children = ById::new(eligible().filter_map(|(i, r)| Some((r.parent?, i))));
+        let by_message = ById::new(eligible().filter_map(|(i, r)| Some((r.message_id?, i))));
         let live = &mut thread.live;
         let mut answered: HashSet<Id> = HashSet::new();
-        let mut key: HashMap<usize, (usize, usize)> = HashMap::new();
+        let mut key: Vec<(usize, usize)> = vec![(usize::MAX, usize::MAX); self.nodes.len()];
         for (pos, &i) in chain.iter().enumerate() {
             live[i] = true;
-            key.insert(i, (pos, 0));
+            key[i] = (pos, 0);
             answered.extend(self.nodes[i].results.iter().copied());
         }
         let mut queue = chain;
         while let Some(i) = queue.pop() {
             let r = &self.nodes[i];
-            let at = key[&i].0;
-            let same = r.message_id.and_then(|id| by_message.get(&id));
-            let kids = r.uuid.and_then(|u| children.get(&u));
-            for &j in same.into_iter().flatten() {
+            let at = key[i].0;
+            let same = r.message_id.map(|id| by_message.all(id));
+            let kids = r.uuid.map(|u| children.all(u));
+            for &(_, j) in same.into_iter().flatten() {
                 if !live[j] {
                     live[j] = true;
-                    key.insert(j, (at, 1 + self.nodes[j].line));
+                    key[j] = (at, 1 + self.nodes[j].line);
                     queue.push(j);
                 }
             }
-            for &c in kids.into_iter().flatten() {
+            for &(_, c) in kids.into_iter().flatten() {
                 let ids = &self.nodes[c].results;
                 if live[c] || ids.is_empty() || ids.iter().all(|id| answered.contains(id)) {
                     continue;
                 }
                 answered.extend(ids.iter().copied());
                 live[c] = true;
-                key.insert(c, (at, 1 + self.nodes[c].line));
+                key[c] = (at, 1 + self.nodes[c].line);
                 queue.push(c);
             }
         }
-        let mut order: Vec<usize> = key.keys().copied().collect();
-        order.sort_by_key(|i| key[i]);
+        let mut order: Vec<usize> = (0..self.nodes.len()).filter(|&i| live[i]).collect();
+        order.sort_by_key(|&i| key[i]);
         thread.order = order;
     }
 }

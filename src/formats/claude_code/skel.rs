@@ -16,12 +16,13 @@ use serde::Deserialize;
 
 use super::SYNTHETIC_MODEL;
 
-/// A 64-bit hash of an id (a `uuid`, a `message.id`, a `tool_use_id`).
-pub type Id = u64;
+/// A 64-bit hash of an id (a `uuid`, a `message.id`, a `tool_use_id`); never 0, so that
+/// an absent one takes no room.
+pub type Id = std::num::NonZeroU64;
 
 /// The hash of `id`.
 pub fn id(id: &str) -> Id {
-    xxhash_rust::xxh3::xxh3_64(id.as_bytes())
+    Id::new(xxhash_rust::xxh3::xxh3_64(id.as_bytes())).unwrap_or(Id::MIN)
 }
 
 /// A record's `type`, as far as the thread tells them apart.
