@@ -267,9 +267,8 @@ impl Tracer<'_> {
             (false, Some(b)) => b + 1,
             _ => 0,
         };
-        let eligible = || {
-            (self.nodes.iter().enumerate().skip(after)).filter(|&(i, _)| self.eligible(i))
-        };
+        let eligible =
+            || (self.nodes.iter().enumerate().skip(after)).filter(|&(i, _)| self.eligible(i));
         // Parallel tool results hang from their `tool_use` record by `parentUuid`.
         let children = ById::new(eligible().filter_map(|(i, r)| Some((r.parent?, i))));
         let by_message = ById::new(eligible().filter_map(|(i, r)| Some((r.message_id?, i))));

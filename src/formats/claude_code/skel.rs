@@ -96,6 +96,13 @@ impl Node {
 /// `line`'s node, with the model it names (see `model_of`); `None` when the skeleton
 /// cannot read it.
 pub fn node(text: &str, line: usize, at: u64) -> Option<(Node, Option<String>)> {
+    // Serde would take an array for the skeleton's fields in order: a record is an object.
+    if !text
+        .trim_start_matches([' ', '\t', '\r', '\n'])
+        .starts_with('{')
+    {
+        return None;
+    }
     let s: Skel = serde_json::from_str(text).ok()?;
     let ty = s.ty.as_str().unwrap_or("");
     let kind = Kind::of(ty);
@@ -394,5 +401,57 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for SeqVisitor<T> {
 
     fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
         Ok(Seq(None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_of_another_type_are_absent_as_a_values_get_finds_them() {
+        let (n, model) = node(
+            r#"{"type":"assistant","uuid":7,"parentUuid":"p","isSidechain":"yes","message":{"id":"m","model":"claude-x","content":[1,{"type":"tool_result","tool_use_id":"t"}]}}"#,
+            3,
+            10,
+        )
+        .unwrap();
+        assert_eq!(
+            (n.kind, n.uuid, n.parent),
+            (Kind::Assistant, None, Some(id("p")))
+        );
+        assert_eq!((n.message_id, n.sidechain), (Some(id("m")), false));
+        // Only a user record answers tool calls.
+        assert!(n.results.is_empty());
+        assert_eq!(model.as_deref(), Some("claude-x"));
+        let (n, _) = node(
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"},"x"]},"ctxctl":null}"#,
+            0,
+            0,
+        )
+        .unwrap();
+        assert_eq!(&*n.results, &[id("t")]);
+        assert!(n.ctxctl);
+    }
+
+    #[test]
+    fn what_is_not_an_object_record_is_left_to_the_whole_reader() {
+        for text in [
+            "[1]",
+            "[\"user\"]",
+            "1",
+            "\"x\"",
+            "{\"type\":\"user\",\"type\":\"user\"}",
+        ] {
+            assert!(node(text, 0, 0).is_none(), "{text}");
+        }
+        let (n, _) = node(
+            r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"preservedSegment":5}}"#,
+            0,
+            0,
+        )
+        .unwrap();
+        assert!(n.boundary);
+        assert_eq!(n.segment.as_deref(), Some(&[None, None, None]));
     }
 }
