@@ -80,14 +80,17 @@ pub fn tally(
         tally.add(chunk);
     };
     bar.set_position(0);
-    let mut text = Vec::new();
     let fetched = std::cell::Cell::new(0);
-    let mut fetch = |n: &Node| -> Option<String> {
-        text.resize(n.len as usize, 0);
-        file.read_exact_at(&mut text, n.at).ok()?;
-        bar.set_position(n.at + u64::from(n.len));
-        fetched.set(fetched.get() + n.len as usize);
-        String::from_utf8(text.clone()).ok()
+    let mut fetch = |nodes: &[&Node]| -> Option<Vec<serde_json::Value>> {
+        let mut texts = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            let mut text = vec![0; n.len as usize];
+            file.read_exact_at(&mut text, n.at).ok()?;
+            bar.set_position(n.at + u64::from(n.len));
+            fetched.set(fetched.get() + text.len());
+            texts.push(text);
+        }
+        parse(&texts, threads)
     };
     let mut emit = |m: Message| {
         batch.0.push(m);
@@ -144,6 +147,32 @@ pub fn tally(
         tally,
         api: None,
     })
+}
+
+/// `texts` parsed as JSON on up to `threads` threads, in order.
+fn parse(texts: &[Vec<u8>], threads: usize) -> Option<Vec<serde_json::Value>> {
+    let one = |texts: &[Vec<u8>]| -> Option<Vec<serde_json::Value>> {
+        (texts.iter())
+            .map(|t| serde_json::from_slice(t).ok())
+            .collect()
+    };
+    if threads < 2 || texts.len() < 2 {
+        return one(texts);
+    }
+    let per = texts.len().div_ceil(threads);
+    let parts: Vec<Option<Vec<serde_json::Value>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (texts.chunks(per))
+            .map(|c| s.spawn(move || one(c)))
+            .collect();
+        (handles.into_iter())
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut out = Vec::with_capacity(texts.len());
+    for p in parts {
+        out.extend(p?);
+    }
+    Some(out)
 }
 
 /// The first pass: every line's node, and the file's fingerprint.

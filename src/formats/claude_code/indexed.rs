@@ -1,7 +1,8 @@
 //! A Claude Code transcript read from its index ([`Index`], one [`Node`] per record)
 //! rather than from its whole text: the live thread is traced over the nodes
-//! ([`live::trace`]), then only the live records are fetched, one at a time, and turned
-//! into the messages [`super::read`] gives, each handed out once no later record can add to
+//! ([`live::trace`]), then only the live records are fetched and parsed, a window of them
+//! at a time (the caller may parse a window on several threads), and turned into the
+//! messages [`super::read`] gives, each handed out once no later record can add to
 //! it (the records of one API response may be apart in the thread's order). What the whole
 //! reader finds besides the messages (model, usage, warnings, the agent's limits and
 //! request extras) comes back in [`Read`], from small per-message facts.
@@ -97,12 +98,20 @@ pub fn trace(index: &Index) -> Traced {
     Traced { thread, model }
 }
 
-/// Reads the transcript `index` describes, traced: `fetch` gives a node's text, `emit`
+/// Records fetched and parsed at a time, at most.
+const WINDOW_RECORDS: usize = 1024;
+/// Bytes of records fetched and parsed at a time, at most (or one record, if larger).
+const WINDOW_BYTES: usize = 1 << 20;
+
+/// Gives the parsed records of the nodes asked for, in order (`None`: one cannot be read).
+pub type Fetch<'a> = dyn FnMut(&[&Node]) -> Option<Vec<Value>> + 'a;
+
+/// Reads the transcript `index` describes, traced: `fetch` gives nodes' records, `emit`
 /// gets each message, in order. `None` where the whole reader gives an error.
 pub fn read(
     index: &Index,
     traced: Traced,
-    fetch: &mut dyn FnMut(&Node) -> Option<String>,
+    fetch: &mut Fetch,
     emit: &mut dyn FnMut(Message),
 ) -> Option<Read> {
     let nodes = &index.nodes;
@@ -110,7 +119,7 @@ pub fn read(
     let mut warnings: Vec<String> = index.truncated.iter().cloned().collect();
     let mut thread_warnings = thread.warnings.clone();
     for &(w, i) in &thread.missing {
-        let v: Value = serde_json::from_str(&fetch(&nodes[i])?).ok()?;
+        let v = fetch(&[&nodes[i]])?.pop()?;
         let p = v.get("parentUuid").and_then(Value::as_str)?;
         thread_warnings[w] = format!(
             "line {}: parent record {p} is not in this file; the thread starts here",
@@ -123,7 +132,7 @@ pub fn read(
     warnings.extend(notes.into_warnings());
     let request_extra = match nodes.iter().rev().find(|n| n.snapshot) {
         Some(n) => {
-            let v: Value = serde_json::from_str(&fetch(n)?).ok()?;
+            let v = fetch(&[n])?.pop()?;
             attach::prompt_snapshot(&[Rec {
                 line: n.line,
                 v,
@@ -154,7 +163,7 @@ pub fn read(
 fn messages(
     index: &Index,
     thread: &Thread,
-    fetch: &mut dyn FnMut(&Node) -> Option<String>,
+    fetch: &mut Fetch,
     emit: &mut dyn FnMut(Message),
     notes: &mut Notes,
 ) -> Option<Vec<Fact>> {
@@ -173,10 +182,28 @@ fn messages(
     // Message index (in `facts`) of the first open message, and of each open response.
     let mut base = 0;
     let mut group: HashMap<Id, usize> = HashMap::new();
+    let wanted = |n: &Node| n.kind == Kind::Attachment || merges(n);
+    let mut parsed = std::collections::VecDeque::new();
+    let mut fetched_to = 0;
     for (rank, &i) in thread.order.iter().enumerate() {
         let n = &nodes[i];
-        if n.kind == Kind::Attachment || merges(n) {
-            let v: Value = serde_json::from_str(&fetch(n)?).ok()?;
+        if rank == fetched_to {
+            // The next window of records, parsed at once.
+            let (mut batch, mut bytes) = (Vec::new(), 0);
+            for &j in &thread.order[rank..] {
+                if batch.len() >= WINDOW_RECORDS || (bytes >= WINDOW_BYTES && !batch.is_empty()) {
+                    break;
+                }
+                fetched_to += 1;
+                if wanted(&nodes[j]) {
+                    bytes += nodes[j].len as usize;
+                    batch.push(&nodes[j]);
+                }
+            }
+            parsed.extend(fetch(&batch)?);
+        }
+        if wanted(n) {
+            let v = parsed.pop_front()?;
             let r = Rec {
                 line: n.line,
                 uuid: v.get("uuid").and_then(Value::as_str).map(str::to_string),
