@@ -152,8 +152,9 @@ pub fn tally(
 /// `texts` parsed as JSON on up to `threads` threads, in order.
 fn parse(texts: &[Vec<u8>], threads: usize) -> Option<Vec<serde_json::Value>> {
     let one = |texts: &[Vec<u8>]| -> Option<Vec<serde_json::Value>> {
+        // Checked as UTF-8 at once, then parsed without checking each string again.
         (texts.iter())
-            .map(|t| serde_json::from_slice(t).ok())
+            .map(|t| serde_json::from_str(std::str::from_utf8(t).ok()?).ok())
             .collect()
     };
     if threads < 2 || texts.len() < 2 {

@@ -101,7 +101,7 @@ pub fn trace(index: &Index) -> Traced {
 /// Records fetched and parsed at a time, at most.
 const WINDOW_RECORDS: usize = 1024;
 /// Bytes of records fetched and parsed at a time, at most (or one record, if larger).
-const WINDOW_BYTES: usize = 1 << 20;
+const WINDOW_BYTES: usize = 256 << 10;
 
 /// Gives the parsed records of the nodes asked for, in order (`None`: one cannot be read).
 pub type Fetch<'a> = dyn FnMut(&[&Node]) -> Option<Vec<Value>> + 'a;
