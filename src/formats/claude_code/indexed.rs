@@ -341,7 +341,7 @@ fn usage(index: &Index, thread: &Thread, facts: &[Fact]) -> Option<ReportedUsage
     });
     let boundary = thread.splice_boundary.map(|b| nodes[b].line);
     let live = |f: &Fact| {
-        !stale.is_some_and(|s| f.first_line <= s) && !boundary.is_some_and(|b| f.first_line < b)
+        stale.is_none_or(|s| f.first_line > s) && boundary.is_none_or(|b| f.first_line >= b)
     };
     let reported: Vec<(usize, &Fact)> = (facts.iter().enumerate())
         .filter(|(_, f)| f.assistant && f.named && f.usage.is_some())
