@@ -12,6 +12,7 @@
 //!
 //! Commands (`crate::cli`) import these and the engine, never another command.
 
+pub mod agent_stream;
 pub mod agentdb;
 pub mod batch;
 pub mod carry;

@@ -41,6 +41,10 @@ pub fn tally(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Option<
         Ok(()) => document(ctx, path, wants, reader),
         Err(_) => {
             progress.bar().set_position(0);
+            if let Some(t) = crate::ops::agent_stream::tally(ctx, path, wants, progress.bar()) {
+                return Ok(Some(t));
+            }
+            progress.bar().set_position(0);
             lines(ctx, path, wants, progress.bar())
         }
     })

@@ -152,3 +152,47 @@ fn what_is_not_streamed_reads_whole_with_the_same_errors() {
     let r = env.run(&["count", late.to_str().unwrap(), "--json"]);
     assert_eq!(r.file()["tokenizer"], "cl100k_base", "{r:?}");
 }
+
+#[test]
+fn claude_code_transcripts_stream_as_they_read_whole() {
+    let env = TestEnv::new();
+    let cases = [
+        "realclients/claude-code-2.1.332/auto-compacted-twice.jsonl",
+        "realclients/claude-code/realclient_v2.1.197_subagent.jsonl",
+        "claude-code/spotter_compact_boundary_excerpt_L1222-1300.jsonl",
+    ];
+    for rel in cases {
+        let path = fixture(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let copy = env.write(name, &text);
+        for args in COMMANDS {
+            both_ways(&env, args, copy.to_str().unwrap(), "claude-code");
+        }
+        // Cut short in its last line (Claude Code still writing): the same warning.
+        let mut end = text.trim_end().len() - 10;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let cut = env.write(&format!("cut-{name}"), &text[..end]);
+        both_ways(
+            &env,
+            &["count", "--json"],
+            cut.to_str().unwrap(),
+            "claude-code",
+        );
+    }
+    // A record the reader refuses: read whole, its error with its place.
+    let good = std::fs::read_to_string(fixture(
+        "realclients/claude-code/realclient_v2.1.197_session.jsonl",
+    ))
+    .unwrap();
+    let at = good.find("\"type\":\"assistant\"").unwrap();
+    let line = good[..at].rfind('\n').unwrap() + 1;
+    let bad = format!("{}[1]\n{}", &good[..line], &good[line..]);
+    let bad = env.write("bad.jsonl", bad);
+    let r = env.run(&["count", bad.to_str().unwrap()]);
+    let whole = env.run(&["count", bad.to_str().unwrap(), "--format", "claude-code"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(format!("{r:?}"), format!("{whole:?}"));
+}

@@ -9,11 +9,14 @@
 //! branches, history before a compaction) is carried along untouched.
 
 mod attach;
+pub mod indexed;
+pub mod live;
 mod marker;
 mod new;
 mod paths;
 mod plan;
 mod restore;
+pub mod skel;
 mod splice;
 mod thread;
 mod write;

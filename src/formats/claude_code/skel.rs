@@ -1,0 +1,457 @@
+//! One line of a Claude Code transcript reduced to what its live thread is traced from
+//! ([`Node`]): its ids as 64-bit hashes, its type and a few flags, and where its text is
+//! in the file. The line is deserialized into a skeleton that skips everything else
+//! (message text, tool results, base64 images) without copying it, so that a transcript
+//! of any size is indexed in memory proportional to its number of records.
+//!
+//! Every field is read as [`Rec`](super::Rec) reads it from a parsed value: a field of
+//! another JSON type than the one asked for counts as absent. A line the skeleton cannot
+//! take (not an object, a key given twice) is left to the whole-file reader.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use super::SYNTHETIC_MODEL;
+
+/// A 64-bit hash of an id (a `uuid`, a `message.id`, a `tool_use_id`); never 0, so that
+/// an absent one takes no room.
+pub type Id = std::num::NonZeroU64;
+
+/// The hash of `id`.
+pub fn id(id: &str) -> Id {
+    Id::new(xxhash_rust::xxh3::xxh3_64(id.as_bytes())).unwrap_or(Id::MIN)
+}
+
+/// A record's `type`, as far as the thread tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    User,
+    Assistant,
+    System,
+    Attachment,
+    LastPrompt,
+    Summary,
+    Other,
+}
+
+impl Kind {
+    fn of(ty: &str) -> Kind {
+        match ty {
+            "user" => Kind::User,
+            "assistant" => Kind::Assistant,
+            "system" => Kind::System,
+            "attachment" => Kind::Attachment,
+            "last-prompt" => Kind::LastPrompt,
+            "summary" => Kind::Summary,
+            _ => Kind::Other,
+        }
+    }
+}
+
+/// A record of the transcript, without its text.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Its line (0-based, blank lines counted).
+    pub line: usize,
+    /// Where its text is in the file.
+    pub at: u64,
+    pub len: u32,
+    pub kind: Kind,
+    pub uuid: Option<Id>,
+    pub parent: Option<Id>,
+    /// `message.id` of an assistant record.
+    pub message_id: Option<Id>,
+    /// `leafUuid`.
+    pub leaf: Option<Id>,
+    /// The `tool_use_id`s a user record answers.
+    pub results: Box<[Id]>,
+    /// `compactMetadata.preservedSegment` of a compact boundary, when not null: its
+    /// `headUuid`, `anchorUuid` and `tailUuid`.
+    pub segment: Option<Box<[Option<Id>; 3]>>,
+    pub sidechain: bool,
+    pub boundary: bool,
+    pub api_error: bool,
+    /// Whether it holds a `ctxctl` key.
+    pub ctxctl: bool,
+    /// Whether its `attachment` is a `prompt_snapshot`.
+    pub snapshot: bool,
+    /// The model it names (see `model_of`), as its reader numbers them (0: none).
+    pub model: u32,
+}
+
+impl Node {
+    /// A record of the conversation tree that can be a leaf.
+    pub fn is_conversation(&self) -> bool {
+        self.uuid.is_some()
+            && matches!(
+                self.kind,
+                Kind::User | Kind::Assistant | Kind::System | Kind::Attachment
+            )
+    }
+}
+
+/// `line`'s node, with the model it names (see `model_of`); `None` when the skeleton
+/// cannot read it.
+pub fn node(text: &str, line: usize, at: u64) -> Option<(Node, Option<String>)> {
+    // Serde would take an array for the skeleton's fields in order: a record is an object.
+    if !text
+        .trim_start_matches([' ', '\t', '\r', '\n'])
+        .starts_with('{')
+    {
+        return None;
+    }
+    let s: Skel = serde_json::from_str(text).ok()?;
+    let ty = s.ty.as_str().unwrap_or("");
+    let kind = Kind::of(ty);
+    let msg = s.message.0.unwrap_or_default();
+    let model = (kind == Kind::Assistant)
+        .then(|| msg.model.as_str())
+        .flatten()
+        .filter(|m| *m != SYNTHETIC_MODEL && !m.is_empty())
+        .map(str::to_string);
+    let results = if kind == Kind::User {
+        (msg.content.0.unwrap_or_default().into_iter())
+            .filter_map(|b| b.0)
+            .filter(|b| b.ty.as_str() == Some("tool_result"))
+            .filter_map(|b| b.tool_use_id.as_str().map(id))
+            .collect()
+    } else {
+        Box::default()
+    };
+    let boundary = kind == Kind::System && s.subtype.as_str() == Some("compact_boundary");
+    let segment = match s.meta.0.map(|m| m.segment) {
+        Some(Loose::Absent | Loose::Null) | None => None,
+        Some(Loose::Object(seg)) => Some(Box::new([
+            seg.head.as_str().map(id),
+            seg.anchor.as_str().map(id),
+            seg.tail.as_str().map(id),
+        ])),
+        Some(_) => Some(Box::new([None, None, None])),
+    };
+    let node = Node {
+        line,
+        at,
+        len: u32::try_from(text.len()).ok()?,
+        kind,
+        uuid: s.uuid.as_str().map(id),
+        parent: s.parent.as_str().map(id),
+        message_id: (kind == Kind::Assistant)
+            .then(|| msg.id.as_str().map(id))
+            .flatten(),
+        leaf: s.leaf.as_str().map(id),
+        results,
+        segment: segment.filter(|_| boundary),
+        sidechain: s.sidechain.as_bool() == Some(true),
+        boundary,
+        api_error: s.api_error.as_bool() == Some(true),
+        ctxctl: !matches!(s.ctxctl, Loose::Absent),
+        snapshot: s
+            .attachment
+            .0
+            .is_some_and(|a| a.ty.as_str() == Some("prompt_snapshot")),
+        model: 0,
+    };
+    Some((node, model))
+}
+
+/// The fields of a record the thread reads.
+#[derive(Deserialize)]
+struct Skel<'a> {
+    #[serde(rename = "type", default, borrow)]
+    ty: Loose<'a>,
+    #[serde(default, borrow)]
+    uuid: Loose<'a>,
+    #[serde(rename = "parentUuid", default, borrow)]
+    parent: Loose<'a>,
+    #[serde(rename = "isSidechain", default, borrow)]
+    sidechain: Loose<'a>,
+    #[serde(default, borrow)]
+    subtype: Loose<'a>,
+    #[serde(rename = "leafUuid", default, borrow)]
+    leaf: Loose<'a>,
+    #[serde(rename = "isApiErrorMessage", default, borrow)]
+    api_error: Loose<'a>,
+    #[serde(default, borrow)]
+    ctxctl: Loose<'a>,
+    #[serde(default, borrow)]
+    message: Obj<Msg<'a>>,
+    #[serde(rename = "compactMetadata", default, borrow)]
+    meta: Obj<Meta<'a>>,
+    #[serde(default, borrow)]
+    attachment: Obj<Typed<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+struct Msg<'a> {
+    #[serde(default, borrow)]
+    id: Loose<'a>,
+    #[serde(default, borrow)]
+    model: Loose<'a>,
+    #[serde(default, borrow)]
+    content: Seq<Obj<Block<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", default, borrow)]
+    ty: Loose<'a>,
+    #[serde(default, borrow)]
+    tool_use_id: Loose<'a>,
+}
+
+#[derive(Deserialize)]
+struct Meta<'a> {
+    #[serde(rename = "preservedSegment", default, borrow)]
+    segment: Loose<'a, Segment<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Segment<'a> {
+    #[serde(rename = "headUuid", default, borrow)]
+    head: Loose<'a>,
+    #[serde(rename = "anchorUuid", default, borrow)]
+    anchor: Loose<'a>,
+    #[serde(rename = "tailUuid", default, borrow)]
+    tail: Loose<'a>,
+}
+
+#[derive(Deserialize)]
+struct Typed<'a> {
+    #[serde(rename = "type", default, borrow)]
+    ty: Loose<'a>,
+}
+
+/// Any JSON value, kept only when it is a string, a boolean or (as `T`) an object.
+#[derive(Default)]
+enum Loose<'a, T = IgnoredAny> {
+    #[default]
+    Absent,
+    Null,
+    Str(Cow<'a, str>),
+    Bool(bool),
+    Object(T),
+    Other,
+}
+
+impl<T> Loose<'_, T> {
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Loose::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn as_bool(&self) -> Option<bool> {
+        match self {
+            Loose::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+}
+
+impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for Loose<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LooseVisitor(std::marker::PhantomData))
+    }
+}
+
+struct LooseVisitor<'a, T>(std::marker::PhantomData<(&'a (), T)>);
+
+impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for LooseVisitor<'a, T> {
+    type Value = Loose<'a, T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Loose::Str(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Loose::Str(Cow::Owned(v.to_string())))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Loose::Str(Cow::Owned(v)))
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Loose::Bool(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Loose::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(Loose::Null)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Loose::Other)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Loose::Other)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Loose::Other)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Loose::Other)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        // A number read with arbitrary precision comes as a map with one private key: it
+        // is no object, and `T` (fields all defaulted) takes it as one whose fields are
+        // absent, as a value's `get` finds none in a number.
+        T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Loose::Object)
+    }
+}
+
+/// An object read as `T`, anything else as `None`.
+struct Obj<T>(Option<T>);
+
+impl<T> Default for Obj<T> {
+    fn default() -> Self {
+        Obj(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match Loose::<'de, T>::deserialize(d)? {
+            Loose::Object(t) => Obj(Some(t)),
+            _ => Obj(None),
+        })
+    }
+}
+
+/// An array read as `Vec<T>`, anything else as `None`.
+struct Seq<T>(Option<Vec<T>>);
+
+impl<T> Default for Seq<T> {
+    fn default() -> Self {
+        Seq(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Seq<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SeqVisitor(std::marker::PhantomData))
+    }
+}
+
+struct SeqVisitor<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for SeqVisitor<T> {
+    type Value = Seq<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(t) = seq.next_element::<T>()? {
+            out.push(t);
+        }
+        Ok(Seq(Some(out)))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Seq(None))
+    }
+
+    fn visit_borrowed_str<E>(self, _: &'de str) -> Result<Self::Value, E> {
+        Ok(Seq(None))
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Seq(None))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Seq(None))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Seq(None))
+    }
+
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(Seq(None))
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Seq(None))
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Seq(None))
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Seq(None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_of_another_type_are_absent_as_a_values_get_finds_them() {
+        let (n, model) = node(
+            r#"{"type":"assistant","uuid":7,"parentUuid":"p","isSidechain":"yes","message":{"id":"m","model":"claude-x","content":[1,{"type":"tool_result","tool_use_id":"t"}]}}"#,
+            3,
+            10,
+        )
+        .unwrap();
+        assert_eq!(
+            (n.kind, n.uuid, n.parent),
+            (Kind::Assistant, None, Some(id("p")))
+        );
+        assert_eq!((n.message_id, n.sidechain), (Some(id("m")), false));
+        // Only a user record answers tool calls.
+        assert!(n.results.is_empty());
+        assert_eq!(model.as_deref(), Some("claude-x"));
+        let (n, _) = node(
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"},"x"]},"ctxctl":null}"#,
+            0,
+            0,
+        )
+        .unwrap();
+        assert_eq!(&*n.results, &[id("t")]);
+        assert!(n.ctxctl);
+    }
+
+    #[test]
+    fn what_is_not_an_object_record_is_left_to_the_whole_reader() {
+        for text in [
+            "[1]",
+            "[\"user\"]",
+            "1",
+            "\"x\"",
+            "{\"type\":\"user\",\"type\":\"user\"}",
+        ] {
+            assert!(node(text, 0, 0).is_none(), "{text}");
+        }
+        let (n, _) = node(
+            r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"preservedSegment":5}}"#,
+            0,
+            0,
+        )
+        .unwrap();
+        assert!(n.boundary);
+        assert_eq!(n.segment.as_deref(), Some(&[None, None, None]));
+    }
+}

@@ -1,0 +1,233 @@
+//! Counting a Claude Code transcript as it is read, in memory independent of its size.
+//!
+//! Two passes over the file. The first reads it a block of lines at a time
+//! ([`LineReader`]), the counting threads reducing each line to its [`Node`] (ids hashed,
+//! a few flags, where its text is; message text, tool results and images are skipped
+//! unparsed), and keeps only those. The live thread is traced over the nodes
+//! ([`indexed::trace`]); the second pass fetches the live records one by one by their
+//! offsets, makes them into messages as the whole-file reader does
+//! ([`indexed::read`]), counts the messages a batch at a time and folds each batch into
+//! the [`Tally`], its text gone.
+//!
+//! The figures are the whole-file reader's, held equal on every fixture by
+//! `tests/agent_stream.rs`. Whatever this path does not take as that reader would (a line
+//! it cannot parse, a record the reader would refuse) gives `None`: the caller reads the
+//! file whole, and words any error.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use crate::context::Context;
+use crate::formats::claude_code::indexed::{self, Index};
+use crate::formats::claude_code::skel::{self, Node};
+use crate::formats::stream::{Block, LineReader};
+use crate::ops::load::{self, scale, Fingerprint};
+use crate::ops::stream::in_order;
+use crate::ops::tallied::Tallied;
+use crate::ops::tally::{Chunk, Tally, Wants};
+use crate::render::progress::Reading;
+use crate::session::{Format, Message, Part};
+use crate::tokens::Counter;
+
+/// Bytes of records counted at a time.
+const BATCH_BYTES: usize = 1 << 20;
+/// Messages counted at a time, at most.
+const BATCH_MESSAGES: usize = 4096;
+
+/// One line of a block: its node and the model it names, or a line that does not parse
+/// as JSON because it ends early (a truncated last line, if it is the last).
+enum Line {
+    Node(Node, Option<String>),
+    Cut { line: usize, end: u64 },
+}
+
+/// `path` streamed and counted when it is a Claude Code transcript, else `None`.
+pub fn tally(
+    ctx: &Context,
+    path: &Path,
+    wants: Wants,
+    bar: &indicatif::ProgressBar,
+) -> Option<Tallied> {
+    let file = File::open(path).ok()?;
+    let mut reader = LineReader::new(Reading::new(file.try_clone().ok()?, bar.clone()));
+    let (head, lines) = reader.head().ok()?;
+    if lines < 2 || crate::formats::detect(&head).ok()? != Format::ClaudeCode {
+        return None;
+    }
+    let (index, fingerprint) = index(ctx, reader)?;
+    let traced = indexed::trace(&index);
+    let guess = ctx.resolve_model_quietly(Some(&traced.model));
+    let counter = ctx.counter(guess.encoding);
+    let threads = ctx.counting_threads();
+    let mut tally = Tally::default();
+    let mut batch: (Vec<Message>, usize) = (Vec::new(), 0);
+    let count = |batch: &mut (Vec<Message>, usize), tally: &mut Tally| {
+        let messages = std::mem::take(&mut batch.0);
+        let counts = ctx.count_messages(&counter, &messages, threads);
+        let counts: Vec<usize> = counts.into_iter().map(|n| scale(n, guess.factor)).collect();
+        let first = tally.len();
+        let chunk = Chunk::of(
+            ctx,
+            &counter,
+            &messages,
+            &counts,
+            first,
+            (guess.factor, threads),
+            wants,
+            None,
+        );
+        tally.add(chunk);
+    };
+    bar.set_position(0);
+    let fetched = std::cell::Cell::new(0);
+    let mut fetch = |nodes: &[&Node]| -> Option<Vec<serde_json::Value>> {
+        let mut texts = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            let mut text = vec![0; n.len as usize];
+            file.read_exact_at(&mut text, n.at).ok()?;
+            bar.set_position(n.at + u64::from(n.len));
+            fetched.set(fetched.get() + text.len());
+            texts.push(text);
+        }
+        parse(&texts, threads)
+    };
+    let mut emit = |m: Message| {
+        batch.0.push(m);
+        let now = fetched.get();
+        if batch.0.len() >= BATCH_MESSAGES || now >= batch.1 + BATCH_BYTES {
+            count(&mut batch, &mut tally);
+            batch.1 = now;
+        }
+    };
+    let read = indexed::read(&index, traced, &mut fetch, &mut emit)?;
+    if !batch.0.is_empty() {
+        count(&mut batch, &mut tally);
+    }
+    if tally.len() != read.messages {
+        return None;
+    }
+    // As a whole read gives them: the file's warnings, then the model's.
+    let shown = load::display(path);
+    for w in &read.warnings {
+        ctx.printer.warn(&format!("{shown}: {w}"));
+    }
+    let model = ctx.resolve_model(Some(&read.model));
+    if model.encoding != guess.encoding || model.factor != guess.factor {
+        return None;
+    }
+    ctx.printer.debug(&format!(
+        "{shown}: {} bytes, {} format, {} messages; model {} (from {}), {} tokenizer (streamed)",
+        fingerprint.len,
+        Format::ClaudeCode,
+        tally.len(),
+        model.name,
+        model.source,
+        model.encoding
+    ));
+    let extra_tokens = read.request_extra.as_ref().map_or(0, |t| {
+        let part = Part::Text(t.clone());
+        let n = ctx.count_parts(&counter, &[&part]);
+        scale(n.first().copied().unwrap_or(0), model.factor)
+    });
+    Some(Tallied {
+        path: path.to_path_buf(),
+        fingerprint,
+        format: Format::ClaudeCode,
+        session_model: Some(read.model),
+        keeps_counts: counter.keeps_counts(),
+        total: Counter::total(&tally.counts),
+        usage: read.reported_usage,
+        agent_limits: read.agent_limits,
+        extra_tokens,
+        warnings: read.warnings,
+        resume: None,
+        skipped: false,
+        model,
+        tally,
+        api: None,
+    })
+}
+
+/// `texts` parsed as JSON on up to `threads` threads, in order.
+fn parse(texts: &[Vec<u8>], threads: usize) -> Option<Vec<serde_json::Value>> {
+    let one = |texts: &[Vec<u8>]| -> Option<Vec<serde_json::Value>> {
+        // Checked as UTF-8 at once, then parsed without checking each string again.
+        (texts.iter())
+            .map(|t| serde_json::from_str(std::str::from_utf8(t).ok()?).ok())
+            .collect()
+    };
+    if threads < 2 || texts.len() < 2 {
+        return one(texts);
+    }
+    let per = texts.len().div_ceil(threads);
+    let parts: Vec<Option<Vec<serde_json::Value>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (texts.chunks(per))
+            .map(|c| s.spawn(move || one(c)))
+            .collect();
+        (handles.into_iter())
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut out = Vec::with_capacity(texts.len());
+    for p in parts {
+        out.extend(p?);
+    }
+    Some(out)
+}
+
+/// The first pass: every line's node, and the file's fingerprint.
+fn index(ctx: &Context, mut reader: LineReader<Reading<File>>) -> Option<(Index, Fingerprint)> {
+    let mut index = Index::default();
+    let mut cut = None;
+    in_order(ctx.counting_threads(), &mut reader, &block, |lines| {
+        for l in lines {
+            match l {
+                // Only the last line may be cut short.
+                _ if cut.is_some() => cut = Some(None),
+                Line::Node(mut n, model) => {
+                    n.model = index.model_number(model);
+                    index.nodes.push(n);
+                }
+                Line::Cut { line, end } => cut = Some(Some((line, end))),
+            }
+        }
+    })?;
+    let outline = reader.finish();
+    if let Some(cut) = cut {
+        let (line, end) = cut?;
+        if line + 1 != outline.lines || end != outline.len as u64 {
+            return None;
+        }
+        index.truncated = Some(format!(
+            "line {}: incomplete last line (still being written?); ignored and kept as is",
+            line + 1
+        ));
+    }
+    let fingerprint = Fingerprint {
+        len: outline.len,
+        hash: outline.hash,
+    };
+    Some((index, fingerprint))
+}
+
+/// A block's lines reduced to nodes; `None` when one is not read as the whole reader
+/// reads it.
+fn block(block: &Block) -> Option<Vec<Line>> {
+    let mut out = Vec::with_capacity(block.spans.len());
+    for (span, &line) in block.spans.iter().zip(&block.records) {
+        let text = &block.text[span.clone()];
+        let at = (block.at + span.start) as u64;
+        match skel::node(text, line, at) {
+            Some((n, model)) => out.push(Line::Node(n, model)),
+            None => match serde_json::from_str::<serde_json::Value>(text) {
+                Err(e) if e.is_eof() => out.push(Line::Cut {
+                    line,
+                    end: (block.at + span.end) as u64,
+                }),
+                _ => return None,
+            },
+        }
+    }
+    Some(out)
+}
