@@ -23,7 +23,7 @@ use crate::formats::claude_code::indexed::{self, Index};
 use crate::formats::claude_code::skel::{self, Node};
 use crate::formats::stream::{Block, LineReader};
 use crate::ops::load::{self, scale, Fingerprint};
-use crate::ops::stream::in_order;
+use crate::ops::ordered::in_order;
 use crate::ops::tallied::Tallied;
 use crate::ops::tally::{Chunk, Tally, Wants};
 use crate::render::progress::Reading;
@@ -112,7 +112,7 @@ pub fn tally(
     for w in &read.warnings {
         ctx.printer.warn(&format!("{shown}: {w}"));
     }
-    let model = ctx.resolve_model(Some(&read.model));
+    let model = ctx.resolve_model(&shown, Some(&read.model));
     if model.encoding != guess.encoding || model.factor != guess.factor {
         return None;
     }

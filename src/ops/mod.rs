@@ -18,8 +18,8 @@ pub mod batch;
 pub mod carry;
 pub mod checked;
 pub mod count_api;
+pub mod data_dir;
 pub mod describe;
-
 pub mod filter;
 pub mod grown;
 pub mod here;
@@ -27,6 +27,7 @@ pub mod live;
 pub mod load;
 pub mod mcp;
 pub mod model_hint;
+pub mod ordered;
 pub mod predict;
 pub mod prior;
 pub mod read_only;

@@ -40,21 +40,7 @@ pub fn clock(ctx: &Context) -> anyhow::Result<Timestamp> {
     }
 }
 
-/// ctxctl's data directory (its locks, archives and stored sessions) cannot be written:
-/// which session it was for and why; its hint says where the directory is set.
-#[derive(Debug, thiserror::Error)]
-#[error("{doing} in ctxctl's data directory: {detail}")]
-pub struct DataDirError {
-    /// What could not be done: `cannot lock session NAME`.
-    pub doing: String,
-    pub detail: String,
-}
-
-impl crate::hint::Hinted for DataDirError {
-    fn hint(&self) -> Option<crate::hint::Hint> {
-        Some(crate::hint::Hint::DataDir)
-    }
-}
+pub use crate::ops::data_dir::DataDirError;
 
 /// Locks session `name`, saying so when another ctxctl holds it.
 pub fn lock(ctx: &Context, store: &ArchiveStore, name: &str) -> anyhow::Result<archive::LockGuard> {

@@ -9,27 +9,22 @@
 //! after the list, malformed JSON) gives `None`, and the caller reads the file whole: the
 //! figures, warnings and errors are then the whole-document reader's.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, sync_channel};
-use std::sync::Mutex;
 
 use crate::context::{Context, ResolvedModel};
 use crate::formats::message::Notes;
-use crate::formats::stream::{Block, DocReader, LineReader, ListName, Stop};
+use crate::formats::stream::{Block, DocReader, LineReader, ListName};
 use crate::formats::{chat, jsonl};
 use crate::ops::load::{self, scale, Fingerprint};
 use crate::ops::model_hint::named_model;
+pub use crate::ops::ordered::{in_order, Source};
 use crate::ops::tallied::Tallied;
 use crate::ops::tally::{tool_parts, Chunk, Tally, Wants};
 use crate::render::progress::{Reading, Transient, LARGE_FILE_BYTES};
 use crate::session::{Format, Message, Part, Resume};
 use crate::tokens::Counter;
-
-/// Blocks read ahead of the counting threads, per thread.
-const AHEAD: usize = 1;
 
 /// `path` streamed and counted, or `None` when it is read whole instead.
 pub fn tally(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Option<Tallied>> {
@@ -260,79 +255,6 @@ enum Kind {
     Document(&'static str),
     /// Lines of plain JSONL.
     Lines,
-}
-
-/// A reader of records, block by block.
-pub trait Source: Send {
-    fn next_block(&mut self) -> Result<Option<Block>, Stop>;
-}
-
-impl<R: std::io::Read + Send> Source for DocReader<R> {
-    fn next_block(&mut self) -> Result<Option<Block>, Stop> {
-        DocReader::next_block(self)
-    }
-}
-
-impl<R: std::io::Read + Send> Source for LineReader<R> {
-    fn next_block(&mut self) -> Result<Option<Block>, Stop> {
-        LineReader::next_block(self)
-    }
-}
-
-/// Every block of `src` read on a thread of its own, `work`ed on `threads` threads as the
-/// reading goes on, and what each gives `fold`ed in block order on this one; `None` when
-/// the source stops or a block's work gives `None` (the blocks after it are not read).
-pub fn in_order<T: Send>(
-    threads: usize,
-    src: &mut impl Source,
-    work: &(dyn Fn(&Block) -> Option<T> + Sync),
-    mut fold: impl FnMut(T),
-) -> Option<()> {
-    let stopped = AtomicBool::new(false);
-    let stop = &stopped;
-    let (to_work, blocks) = sync_channel::<(usize, Block)>(threads * AHEAD);
-    let blocks = Mutex::new(blocks);
-    let (to_fold, done) = channel::<(usize, Option<T>)>();
-    std::thread::scope(|s| {
-        let read = s.spawn(move || {
-            let mut seq = 0;
-            while let Some(block) = src.next_block()? {
-                if stop.load(Ordering::Relaxed) || to_work.send((seq, block)).is_err() {
-                    return Err(Stop::Unstreamable);
-                }
-                seq += 1;
-            }
-            Ok(())
-        });
-        for _ in 0..threads {
-            let to_fold = to_fold.clone();
-            let blocks = &blocks;
-            s.spawn(move || loop {
-                let next = blocks.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                let Ok((seq, block)) = next else { break };
-                if to_fold.send((seq, work(&block))).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(to_fold);
-        let mut waiting = BTreeMap::new();
-        let (mut next, mut failed) = (0, false);
-        for (seq, done) in done {
-            let Some(done) = done else {
-                failed = true;
-                stop.store(true, Ordering::Relaxed);
-                continue;
-            };
-            waiting.insert(seq, done);
-            while let Some(t) = waiting.remove(&next) {
-                fold(t);
-                next += 1;
-            }
-        }
-        let read = read.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        (read.is_ok() && !failed && waiting.is_empty()).then_some(())
-    })
 }
 
 /// A block's messages folded, the notes they gave and the first model a record named.

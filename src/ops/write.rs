@@ -194,7 +194,7 @@ fn store_dir(data_dir: &Path, path: &Path) -> anyhow::Result<()> {
     let dir = path
         .parent()
         .with_context(|| format!("{}: not inside a directory", path.display()))?;
-    fsutil::create_private_dir(dir).map_err(|e| crate::ops::store::DataDirError {
+    fsutil::create_private_dir(dir).map_err(|e| crate::ops::data_dir::DataDirError {
         doing: format!("cannot store {}", path.display()),
         detail: format!("creating {}: {e}", dir.display()),
     })?;

@@ -2,7 +2,7 @@
 
 use crate::config::{ConfigError, ResolveError};
 use crate::hint::{Hint, Hinted};
-use crate::ops::store::DataDirError;
+use crate::ops::data_dir::DataDirError;
 use crate::session::ReadError;
 
 /// The hints of every error along `err`'s chain, in order, each once.
