@@ -26,7 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = os.path.join(os.path.dirname(HERE), "claude-code", "fake_anthropic.py")
 FACT = "PLUM-HARBOR-7731"
 TOOL = "mcp__ctxctl__recall"
-ALLOWED = "Bash," + TOOL
+COMPACT = "mcp__ctxctl__compact_session"
+ALLOWED = "Bash,%s,%s" % (TOOL, COMPACT)
 
 
 def sh(cmd, env=None, cwd=None, timeout=180):
@@ -63,6 +64,12 @@ class Run:
         self.control = os.path.join(self.srv, "control.json")
         self.results = []
         self.sid = str(uuid.uuid4())
+        # The script with this run's session id in place of {sid} (the fake re-reads it).
+        self.script = os.path.join(self.work, "script.json")
+        with open(os.path.join(HERE, "script.json")) as f:
+            text = f.read().replace("{sid}", self.sid)
+        with open(self.script, "w") as f:
+            f.write(text)
         # The MCP server as Claude Code starts it: a wrapper that writes down what it was given.
         self.wrapper = os.path.join(self.work, "ctxctl-mcp")
         with open(self.wrapper, "w") as f:
@@ -84,7 +91,7 @@ class Run:
         self.phase("start")
         self.server = subprocess.Popen(
             [sys.executable, FAKE, "--port-file", port_file, "--log", self.log,
-             "--script", os.path.join(HERE, "script.json"), "--control", self.control,
+             "--script", self.script, "--control", self.control,
              "--cwd", self.proj, "--idle-timeout", "120"],
             stdout=open(os.path.join(self.srv, "server.out"), "w"), stderr=subprocess.STDOUT)
         for _ in range(100):
@@ -132,24 +139,30 @@ class Run:
         enc = self.proj.replace("/", "-").replace(".", "-")
         return os.path.join(home, ".claude", "projects", enc, self.sid + ".jsonl")
 
-    def prove_recall(self, name, home, args, place):
-        """Resume with the recall prompt; check the two requests around the tool call."""
+    def tool_results(self, name, home, args, tool):
+        """Resume; the first main-loop request and the results of `tool` in the next one."""
         rc = self.claude(home, name, args)
         self.check("%s: claude -p --resume exits 0" % name, rc == 0, "rc=%d" % rc)
         reqs = self.requests(name)
         first = reqs[0] if reqs else None
-        if not self.check("%s: the resumed request offers %s" % (name, TOOL),
-                          first and any(t.get("name") == TOOL for t in first.get("tools") or []),
+        if not self.check("%s: the resumed request offers %s" % (name, tool),
+                          first and any(t.get("name") == tool for t in first.get("tools") or []),
                           "%d main-loop requests" % len(reqs)):
+            return None, None
+        if not self.check("%s: Claude Code sends a next request after the tool call" % name, len(reqs) > 1):
+            return first, None
+        sent = [b for m in reqs[1]["messages"] for b in blocks(m)]
+        calls = {b["id"] for b in sent if b.get("type") == "tool_use" and b.get("name") == tool}
+        return first, [b for b in sent if b.get("type") == "tool_result" and b.get("tool_use_id") in calls]
+
+    def prove_recall(self, name, home, args, place):
+        """Resume with the recall prompt; check the two requests around the tool call."""
+        first, results = self.tool_results(name, home, args, TOOL)
+        if first is not None:
+            self.check("%s: the fact is not in the resumed conversation" % name,
+                       FACT not in json.dumps(first["messages"]))
+        if results is None:
             return
-        self.check("%s: the fact is not in the resumed conversation" % name,
-                   FACT not in json.dumps(first["messages"]))
-        nxt = reqs[reqs.index(first) + 1] if reqs.index(first) + 1 < len(reqs) else None
-        if not self.check("%s: Claude Code sends a next request after the tool call" % name, nxt):
-            return
-        sent = [b for m in nxt["messages"] for b in blocks(m)]
-        calls = {b["id"] for b in sent if b.get("type") == "tool_use" and b.get("name") == TOOL}
-        results = [b for b in sent if b.get("type") == "tool_result" and b.get("tool_use_id") in calls]
         text = "\n".join(result_text(b) for b in results)
         self.check("%s: its tool_result for %s holds the compacted-away fact" % (name, TOOL),
                    results and FACT in text and not any(b.get("is_error") for b in results),
@@ -194,11 +207,25 @@ class Run:
                    rc == 0 and '"compact_boundary"' in open(self.transcript(home2)).read(), "rc=%d" % rc)
         cfg = os.path.join(self.work, "mcp.json")
         with open(cfg, "w") as f:
-            json.dump({"mcpServers": {"ctxctl": {"type": "stdio", "command": self.wrapper, "args": []}}}, f)
+            json.dump({"mcpServers": {"ctxctl": {"type": "stdio", "command": self.wrapper,
+                                                 "args": ["--allow-compact"]}}}, f)
         self.prove_recall("cc-compact", home2, ["-p", script_prompt(script, "[r02]"), "--resume", self.sid,
                                                 "--mcp-config", cfg, "--strict-mcp-config",
                                                 "--output-format", "json", "--allowedTools", ALLOWED],
                           "compacted away")
+
+        # 3. compact_session, allowed by --allow-compact, refuses the caller's own session.
+        archives = os.path.join(home2, ".local", "share", "ctxctl", "archives")
+        _, results = self.tool_results("own-session", home2, [
+            "-p", script_prompt(script, "[r03]"), "--resume", self.sid, "--mcp-config", cfg,
+            "--strict-mcp-config", "--output-format", "json", "--allowedTools", ALLOWED], COMPACT)
+        if results is not None:
+            text = "\n".join(result_text(b) for b in results)
+            self.check("own-session: %s refuses the caller's own session as live" % COMPACT,
+                       results and all(b.get("is_error") for b in results)
+                       and "your own session" in text and "live" in text, text[:160].replace("\n", " "))
+            self.check("own-session: nothing was archived", not os.path.exists(archives)
+                       or not any(files for _, _, files in os.walk(archives)))
 
     def report_env(self):
         """What Claude Code told the MCP server: printed, and the working directory checked."""
