@@ -13,7 +13,8 @@
 # `mcp__ctxctl__recall`, and the next request Claude Code sends must carry the passphrase in
 # that call's `tool_result` (see claude-mcp/README.md). One PASS/FAIL line per check and a
 # SUMMARY line; exit 1 on any FAIL; exit 0 with a loud SKIPPED when npm cannot reach the
-# registry (or node/npm/python3/unshare are missing). About 20 s once installed; also checks that compact_session refuses the caller's own session.
+# registry (or node/npm/python3/unshare are missing). Also checks that `compact_session`
+# refuses the caller's own session. About 20 s once installed.
 #
 #   WORK=dir           keep the scratch directory there (default: mktemp -d, removed on success)
 #   CLAUDE_BIN=path    use an installed claude instead of installing one
