@@ -1,7 +1,7 @@
 //! The Model Context Protocol server's requests (`ctxctl mcp`): the JSON-RPC subset an
 //! agent uses (`initialize`, `notifications/initialized`, `ping`, `tools/list`,
 //! `tools/call`) and the tools, `recall` and `context_status`, and `compact_session` when
-//! the user allowed it ([`compact`]), over "this project" as [`this`] finds it: the
+//! the user allowed it (`compact.rs`), over "this project" as [`this`] finds it: the
 //! sessions whose project is the one the agent started the server in.
 
 mod compact;
