@@ -456,7 +456,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             break
         }
         'ctxctl;mcp' {
-            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project whose sessions are searched (default: the working directory)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'The project whose sessions are searched (default: $CLAUDE_PROJECT_DIR, else the working directory)')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]')
             [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Session format, instead of detecting it from the content')
@@ -465,6 +465,7 @@ Register-ArgumentCompleter -Native -CommandName 'ctxctl' -ScriptBlock {
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session to use inside an agent''s database (goose''s sessions.db): its id or name')
             [CompletionResult]::new('--compress', '--compress', [CompletionResultType]::ParameterName, 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]')
             [CompletionResult]::new('--count-with', '--count-with', [CompletionResultType]::ParameterName, 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]')
+            [CompletionResult]::new('--allow-compact', '--allow-compact', [CompletionResultType]::ParameterName, 'Also offer `compact_session`: compact a session no agent is using (never the caller''s own, which is live), archiving it first as `ctxctl compact --in-place` does')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore the config file')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Machine-readable JSON on stdout')
             [CompletionResult]::new('--tsv', '--tsv', [CompletionResultType]::ParameterName, 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)')

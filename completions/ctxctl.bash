@@ -1884,7 +1884,7 @@ _ctxctl() {
             return 0
             ;;
         ctxctl__subcmd__mcp)
-            opts="-q -v -h -V --project --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
+            opts="-q -v -h -V --project --allow-compact --model --tokenizer --format --config --no-config --json --tsv --quiet --verbose --color --no-progress --no-cache --session --include-live --compress --count-with --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

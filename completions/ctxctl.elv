@@ -416,7 +416,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --version 'Print version'
         }
         &'ctxctl;mcp'= {
-            cand --project 'The project whose sessions are searched (default: the working directory)'
+            cand --project 'The project whose sessions are searched (default: $CLAUDE_PROJECT_DIR, else the working directory)'
             cand --model 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]'
             cand --tokenizer 'Tokenizer: auto (the model''s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]'
             cand --format 'Session format, instead of detecting it from the content'
@@ -425,6 +425,7 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
             cand --session 'The session to use inside an agent''s database (goose''s sessions.db): its id or name'
             cand --compress 'Compress the archives trim and compact write of what they remove: zstd or none (overrides [archive] compress) [env: CTXCTL_ARCHIVE_COMPRESS] [default: none]'
             cand --count-with 'Count the next request locally or with the provider''s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]'
+            cand --allow-compact 'Also offer `compact_session`: compact a session no agent is using (never the caller''s own, which is live), archiving it first as `ctxctl compact --in-place` does'
             cand --no-config 'Ignore the config file'
             cand --json 'Machine-readable JSON on stdout'
             cand --tsv 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'

@@ -550,7 +550,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l no-cache -d 'Do n
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l include-live -d 'Rewrite a session even when its agent is using it: held open for writing, named by a running agent or its live marker, a database session active less than 2 min ago, or (batch runs) a file modified less than 2 min ago'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s h -l help -d 'Print help'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -s V -l version -d 'Print version'
-complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l project -d 'The project whose sessions are searched (default: the working directory)' -r -F
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l project -d 'The project whose sessions are searched (default: $CLAUDE_PROJECT_DIR, else the working directory)' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l model -d 'Model id (decides the window and tokenizer) [env: CTXCTL_MODEL]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l tokenizer -d 'Tokenizer: auto (the model\'s), o200k_base, cl100k_base, p50k_base, r50k_base, approx, words [env: CTXCTL_TOKENIZER]' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l format -d 'Session format, instead of detecting it from the content' -r -f -a "openai\t''
@@ -571,6 +571,7 @@ complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l compress -d 'Compr
 none\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l count-with -d 'Count the next request locally or with the provider\'s token-counting API (needs its key) [env: CTXCTL_COUNT_WITH] [default: local]' -r -f -a "local\t''
 api\t''"
+complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l allow-compact -d 'Also offer `compact_session`: compact a session no agent is using (never the caller\'s own, which is live), archiving it first as `ctxctl compact --in-place` does'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l no-config -d 'Ignore the config file'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l json -d 'Machine-readable JSON on stdout'
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l tsv -d 'Tables as tab-separated values with a header line and raw numbers (for sort -n, cut)'

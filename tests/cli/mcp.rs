@@ -82,3 +82,162 @@ fn a_line_that_is_not_json_is_a_parse_error_and_the_server_goes_on() {
     assert_eq!(lines[0]["error"]["code"], -32700);
     assert_eq!(lines[1], json!({"jsonrpc":"2.0","id":7,"result":{}}));
 }
+
+const ID: &str = "11111111-2222-3333-4444-000000000001";
+const SESSION: &str =
+    "home/.claude/projects/-home-dev-proj/11111111-2222-3333-4444-000000000001.jsonl";
+
+/// The fixture session in Claude Code's store of the project; its path.
+fn claude_session(env: &TestEnv) -> std::path::PathBuf {
+    env.write(
+        SESSION,
+        std::fs::read(fixture(
+            "realclients/claude-code-2.1.332/cc-self-compacted.jsonl",
+        ))
+        .unwrap(),
+    )
+}
+
+fn archived(env: &TestEnv) -> usize {
+    fn count(dir: &std::path::Path) -> usize {
+        std::fs::read_dir(dir).map_or(0, |rd| {
+            rd.flatten()
+                .map(|e| match e.path().is_dir() {
+                    true => count(&e.path()),
+                    false => 1,
+                })
+                .sum()
+        })
+    }
+    count(&env.data_dir().join("archives"))
+}
+
+/// `tools/list`'s names and the result of one `compact_session` call.
+fn compact_call(env: &TestEnv, extra: &[&str], arguments: Value) -> (Vec<String>, Value) {
+    let input: String = [
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"compact_session","arguments":arguments}}),
+    ]
+    .iter()
+    .map(|m| format!("{m}\n"))
+    .collect();
+    let run = env.run_stdin(&[&["mcp"], extra].concat(), Some(input.as_bytes()));
+    assert_eq!(run.code, 0, "{run:?}");
+    let out: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names = out[1]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    (names, out[2]["result"].clone())
+}
+
+fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap()
+}
+
+#[test]
+fn compact_session_is_offered_only_when_the_user_allows_it() {
+    let env = TestEnv::new();
+    let file = claude_session(&env);
+    let before = std::fs::read(&file).unwrap();
+    let (names, result) = compact_call(&env, &["--project", PROJECT], json!({"session": ID}));
+    assert_eq!(names, vec!["recall", "context_status"]);
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(text(&result).contains("--allow-compact"), "{result}");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_eq!(archived(&env), 0);
+}
+
+#[test]
+fn compact_session_compacts_a_session_no_agent_uses_archiving_it_first() {
+    let env = TestEnv::new();
+    let file = claude_session(&env);
+    let before = std::fs::read(&file).unwrap();
+    let (names, result) = compact_call(
+        &env,
+        &["--project", PROJECT, "--allow-compact"],
+        json!({"session": ID, "tail_tokens": 200}),
+    );
+    assert_eq!(names, vec!["recall", "context_status", "compact_session"]);
+    assert_eq!(result["isError"], false, "{result}");
+    assert!(
+        text(&result).starts_with(&format!("Compacted {}", file.display())),
+        "{result}"
+    );
+    let after = std::fs::read(&file).unwrap();
+    assert_ne!(after, before);
+    // ctxctl's boundary and summary are now in the file (one more boundary).
+    let boundaries = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .matches("compact_boundary")
+            .count()
+    };
+    assert!(boundaries(&after) > boundaries(&before));
+    assert_eq!(archived(&env), 1, "the originals are archived");
+    // The summary names what it replaced; `archive ls` finds the archive, as after the command.
+    let ls = env.run(&["archive", "ls"]);
+    assert_eq!(ls.code, 0, "{ls:?}");
+    assert!(ls.stdout.contains(ID), "{ls:?}");
+}
+
+#[test]
+fn compact_session_refuses_the_callers_own_session_which_is_live() {
+    // Claude Code tells the server the project and the calling session in its environment.
+    let env = TestEnv::new()
+        .env("CLAUDE_PROJECT_DIR", PROJECT)
+        .env("CLAUDE_CODE_SESSION_ID", ID);
+    let file = claude_session(&env);
+    let before = std::fs::read(&file).unwrap();
+    let (_, result) = compact_call(&env, &["--allow-compact"], json!({"session": ID}));
+    assert_eq!(result["isError"], true, "{result}");
+    let t = text(&result);
+    assert!(t.contains("this is your own session"), "{t}");
+    assert!(t.contains("it is live"), "{t}");
+    assert!(t.contains("nothing was written"), "{t}");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_eq!(archived(&env), 0);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn compact_session_refuses_a_session_another_process_is_writing() {
+    let env = TestEnv::new();
+    let file = claude_session(&env);
+    let before = std::fs::read(&file).unwrap();
+    let ready = env.path().join("ready");
+    let mut writer = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &format!("exec 3>>{SESSION}; touch ready; exec sleep 60"),
+        ])
+        .current_dir(env.path())
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while !ready.exists() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let (_, result) = compact_call(
+        &env,
+        &["--project", PROJECT, "--allow-compact"],
+        json!({"session": file.display().to_string()}),
+    );
+    writer.kill().unwrap();
+    writer.wait().unwrap();
+    assert_eq!(result["isError"], true, "{result}");
+    let t = text(&result);
+    assert!(t.contains("live session, nothing was written"), "{t}");
+    assert!(
+        t.contains(&format!("held open for writing by process {}", writer.id())),
+        "{t}"
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_eq!(archived(&env), 0);
+}

@@ -1,8 +1,11 @@
 //! The Model Context Protocol server's requests (`ctxctl mcp`): the JSON-RPC subset an
 //! agent uses (`initialize`, `notifications/initialized`, `ping`, `tools/list`,
-//! `tools/call`) and the two tools, `recall` and `context_status`, over "this project":
-//! the sessions whose project is the server's working directory (Claude Code, Codex and
-//! Gemini CLI start a stdio server in the project directory).
+//! `tools/call`) and the tools, `recall` and `context_status`, and `compact_session` when
+//! the user allowed it (`compact.rs`), over "this project" as [`this`] finds it: the
+//! sessions whose project is the one the agent started the server in.
+
+mod compact;
+pub mod this;
 
 use std::path::Path;
 
@@ -13,6 +16,7 @@ use crate::ops::filter::{Filter, Pattern};
 use crate::ops::search::{self, Source};
 use crate::ops::sessions;
 use crate::search::{Hit, MatchOptions, Matcher, Place, Query};
+pub use this::Server;
 
 /// The protocol version answered when the client asks for none.
 const PROTOCOL: &str = "2025-06-18";
@@ -20,7 +24,7 @@ const PROTOCOL: &str = "2025-06-18";
 const DEFAULT_BUDGET: usize = 2000;
 
 /// The answer to one JSON-RPC message (`None` for a notification).
-pub fn handle(ctx: &Context, cwd: &Path, msg: &Value) -> Option<Value> {
+pub fn handle(ctx: &Context, server: &Server, msg: &Value) -> Option<Value> {
     let id = msg.get("id").cloned();
     let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
     let params = msg.get("params").cloned().unwrap_or(Value::Null);
@@ -31,8 +35,8 @@ pub fn handle(ctx: &Context, cwd: &Path, msg: &Value) -> Option<Value> {
             "serverInfo": {"name": "ctxctl", "version": env!("CARGO_PKG_VERSION")},
         })),
         "ping" => Ok(json!({})),
-        "tools/list" => Ok(json!({"tools": tools()})),
-        "tools/call" => Ok(call(ctx, cwd, &params)),
+        "tools/list" => Ok(json!({"tools": tools(server)})),
+        "tools/call" => Ok(call(ctx, server, &params)),
         _ if id.is_none() => return None,
         _ => Err((-32601, format!("method not found: {method}"))),
     };
@@ -50,8 +54,8 @@ pub fn parse_error(err: &serde_json::Error) -> Value {
     json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": format!("parse error: {err}")}})
 }
 
-fn tools() -> Value {
-    json!([
+fn tools(server: &Server) -> Value {
+    let mut tools = json!([
         {
             "name": "recall",
             "description": "Search this project's agent sessions, including what was compacted away (by the agent or by ctxctl, whose archives keep the originals), for text you no longer have in context. Returns the matching messages with where each came from, within a token budget.",
@@ -68,19 +72,30 @@ fn tools() -> Value {
         },
         {
             "name": "context_status",
-            "description": "How full this project's latest session is: the predicted tokens of the next request, the context window, usage and status as `ctxctl check` computes them, and how many tokens must go to get below the compaction threshold.",
+            "description": "How full a session is (default: your own when the agent says which it is, else this project's most recently active one): the predicted tokens of the next request, the context window, usage and status as `ctxctl check` computes them, and how many tokens must go to get below the compaction threshold.",
             "inputSchema": {"type": "object", "properties": {
-                "session": {"type": "string", "description": "A session file; default: this project's most recently active one"}
+                "session": {"type": "string", "description": "A session file; default: yours, or this project's most recently active one"}
             }}
         }
-    ])
+    ]);
+    if server.allow_compact {
+        if let Some(list) = tools.as_array_mut() {
+            list.push(compact::tool());
+        }
+    }
+    tools
 }
 
-fn call(ctx: &Context, cwd: &Path, params: &Value) -> Value {
+fn call(ctx: &Context, server: &Server, params: &Value) -> Value {
     let args = params.get("arguments").cloned().unwrap_or(json!({}));
+    let cwd = &server.project;
     let out = match params.get("name").and_then(Value::as_str) {
         Some("recall") => recall(ctx, cwd, &args),
-        Some("context_status") => status(ctx, cwd, &args),
+        Some("context_status") => status(ctx, server, &args),
+        Some("compact_session") if server.allow_compact => compact::call(ctx, server, &args),
+        Some("compact_session") => Err(anyhow::anyhow!(
+            "compact_session is off: the user allows it by starting the server as `ctxctl mcp --allow-compact`"
+        )),
         other => Err(anyhow::anyhow!("no tool {}", other.unwrap_or("(none)"))),
     };
     match out {
@@ -185,7 +200,8 @@ fn render(ctx: &Context, q: &str, found: &[(Source, Hit)], budget: usize) -> Str
     out
 }
 
-fn status(ctx: &Context, cwd: &Path, args: &Value) -> anyhow::Result<String> {
+fn status(ctx: &Context, server: &Server, args: &Value) -> anyhow::Result<String> {
+    let cwd = &server.project;
     let given: Vec<std::path::PathBuf> = args
         .get("session")
         .and_then(Value::as_str)
@@ -198,7 +214,8 @@ fn status(ctx: &Context, cwd: &Path, args: &Value) -> anyhow::Result<String> {
     };
     let roots = sessions::roots(ctx, &given);
     let mut candidates = sessions::discover(ctx, &roots, &filter)?;
-    candidates.sort_by_key(|c| std::cmp::Reverse(c.modified));
+    // The caller's own session first, then the newest.
+    candidates.sort_by_key(|c| (!server.is_own(&c.path), std::cmp::Reverse(c.modified)));
     let c = candidates
         .first()
         .ok_or_else(|| anyhow::anyhow!("no session of the project {} found", cwd.display()))?;
