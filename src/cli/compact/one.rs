@@ -592,7 +592,7 @@ impl<'a> Job<'a> {
                 ))
             })?;
             let tokens = planned.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
-            tx.commit(dest, loaded, &written, archived.as_ref(), staged)?;
+            tx.commit(dest, loaded, written, archived.as_ref(), staged)?;
             let recall = match recall {
                 Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
                 Err(measured) => measured,
