@@ -177,12 +177,21 @@ def facts(chain):
     """The segment's facts, the earlier summary at its start, and what the segment holds."""
     f = {"requests": [], "paths": [], "commands": [], "errors": [], "current": []}
     earlier, cwd, corrections, todo = None, "", 0, False
+    # The user message right after a slash command, before any reply, is its template.
+    after_command = False
     for rec in chain:
         cwd = rec.get("cwd") or cwd
         if rec.get("isCompactSummary"):
             earlier = text_of((rec.get("message") or {}).get("content"))
             continue
         req = is_request(rec)
+        if rec.get("type") == "assistant":
+            after_command = False
+        elif rec.get("type") == "user" and not any(p.get("type") == "tool_result" for p in parts(rec)):
+            command = "<command-name>" in text_of((rec.get("message") or {}).get("content"))
+            if after_command:
+                req = None
+            after_command = command
         if req is not None:
             f["requests"].append(norm(req)[:60])
             corrections += bool(CORRECTION.search(req))
