@@ -17,8 +17,10 @@ summary. Then it extracts the segment's facts by script, no judgement:
 
 and scores each summary's recall (an item counts when its text appears in the summary,
 whitespace collapsed; a path also when it appears relative to the session's directory),
-which sections each summary has (decisions and corrections, errors with resolution, pending
-work, next step) and re-compaction: Claude's summary followed by the thread that went on
+which sections each summary has where the segment holds them (decisions and corrections:
+a request redirecting the work; errors with resolution: a failed tool result; pending work:
+a todo tool, an error, or a last request the assistant's last words do not report done;
+next step: the assistant's last words state one) and re-compaction: Claude's summary followed by the thread that went on
 from it (up to the next boundary) is summarised by ctxctl, and the share of that summary's
 paths and `code` spans that survive is reported.
 
@@ -68,6 +70,14 @@ SECTION_PATTERNS = {
     "next": re.compile(r"next step", re.I),
 }
 RESOLUTION = re.compile(r"resolved|fix", re.I)
+# The assistant stating what comes next, and reporting the work done.
+NEXT = re.compile(
+    r"(?:^|[.!?]\s)\W*next(?: steps?)?\W*:|\bnext,? (?:i|we)(?:'ll| will)\b"
+    r"|\b(?:i|we)(?:'ll| will) (?:now|next|then)\b|\bthen (?:i|we)(?:'ll| will)\b"
+    r"|\bnext steps? (?:is|are|would be)\b|\blet me\b|\bremaining\b",
+    re.I | re.M,
+)
+DONE = re.compile(r"\b(?:all (?:tests )?pass(?:ed|ing)?|done|complete[d]?|finished|fixed|implemented)\b", re.I)
 
 
 def norm(text):
@@ -176,7 +186,7 @@ def error_line(text):
 def facts(chain):
     """The segment's facts, the earlier summary at its start, and what the segment holds."""
     f = {"requests": [], "paths": [], "commands": [], "errors": [], "current": []}
-    earlier, cwd, corrections, todo = None, "", 0, False
+    earlier, cwd, corrections, todo, last_said = None, "", 0, False, ""
     # The user message right after a slash command, before any reply, is its template.
     after_command = False
     for rec in chain:
@@ -187,6 +197,8 @@ def facts(chain):
         req = is_request(rec)
         if rec.get("type") == "assistant":
             after_command = False
+            said = "\n".join(p.get("text", "") for p in parts(rec) if p.get("type") == "text")
+            last_said = said.strip() or last_said
         elif rec.get("type") == "user" and not any(p.get("type") == "tool_result" for p in parts(rec)):
             command = "<command-name>" in text_of((rec.get("message") or {}).get("content"))
             if after_command:
@@ -218,11 +230,14 @@ def facts(chain):
     f["requests"] = list(dict.fromkeys(f["requests"]))
     if f["requests"]:
         f["current"] = [f["requests"][-1]]
+    tail = "\n".join(last_said.splitlines()[-6:])
     holds = {
         "decisions": corrections > 0,
         "errors": bool(f["errors"]),
-        "pending": bool(f["requests"]) or todo,
-        "next": bool(f["requests"]),
+        # Pending work: a todo list, errors, or a current task not reported done.
+        "pending": todo or bool(f["errors"]) or (bool(f["requests"]) and not DONE.search(tail)),
+        # A next step: the assistant's last words state one.
+        "next": bool(NEXT.search(last_said)),
     }
     return f, earlier, cwd, holds
 

@@ -83,7 +83,7 @@ fn openai_success_sends_the_expected_request() {
         "tool_call bash({\"command\":\"grep -rn foo\"})",
         "tool_result: src/a.rs:1:foo()",
         "Additional instructions from the user:\nMention renames.",
-        "5. Errors and fixes",
+        "5. Errors and their resolution",
     ] {
         assert!(user.contains(needle), "{needle:?} missing from\n{user}");
     }

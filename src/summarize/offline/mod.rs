@@ -125,7 +125,7 @@ pub const STATE: &str = "State at the cut";
 /// The title of the section of earlier summaries carried forward.
 const EARLIER: &str = "Earlier summary (carried forward)";
 /// The title of the section of errors and how each ended.
-const ERRORS: &str = "Errors and their resolution";
+const ERRORS: &str = "Errors and fixes";
 /// The title of the section of the assistant's decisions and the user's corrections.
 const DECISIONS: &str = "Decisions and corrections";
 /// The title of the section of work still open.

@@ -99,10 +99,11 @@ pub fn pending(f: &Facts) -> Vec<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let done = (f.status.as_deref()).is_some_and(|s| re(&RE, DONE).is_match(last_lines(s)));
     if let (Some((n, _)), false) = (current_task(&f.requests), done) {
-        out.push(format!("request {n} (the current task): not reported done"));
+        out.push(format!("request {n}: not reported done"));
     }
-    if out.is_empty() && !f.requests.is_empty() {
-        out.push("none open: the assistant's last words report the work done".into());
+    // After errors, say that none is left rather than leave it unsaid.
+    if out.is_empty() && !f.errors.is_empty() {
+        out.push("none open: the errors were resolved and the work reported done".into());
     }
     out
 }
@@ -113,7 +114,8 @@ fn last_lines(text: &str) -> &str {
     &text[start..]
 }
 
-/// The next step as the assistant's last words state it, else where to resume.
+/// The next step as the assistant's last words state it, else the first open todo item;
+/// nothing when the transcript states none (the current task says where to resume).
 pub fn next_step(f: &Facts) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = re(&RE, NEXT);
@@ -134,13 +136,7 @@ pub fn next_step(f: &Facts) -> Option<String> {
     if let Some(s) = stated {
         return Some(format!("As the assistant last stated it: {s}"));
     }
-    if let Some(first) = f.todos.first() {
-        return Some(format!("Not stated; the first open item: {first}"));
-    }
-    let (n, _) = current_task(&f.requests)?;
-    Some(format!(
-        "Not stated; resume from request {n} (the current task)."
-    ))
+    (f.todos.first()).map(|first| format!("Not stated; the first open item: {first}"))
 }
 
 #[cfg(test)]
@@ -191,19 +187,13 @@ mod tests {
             status: Some("Built.".into()),
             ..f.clone()
         };
-        assert!(next_step(&quiet).unwrap().contains("resume from request 1"));
+        assert_eq!(next_step(&quiet), None);
         // Not reported done: the current task is pending.
-        assert_eq!(
-            pending(&quiet),
-            ["request 1 (the current task): not reported done"]
-        );
+        assert_eq!(pending(&quiet), ["request 1: not reported done"]);
         let done = Facts {
             status: Some("All tests pass.".into()),
             ..f
         };
-        assert_eq!(
-            pending(&done),
-            ["none open: the assistant's last words report the work done"]
-        );
+        assert!(pending(&done).is_empty());
     }
 }

@@ -49,7 +49,7 @@ fn has_every_section_with_facts_from_the_tool_calls() {
 - edit_file: 1 call
 - read_file: 1 call
 
-## Errors and their resolution
+## Errors and fixes
 - bash `cargo test`: error: test parser::commas failed — not seen resolved
 
 ## Decisions and corrections
@@ -57,9 +57,6 @@ fn has_every_section_with_facts_from_the_tool_calls() {
 
 ## Pending work
 - unresolved error: bash `cargo test`
-
-## Next step
-Not stated; resume from request 2 (the current task).
 
 ## State at the cut
 Current task: request 2 above.
