@@ -19,7 +19,7 @@ and scores each summary's recall (an item counts when its text appears in the su
 whitespace collapsed; a path also when it appears relative to the session's directory),
 which sections each summary has where the segment holds them (decisions and corrections:
 a request redirecting the work; errors with resolution: a failed tool result; pending work:
-a todo tool, an error, or a last request the assistant's last words do not report done;
+a todo tool or an error;
 next step: the assistant's last words state one) and re-compaction: Claude's summary followed by the thread that went on
 from it (up to the next boundary) is summarised by ctxctl, and the share of that summary's
 paths and `code` spans that survive is reported.
@@ -77,7 +77,7 @@ NEXT = re.compile(
     r"|\bnext steps? (?:is|are|would be)\b|\blet me\b|\bremaining\b",
     re.I | re.M,
 )
-DONE = re.compile(r"\b(?:all (?:tests )?pass(?:ed|ing)?|done|complete[d]?|finished|fixed|implemented)\b", re.I)
+
 
 
 def norm(text):
@@ -230,12 +230,11 @@ def facts(chain):
     f["requests"] = list(dict.fromkeys(f["requests"]))
     if f["requests"]:
         f["current"] = [f["requests"][-1]]
-    tail = "\n".join(last_said.splitlines()[-6:])
     holds = {
         "decisions": corrections > 0,
         "errors": bool(f["errors"]),
-        # Pending work: a todo list, errors, or a current task not reported done.
-        "pending": todo or bool(f["errors"]) or (bool(f["requests"]) and not DONE.search(tail)),
+        # Pending work: a todo list or errors (open or not, the summary says which).
+        "pending": todo or bool(f["errors"]),
         # A next step: the assistant's last words state one.
         "next": bool(NEXT.search(last_said)),
     }

@@ -12,7 +12,7 @@ fn the_llm_prompt_asks_for_the_sections_and_they_are_written() {
     let server = Server::sections_stub();
     let env = TestEnv::new()
         .env("CTXCTL_LLM_PROVIDER", "openai")
-        .env("CTXCTL_LLM_BASE_URL", format!("{}/v1", server.url))
+        .env("CTXCTL_LLM_BASE_URL", &format!("{}/v1", server.url))
         .env("CTXCTL_LLM_MODEL", "summarizer-small")
         .env("CTXCTL_LLM_API_KEY", "sk-test-not-a-secret");
     let f = env.write("plain.jsonl", fs::read(sample("plain.jsonl")).unwrap());

@@ -63,10 +63,14 @@ pub fn current_task(requests: &[String]) -> Option<(usize, &str)> {
 }
 
 /// The current task, as a line: the request's number (its text is among the requests),
-/// and the acknowledgements after it.
-pub fn task_line(requests: &[String]) -> Option<String> {
+/// whether the assistant's last words (`status`) report it done, and the acknowledgement
+/// after it.
+pub fn task_line(requests: &[String], status: Option<&str>) -> Option<String> {
     let (n, _) = current_task(requests)?;
-    let mut line = format!("Current task: request {n} above.");
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let done = status.is_some_and(|s| re(&RE, DONE).is_match(last_lines(s)));
+    let mut line = format!("Current task: request {n} above");
+    line.push_str(if done { "." } else { ", not reported done." });
     if n < requests.len() {
         line.push_str(&format!(
             " (Request {} after it only acknowledges: {})",
@@ -78,8 +82,8 @@ pub fn task_line(requests: &[String]) -> Option<String> {
 }
 
 /// Pending work: the open items of the todo list when the session kept one; otherwise the
-/// errors not seen resolved and the current task unless the assistant's last words report
-/// it done.
+/// errors not seen resolved (whether the current task is done is said with it, see
+/// [`task_line`]).
 pub fn pending(f: &Facts) -> Vec<String> {
     if !f.todos.is_empty() {
         return f.todos.clone();
@@ -96,11 +100,6 @@ pub fn pending(f: &Facts) -> Vec<String> {
             ),
         })
         .collect();
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let done = (f.status.as_deref()).is_some_and(|s| re(&RE, DONE).is_match(last_lines(s)));
-    if let (Some((n, _)), false) = (current_task(&f.requests), done) {
-        out.push(format!("request {n}: not reported done"));
-    }
     // After errors, say that none is left rather than leave it unsaid.
     if out.is_empty() && !f.errors.is_empty() {
         out.push("none open: the errors were resolved and the work reported done".into());
@@ -134,7 +133,7 @@ pub fn next_step(f: &Facts) -> Option<String> {
         Some(fit::one_line(&text, 400))
     });
     if let Some(s) = stated {
-        return Some(format!("As the assistant last stated it: {s}"));
+        return Some(format!("As stated: {s}"));
     }
     (f.todos.first()).map(|first| format!("Not stated; the first open item: {first}"))
 }
@@ -151,8 +150,16 @@ mod tests {
     fn the_current_task_is_the_last_request_that_is_not_an_acknowledgement() {
         let r = reqs(&["fix the parser in src/p.rs", "ok", "done."]);
         assert_eq!(current_task(&r), Some((1, "fix the parser in src/p.rs")));
-        let line = task_line(&r).unwrap();
-        assert!(line.starts_with("Current task: request 1 above."), "{line}");
+        let line = task_line(&r, None).unwrap();
+        assert!(
+            line.starts_with("Current task: request 1 above, not reported done."),
+            "{line}"
+        );
+        let done = task_line(&r, Some("Fixed; all tests pass.")).unwrap();
+        assert!(
+            done.starts_with("Current task: request 1 above. ("),
+            "{done}"
+        );
         assert!(line.contains("Request 3 after it"), "{line}");
         assert_eq!(current_task(&reqs(&["ok"])), Some((1, "ok")));
         assert_eq!(current_task(&[]), None);
@@ -181,19 +188,13 @@ mod tests {
         };
         assert_eq!(
             next_step(&f).unwrap(),
-            "As the assistant last stated it: Next: run the tests and push."
+            "As stated: Next: run the tests and push."
         );
         let quiet = Facts {
             status: Some("Built.".into()),
             ..f.clone()
         };
         assert_eq!(next_step(&quiet), None);
-        // Not reported done: the current task is pending.
-        assert_eq!(pending(&quiet), ["request 1: not reported done"]);
-        let done = Facts {
-            status: Some("All tests pass.".into()),
-            ..f
-        };
-        assert!(pending(&done).is_empty());
+        assert!(pending(&quiet).is_empty());
     }
 }

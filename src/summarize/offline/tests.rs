@@ -458,7 +458,7 @@ fn resolution_corrections_and_next_step() {
     for want in [
         "`pip uninstall -y oldpkg`: ERROR: Permission denied — resolved: `sudo pip uninstall -y oldpkg` succeeded",
         "## Decisions and corrections\n- request 3, correction: no, don't delete build",
-        "## Next step\nAs the assistant last stated it: Understood. Next: run make clean and rebuild.",
+        "## Next step\nAs stated: Understood. Next: run make clean and rebuild.",
         "created: notes.txt\n",
         "2. /review src\n3. no, don't",
     ] {
