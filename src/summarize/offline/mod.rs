@@ -136,7 +136,7 @@ const NEXT: &str = "Next step";
 /// The current task, the last tool call and the assistant's last words.
 fn state(f: &Facts) -> Option<String> {
     let mut out = Vec::new();
-    out.extend(state::task_line(&f.requests, f.status.as_deref()));
+    out.extend(state::task_line(&f.requests));
     if let Some(c) = &f.last_call {
         out.push(format!("Last tool call: {c}"));
     }

@@ -1,8 +1,7 @@
 //! Where the work stands, as the transcript states it: the user's corrections (with the
 //! request they were made in), the current task (the last real request, not a one-word
-//! "ok"), pending work (the todo list when there is one, else unresolved errors and the
-//! current task unless the assistant reported it done) and the next step (what the
-//! assistant's last words say comes next).
+//! "ok"), pending work (the todo list when there is one, else unresolved errors) and the
+//! next step (what the assistant's last words say comes next).
 
 use std::sync::OnceLock;
 
@@ -16,10 +15,6 @@ const CORRECTION: &str = r"(?i)^\W*(?:no|nope|don'?t|do not|stop|wait|actually|i
 /// What the assistant's words say comes next: a `Next:` / `Next step:` line, or a sentence
 /// with "next I will", "I'll now", "then I'll", "the next step is", "let me".
 const NEXT: &str = r"(?i)(?:^|[.!?]\s)\W*next(?: steps?)?\W*:|\bnext,? (?:i|we)(?:'ll| will)\b|\b(?:i|we)(?:'ll| will) (?:now|next|then)\b|\bthen (?:i|we)(?:'ll| will)\b|\bnext step(?:s)? (?:is|are|would be)\b|\blet me\b|\bremaining\b";
-
-/// What the assistant says when the work asked for is done.
-const DONE: &str =
-    r"(?i)\b(?:all (?:tests )?pass(?:ed|ing)?|done|complete[d]?|finished|fixed|implemented)\b";
 
 /// Acknowledgements: a request of these words alone is no task.
 const ACKS: [&str; 24] = [
@@ -63,14 +58,10 @@ pub fn current_task(requests: &[String]) -> Option<(usize, &str)> {
 }
 
 /// The current task, as a line: the request's number (its text is among the requests),
-/// whether the assistant's last words (`status`) report it done, and the acknowledgement
-/// after it.
-pub fn task_line(requests: &[String], status: Option<&str>) -> Option<String> {
+/// and the acknowledgement after it.
+pub fn task_line(requests: &[String]) -> Option<String> {
     let (n, _) = current_task(requests)?;
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let done = status.is_some_and(|s| re(&RE, DONE).is_match(last_lines(s)));
-    let mut line = format!("Current task: request {n} above");
-    line.push_str(if done { "." } else { ", not reported done." });
+    let mut line = format!("Current task: request {n} above.");
     if n < requests.len() {
         line.push_str(&format!(
             " (Request {} after it only acknowledges: {})",
@@ -82,8 +73,7 @@ pub fn task_line(requests: &[String], status: Option<&str>) -> Option<String> {
 }
 
 /// Pending work: the open items of the todo list when the session kept one; otherwise the
-/// errors not seen resolved (whether the current task is done is said with it, see
-/// [`task_line`]).
+/// errors not seen resolved.
 pub fn pending(f: &Facts) -> Vec<String> {
     if !f.todos.is_empty() {
         return f.todos.clone();
@@ -102,15 +92,9 @@ pub fn pending(f: &Facts) -> Vec<String> {
         .collect();
     // After errors, say that none is left rather than leave it unsaid.
     if out.is_empty() && !f.errors.is_empty() {
-        out.push("none open: the errors were resolved and the work reported done".into());
+        out.push("none open: every error was resolved".into());
     }
     out
-}
-
-/// The last few lines of a text, where an assistant reports how the work ended.
-fn last_lines(text: &str) -> &str {
-    let start = text.rmatch_indices('\n').nth(5).map_or(0, |(i, _)| i);
-    &text[start..]
 }
 
 /// The next step as the assistant's last words state it, else the first open todo item;
@@ -150,17 +134,11 @@ mod tests {
     fn the_current_task_is_the_last_request_that_is_not_an_acknowledgement() {
         let r = reqs(&["fix the parser in src/p.rs", "ok", "done."]);
         assert_eq!(current_task(&r), Some((1, "fix the parser in src/p.rs")));
-        let line = task_line(&r, None).unwrap();
+        let line = task_line(&r).unwrap();
         assert!(
-            line.starts_with("Current task: request 1 above, not reported done."),
+            line.starts_with("Current task: request 1 above. ("),
             "{line}"
         );
-        let done = task_line(&r, Some("Fixed; all tests pass.")).unwrap();
-        assert!(
-            done.starts_with("Current task: request 1 above. ("),
-            "{done}"
-        );
-        assert!(line.contains("Request 3 after it"), "{line}");
         assert_eq!(current_task(&reqs(&["ok"])), Some((1, "ok")));
         assert_eq!(current_task(&[]), None);
     }
