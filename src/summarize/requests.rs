@@ -7,15 +7,15 @@
 //!   [`Message::injected`]);
 //! - Claude Code: `<system-reminder>` blocks (CLAUDE.md contents, todo and hook notices),
 //!   the local-command caveat and output (`<local-command-caveat>`,
-//!   `<local-command-stdout>`, `<bash-stdout>` …), IDE notices, `[Request interrupted by
-//!   user]`; a slash command (`<command-name>/x</command-name>`) is the user's request
+//!   `<local-command-stdout>`, `<bash-stdout>` …), IDE notices, background-task
+//!   notifications (`<task-notification>`), `[Request interrupted by user]`; a slash command (`<command-name>/x</command-name>`) is the user's request
 //!   `/x ARGS`, unless it is housekeeping (`/compact`, `/clear`, `/mcp` …);
 //! - Gemini CLI: `<session_context>` (and its `<state_snapshot>` compression).
 
 use crate::session::{Message, Part};
 
 /// Blocks an agent adds to a user message, removed with their contents.
-const BLOCKS: [&str; 16] = [
+const BLOCKS: [&str; 17] = [
     "system-reminder",
     "environment_context",
     "user_instructions",
@@ -32,6 +32,7 @@ const BLOCKS: [&str; 16] = [
     "ide_opened_file",
     "ide_selection",
     "ide_diagnostics",
+    "task-notification",
 ];
 
 /// Text that makes a whole user message the agent's, not the user's.

@@ -34,6 +34,38 @@ impl Server {
         })
     }
 
+    /// A Chat Completions summarizer stand-in that writes what it is asked for: a
+    /// `## Title` heading for every numbered section the prompt asks for (`N. Title: …`),
+    /// the first carrying the conversation's `[user]` lines verbatim, the others "none".
+    pub fn sections_stub() -> Server {
+        Server::serve(None, |request| {
+            let body = request.split("\r\n\r\n").nth(1).unwrap_or_default();
+            let v: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+            let user = v["messages"][1]["content"].as_str().unwrap_or_default();
+            let titles: Vec<&str> = (user.lines())
+                .filter_map(|l| {
+                    let (n, rest) = l.split_once(". ")?;
+                    n.parse::<u32>().ok()?;
+                    Some(rest.split_once(':')?.0)
+                })
+                .collect();
+            let lines: Vec<&str> = user.lines().collect();
+            let asked: Vec<&str> = (lines.windows(2))
+                .filter(|w| w[0] == "[user]")
+                .map(|w| w[1])
+                .collect();
+            let mut out = String::new();
+            for (i, t) in titles.iter().enumerate() {
+                out.push_str(&format!("## {t}\n"));
+                match i {
+                    0 => asked.iter().for_each(|a| out.push_str(&format!("- {a}\n"))),
+                    _ => out.push_str("none\n"),
+                }
+            }
+            openai_answer(&out)
+        })
+    }
+
     /// A stand-in for the three token-counting endpoints, answering each in its
     /// provider's shape with 1000 + 100 × the number of messages (input items, contents)
     /// in the request's body, so that a test can tell which messages were counted.

@@ -41,6 +41,7 @@ mod http;
 mod json_schema;
 mod linking;
 mod live;
+mod llm_sections;
 mod mcp;
 mod misc;
 mod opencode;

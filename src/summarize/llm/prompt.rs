@@ -28,13 +28,38 @@ file paths, commands, identifiers, error messages and numbers exactly as written
 anything; if something is unclear, say so. Answer with the summary only, in Markdown, without a \
 preamble.";
 
-const SECTIONS: &str = "Summarize the conversation below in these sections:
-1. Goals and decisions: the user's goal (quote the first request), constraints and preferences, \
-decisions made and why. Quote the latest user request verbatim.
-2. File operations: every file read, created, modified or deleted.
-3. Tool calls and outcomes: the commands and tools run, and what came of them.
-4. Task state and pending work: what is done, what is in progress, what is left, the next step.
-5. Errors and fixes: errors met, how they were fixed, and which remain.";
+/// The sections asked for: those of the offline summary, in the spirit of the nine an
+/// agent's own compaction writes (intent, decisions and corrections, files, errors and
+/// their fixes, pending work, current work, the next step). Kept as titles for tests.
+pub const SECTION_TITLES: [&str; 8] = [
+    "Primary request and intent",
+    "Decisions and corrections",
+    "Files",
+    "Commands and tool calls",
+    "Errors and their resolution",
+    "Pending work",
+    "Current work",
+    "Next step",
+];
+
+const SECTIONS: &str = "Summarize the conversation below in these sections, each a Markdown \
+heading with its title:
+1. Primary request and intent: the user's goal (quote the first request), constraints and \
+preferences, and every later request in a line (its first words verbatim).
+2. Decisions and corrections: where the user redirected the work (\"no, use X\", \"don't touch \
+Y\", \"actually …\", \"… instead\") and what the assistant decided, and why, each with where it \
+happened (which request).
+3. Files: every file read, created, modified or deleted, with what changed.
+4. Commands and tool calls: the commands and tools run, and what came of them.
+5. Errors and their resolution: each error with its key line; if a later retry or change fixed \
+it, say resolved and name the fix; otherwise say it is unresolved. A user declining or \
+interrupting a tool call is not an error.
+6. Pending work: open items of a todo list if one was kept, otherwise open requests and \
+unresolved errors. Say \"none\" if nothing is open.
+7. Current work: the current task (the last real request, not a one-word \"ok\" or \"done\"; \
+quote it verbatim) and what was in progress when the conversation was cut.
+8. Next step: the next step as the conversation states it (the assistant's \"next I will …\"); \
+if it states none, say so.";
 
 /// The prompt for `input`, leaving out 0, 10, 20, 50 and then 100% of the tool results'
 /// contents (those nearest the middle of the conversation first) until it fits
@@ -128,8 +153,9 @@ fn user_text(input: &Input<'_>, transcript: &str) -> String {
     }
     if !input.previous.is_empty() {
         out.push_str(
-            "\n\nThe conversation was summarized before; carry forward whatever in the earlier \
-             summary is still relevant:\n<earlier_summary>\n",
+            "\n\nThe conversation was summarized before. Carry the earlier summary forward \
+             first, before new details: its intent, decisions and pending work, and every file \
+             path and `code` span it names that is still relevant:\n<earlier_summary>\n",
         );
         out.push_str(&input.previous.join("\n\n---\n\n"));
         out.push_str("\n</earlier_summary>");

@@ -83,7 +83,7 @@ fn openai_success_sends_the_expected_request() {
         "tool_call bash({\"command\":\"grep -rn foo\"})",
         "tool_result: src/a.rs:1:foo()",
         "Additional instructions from the user:\nMention renames.",
-        "5. Errors and fixes",
+        "5. Errors and their resolution",
     ] {
         assert!(user.contains(needle), "{needle:?} missing from\n{user}");
     }
@@ -349,7 +349,7 @@ fn a_middle_larger_than_the_window_is_summarized_in_chunks_each_within_it() {
         .collect();
     let server = TestServer::start(replies);
     let mut c = config(Provider::OpenAi, &server);
-    c.max_input_tokens = 600;
+    c.max_input_tokens = 900;
     let input = Input::new(&s.messages);
     let summary = LlmSummarizer::new(c).summarize(&input, &counter()).unwrap();
     let requests = server.requests();
@@ -368,7 +368,7 @@ fn a_middle_larger_than_the_window_is_summarized_in_chunks_each_within_it() {
         let sent: usize = (v["messages"].as_array().unwrap().iter())
             .map(|m| counter().text(m["content"].as_str().unwrap()))
             .sum();
-        assert!(sent + 16 <= 600, "a request of {sent} tokens");
+        assert!(sent + 16 <= 900, "a request of {sent} tokens");
         seen.push_str(v["messages"][1]["content"].as_str().unwrap());
     }
     // Every turn went to the server in some chunk.

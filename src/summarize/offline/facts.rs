@@ -22,6 +22,8 @@ pub enum Outcome {
     Failed(Option<i64>),
     /// No result among the summarized messages.
     NoResult,
+    /// The user declined or interrupted the call: it did nothing, and is no error.
+    Declined,
 }
 
 impl Outcome {
@@ -31,6 +33,7 @@ impl Outcome {
             Outcome::Failed(Some(code)) => format!("failed (exit {code})"),
             Outcome::Failed(None) => "failed".into(),
             Outcome::NoResult => "no result".into(),
+            Outcome::Declined => "declined by the user".into(),
         }
     }
 }
@@ -47,6 +50,9 @@ pub struct ErrorSeen {
     pub resolved: bool,
     /// How it was resolved: files changed between the error and the success.
     pub fixed_by: Vec<String>,
+    /// The call that succeeded, when it ran another command or step than the failed one
+    /// (`sudo pip uninstall x` after `pip uninstall x`).
+    pub retry: Option<String>,
 }
 
 /// Where a file ended up, strongest first.
@@ -129,6 +135,8 @@ struct CallGist {
 struct ResultGist {
     call_id: String,
     is_error: bool,
+    /// The user declined or interrupted the call.
+    declined: bool,
     /// The exit code the output reports.
     code: Option<i64>,
     /// No exit code, and the output reads like a failure.
@@ -205,10 +213,22 @@ impl ResultGist {
         let code = tools::exit_code(head).or_else(|| tail.and_then(tools::exit_code));
         let shows_failure = code.is_none()
             && (tools::shows_failure(head) || tail.is_some_and(tools::shows_failure));
+        // The user declining or interrupting a call is no error of the call.
+        if is_refusal(&text) {
+            return ResultGist {
+                call_id: call_id.to_string(),
+                is_error: false,
+                declined: true,
+                code: None,
+                shows_failure: false,
+                error_line: None,
+            };
+        }
         let may_fail = is_error || code.is_some_and(|c| c != 0) || shows_failure;
         ResultGist {
             call_id: call_id.to_string(),
             is_error,
+            declined: false,
             code,
             shows_failure,
             error_line: may_fail.then(|| error_line(&text)),
@@ -219,13 +239,29 @@ impl ResultGist {
     /// the error line when it failed.
     fn outcome(&self, command: bool) -> (Outcome, Option<&str>) {
         let says_failed = command && self.shows_failure;
-        if self.is_error || self.code.is_some_and(|c| c != 0) || says_failed {
+        if self.declined {
+            (Outcome::Declined, None)
+        } else if self.is_error || self.code.is_some_and(|c| c != 0) || says_failed {
             let line = self.error_line.as_deref().unwrap_or("(no output)");
             (Outcome::Failed(self.code.filter(|c| *c != 0)), Some(line))
         } else {
             (Outcome::Ok, None)
         }
     }
+}
+
+/// What an agent puts in a tool result when the user declined or interrupted the call.
+const REFUSALS: [&str; 4] = [
+    "The user doesn't want to proceed",
+    "[Request interrupted by user",
+    "User rejected",
+    "The user has interrupted",
+];
+
+/// Whether a failed result's text says the user declined or interrupted the call.
+fn is_refusal(text: &str) -> bool {
+    let t = text.trim_start();
+    REFUSALS.iter().any(|r| t.starts_with(r))
 }
 
 /// The text of a tool result's content, borrowed when it is one text part (most are).
@@ -255,9 +291,19 @@ pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
     // The last words and the last call, written out once at the end.
     let mut status: Option<&str> = None;
     let mut last_call: Option<(&str, Option<&str>, Outcome)> = None;
+    // A slash command (`/x ARGS`) whose next user message comes before any reply: that
+    // message is the command's expanded template, not the user's words.
+    let mut after_command = false;
     for g in gists.filter(|g| g.earlier.is_none()) {
         *f.roles.entry(g.role).or_default() += 1;
-        f.requests.extend(g.request.as_deref().map(str::to_string));
+        if let Some(r) = g.request.as_deref() {
+            if !std::mem::take(&mut after_command) {
+                f.requests.push(r.to_string());
+                after_command = r.starts_with('/') && !r.contains('\n');
+            }
+        } else if g.role != Role::User {
+            after_command = false;
+        }
         if let Some((decisions, text)) = g.said.as_deref() {
             f.decisions.extend(decisions.iter().cloned());
             status = Some(text);
@@ -287,7 +333,8 @@ pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
                     f.tools.insert(name.to_string(), (1, usize::from(failed)));
                 }
             }
-            if !failed {
+            let declined = outcome == Outcome::Declined;
+            if !failed && !declined {
                 for (op, path) in &facts.files {
                     files.apply(*op, path);
                 }
@@ -297,7 +344,7 @@ pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
             }
             last_call = Some((name, facts.target(), outcome));
             let changed = (facts.files.iter())
-                .filter(|(op, _)| !failed && *op != FileOp::Read)
+                .filter(|(op, _)| !failed && !declined && *op != FileOp::Read)
                 .map(|(_, p)| p.as_str())
                 .collect();
             let key = keys
@@ -307,7 +354,8 @@ pub fn fold<'a>(gists: impl Iterator<Item = &'a Gist> + Clone) -> Facts {
                 name,
                 key: Rc::clone(key),
                 target: facts.target(),
-                ok: !failed,
+                // A declined call resolves nothing.
+                ok: !failed && !declined,
                 changed,
                 command: facts.command.is_some(),
             });
@@ -414,10 +462,15 @@ fn fold_errors(calls: &[Call<'_>], errors: Vec<(usize, &str)>) -> Vec<ErrorSeen>
         let fixed_by = ok_after
             .map(|ok| changed_between(calls, at, ok))
             .unwrap_or_default();
+        let retry = ok_after
+            .and_then(|ok| calls[ok].target)
+            .filter(|t| Some(*t) != c.target)
+            .map(str::to_string);
         if let Some(&i) = index.get(&(c.name, c.target, line)) {
             out[i].times += 1;
             out[i].resolved = resolved;
             out[i].fixed_by = fixed_by;
+            out[i].retry = retry;
         } else {
             index.insert((c.name, c.target, line), out.len());
             out.push(ErrorSeen {
@@ -427,6 +480,7 @@ fn fold_errors(calls: &[Call<'_>], errors: Vec<(usize, &str)>) -> Vec<ErrorSeen>
                 times: 1,
                 resolved,
                 fixed_by,
+                retry,
             });
         }
     }
@@ -449,7 +503,7 @@ fn programs(cmd: &str) -> Vec<(String, Vec<&str>)> {
     let mut out = Vec::new();
     for seg in cmd.split(['\n', ';', '|', '&']) {
         let words: Vec<&str> = (seg.split_whitespace())
-            .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+            .skip_while(|w| (w.contains('=') && !w.starts_with('-')) || *w == "sudo")
             .collect();
         let prog = match words.as_slice() {
             [] | ["cd", ..] => continue,

@@ -113,6 +113,8 @@ impl Section {
 
 /// Renders `header` and `sections`, shortening sections in `order` (least important first)
 /// until the text fits `cap` tokens: first each down to a floor, then each down to nothing.
+/// The most important (the last in `order`) is only shortened in the second round: it is
+/// one the caller already fitted to its own share of the cap (the user's requests).
 pub fn fit(
     header: &str,
     sections: &mut [Section],
@@ -153,8 +155,14 @@ fn fit_checking(
     }
     let mut text = String::new();
     render(&mut text, sections);
-    for (list_floor, text_floor) in [(LIST_FLOOR, TEXT_FLOOR), (0, 0)] {
-        for title in order {
+    for (round, (list_floor, text_floor)) in [(LIST_FLOOR, TEXT_FLOOR), (0, 0)].iter().enumerate() {
+        let (list_floor, text_floor) = (*list_floor, *text_floor);
+        let titles = if round == 0 {
+            &order[..order.len().saturating_sub(1)]
+        } else {
+            order
+        };
+        for title in titles {
             let Some(i) = sections.iter().position(|s| s.title == *title) else {
                 continue;
             };

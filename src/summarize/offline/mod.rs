@@ -1,18 +1,21 @@
 //! The offline summarizer: a structured, extractive summary with no network and no
 //! randomness. The same messages always give the same text, byte for byte.
 //!
-//! Sections, in output order: every request of the user verbatim (the oldest shortened
-//! first when they outgrow half the cap), earlier summaries carried forward, files
-//! read/created/modified/deleted, commands run and their outcome, tool calls per tool with
-//! failures, errors and whether and how they were resolved, decisions, open TODOs, and the
-//! state at the cut (latest request, last tool call, the assistant's last words). When the
-//! text would exceed the cap, the least important sections are shortened first.
+//! Sections, in output order: earlier summaries carried forward (their body and specific
+//! items first, [`carry`]), every request of the user verbatim (the oldest shortened first
+//! when they outgrow half the cap), files read/created/modified/deleted, commands run and
+//! their outcome, tool calls per tool with failures, errors and whether and how they were
+//! resolved, decisions and the user's corrections, pending work, the next step ([`state`])
+//! and the state at the cut (current task, last tool call, the assistant's last words).
+//! When the text would exceed the cap, the least important sections are shortened first.
 
+mod carry;
 #[doc(hidden)]
 pub mod facts;
 pub(crate) mod fit;
 mod patterns;
 mod searches;
+mod state;
 #[doc(hidden)]
 pub mod tools;
 
@@ -69,37 +72,40 @@ pub fn summarize(input: &Input<'_>, counter: &Counter, cap: usize) -> String {
         text.as_ref()
             .map(|t| Section::text(title, fit::clamp(t, counter, cap / share)))
     };
-    sections.push(Section::text(REQUESTS, requests(&f.requests, counter, cap)));
     if !input.previous.is_empty() {
         let text = input.previous.join("\n\n---\n\n");
         sections.push(Section::text(
-            "Earlier summary (carried forward)",
-            fit::clamp(&text, counter, cap / 2),
+            EARLIER,
+            carry::carried(&text, counter, cap / 2),
         ));
     }
+    sections.push(Section::text(REQUESTS, requests(&f.requests, counter, cap)));
     sections.push(Section::list("Files", files(f), false));
     sections.push(Section::list("Commands run", commands(f), true));
     sections.push(Section::list("Tool calls", tool_stats(f), false));
-    sections.push(Section::list("Errors seen", errors(f), true));
-    sections.push(Section::list(
-        "Decisions",
-        f.decisions.iter().map(|d| fit::one_line(d, 300)),
-        true,
-    ));
-    sections.push(Section::list("Open TODOs", f.todos.clone(), false));
+    sections.push(Section::list(ERRORS, errors(f), true));
+    // The assistant's decisions, then the user's corrections (kept last when shortened).
+    let decisions =
+        (f.decisions.iter().map(|d| fit::one_line(d, 300))).chain(state::corrections(&f.requests));
+    sections.push(Section::list(DECISIONS, decisions, true));
+    sections.push(Section::list(PENDING, state::pending(f), false));
+    if let Some(next) = state::next_step(f) {
+        sections.push(Section::text(NEXT, next));
+    }
     sections.extend(verbatim(STATE, &state(f), 5));
     sections.retain(|s| !s.is_empty());
     // Least important first: the facts the next turn needs most (paths, commands, errors)
     // go after the assistant's last words, the user's requests last.
     let order = [
         "Tool calls",
-        "Decisions",
         STATE,
-        "Open TODOs",
-        "Earlier summary (carried forward)",
-        "Errors seen",
+        DECISIONS,
+        PENDING,
+        EARLIER,
+        ERRORS,
         "Commands run",
         "Files",
+        NEXT,
         REQUESTS,
     ];
     fit::fit(&header(f), &mut sections, &order, counter, cap)
@@ -116,13 +122,21 @@ fn shorten_request(text: &str, limit: usize) -> String {
 
 /// The title of the section on the work in progress at the cut.
 pub const STATE: &str = "State at the cut";
+/// The title of the section of earlier summaries carried forward.
+const EARLIER: &str = "Earlier summary (carried forward)";
+/// The title of the section of errors and how each ended.
+const ERRORS: &str = "Errors and fixes";
+/// The title of the section of the assistant's decisions and the user's corrections.
+const DECISIONS: &str = "Decisions and corrections";
+/// The title of the section of work still open.
+const PENDING: &str = "Pending work";
+/// The title of the section of what comes next.
+const NEXT: &str = "Next step";
 
-/// The latest request, the last tool call and the assistant's last words.
+/// The current task, the last tool call and the assistant's last words.
 fn state(f: &Facts) -> Option<String> {
     let mut out = Vec::new();
-    if !f.requests.is_empty() {
-        out.push(format!("Latest request: {} above.", f.requests.len()));
-    }
+    out.extend(state::task_line(&f.requests));
     if let Some(c) = &f.last_call {
         out.push(format!("Last tool call: {c}"));
     }
@@ -337,6 +351,11 @@ fn errors(f: &Facts) -> Vec<String> {
             }
             if !e.resolved {
                 s.push_str(" — not seen resolved");
+            } else if let (Some(r), true) = (&e.retry, e.fixed_by.is_empty()) {
+                s.push_str(&format!(
+                    " — resolved: `{}` succeeded",
+                    fit::one_line(r, 120)
+                ));
             } else if e.fixed_by.is_empty() {
                 s.push_str(" — resolved: succeeded on a later try");
             } else {

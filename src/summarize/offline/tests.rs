@@ -49,14 +49,17 @@ fn has_every_section_with_facts_from_the_tool_calls() {
 - edit_file: 1 call
 - read_file: 1 call
 
-## Errors seen
+## Errors and fixes
 - bash `cargo test`: error: test parser::commas failed — not seen resolved
 
-## Decisions
+## Decisions and corrections
 - I decided to handle the comma in parse_list instead of the lexer.
 
+## Pending work
+- unresolved error: bash `cargo test`
+
 ## State at the cut
-Latest request: 2 above.
+Current task: request 2 above.
 Last tool call: bash `cargo test` → failed (exit 101)
 Last status from the assistant:
 The parser change is done; one test still fails.
@@ -374,7 +377,7 @@ fn todos_and_how_errors_were_resolved() {
     for needle in [
         "- created: calc.py\n",
         "bash `pytest -q`: E   ImportError: no module named calc — resolved: succeeded after changes to calc.py\n",
-        "## Open TODOs\n- [in_progress] add docs\n",
+        "## Pending work\n- [in_progress] add docs\n",
         "Last tool call: TodoWrite → ok",
     ] {
         assert!(text.contains(needle), "{needle} missing:\n{text}");
@@ -424,4 +427,108 @@ fn a_summary_from_gists_is_the_summary_of_the_messages() {
     );
     // The released messages alone know nothing.
     assert_ne!(Input::new(&released).facts(), from_messages.facts());
+}
+
+/// Issue #45: a retry that succeeds resolves the error and is named; a user declining a
+/// call is no error; a slash command's template is no request; a here-document's marker is
+/// no file; the user's correction and the stated next step have their sections.
+#[test]
+fn resolution_corrections_and_next_step() {
+    let json = r#"[
+  {"role": "system", "content": "You are a coding agent."},
+  {"role": "user", "content": "Remove the old package."},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"pip uninstall -y oldpkg\"}"}}]},
+  {"role": "tool", "tool_call_id": "c1", "content": "Exit code: 1\nERROR: Permission denied"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c2", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"sudo pip uninstall -y oldpkg\"}"}}]},
+  {"role": "tool", "tool_call_id": "c2", "content": "Exit code: 0\nSuccessfully uninstalled"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c3", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"cat << EOF > notes.txt\"}"}}]},
+  {"role": "tool", "tool_call_id": "c3", "content": "Exit code: 0"},
+  {"role": "user", "content": "/review src"},
+  {"role": "user", "content": "You are reviewing code. Look at every file."},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c4", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"rm -rf build\"}"}}]},
+  {"role": "tool", "tool_call_id": "c4", "content": "The user doesn't want to proceed with this tool use."},
+  {"role": "user", "content": "no, don't delete build, use make clean instead"},
+  {"role": "assistant", "content": "Understood. Next: run make clean and rebuild."}
+]"#;
+    let text = summary_of(json, DEFAULT_CAP, Encoding::Approx);
+    for want in [
+        "`pip uninstall -y oldpkg`: ERROR: Permission denied — resolved: `sudo pip uninstall -y oldpkg` succeeded",
+        "## Decisions and corrections\n- request 3, correction: no, don't delete build",
+        "## Next step\nAs stated: Understood. Next: run make clean and rebuild.",
+        "created: notes.txt\n",
+        "2. /review src\n3. no, don't",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    assert!(
+        text.contains("`rm -rf build` → declined by the user"),
+        "{text}"
+    );
+    for absent in [
+        "read: EOF",
+        "You are reviewing",
+        "doesn't want",
+        "deleted: build",
+    ] {
+        assert!(!text.contains(absent), "{absent:?} in:\n{text}");
+    }
+}
+
+/// Issue #45: a segment that starts with a long earlier summary keeps at least half of
+/// its paths and `code` spans within the default cap, ahead of the new details.
+#[test]
+fn an_earlier_summary_keeps_its_items() {
+    let mut earlier = String::from("## Primary request\nMove the store to `sqlite`.\n## Notes\n");
+    for i in 0..150 {
+        earlier.push_str(&format!(
+            "Worked through part {i} of the design at length, with no specific item named.\n"
+        ));
+        if i % 5 == 0 {
+            earlier.push_str(&format!(
+                "Changed src/store/part{i}.rs and ran `cargo test part{i}`.\n"
+            ));
+        }
+    }
+    let claude = serde_json::json!([
+        {"role": "user", "content": format!(
+            "This session is being continued from a previous conversation.\n\n{earlier}")},
+        {"role": "user", "content": "carry on with the migration"},
+        {"role": "assistant", "content": "On it."}
+    ]);
+    let s = read(claude.to_string().as_bytes(), Some(Format::OpenAi)).unwrap();
+    let mut msgs = s.messages.clone();
+    msgs[0].compact = Some(Box::new(crate::session::CompactMeta {
+        id: None,
+        seq: None,
+        timestamp: None,
+        by: "claude-code",
+    }));
+    let c = counter(Encoding::O200kBase);
+    let text = summarize(&Input::new(&msgs), &c, DEFAULT_CAP);
+    assert!(c.text(&text) <= DEFAULT_CAP);
+    let items: Vec<String> = (0..150)
+        .step_by(5)
+        .flat_map(|i| {
+            [
+                format!("src/store/part{i}.rs"),
+                format!("`cargo test part{i}`"),
+            ]
+        })
+        .chain(["`sqlite`".to_string()])
+        .collect();
+    let kept = items.iter().filter(|i| text.contains(i.as_str())).count();
+    assert!(
+        kept * 2 >= items.len(),
+        "{kept} of {} kept:\n{text}",
+        items.len()
+    );
+    let earlier_at = text.find("## Earlier summary").expect("carried forward");
+    assert!(
+        earlier_at < text.find("## User requests").unwrap(),
+        "{text}"
+    );
 }

@@ -307,7 +307,10 @@ fn redirections<'a>(words: &[&'a str]) -> (Vec<&'a str>, Vec<(FileOp, String)>) 
             (Some(r), _) => (true, r),
             (None, Some(r)) => (false, r),
             _ => {
-                if !w.starts_with('<') {
+                if w == "<<" || w == "<<-" {
+                    // A here-document: the next word is its end marker (`EOF`).
+                    i += 1;
+                } else if !w.starts_with('<') {
                     plain.push(w);
                 }
                 i += 1;
@@ -330,13 +333,19 @@ fn redirections<'a>(words: &[&'a str]) -> (Vec<&'a str>, Vec<(FileOp, String)>) 
     (plain, files)
 }
 
-/// A word that names a file: no variables, globs or options, and not empty.
+/// A word that names a file: no variables, globs or options, some letter or digit (`=`
+/// is none), not a here-document's end marker (`EOF`), and not empty.
 fn is_path(w: &str) -> bool {
     !w.is_empty()
+        && w.bytes().any(|b| b.is_ascii_alphanumeric())
+        && !HEREDOC_MARKERS.contains(&w)
         && !w.bytes().all(|b| b.is_ascii_digit())
         && !w.starts_with('-')
         && !w.contains(['$', '*', '?', '`', '(', ')', '{', '}', '<', '>'])
 }
+
+/// The end markers here-documents use, never files.
+const HEREDOC_MARKERS: [&str; 4] = ["EOF", "EOL", "EOM", "END"];
 
 /// The exit code a shell tool's output reports (`Exit code: 1`, `"exit_code": 1`,
 /// `Process exited with code 1`), if any.
