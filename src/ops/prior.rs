@@ -18,7 +18,7 @@
 //! Claude Code 2.1.332 writes its system prompt and tool schemas into the transcript
 //! (`prompt_snapshot`): there the hidden part is measured, not assumed.
 
-use crate::session::{AgentLimits, Format};
+use crate::session::{AgentLimits, AgentVersion, Format};
 
 /// Claude Code's system prompt and tool schemas in a main session.
 pub const CLAUDE_CODE_MAIN: usize = 17_800;
@@ -33,15 +33,74 @@ pub const CODEX: usize = 3_600;
 /// older `.json` chats store them.
 pub const GEMINI_CLI: usize = 10_300;
 
+/// Claude Code's hidden part per version, measured by `scripts/measure-priors.py` on the
+/// first request of `claude -p` (main session) and of a subagent it spawned: from the
+/// version to the next row, `(main, subagent)`. Ascending.
+pub const CLAUDE_CODE_BY_VERSION: &[(AgentVersion, usize, usize)] = &[
+    ([1, 0, 17], 14_333, 10_635),
+    ([1, 0, 50], 14_504, 10_875),
+    ([1, 0, 100], 15_296, 11_458),
+    ([2, 0, 0], 15_160, 11_010),
+    ([2, 0, 50], 16_639, 11_966),
+    ([2, 1, 12], 19_802, 11_474),
+    ([2, 1, 37], 19_717, 11_948),
+    ([2, 1, 39], 19_638, 11_868),
+    ([2, 1, 63], 20_933, 12_347),
+    ([2, 1, 81], 23_071, 14_399),
+    ([2, 1, 87], 25_761, 14_228),
+    ([2, 1, 90], 26_054, 14_271),
+    ([2, 1, 150], 27_736, 14_903),
+    ([2, 1, 197], 20_758, 11_968),
+];
+
+/// Codex's hidden part per version, measured by `scripts/measure-priors.py` on the first
+/// request of `codex exec` with the version's default model: `(instructions and tools,
+/// tools)`; the first applies when the rollout does not store the base instructions. Ascending.
+pub const CODEX_BY_VERSION: &[(AgentVersion, usize, usize)] = &[
+    ([0, 44, 0], 2_525, 291),
+    ([0, 57, 0], 3_512, 1_157),
+    ([0, 63, 0], 3_483, 1_182),
+    ([0, 80, 0], 3_698, 1_218),
+    ([0, 100, 0], 3_923, 2_014),
+    ([0, 116, 0], 7_004, 4_449),
+    ([0, 118, 0], 7_006, 4_451),
+    ([0, 120, 0], 7_009, 4_454),
+    ([0, 130, 0], 8_928, 4_548),
+];
+
+/// The row of `table` for `version`: the nearest measured version at or below it; `None`
+/// for a version older than every row, or not recorded.
+fn row(
+    table: &[(AgentVersion, usize, usize)],
+    version: Option<AgentVersion>,
+) -> Option<(usize, usize)> {
+    let v = version?;
+    table
+        .iter()
+        .rev()
+        .find(|(at, _, _)| *at <= v)
+        .map(|&(_, a, b)| (a, b))
+}
+
 /// The prior hidden part of a session in `format`; 0 for formats that hold their whole
-/// request (request bodies, plain messages) or whose agent was not measured.
+/// request (request bodies, plain messages) or whose agent was not measured. The agent's
+/// version picks the row of its table; an unknown version falls back to the constants.
 pub fn hidden(format: Format, agent: &AgentLimits) -> usize {
+    let v = agent.agent_version;
     match format {
         _ if agent.prompt_measured => 0,
-        Format::ClaudeCode if agent.subagent => CLAUDE_CODE_SUBAGENT,
-        Format::ClaudeCode => CLAUDE_CODE_MAIN,
-        Format::Codex if agent.instructions_read => CODEX_TOOLS,
-        Format::Codex => CODEX,
+        Format::ClaudeCode => match row(CLAUDE_CODE_BY_VERSION, v) {
+            Some((_, sub)) if agent.subagent => sub,
+            Some((main, _)) => main,
+            None if agent.subagent => CLAUDE_CODE_SUBAGENT,
+            None => CLAUDE_CODE_MAIN,
+        },
+        Format::Codex => match row(CODEX_BY_VERSION, v) {
+            Some((_, tools)) if agent.instructions_read => tools,
+            Some((all, _)) => all,
+            None if agent.instructions_read => CODEX_TOOLS,
+            None => CODEX,
+        },
         Format::Gemini => GEMINI_CLI,
         _ => 0,
     }
@@ -69,5 +128,70 @@ mod tests {
         assert_eq!(hidden(Format::Gemini, &main), GEMINI_CLI);
         assert_eq!(hidden(Format::OpenAi, &main), 0);
         assert_eq!(hidden(Format::Anthropic, &main), 0);
+    }
+
+    fn at(version: &str, subagent: bool, instructions_read: bool) -> AgentLimits {
+        AgentLimits {
+            agent_version: crate::session::parse_agent_version(version),
+            subagent,
+            instructions_read,
+            ..AgentLimits::default()
+        }
+    }
+
+    #[test]
+    fn the_nearest_measured_version_at_or_below_wins() {
+        let [first, second, ..] = CLAUDE_CODE_BY_VERSION else {
+            panic!("Claude Code's table has fewer than two rows");
+        };
+        let v = |a: AgentVersion| format!("{}.{}.{}", a[0], a[1], a[2]);
+        assert_eq!(hidden(Format::ClaudeCode, &at(&v(first.0), false, false)), first.1);
+        assert_eq!(hidden(Format::ClaudeCode, &at(&v(first.0), true, false)), first.2);
+        // Between two measured versions: the lower one.
+        let below_second = if second.0[2] > 0 {
+            [second.0[0], second.0[1], second.0[2] - 1]
+        } else {
+            first.0
+        };
+        assert_eq!(hidden(Format::ClaudeCode, &at(&v(below_second), false, false)), first.1);
+        // Past the newest row: the newest.
+        let last = CLAUDE_CODE_BY_VERSION.last().unwrap();
+        assert_eq!(hidden(Format::ClaudeCode, &at("99.0.0", false, false)), last.1);
+    }
+
+    #[test]
+    fn codex_pre_releases_use_their_release_row_and_instructions_choose_the_column() {
+        let row = |v: &str| {
+            let v = crate::session::parse_agent_version(v).unwrap();
+            *CODEX_BY_VERSION.iter().rev().find(|r| r.0 <= v).unwrap()
+        };
+        let r = row("0.116.0");
+        assert_eq!(hidden(Format::Codex, &at("0.116.0-alpha.10", false, true)), r.2);
+        assert_eq!(hidden(Format::Codex, &at("0.116.0-alpha.10", false, false)), r.1);
+        let old = row("0.44.0");
+        assert_eq!(hidden(Format::Codex, &at("0.44.0", false, false)), old.1);
+        assert!(old.1 > old.2, "the instructions add to the tools");
+    }
+
+    #[test]
+    fn versions_older_than_every_row_or_unrecorded_fall_back_to_the_constants() {
+        assert_eq!(hidden(Format::ClaudeCode, &at("0.2.9", false, false)), CLAUDE_CODE_MAIN);
+        assert_eq!(hidden(Format::ClaudeCode, &at("0.2.9", true, false)), CLAUDE_CODE_SUBAGENT);
+        assert_eq!(hidden(Format::Codex, &at("0.1.0", false, false)), CODEX);
+        assert_eq!(hidden(Format::Codex, &at("0.1.0", false, true)), CODEX_TOOLS);
+        assert_eq!(hidden(Format::Codex, &AgentLimits::default()), CODEX);
+        // The Claude Code 2.1.332 snapshot is measured whatever the version.
+        let measured = AgentLimits {
+            prompt_measured: true,
+            ..at("2.1.332", false, false)
+        };
+        assert_eq!(hidden(Format::ClaudeCode, &measured), 0);
+    }
+
+    #[test]
+    fn the_tables_ascend() {
+        for t in [CLAUDE_CODE_BY_VERSION, CODEX_BY_VERSION] {
+            assert!(t.windows(2).all(|w| w[0].0 < w[1].0));
+        }
     }
 }
