@@ -7,13 +7,50 @@
 //! show them — never from the real users' sessions the accuracy benchmark scores
 //! (`scripts/bench-accuracy.py`, docs/ACCURACY.md):
 //!
+//! **Per version** (`CLAUDE_CODE_BY_VERSION`, `CODEX_BY_VERSION`): the hidden part depends
+//! on the agent's version, which the file records (Claude Code's `version` on its records,
+//! Codex's `session_meta.cli_version`; [`AgentLimits::agent_version`]). Each row was
+//! measured by `scripts/measure-priors.py`: it installs that version from npm, runs it once
+//! against the fake provider API of `../shared/realclients` (`claude -p "hi"` and a
+//! subagent it spawns; `codex exec "hi"` with the version's default model), and counts the
+//! recorded first request's hidden part with ctxctl (`check` of {system, tools, one
+//! message} minus {one message}). Claude Code: the system prompt and tool schemas.
+//! Codex: the tools (from 0.150 an `additional_tools` input item), plus the `instructions`
+//! when the rollout does not store the base instructions (up to 0.80 here). The nearest
+//! measured version at or below the session's wins (a pre-release counts as its release).
+//!
+//! | Claude Code | main | subagent | | Codex | instructions + tools | tools |
+//! |---|---|---|---|---|---|---|
+//! | 1.0.17 | 14,333 | 10,635 | | 0.44.0 (gpt-5-codex) | 2,525 | 291 |
+//! | 1.0.50 | 14,504 | 10,875 | | 0.57.0 (gpt-5-codex) | 3,512 | 1,157 |
+//! | 1.0.100 | 15,296 | 11,458 | | 0.63.0 (gpt-5.1-codex) | 3,483 | 1,182 |
+//! | 2.0.0 | 15,160 | 11,010 | | 0.80.0 (gpt-5.1-codex-max) | 3,698 | 1,218 |
+//! | 2.0.50 | 16,639 | 11,966 | | 0.100.0 (gpt-5.2-codex) | 3,923 | 2,014 |
+//! | 2.1.12 | 19,802 | 11,474 | | 0.116.0 (gpt-5.3-codex) | 7,004 | 4,449 |
+//! | 2.1.37 | 19,717 | 11,948 | | 0.118.0 (gpt-5.3-codex) | 7,006 | 4,451 |
+//! | 2.1.39 | 19,638 | 11,868 | | 0.120.0 (gpt-5.3-codex) | 7,009 | 4,454 |
+//! | 2.1.63 | 20,933 | 12,347 | | 0.130.0 (gpt-5.5) | 8,928 | 4,548 |
+//! | 2.1.81 | 23,071 | 14,399 | | 0.140.0 (gpt-5.5) | 6,938 | 2,558 |
+//! | 2.1.87 | 25,761 | 14,228 | | 0.150.0 (gpt-5.6-sol) | 4,794 | 4,794 |
+//! | 2.1.90 | 26,054 | 14,271 | | 0.160.0 (gpt-6.1-sol) | 5,223 | 5,223 |
+//! | 2.1.92 | 26,053 | 14,268 | | | | |
+//! | 2.1.97 | 26,069 | 14,270 | | 0.169.0 (gpt-6.1-sol) | 6,048 | 6,048 |
+//! | 2.1.122 | 27,346 | 15,764 | | | | |
+//! | 2.1.150 | 27,736 | 14,903 | | | | |
+//! | 2.1.197 | 20,758 | 11,968 | | | | |
+//!
+//! (From Codex 0.150 the base instructions travel as a developer input item that the
+//! rollout stores, so both Codex columns are the tools.)
+//!
+//! **Unknown version** (not recorded, or older than every row): the constants below.
+//!
 //! | Agent | Where the figure comes from | Prior |
 //! |---|---|---|
 //! | Claude Code, main session | the 2.1.197 capture's first request: 19,226 reported (bytes/4 of the body) − 1,414 counted | 17,800 |
 //! | Claude Code, subagent | the 2.1.197 subagent capture: 11,431 − 1,112 | 10,300 |
 //! | Codex, base instructions in the file | the 0.169/0.171 captures' first request: tools and framing, 3,850 | 3,850 |
 //! | Codex, base instructions not in the file (≤ 0.63) | `gpt_5_codex_prompt.md` of 0.63 (10,458 chars, ~2,400 tokens) + that build's four tools (~1,200) | 3,600 |
-//! | Gemini CLI | the 0.61.0 e2e capture's first request (`scripts/e2e/gemini-cli.sh`): `systemInstruction` 4,759 + `tools` 5,522 counted | 10,300 |
+//! | Gemini CLI (no version kept) | the 0.61.0 e2e capture's first request (`scripts/e2e/gemini-cli.sh`): `systemInstruction` 4,759 + `tools` 5,522 counted | 10,300 |
 //!
 //! Claude Code 2.1.332 writes its system prompt and tool schemas into the transcript
 //! (`prompt_snapshot`): there the hidden part is measured, not assumed.
@@ -49,6 +86,9 @@ pub const CLAUDE_CODE_BY_VERSION: &[(AgentVersion, usize, usize)] = &[
     ([2, 1, 81], 23_071, 14_399),
     ([2, 1, 87], 25_761, 14_228),
     ([2, 1, 90], 26_054, 14_271),
+    ([2, 1, 92], 26_053, 14_268),
+    ([2, 1, 97], 26_069, 14_270),
+    ([2, 1, 122], 27_346, 15_764),
     ([2, 1, 150], 27_736, 14_903),
     ([2, 1, 197], 20_758, 11_968),
 ];
@@ -66,6 +106,10 @@ pub const CODEX_BY_VERSION: &[(AgentVersion, usize, usize)] = &[
     ([0, 118, 0], 7_006, 4_451),
     ([0, 120, 0], 7_009, 4_454),
     ([0, 130, 0], 8_928, 4_548),
+    ([0, 140, 0], 6_938, 2_558),
+    ([0, 150, 0], 4_794, 4_794),
+    ([0, 160, 0], 5_223, 5_223),
+    ([0, 169, 0], 6_048, 6_048),
 ];
 
 /// The row of `table` for `version`: the nearest measured version at or below it; `None`
@@ -145,18 +189,30 @@ mod tests {
             panic!("Claude Code's table has fewer than two rows");
         };
         let v = |a: AgentVersion| format!("{}.{}.{}", a[0], a[1], a[2]);
-        assert_eq!(hidden(Format::ClaudeCode, &at(&v(first.0), false, false)), first.1);
-        assert_eq!(hidden(Format::ClaudeCode, &at(&v(first.0), true, false)), first.2);
+        assert_eq!(
+            hidden(Format::ClaudeCode, &at(&v(first.0), false, false)),
+            first.1
+        );
+        assert_eq!(
+            hidden(Format::ClaudeCode, &at(&v(first.0), true, false)),
+            first.2
+        );
         // Between two measured versions: the lower one.
         let below_second = if second.0[2] > 0 {
             [second.0[0], second.0[1], second.0[2] - 1]
         } else {
             first.0
         };
-        assert_eq!(hidden(Format::ClaudeCode, &at(&v(below_second), false, false)), first.1);
+        assert_eq!(
+            hidden(Format::ClaudeCode, &at(&v(below_second), false, false)),
+            first.1
+        );
         // Past the newest row: the newest.
         let last = CLAUDE_CODE_BY_VERSION.last().unwrap();
-        assert_eq!(hidden(Format::ClaudeCode, &at("99.0.0", false, false)), last.1);
+        assert_eq!(
+            hidden(Format::ClaudeCode, &at("99.0.0", false, false)),
+            last.1
+        );
     }
 
     #[test]
@@ -166,8 +222,14 @@ mod tests {
             *CODEX_BY_VERSION.iter().rev().find(|r| r.0 <= v).unwrap()
         };
         let r = row("0.116.0");
-        assert_eq!(hidden(Format::Codex, &at("0.116.0-alpha.10", false, true)), r.2);
-        assert_eq!(hidden(Format::Codex, &at("0.116.0-alpha.10", false, false)), r.1);
+        assert_eq!(
+            hidden(Format::Codex, &at("0.116.0-alpha.10", false, true)),
+            r.2
+        );
+        assert_eq!(
+            hidden(Format::Codex, &at("0.116.0-alpha.10", false, false)),
+            r.1
+        );
         let old = row("0.44.0");
         assert_eq!(hidden(Format::Codex, &at("0.44.0", false, false)), old.1);
         assert!(old.1 > old.2, "the instructions add to the tools");
@@ -175,10 +237,19 @@ mod tests {
 
     #[test]
     fn versions_older_than_every_row_or_unrecorded_fall_back_to_the_constants() {
-        assert_eq!(hidden(Format::ClaudeCode, &at("0.2.9", false, false)), CLAUDE_CODE_MAIN);
-        assert_eq!(hidden(Format::ClaudeCode, &at("0.2.9", true, false)), CLAUDE_CODE_SUBAGENT);
+        assert_eq!(
+            hidden(Format::ClaudeCode, &at("0.2.9", false, false)),
+            CLAUDE_CODE_MAIN
+        );
+        assert_eq!(
+            hidden(Format::ClaudeCode, &at("0.2.9", true, false)),
+            CLAUDE_CODE_SUBAGENT
+        );
         assert_eq!(hidden(Format::Codex, &at("0.1.0", false, false)), CODEX);
-        assert_eq!(hidden(Format::Codex, &at("0.1.0", false, true)), CODEX_TOOLS);
+        assert_eq!(
+            hidden(Format::Codex, &at("0.1.0", false, true)),
+            CODEX_TOOLS
+        );
         assert_eq!(hidden(Format::Codex, &AgentLimits::default()), CODEX);
         // The Claude Code 2.1.332 snapshot is measured whatever the version.
         let measured = AgentLimits {

@@ -25,11 +25,11 @@ use serde_json::Value;
 
 use crate::formats::message::{self, Notes};
 use crate::formats::{lines_doc, Codec};
+use crate::session::{parse_agent_version, Item, Keep, RestorePlan, WriteError};
 use crate::session::{
     AgentLimits, CompactMeta, Document, Format, LinesDoc, Message, Origin, ReadError,
     ReportedUsage, Role, Session,
 };
-use crate::session::{parse_agent_version, Item, Keep, RestorePlan, WriteError};
 use marker::is_rewrite_marker;
 pub use thread::{Rec, Transcript, SYNTHETIC_MODEL};
 

@@ -21,11 +21,11 @@ use serde_json::{json, Value};
 use crate::formats::jsonl::{records, Record};
 use crate::formats::message::Notes;
 use crate::formats::{lines_doc, Codec};
+use crate::session::{parse_agent_version, Item, Keep, WriteError};
 use crate::session::{
     AgentLimits, Document, Format, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role,
     Session,
 };
-use crate::session::{parse_agent_version, Item, Keep, WriteError};
 use items::{codex_compact, item_message};
 
 /// Where an item of the active history comes from.
