@@ -382,6 +382,27 @@ pub struct AgentLimits {
     /// measured, no prior is added.
     #[serde(default)]
     pub prompt_measured: bool,
+    /// The agent's version as the file records it (Claude Code's `version` on its
+    /// records, Codex's `session_meta.cli_version`), as its first three numbers: the prior
+    /// hidden part depends on it (`ops::prior`).
+    #[serde(default)]
+    pub agent_version: Option<AgentVersion>,
+}
+
+/// An agent's version as its first three numbers (`2.1.97` → `[2, 1, 97]`).
+pub type AgentVersion = [u32; 3];
+
+/// The version `text` starts with (`0.116.0-alpha.10` → `[0, 116, 0]`, `1.0` →
+/// `[1, 0, 0]`); `None` when it does not start with a number.
+pub fn parse_agent_version(text: &str) -> Option<AgentVersion> {
+    let end = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let mut out = [0u32; 3];
+    for (slot, part) in out.iter_mut().zip(text[..end].split('.')) {
+        *slot = part.parse().ok()?;
+    }
+    (end > 0).then_some(out)
 }
 
 /// A session read from a file.
@@ -592,5 +613,15 @@ mod tests {
         assert_eq!(Role::parse("function"), Some(Role::Tool));
         assert_eq!(Role::parse("wizard"), None);
         assert!(Role::Developer.is_system());
+    }
+
+    #[test]
+    fn agent_versions_parse_to_their_first_three_numbers() {
+        assert_eq!(parse_agent_version("2.1.97"), Some([2, 1, 97]));
+        assert_eq!(parse_agent_version("0.116.0-alpha.10"), Some([0, 116, 0]));
+        assert_eq!(parse_agent_version("1.0"), Some([1, 0, 0]));
+        assert_eq!(parse_agent_version("1.2.3.4"), Some([1, 2, 3]));
+        assert_eq!(parse_agent_version("v2"), None);
+        assert_eq!(parse_agent_version(""), None);
     }
 }

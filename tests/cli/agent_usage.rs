@@ -8,7 +8,9 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use ctxctl::ops::prior::{CLAUDE_CODE_MAIN, CODEX};
+use ctxctl::formats::read;
+use ctxctl::ops::prior::{hidden, CLAUDE_CODE_MAIN, CODEX, CODEX_TOOLS};
+use ctxctl::session::parse_agent_version;
 
 use crate::support::{fixture, s, TestEnv};
 
@@ -25,6 +27,33 @@ fn checked_uncached(env: &TestEnv, f: &Path) -> u64 {
     let run = env.run(&["check", s(f), "--json", "--no-cache"]);
     assert!(run.code == 0 || run.code == 1, "{run:?}");
     run.file()["next_request_tokens"].as_u64().unwrap()
+}
+
+/// The prior hidden part ctxctl adds to the file `f`: the row of its agent's version.
+pub fn prior_of(f: &Path) -> u64 {
+    let session = read(&fs::read(f).unwrap(), None).unwrap();
+    hidden(session.format, &session.agent_limits) as u64
+}
+
+/// The files record their agent's version, and a Codex file's prior is that version's row,
+/// not the fallback for an unknown version; Claude Code's stays its one constant.
+#[test]
+fn the_prior_is_the_one_of_the_recorded_agent_version() {
+    let cx = fixture("codex/acidicsoil_rollout_v0.58.0_cli.jsonl");
+    let s = read(&fs::read(&cx).unwrap(), None).unwrap();
+    assert!(s.agent_limits.agent_version.is_some());
+    let fallback = match s.agent_limits.instructions_read {
+        true => CODEX_TOOLS,
+        false => CODEX,
+    };
+    assert_ne!(prior_of(&cx), fallback as u64);
+    let mut unknown = s.agent_limits;
+    unknown.agent_version = None;
+    assert_eq!(hidden(s.format, &unknown), fallback);
+    unknown.agent_version = parse_agent_version("0.0.1");
+    assert_eq!(hidden(s.format, &unknown), fallback);
+    let cc = fixture("claude-code/spotter_tool_heavy.jsonl");
+    assert_eq!(prior_of(&cc), CLAUDE_CODE_MAIN as u64);
 }
 
 /// `check --json`'s source of the next request.
@@ -121,7 +150,7 @@ fn claude_code_usage_is_stale_after_a_trim_until_the_agent_reports_again() {
         );
         assert_eq!(
             checked_uncached(&env, &f),
-            estimate + CLAUDE_CODE_MAIN as u64,
+            estimate + prior_of(&f),
             "{trim:?}: stale usage ignored"
         );
         let carried = checked(&env, &f);
@@ -150,10 +179,7 @@ fn claude_code_usage_reported_after_a_compaction_counts() {
     );
     let run = env.run(&["compact", s(&f), "--tail-tokens", "500", "--in-place"]);
     assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(
-        checked_uncached(&env, &f),
-        counted(&env, &f) + CLAUDE_CODE_MAIN as u64
-    );
+    assert_eq!(checked_uncached(&env, &f), counted(&env, &f) + prior_of(&f));
     assert_eq!(source(&env, &f), "carried");
     append(&f, &claude_answer(&f, 22345, 6));
     assert_eq!(
@@ -185,7 +211,7 @@ fn codex_usage_is_stale_after_a_trim_until_codex_reports_again() {
     assert!(estimate < reported);
     assert_eq!(
         checked_uncached(&env, &f),
-        estimate + CODEX as u64,
+        estimate + prior_of(&f),
         "stale usage ignored"
     );
     let carried = checked(&env, &f);
@@ -230,10 +256,7 @@ fn restoring_after_the_agent_reported_again_marks_the_usage_stale() {
     );
     let run = env.run(&["archive", "restore", &id]);
     assert_eq!(run.code, 0, "{run:?}");
-    assert_eq!(
-        checked_uncached(&env, &f),
-        counted(&env, &f) + CLAUDE_CODE_MAIN as u64
-    );
+    assert_eq!(checked_uncached(&env, &f), counted(&env, &f) + prior_of(&f));
     // The restore carries the hidden part the agent's last report measured.
     assert_eq!(source(&env, &f), "carried");
 }

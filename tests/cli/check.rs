@@ -227,7 +227,7 @@ fn reported_usage_is_used_until_ctxctl_rewrites_the_history() {
     // cache off), ctxctl's count plus the agent's prior hidden part.
     assert_eq!(
         after["next_request_tokens"].as_u64().unwrap(),
-        recount["total_tokens"].as_u64().unwrap() + ctxctl::ops::prior::CLAUDE_CODE_MAIN as u64,
+        recount["total_tokens"].as_u64().unwrap() + crate::agent_usage::prior_of(&f),
         "stale usage ignored"
     );
     assert_eq!(after["next_request_source"], "estimate");

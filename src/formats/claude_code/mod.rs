@@ -28,11 +28,11 @@ use serde_json::Value;
 
 use crate::formats::message::{self, Notes};
 use crate::formats::{lines_doc, Codec};
+use crate::session::{parse_agent_version, Item, Keep, RestorePlan, WriteError};
 use crate::session::{
     AgentLimits, CompactMeta, Document, Format, LinesDoc, Message, Origin, ReadError,
     ReportedUsage, Role, Session,
 };
-use crate::session::{Item, Keep, RestorePlan, WriteError};
 use marker::is_rewrite_marker;
 pub use thread::{Rec, Transcript, SYNTHETIC_MODEL};
 
@@ -126,6 +126,13 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     let agent_limits = AgentLimits {
         subagent: conversation().next().is_some() && conversation().all(|r| r.sidechain()),
         prompt_measured: request_extra.is_some(),
+        // The latest version wins: a session resumed after an upgrade sends the new prompt.
+        agent_version: t
+            .recs
+            .iter()
+            .rev()
+            .find_map(|r| r.v.get("version").and_then(Value::as_str))
+            .and_then(parse_agent_version),
         ..AgentLimits::default()
     };
     let mut warnings = t.warnings;

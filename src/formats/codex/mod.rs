@@ -21,11 +21,11 @@ use serde_json::{json, Value};
 use crate::formats::jsonl::{records, Record};
 use crate::formats::message::Notes;
 use crate::formats::{lines_doc, Codec};
+use crate::session::{parse_agent_version, Item, Keep, WriteError};
 use crate::session::{
     AgentLimits, Document, Format, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role,
     Session,
 };
-use crate::session::{Item, Keep, WriteError};
 use items::{codex_compact, item_message};
 
 /// Where an item of the active history comes from.
@@ -156,6 +156,10 @@ impl Rollout {
     fn record(&mut self, line: usize, ty: &str, payload: &Value) {
         match ty {
             "session_meta" if self.system.is_none() => {
+                self.limits.agent_version = payload
+                    .get("cli_version")
+                    .and_then(Value::as_str)
+                    .and_then(parse_agent_version);
                 self.limits.instructions_read = payload
                     .pointer("/base_instructions/text")
                     .and_then(Value::as_str)
@@ -617,6 +621,7 @@ mod tests {
                 subagent: false,
                 instructions_read: false,
                 prompt_measured: false,
+                agent_version: None,
             }
         );
         // A compaction (or a later answer) ends it.
