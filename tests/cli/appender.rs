@@ -236,9 +236,11 @@ fn race(args: fn(&Path) -> Vec<String>) {
     // Whether an append lands in the short window between the check and the rename is
     // luck (a fast disk's fsync narrows it to nothing): carrying is asserted by the unit
     // tests of `ops::carry`, which append in that window on purpose; here only that the
-    // race ran.
+    // race ran: rewrites landed on both routes while the appender wrote, and some found their
+    // input changed under them. (How many land depends on the machine's load: a slower
+    // run sees the input change more often and gives up, exit 2, as it should.)
     assert!(
-        here.rewrites >= here.runs / 10 && binary.rewrites >= binary.runs / 10,
+        here.rewrites > 0 && binary.rewrites > 0 && here.retried + binary.retried > 0,
         "too little was raced: {summary}"
     );
 }

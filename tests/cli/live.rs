@@ -31,7 +31,9 @@ impl Agent {
         let _ = fs::remove_file(&ready);
         fs::write(&stop, "").unwrap();
         let script =
-            format!("{setup}\ntouch ready\nwhile [ -e stop ]; do sleep 0.05 3>&-; done\n",);
+            // Only the shell itself holds fd 3 (if `setup` opened it): its children close it,
+            // or a scan could find `touch` still holding the file and name it instead.
+            format!("{setup}\ntouch ready 3>&-\nwhile [ -e stop ]; do sleep 0.05 3>&-; done\n",);
         fs::write(program, format!("#!/bin/sh\n{script}")).unwrap();
         make_executable(program);
         let child = Command::new(program)
