@@ -38,7 +38,7 @@ const BATCH_MESSAGES: usize = 4096;
 /// One line of a block: its node and the model it names, or a line that does not parse
 /// as JSON because it ends early (a truncated last line, if it is the last).
 enum Line {
-    Node(Node, Option<String>),
+    Node(Node, Option<String>, skel::Version),
     Cut { line: usize, end: u64 },
 }
 
@@ -185,8 +185,12 @@ fn index(ctx: &Context, mut reader: LineReader<Reading<File>>) -> Option<(Index,
             match l {
                 // Only the last line may be cut short.
                 _ if cut.is_some() => cut = Some(None),
-                Line::Node(mut n, model) => {
+                Line::Node(mut n, model, version) => {
                     n.model = index.model_number(model);
+                    // The latest record naming a version wins, as the whole reader has it.
+                    if let Some(v) = version {
+                        index.version = v;
+                    }
                     index.nodes.push(n);
                 }
                 Line::Cut { line, end } => cut = Some(Some((line, end))),
@@ -219,7 +223,7 @@ fn block(block: &Block) -> Option<Vec<Line>> {
         let text = &block.text[span.clone()];
         let at = (block.at + span.start) as u64;
         match skel::node(text, line, at) {
-            Some((n, model)) => out.push(Line::Node(n, model)),
+            Some((n, model, version)) => out.push(Line::Node(n, model, version)),
             None => match serde_json::from_str::<serde_json::Value>(text) {
                 Err(e) if e.is_eof() => out.push(Line::Cut {
                     line,

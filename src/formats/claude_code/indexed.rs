@@ -29,6 +29,8 @@ pub struct Index {
     pub models: Vec<String>,
     /// The warning of a truncated last line.
     pub truncated: Option<String>,
+    /// The agent's version, as the latest record naming one gives it.
+    pub version: Option<crate::session::AgentVersion>,
 }
 
 impl Index {
@@ -146,6 +148,7 @@ pub fn read(
     let agent_limits = AgentLimits {
         subagent: conversation().next().is_some() && conversation().all(|n| n.sidechain),
         prompt_measured: request_extra.is_some(),
+        agent_version: index.version,
         ..AgentLimits::default()
     };
     Some(Read {

@@ -15,6 +15,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use super::SYNTHETIC_MODEL;
+use crate::session::{parse_agent_version, AgentVersion};
 
 /// A 64-bit hash of an id (a `uuid`, a `message.id`, a `tool_use_id`); never 0, so that
 /// an absent one takes no room.
@@ -93,9 +94,13 @@ impl Node {
     }
 }
 
-/// `line`'s node, with the model it names (see `model_of`); `None` when the skeleton
-/// cannot read it.
-pub fn node(text: &str, line: usize, at: u64) -> Option<(Node, Option<String>)> {
+/// What a record says of the agent's version: `None` when it has no `version` string,
+/// else that string parsed (`Some(None)`: not a version ctxctl reads).
+pub type Version = Option<Option<AgentVersion>>;
+
+/// `line`'s node, with the model it names (see `model_of`) and its `version`; `None` when
+/// the skeleton cannot read it.
+pub fn node(text: &str, line: usize, at: u64) -> Option<(Node, Option<String>, Version)> {
     // Serde would take an array for the skeleton's fields in order: a record is an object.
     if !text
         .trim_start_matches([' ', '\t', '\r', '\n'])
@@ -154,7 +159,8 @@ pub fn node(text: &str, line: usize, at: u64) -> Option<(Node, Option<String>)> 
             .is_some_and(|a| a.ty.as_str() == Some("prompt_snapshot")),
         model: 0,
     };
-    Some((node, model))
+    let version = s.version.as_str().map(parse_agent_version);
+    Some((node, model, version))
 }
 
 /// The fields of a record the thread reads.
@@ -182,6 +188,8 @@ struct Skel<'a> {
     meta: Obj<Meta<'a>>,
     #[serde(default, borrow)]
     attachment: Obj<Typed<'a>>,
+    #[serde(default, borrow)]
+    version: Loose<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -410,7 +418,7 @@ mod tests {
 
     #[test]
     fn fields_of_another_type_are_absent_as_a_values_get_finds_them() {
-        let (n, model) = node(
+        let (n, model, _) = node(
             r#"{"type":"assistant","uuid":7,"parentUuid":"p","isSidechain":"yes","message":{"id":"m","model":"claude-x","content":[1,{"type":"tool_result","tool_use_id":"t"}]}}"#,
             3,
             10,
@@ -424,7 +432,7 @@ mod tests {
         // Only a user record answers tool calls.
         assert!(n.results.is_empty());
         assert_eq!(model.as_deref(), Some("claude-x"));
-        let (n, _) = node(
+        let (n, _, _) = node(
             r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"},"x"]},"ctxctl":null}"#,
             0,
             0,
@@ -445,7 +453,7 @@ mod tests {
         ] {
             assert!(node(text, 0, 0).is_none(), "{text}");
         }
-        let (n, _) = node(
+        let (n, _, _) = node(
             r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"preservedSegment":5}}"#,
             0,
             0,
