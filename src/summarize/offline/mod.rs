@@ -5,7 +5,7 @@
 //! items first, [`carry`]), every request of the user verbatim (the oldest shortened first
 //! when they outgrow half the cap), files read/created/modified/deleted, commands run and
 //! their outcome, tool calls per tool with failures, errors and whether and how they were
-//! resolved, decisions and the user's corrections, pending work, the next step ([`state`])
+//! resolved, decisions and the user's corrections, pending work, the next step (`state.rs`)
 //! and the state at the cut (current task, last tool call, the assistant's last words).
 //! When the text would exceed the cap, the least important sections are shortened first.
 
