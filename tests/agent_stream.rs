@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use ctxctl::config::{Env, Globals, Settings};
 use ctxctl::context::Context;
-use ctxctl::ops::tallied::{self, Tallied};
-use ctxctl::ops::tally::Wants;
+use ctxctl::ops::counted::{self, Counted};
+use ctxctl::ops::figures::Wants;
 use ctxctl::ops::{agent_stream, load};
 use ctxctl::render::Printer;
 
@@ -45,7 +45,7 @@ fn files(root: &Path) -> Vec<PathBuf> {
 }
 
 /// What a read-only command shows of a tallied session.
-fn figures(t: &Tallied) -> String {
+fn figures(t: &Counted) -> String {
     format!(
         "{:?}\n{:?} {:?} {} {} {}\n{:?}\n{:?}\n{} {:?} {:?}\n{:?}\n{:?}",
         t.format,
@@ -66,7 +66,7 @@ fn figures(t: &Tallied) -> String {
 
 /// The tally's figures; the map of tool names by call id (a hash map, printed in any
 /// order) sorted.
-fn tally(t: &Tallied) -> String {
+fn tally(t: &Counted) -> String {
     let text = format!("{:?}", t.tally);
     let Some(at) = text.find("name_of: {") else {
         return text;
@@ -119,7 +119,7 @@ fn every_fixture_counts_streamed_as_read_whole() {
                 continue;
             };
             let whole = load::load_for_reading(&ctx, &path).unwrap();
-            let want = tallied::of_loaded(&ctx, whole, wants, None);
+            let want = counted::of_loaded(&ctx, whole, wants, None);
             assert_eq!(
                 figures(&got),
                 figures(&want),

@@ -6,10 +6,10 @@ use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
+use crate::ops::counted::Counted;
+use crate::ops::figures::Wants;
 use crate::ops::predict::Prediction;
 use crate::ops::read_only;
-use crate::ops::tallied::Tallied;
-use crate::ops::tally::Wants;
 use crate::ops::walk::Input;
 use crate::render::json::{CountFile, CountReport, FileEntry, MessageTokens};
 use crate::render::table::{table, thousands, Cell, Table};
@@ -139,7 +139,7 @@ fn tsv(files: &[&CountFile], args: &CountArgs) -> Table {
     t
 }
 
-fn count_file(l: &Tallied, next: Prediction, per_message: bool) -> CountFile {
+fn count_file(l: &Counted, next: Prediction, per_message: bool) -> CountFile {
     let window = l.window();
     CountFile {
         path: l.display(),
@@ -172,7 +172,7 @@ fn count_file(l: &Tallied, next: Prediction, per_message: bool) -> CountFile {
     }
 }
 
-fn print_human(ctx: &Context, l: &Tallied, f: &CountFile, args: &CountArgs) -> anyhow::Result<()> {
+fn print_human(ctx: &Context, l: &Counted, f: &CountFile, args: &CountArgs) -> anyhow::Result<()> {
     let p = &ctx.printer;
     let sized = l.tally.estimated;
     let estimate = match (f.exact, f.factor != 1.0) {

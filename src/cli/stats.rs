@@ -3,14 +3,14 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::cli::args::limits::LimitArgs;
+use crate::cli::args::budget::LimitArgs;
 use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::batch;
+use crate::ops::counted::Counted;
+use crate::ops::figures::Wants;
 use crate::ops::read_only;
-use crate::ops::tallied::Tallied;
-use crate::ops::tally::Wants;
 use crate::ops::walk::Input;
 use crate::render::bar::bar;
 use crate::render::json::{ByRole, FileEntry, Files, Reported};
@@ -114,7 +114,7 @@ pub fn run(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitStatus> {
     Ok(status)
 }
 
-fn stats(ctx: &Context, args: &StatsArgs, l: &Tallied) -> anyhow::Result<StatsFile> {
+fn stats(ctx: &Context, args: &StatsArgs, l: &Counted) -> anyhow::Result<StatsFile> {
     let window = l.window();
     let limits = args.limits.limits(ctx, &l.model, &window)?;
     let effective = limits.effective_limit();

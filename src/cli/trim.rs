@@ -5,7 +5,7 @@ use anyhow::Context as _;
 use clap::Args;
 use serde::Serialize;
 
-use crate::cli::args::limits::ReserveArgs;
+use crate::cli::args::budget::ReserveArgs;
 use crate::cli::args::OutputArgs;
 use crate::compact::CompactInfo;
 use crate::context::Context;
@@ -49,7 +49,7 @@ pub struct TrimArgs {
     #[arg(long, value_name = "S", value_parser = StrategyParser, hide_possible_values = true)]
     pub strategy: StrategyKind,
     /// Token budget (default: the model's effective limit)
-    #[arg(long, allow_negative_numbers = true, value_name = "N", help_heading = "Budget", value_parser = clap::value_parser!(u64).range(1..=crate::cli::args::limits::MAX_TOKENS))]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", help_heading = "Budget", value_parser = clap::value_parser!(u64).range(1..=crate::cli::args::budget::MAX_TOKENS))]
     pub max_tokens: Option<u64>,
     #[command(flatten)]
     pub reserve: ReserveArgs,

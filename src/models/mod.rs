@@ -8,8 +8,8 @@
 //! OpenRouter and Bedrock ids, ...): see [`Registry::lookup`].
 
 mod agent;
+mod budget;
 mod encoding;
-mod limits;
 mod normalize;
 mod overrides;
 mod registry;
@@ -19,8 +19,8 @@ pub use agent::{
     agent_name, claude_code_window, AgentName, WindowSource, CLAUDE_CODE_1M_WINDOW,
     CLAUDE_CODE_WINDOW,
 };
+pub use budget::{Limits, MAX_OUTPUT_RESERVE_PERCENT, UNKNOWN_OUTPUT_RESERVE};
 pub use encoding::encoding_for_model;
-pub use limits::{Limits, MAX_OUTPUT_RESERVE_PERCENT, UNKNOWN_OUTPUT_RESERVE};
 pub use overrides::ModelOverride;
 pub use registry::{Registry, Resolution};
 

@@ -22,10 +22,10 @@ use crate::context::Context;
 use crate::formats::claude_code::indexed::{self, Index};
 use crate::formats::claude_code::skel::{self, Node};
 use crate::formats::stream::{Block, LineReader};
+use crate::ops::counted::Counted;
+use crate::ops::figures::{Chunk, Tally, Wants};
 use crate::ops::load::{self, scale, Fingerprint};
 use crate::ops::ordered::in_order;
-use crate::ops::tallied::Tallied;
-use crate::ops::tally::{Chunk, Tally, Wants};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message, Part};
 use crate::tokens::Counter;
@@ -48,7 +48,7 @@ pub fn tally(
     path: &Path,
     wants: Wants,
     bar: &indicatif::ProgressBar,
-) -> Option<Tallied> {
+) -> Option<Counted> {
     let file = File::open(path).ok()?;
     let mut reader = LineReader::new(Reading::new(file.try_clone().ok()?, bar.clone()));
     let (head, lines) = reader.head().ok()?;
@@ -130,7 +130,7 @@ pub fn tally(
         let n = ctx.count_parts(&counter, &[&part]);
         scale(n.first().copied().unwrap_or(0), model.factor)
     });
-    Some(Tallied {
+    Some(Counted {
         path: path.to_path_buf(),
         fingerprint,
         format: Format::ClaudeCode,

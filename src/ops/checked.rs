@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use crate::cache::digest::{Digest, Resumable, Seen, DIGEST_VERSION};
 use crate::context::{Context, ResolvedModel};
+use crate::ops::counted::{self, Counted};
+use crate::ops::figures::Wants;
 use crate::ops::grown;
 use crate::ops::load;
 use crate::ops::predict::{self, Prediction};
 use crate::ops::read_only;
-use crate::ops::tallied::{self, Tallied};
-use crate::ops::tally::Wants;
 use crate::ops::window::{self, Window};
 use crate::session::order;
 use crate::session::pairs::Shapes;
@@ -210,7 +210,7 @@ fn resumed(ctx: &Context, path: &Path, slot: Slot, d: Digest) -> anyhow::Result<
     ));
     load::warn_session(ctx, path, &session);
     let l = load::count_session(ctx, path, session, fingerprint)?;
-    let t = tallied::of_loaded(ctx, l, WANTS, None);
+    let t = counted::of_loaded(ctx, l, WANTS, None);
     finish(ctx, path, slot, t, Some(d))
 }
 
@@ -263,7 +263,7 @@ pub fn load_db(ctx: &Context, path: &Path, id: &str) -> anyhow::Result<Checked> 
         ctx,
         path,
         Slot::NONE,
-        tallied::of_loaded(ctx, l, WANTS, None),
+        counted::of_loaded(ctx, l, WANTS, None),
         None,
     )
 }
@@ -276,7 +276,7 @@ fn full(ctx: &Context, path: &Path, slot: Slot) -> anyhow::Result<Checked> {
         ctx,
         path,
         slot,
-        tallied::of_loaded(ctx, l, WANTS, None),
+        counted::of_loaded(ctx, l, WANTS, None),
         None,
     )
 }
@@ -287,7 +287,7 @@ fn finish(
     ctx: &Context,
     path: &Path,
     slot: Slot,
-    mut l: Tallied,
+    mut l: Counted,
     mut before: Option<Digest>,
 ) -> anyhow::Result<Checked> {
     let fingerprint = l.fingerprint;

@@ -33,7 +33,7 @@ pub struct Loaded {
     /// rewrite refuses to go on when the path leads elsewhere by then.
     pub target: Option<PathBuf>,
     /// Read as `count` reads a file, its document's text left in the file (see
-    /// [`crate::ops::streamed`]).
+    /// [`crate::ops::json_reread`]).
     pub streamed: bool,
 }
 

@@ -1,7 +1,7 @@
 //! Services the commands share, as cargo's `ops`: loading a session ([`load`], the model
 //! its first bytes name: [`model_hint`]), reading one for a read-only command
-//! ([`read_only`]: streamed by [`stream`] or read whole, figures folded by [`tally`] into a
-//! [`tallied::Tallied`], the provider's own count by [`count_api`]), finding the input
+//! ([`read_only`]: streamed by [`json_stream`] or read whole, figures folded by [`figures`] into a
+//! [`counted::Counted`], the provider's own count by [`count_api`]), finding the input
 //! files ([`walk`], [`session_files`], [`filter`], [`describe`]), listing every agent
 //! session ([`sessions`]), checking one against its window ([`checked`]), running many
 //! files in parallel ([`batch`]), the store, clock and per-session lock ([`store`]), where
@@ -18,11 +18,15 @@ pub mod batch;
 pub mod carry;
 pub mod checked;
 pub mod count_api;
+pub mod counted;
 pub mod data_dir;
 pub mod describe;
+pub mod figures;
 pub mod filter;
 pub mod grown;
 pub mod here;
+pub mod json_reread;
+pub mod json_stream;
 pub mod live;
 pub mod load;
 pub mod mcp;
@@ -39,10 +43,6 @@ pub mod search;
 pub mod session_files;
 pub mod sessions;
 pub mod store;
-pub mod stream;
-pub mod streamed;
-pub mod tallied;
-pub mod tally;
 pub mod testhook;
 pub mod usage;
 pub mod walk;

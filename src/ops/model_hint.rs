@@ -1,6 +1,6 @@
 //! The model a session names before its messages, guessed from its first bytes: a JSON
 //! document's member before its message list, else the first JSONL line that names one.
-//! Both the whole read ([`crate::ops::load`]) and the streamed one ([`crate::ops::stream`])
+//! Both the whole read ([`crate::ops::load`]) and the streamed one ([`crate::ops::json_stream`])
 //! guess with it, before the tokenizer is chosen.
 
 use crate::formats::chat;

@@ -1,6 +1,6 @@
 //! Blocks of records read on a thread of their own, worked on by several threads, and
 //! folded back in the order they were read: the streamed read routes' engine (chat JSON
-//! documents and JSONL in [`crate::ops::stream`], agent transcripts in
+//! documents and JSONL in [`crate::ops::json_stream`], agent transcripts in
 //! [`crate::ops::agent_stream`]).
 
 use std::collections::BTreeMap;

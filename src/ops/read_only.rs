@@ -1,19 +1,19 @@
 //! Reading a session for a read-only command (`count`, `stats`, `check`): streamed and
-//! counted as it is read ([`crate::ops::stream`]) when it can be, else read whole
-//! ([`crate::ops::load`]) and counted ([`crate::ops::tallied::of_loaded`]); an agent's
-//! database session is read whole. Its figures are a [`Tallied`].
+//! counted as it is read ([`crate::ops::json_stream`]) when it can be, else read whole
+//! ([`crate::ops::load`]) and counted ([`crate::ops::counted::of_loaded`]); an agent's
+//! database session is read whole. Its figures are a [`Counted`].
 
 use std::path::Path;
 
 use crate::context::Context;
+use crate::ops::counted::{self, Counted};
+use crate::ops::figures::Wants;
 use crate::ops::load::{self, Loaded};
-use crate::ops::tallied::{self, Tallied};
-use crate::ops::tally::Wants;
 use crate::render::progress::{Transient, LARGE_FILE_BYTES};
 use crate::session::Keep;
 
 /// Reads `path` for a read-only command, keeping what `wants` asks for.
-pub fn load(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Tallied> {
+pub fn load(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Counted> {
     load_session(ctx, path, None, wants)
 }
 
@@ -24,13 +24,13 @@ pub fn load_session(
     path: &Path,
     session: Option<&str>,
     wants: Wants,
-) -> anyhow::Result<Tallied> {
+) -> anyhow::Result<Counted> {
     if let Some(id) = session {
         // An agent's database is read whole.
         let l = load::load_selected(ctx, path, Some(id))?;
         return finish(ctx, l, wants);
     }
-    if let Some(t) = crate::ops::stream::tally(ctx, path, wants)? {
+    if let Some(t) = crate::ops::json_stream::tally(ctx, path, wants)? {
         return Ok(t);
     }
     // Read whole: a large file shows a spinner while it is read and counted.
@@ -52,11 +52,11 @@ pub fn load_session(
 }
 
 /// The figures of `l`, with the provider's count under `--count-with api`.
-fn finish(ctx: &Context, l: Loaded, wants: Wants) -> anyhow::Result<Tallied> {
+fn finish(ctx: &Context, l: Loaded, wants: Wants) -> anyhow::Result<Counted> {
     let api = if crate::ops::count_api::enabled(ctx)? {
         Some(crate::ops::count_api::prediction(ctx, &l)?)
     } else {
         None
     };
-    Ok(tallied::of_loaded(ctx, l, wants, api))
+    Ok(counted::of_loaded(ctx, l, wants, api))
 }

@@ -29,10 +29,10 @@ mod mask;
 mod options;
 mod selective;
 mod selector;
+mod sliding_window;
 mod smart;
 mod tool_results;
 mod view;
-mod window;
 
 #[cfg(test)]
 mod proptests;
@@ -205,7 +205,7 @@ fn validate(kind: StrategyKind, opts: &Options) -> Result<(), StrategyError> {
 fn run<'a>(kind: StrategyKind, view: View<'a>, ctx: &Ctx) -> View<'a> {
     match kind {
         StrategyKind::Fifo => fifo::apply(view, ctx),
-        StrategyKind::SlidingWindow => window::apply(view, ctx),
+        StrategyKind::SlidingWindow => sliding_window::apply(view, ctx),
         StrategyKind::Smart => smart::apply(view, ctx),
         StrategyKind::Selective => selective::apply(view, ctx),
         StrategyKind::Composite => composite::apply(view, ctx),

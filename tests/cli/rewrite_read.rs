@@ -298,7 +298,7 @@ fn a_large_compaction_in_place_restores_byte_for_byte() {
     }
 }
 
-/// A JSON document's compaction streams it as `count` does (src/ops/streamed.rs): its text
+/// A JSON document's compaction streams it as `count` does (src/ops/json_reread.rs): its text
 /// is never held, and the file is read again around the summarized records, which go to
 /// the archive as they are read. It writes what the whole-document read (`--format`, which
 /// the streamed read leaves to it) writes, and archives the same records.

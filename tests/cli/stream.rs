@@ -1,4 +1,4 @@
-//! Read-only commands stream JSON documents and plain JSONL (src/ops/stream.rs); what
+//! Read-only commands stream JSON documents and plain JSONL (src/ops/json_stream.rs); what
 //! they print must be what reading the file whole prints. `--format` makes ctxctl read
 //! the file whole (the streamed path only takes detected files), so each command is run
 //! both ways and the outputs compared byte for byte; `-v` shows which way was taken.

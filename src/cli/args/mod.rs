@@ -1,10 +1,10 @@
 //! Arguments several commands share: the input files, where a rewrite goes, and the
 //! budget options. Each resolves into the plain values the `ops` services take.
 
+pub mod budget;
 pub mod duration;
 pub mod filter;
 pub mod here;
-pub mod limits;
 
 use std::path::PathBuf;
 

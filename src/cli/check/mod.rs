@@ -3,8 +3,8 @@
 
 use clap::Args;
 
+use crate::cli::args::budget::{self, LimitArgs};
 use crate::cli::args::filter::ResultFilterArgs;
-use crate::cli::args::limits::{self, LimitArgs};
 use crate::cli::args::InputArgs;
 use crate::config::Source;
 use crate::context::Context;
@@ -54,7 +54,7 @@ pub fn run(ctx: &Context, args: &CheckArgs) -> anyhow::Result<ExitStatus> {
         known_model(ctx)?;
     }
     let files = args.input.collect(ctx, false)?;
-    let threshold = limits::threshold(ctx, args.threshold)?.value;
+    let threshold = budget::threshold(ctx, args.threshold)?.value;
     let filter = args.input.filters.filter(Some(&args.results))?;
     let mut status = ExitStatus::Success;
     let mut results = Vec::new();

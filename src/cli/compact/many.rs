@@ -17,7 +17,7 @@ use super::one::compact_file;
 use super::report::{Doc, Report};
 use super::settings::tail_budget;
 use super::CompactArgs;
-use crate::cli::args::limits;
+use crate::cli::args::budget;
 use crate::cli::args::InputArgs;
 use crate::context::Context;
 use crate::exit::ExitStatus;
@@ -57,7 +57,7 @@ pub fn run(
     }
     // Settings errors once, up front, rather than once per file.
     if args.if_needed {
-        limits::threshold(ctx, args.threshold)?;
+        budget::threshold(ctx, args.threshold)?;
     }
     tail_budget(ctx, args, 0)?;
     let files = match args.all {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use crate::archive::Timestamp;
-use crate::cli::args::limits::LimitArgs;
+use crate::cli::args::budget::LimitArgs;
 use crate::cli::args::OutputArgs;
 use crate::compact::{self, CompactInfo, Partition};
 use crate::context::Context;

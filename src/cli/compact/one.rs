@@ -12,16 +12,16 @@ use super::{compacted, info, ratio, CompactArgs};
 use crate::archive::{
     ArchiveEnd, ArchiveError, ArchiveStore, PendingArchive, SealedArchive, Stored, Timestamp,
 };
-use crate::cli::args::limits;
+use crate::cli::args::budget;
 use crate::compact::{self, CompactInfo, Continuation};
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::formats;
+use crate::ops::json_reread;
 use crate::ops::live::Scope;
 use crate::ops::load::{self, Loaded};
 use crate::ops::rewrite::{self, originals, Bound, Originals, Paths, Transaction};
 use crate::ops::store::clock;
-use crate::ops::streamed;
 use crate::ops::write::{self, Destination};
 use crate::render::table::thousands;
 use crate::session::Message;
@@ -56,7 +56,7 @@ pub fn compact_file(
         Some(n) => (load::load_selected(ctx, path, Some(n))?, None),
         None if from_gists => {
             let look = |m: &Message| (Gist::of(m), Continuation::finishes(m));
-            let (loaded, gists) = match streamed::load_observing(ctx, path, &look)? {
+            let (loaded, gists) = match json_reread::load_observing(ctx, path, &look)? {
                 Some(read) => read,
                 None => load::load_observing(ctx, path, &look)?,
             };
@@ -95,7 +95,7 @@ pub fn compact_file(
     if args.if_needed && !agent.overflow {
         // The same figure `check` uses: the predicted next request against the effective
         // limit.
-        let t = limits::threshold(ctx, args.threshold)?.value;
+        let t = budget::threshold(ctx, args.threshold)?.value;
         if !compact::needs_compaction(next.tokens, effective, t) {
             let reason = format!(
                 "below the threshold: next request {} of {} tokens ({:.0}% < {:.0}%)",
@@ -166,7 +166,7 @@ pub fn compact_file(
     // A session streamed: its file is read again meanwhile, the originals archived as
     // they come and the rest kept to be written.
     let hole = (gists.is_some() && !args.output.dry_run)
-        .then(|| streamed::hole(&loaded, &summarized))
+        .then(|| json_reread::hole(&loaded, &summarized))
         .flatten();
     if let Some(hole) = hole {
         return job.compact_around(&mut loaded, summarizer, gists, hole);

@@ -5,13 +5,13 @@
 //! rewrite copies untouched records (and everything around the list) byte for byte, and no
 //! JSON tree of the whole file is ever held in memory: each record is parsed on its own.
 
+mod at_end;
 pub(crate) mod fast;
 mod scanned;
 mod split;
-mod streamed;
 mod write;
 
-pub use streamed::{early_model, early_system, outline, Streamed};
+pub use at_end::{early_model, early_system, outline, Streamed};
 
 use std::borrow::Cow;
 use std::fmt;

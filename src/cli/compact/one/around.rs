@@ -1,4 +1,4 @@
-//! Compacting a session streamed as `count` reads it (see [`crate::ops::streamed`]): its
+//! Compacting a session streamed as `count` reads it (see [`crate::ops::json_reread`]): its
 //! file is read again while the summary is made, the summarized records going to the
 //! archive as they come and the rest put back to be written.
 
@@ -8,9 +8,9 @@ use super::{Archiving, Done, Job};
 use crate::archive::{self, ArchiveEnd, ArchiveRecord};
 use crate::compact::CompactInfo;
 use crate::formats::stream::around::Around;
+use crate::ops::json_reread::{self, Reread};
 use crate::ops::load::Loaded;
 use crate::ops::rewrite::Transaction;
-use crate::ops::streamed::{self, Reread};
 use crate::summarize::{Gist, Summarizer};
 
 impl Job<'_> {
@@ -25,7 +25,7 @@ impl Job<'_> {
         loaded: &mut Loaded,
         summarizer: &dyn Summarizer,
         gists: Option<Vec<(Gist, bool)>>,
-        hole: streamed::Hole,
+        hole: json_reread::Hole,
     ) -> anyhow::Result<Done> {
         let (dest, tx, slot) = self.claim(loaded)?;
         let id = CompactInfo::new_id();
@@ -65,7 +65,7 @@ impl Job<'_> {
                 let panic = pass.join().err();
                 std::panic::resume_unwind(panic.unwrap_or_else(|| Box::new("no text was sent")));
             };
-            if !streamed::reattach_around(loaded, &hole, around?) {
+            if !json_reread::reattach_around(loaded, &hole, around?) {
                 loaded.reattach()?;
             }
             let early = || pass.join().unwrap_or_else(|e| std::panic::resume_unwind(e));

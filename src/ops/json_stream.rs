@@ -17,17 +17,17 @@ use crate::context::{Context, ResolvedModel};
 use crate::formats::message::Notes;
 use crate::formats::stream::{Block, DocReader, LineReader, ListName};
 use crate::formats::{chat, jsonl};
+use crate::ops::counted::Counted;
+use crate::ops::figures::{tool_parts, Chunk, Tally, Wants};
 use crate::ops::load::{self, scale, Fingerprint};
 use crate::ops::model_hint::named_model;
 pub use crate::ops::ordered::{in_order, Source};
-use crate::ops::tallied::Tallied;
-use crate::ops::tally::{tool_parts, Chunk, Tally, Wants};
 use crate::render::progress::{Reading, Transient, LARGE_FILE_BYTES};
 use crate::session::{Format, Message, Part, Resume};
 use crate::tokens::Counter;
 
 /// `path` streamed and counted, or `None` when it is read whole instead.
-pub fn tally(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Option<Tallied>> {
+pub fn tally(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Option<Counted>> {
     let Some((file, progress)) = streamable(ctx, path)? else {
         return Ok(None);
     };
@@ -89,7 +89,7 @@ fn document(
     path: &Path,
     wants: Wants,
     mut reader: DocReader<Reading<File>>,
-) -> Option<Tallied> {
+) -> Option<Counted> {
     let (prefix, key) = (reader.prefix(), reader.key());
     let mut notes = Notes::default();
     let guess = ctx.resolve_model_quietly(chat::early_model(prefix, key).as_deref());
@@ -146,7 +146,7 @@ fn lines(
     path: &Path,
     wants: Wants,
     progress: &indicatif::ProgressBar,
-) -> Option<Tallied> {
+) -> Option<Counted> {
     let mut reader = LineReader::new(Reading::new(open(path)?, progress.clone()));
     let (head, lines) = reader.head().ok()?;
     // One line may be a whole document: the whole-file reader tells.
@@ -202,7 +202,7 @@ fn finish(
     (guess, counter): (&ResolvedModel, &Counter),
     tally: Tally,
     read: Read,
-) -> Option<Tallied> {
+) -> Option<Counted> {
     let model = ctx.resolve_model_quietly(read.model.as_deref());
     if model.encoding != guess.encoding || model.factor != guess.factor {
         // Counted with another tokenizer than the model the file names calls for.
@@ -229,7 +229,7 @@ fn finish(
         let n = ctx.count_parts(counter, &[&part]);
         scale(n.first().copied().unwrap_or(0), model.factor)
     });
-    Some(Tallied {
+    Some(Counted {
         path: path.to_path_buf(),
         fingerprint: read.fingerprint,
         format: read.format,
@@ -258,7 +258,7 @@ enum Kind {
 }
 
 /// A block's messages folded, the notes they gave and the first model a record named.
-type Counted = (Chunk, Notes, Option<String>);
+type BlockFold = (Chunk, Notes, Option<String>);
 
 /// One streamed read.
 struct Run<'a> {
@@ -293,7 +293,7 @@ impl Run<'_> {
 
     /// One block parsed, counted and folded; `None` when a record is not a message as
     /// this path reads it.
-    fn block(&self, block: &Block) -> Option<Counted> {
+    fn block(&self, block: &Block) -> Option<BlockFold> {
         let mut notes = Notes::default();
         let mut model = None;
         let mut messages = Vec::with_capacity(block.spans.len());

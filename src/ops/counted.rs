@@ -1,19 +1,19 @@
 //! A session read for a read-only command: its figures ([`Tally`]) without its text.
-//! JSON documents are streamed ([`crate::ops::stream`]) in flat memory; every other input
+//! JSON documents are streamed ([`crate::ops::json_stream`]) in flat memory; every other input
 //! is read whole ([`load::load_for_reading`]) and folded the same way.
 
 use std::path::PathBuf;
 
 use crate::context::{Context, ResolvedModel};
+use crate::ops::figures::{Chunk, Tally, Wants};
 use crate::ops::load::{self, Fingerprint, Loaded};
 use crate::ops::predict::{self, Prediction};
-use crate::ops::tally::{Chunk, Tally, Wants};
 use crate::ops::window::{self, Window};
 use crate::render::json::{ByRole, Reported};
 use crate::session::{AgentLimits, Format, ReportedUsage, Resume, Role};
 
 /// A session read and counted, its text gone.
-pub struct Tallied {
+pub struct Counted {
     /// The path as given (`-` for stdin).
     pub path: PathBuf,
     pub fingerprint: Fingerprint,
@@ -41,7 +41,7 @@ pub struct Tallied {
     pub api: Option<Prediction>,
 }
 
-impl Tallied {
+impl Counted {
     pub fn display(&self) -> String {
         load::display(&self.path)
     }
@@ -102,7 +102,7 @@ impl Tallied {
 }
 
 /// The figures of a session read whole.
-pub fn of_loaded(ctx: &Context, l: Loaded, wants: Wants, api: Option<Prediction>) -> Tallied {
+pub fn of_loaded(ctx: &Context, l: Loaded, wants: Wants, api: Option<Prediction>) -> Counted {
     let threads = ctx.counting_threads();
     let chunk = Chunk::of(
         ctx,
@@ -116,7 +116,7 @@ pub fn of_loaded(ctx: &Context, l: Loaded, wants: Wants, api: Option<Prediction>
     );
     let mut tally = Tally::default();
     tally.add(chunk);
-    Tallied {
+    Counted {
         path: l.path.clone(),
         fingerprint: l.fingerprint,
         format: l.session.format,

@@ -17,8 +17,8 @@ use crate::formats::chat;
 use crate::formats::message::Notes;
 use crate::formats::stream::around::{self, Around, AroundError};
 use crate::formats::stream::{Block, DocReader, ListName};
+use crate::ops::json_stream::{in_order, streamable};
 use crate::ops::load::{self, Changed, Fingerprint, Loaded};
-use crate::ops::stream::{in_order, streamable};
 use crate::render::progress::Reading;
 use crate::session::{Document, JsonDoc, JsonStyle, ListKey, Message, Session};
 

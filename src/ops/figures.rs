@@ -1,7 +1,7 @@
 //! What the read-only commands (`count`, `check`, `stats`, `sessions`) need of a session,
 //! folded message by message so that no message's text outlives its counting: roles and
 //! token counts, pairing shapes for `check`, tool figures and the largest messages for
-//! `stats`. A streamed session ([`crate::ops::stream`]) folds one block at a time; a
+//! `stats`. A streamed session ([`crate::ops::json_stream`]) folds one block at a time; a
 //! session read whole folds once, through the same [`Chunk::of`], so both give the same
 //! figures.
 
