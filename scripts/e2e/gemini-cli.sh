@@ -19,60 +19,20 @@
 # Exit 0 when every check passed (or SKIPPED: npm cannot reach the registry), 1 when a
 # check failed, 2 on a usage error. Takes about a minute once installed.
 set -euo pipefail
-export PYTHONDONTWRITEBYTECODE=1
-VERSION=0.61.0
-CTXCTL=$(readlink -f "${1:?usage: scripts/e2e/gemini-cli.sh path/to/ctxctl}")
-[ -x "$CTXCTL" ] || { echo "gemini-cli e2e: not executable: $CTXCTL" >&2; exit 2; }
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-
-skip() {
-  echo "################################################################"
-  echo "## SKIPPED: gemini-cli e2e: $1"
-  echo "################################################################"
-  exit 0
-}
-
-for tool in python3 unshare ip node; do
-  command -v "$tool" >/dev/null || skip "$tool is not installed"
-done
-
-WORK=${GEMINI_E2E_WORK:-$(mktemp -d /tmp/ctxctl-gemini-e2e.XXXXXX)}
-mkdir -p "$WORK"
-WORK=$(readlink -f "$WORK")
-echo "gemini-cli e2e: work dir $WORK"
-
+source "$HERE/lib.bash"
+e2e_init gemini-cli "${1:-}"
+e2e_need python3 unshare ip node
+e2e_work "${GEMINI_E2E_WORK:-}"
 if [ -n "${GEMINI_BIN:-}" ]; then
   GEMINI=$(readlink -f "$GEMINI_BIN")
 else
-  command -v npm >/dev/null || skip "npm is not installed"
-  if ! timeout 30 npm view "@google/gemini-cli@$VERSION" version >/dev/null 2>&1; then
-    skip "npm cannot reach the registry (npm view @google/gemini-cli@$VERSION failed)"
-  fi
-  NPM=$WORK/npm
-  if [ ! -x "$NPM/node_modules/.bin/gemini" ]; then
-    echo "gemini-cli e2e: installing @google/gemini-cli@$VERSION"
-    if ! timeout 300 npm install --prefix "$NPM" --no-audit --no-fund \
-      "@google/gemini-cli@$VERSION" >"$WORK/npm.log" 2>&1; then
-      echo "FAIL  setup.npm: npm install failed, see $WORK/npm.log"
-      exit 1
-    fi
-  fi
-  GEMINI=$NPM/node_modules/.bin/gemini
+  e2e_npm @google/gemini-cli 0.61.0 gemini
+  GEMINI=$AGENT_BIN
 fi
-
-NS=
-for U in "unshare -n" "unshare -rn"; do
-  if $U true 2>/dev/null; then
-    NS=$U
-    break
-  fi
-done
-[ -n "$NS" ] || skip "no loopback-only network namespace (unshare -n / unshare -rn) available"
+e2e_netns
 
 status=0
-timeout 300 $NS bash -c 'ip link set lo up && exec python3 "$@"' _ "$HERE/gemini-cli/e2e.py" \
-  --ctxctl "$CTXCTL" --gemini "$GEMINI" --work "$WORK" || status=$?
-if [ "$status" -eq 0 ] && [ -z "${GEMINI_E2E_WORK:-}" ]; then
-  rm -rf "$WORK"
-fi
-exit "$status"
+e2e_in_ns 300 "$HERE/gemini-cli/e2e.py" --ctxctl "$CTXCTL" --gemini "$GEMINI" --work "$WORK" \
+  || status=$?
+e2e_finish "$status"
