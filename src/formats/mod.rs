@@ -27,6 +27,7 @@ mod raw;
 #[cfg(test)]
 mod restore_testkit;
 mod sniff;
+pub mod sqlite;
 pub mod stream;
 
 use std::fmt;

@@ -117,10 +117,18 @@ impl Loaded {
                 if Fingerprint::of(now.text.as_bytes()) != self.fingerprint {
                     let (path, id) = (self.path.clone(), s.id().to_string());
                     return Err(match s {
-                        DbSession::Goose(_) => goose_db::StoreError::Changed { path, id }.into(),
-                        DbSession::OpenCode(_) => {
-                            formats::opencode::StoreError::Changed { path, id }.into()
+                        DbSession::Goose(_) => goose_db::StoreError::Changed {
+                            path,
+                            store: &goose_db::STORE,
+                            id,
                         }
+                        .into(),
+                        DbSession::OpenCode(_) => formats::opencode::StoreError::Changed {
+                            path,
+                            store: &formats::opencode::STORE,
+                            id,
+                        }
+                        .into(),
                     });
                 }
                 Ok(())
@@ -404,7 +412,7 @@ pub fn is_not_a_session(err: &anyhow::Error) -> bool {
 /// Whether `path` is an agent's database (goose's `sessions.db`, OpenCode's `opencode.db`)
 /// rather than a session file.
 pub fn is_database(path: &Path) -> bool {
-    path != Path::new("-") && goose_db::is_database(path)
+    path != Path::new("-") && crate::formats::sqlite::is_database(path)
 }
 
 /// Loads one session of an agent's database, rendered as its codec reads it; the

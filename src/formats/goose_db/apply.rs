@@ -64,12 +64,13 @@ pub fn apply(
     let tx = db
         .conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(|e| StoreError::sql(&path, e))?;
+        .map_err(|e| super::STORE.sql(&path, e))?;
     // The session as it is now, under the write lock.
     let s = &schema.select(&tx, Some(&s.id))?;
     let before = schema.render(&tx, s)?;
     if xxhash_rust::xxh3::xxh3_128(before.text.as_bytes()) != guard.expected {
         return Err(StoreError::Changed {
+            store: &super::STORE,
             path,
             id: s.id.clone(),
         });
@@ -118,7 +119,7 @@ pub fn apply(
                         "UPDATE messages SET content_json = ?1 WHERE id = ?2",
                         rusqlite::params![line.content.get(), row.rowid],
                     )
-                    .map_err(|e| StoreError::sql(&path, e))?;
+                    .map_err(|e| super::STORE.sql(&path, e))?;
                 }
                 if metadata != row.metadata.as_deref() {
                     if !has_meta_col {
@@ -128,7 +129,7 @@ pub fn apply(
                         "UPDATE messages SET metadata_json = ?1 WHERE id = ?2",
                         rusqlite::params![metadata, row.rowid],
                     )
-                    .map_err(|e| StoreError::sql(&path, e))?;
+                    .map_err(|e| super::STORE.sql(&path, e))?;
                 }
                 if line.content.get() != row.content || metadata != row.metadata.as_deref() {
                     done.updated += 1;
@@ -153,7 +154,7 @@ pub fn apply(
                         metadata
                     ],
                 )
-                .map_err(|e| StoreError::sql(&path, e))?;
+                .map_err(|e| super::STORE.sql(&path, e))?;
                 done.inserted += 1;
             }
         }
@@ -161,7 +162,7 @@ pub fn apply(
     for (i, r) in before.rows.iter().enumerate() {
         if !seen[i] {
             tx.execute("DELETE FROM messages WHERE id = ?1", [r.rowid])
-                .map_err(|e| StoreError::sql(&path, e))?;
+                .map_err(|e| super::STORE.sql(&path, e))?;
             done.deleted += 1;
         }
     }
@@ -183,7 +184,7 @@ pub fn apply(
             ),
         });
     }
-    tx.commit().map_err(|e| StoreError::sql(&path, e))?;
+    tx.commit().map_err(|e| super::STORE.sql(&path, e))?;
     Ok(done)
 }
 
@@ -224,7 +225,7 @@ fn session_tokens(
                 &format!("UPDATE sessions SET {k} = ?1 WHERE id = ?2"),
                 rusqlite::params![new[k].as_i64(), s.id],
             )
-            .map_err(|e| StoreError::sql(&schema.path, e))?;
+            .map_err(|e| super::STORE.sql(&schema.path, e))?;
             done.session_updated = true;
         }
     }
@@ -246,6 +247,7 @@ fn live_check(
         let age = now - t;
         if age < LIVE_SECS {
             return Err(StoreError::Live {
+                store: &super::STORE,
                 path: db.path.clone(),
                 id: s.id.clone(),
                 secs: age.max(0),

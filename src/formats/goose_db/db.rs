@@ -7,29 +7,14 @@
 //! "metadata":metadata_json}`. Writing ([`super::apply`]) maps lines back to rows.
 
 use std::collections::HashSet;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::StoreError;
-
-/// How long a write waits for goose (or anyone) holding the database's write lock.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
-
-/// The first 16 bytes of every SQLite database file.
-const MAGIC: &[u8; 16] = b"SQLite format 3\0";
-
-/// Whether `path` is a SQLite database (by its header; no SQLite involved).
-pub fn is_database(path: &Path) -> bool {
-    let mut head = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| &head == MAGIC)
-}
+use crate::formats::sqlite::{self, Listed};
 
 /// An open goose session database.
 pub struct Db {
@@ -85,50 +70,13 @@ const NEEDED: [&str; 5] = [
 
 impl Db {
     /// Opens `path` for reading only (which works while goose holds the database and its
-    /// WAL), or for writing.
+    /// WAL), or for writing ([`sqlite::open`]).
     pub fn open(path: &Path, write: bool) -> Result<Db, StoreError> {
-        let err = |e: rusqlite::Error| StoreError::sql(path, e);
-        let rw = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = if write {
-            Connection::open_with_flags(path, rw).map_err(err)?
-        } else {
-            // Reading never changes the database (`query_only`); opened for writing all the
-            // same where it can be, so that closing it removes the WAL files SQLite makes
-            // when it opens a WAL database nobody else has open (a read-only connection would
-            // leave them behind). A database that cannot be written is opened read-only.
-            let ro = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-            let conn = Connection::open_with_flags(path, rw)
-                .or_else(|_| Connection::open_with_flags(path, ro))
-                .map_err(err)?;
-            conn.pragma_update(None, "query_only", true).map_err(err)?;
-            conn
-        };
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
-        let columns = |table: &str| -> Result<HashSet<String>, StoreError> {
-            let mut st = conn
-                .prepare("SELECT name FROM pragma_table_info(?1)")
-                .map_err(err)?;
-            let names = st
-                .query_map([table], |r| r.get::<_, String>(0))
-                .map_err(err)?
-                .collect::<Result<HashSet<_>, _>>()
-                .map_err(err)?;
-            Ok(names)
-        };
-        let messages = columns("messages")?;
-        let sessions = columns("sessions")?;
-        if let Some(missing) = NEEDED.iter().find(|c| !messages.contains(**c)) {
-            return Err(StoreError::NotGoose {
-                path: path.to_path_buf(),
-                missing: format!("messages.{missing}"),
-            });
-        }
-        if !sessions.contains("id") {
-            return Err(StoreError::NotGoose {
-                path: path.to_path_buf(),
-                missing: "sessions.id".into(),
-            });
-        }
+        let conn = sqlite::open(path, write).map_err(|e| super::STORE.sql(path, e))?;
+        let [messages, sessions]: [HashSet<String>; 2] = super::STORE
+            .needs(path, &conn, &[("messages", &NEEDED), ("sessions", &["id"])])?
+            .try_into()
+            .expect("one column set per table asked for");
         let schema = Schema {
             path: path.to_path_buf(),
             messages,
@@ -175,7 +123,7 @@ impl Schema {
     }
 
     pub(super) fn err(&self, e: rusqlite::Error) -> StoreError {
-        StoreError::sql(&self.path, e)
+        super::STORE.sql(&self.path, e)
     }
 
     /// Every session, the most recently updated first (goose's list order).
@@ -214,30 +162,7 @@ impl Schema {
         conn: &Connection,
         wanted: Option<&str>,
     ) -> Result<SessionInfo, StoreError> {
-        let all = self.sessions(conn)?;
-        if let Some(w) = wanted {
-            return all
-                .iter()
-                .find(|s| s.id == w)
-                .or_else(|| all.iter().find(|s| s.name == w))
-                .cloned()
-                .ok_or_else(|| StoreError::NoSuchSession {
-                    path: self.path.clone(),
-                    wanted: w.to_string(),
-                    candidates: listing(&all),
-                });
-        }
-        let users: Vec<&SessionInfo> = all
-            .iter()
-            .filter(|s| matches!(s.kind.as_str(), "user" | "scheduled" | ""))
-            .collect();
-        match users.as_slice() {
-            [one] => Ok((*one).clone()),
-            _ => Err(StoreError::ChooseOne {
-                path: self.path.clone(),
-                candidates: listing(&users.into_iter().cloned().collect::<Vec<_>>()),
-            }),
-        }
+        super::STORE.select(&self.path, self.sessions(conn)?, wanted)
     }
 
     /// The session's rows as goose JSONL.
@@ -283,7 +208,7 @@ impl Schema {
             let rowid: i64 = r.get(0).map_err(|e| self.err(e))?;
             let bad = |what: &str| StoreError::BadRow {
                 path: self.path.clone(),
-                row: rowid,
+                row: format!("messages row {rowid}"),
                 what: what.to_string(),
             };
             let role = text(r.get_ref(2).map_err(|e| self.err(e))?).unwrap_or_default();
@@ -361,29 +286,32 @@ fn one_line(json: &str) -> Option<String> {
 }
 
 /// The sessions to choose from, one per line, for an error message.
-fn listing(all: &[SessionInfo]) -> String {
-    const MAX: usize = 20;
-    let mut out: Vec<String> = all
-        .iter()
-        .take(MAX)
-        .map(|s| {
-            format!(
-                "{} {:?} ({} messages, {}, updated {})",
-                s.id,
-                s.name,
-                s.messages,
-                if s.kind.is_empty() { "user" } else { &s.kind },
-                s.updated_at.as_deref().unwrap_or("?")
-            )
-        })
-        .collect();
-    if all.len() > MAX {
-        out.push(format!("… and {} more", all.len() - MAX));
+impl Listed for SessionInfo {
+    const KEYS: usize = 2;
+
+    fn key(&self, i: usize) -> &str {
+        [&self.id, &self.name][i]
     }
-    if out.is_empty() {
-        return "none".into();
+
+    /// goose's own sessions: user and scheduled ones, not subagents'.
+    fn chosen_alone(&self) -> bool {
+        matches!(self.kind.as_str(), "user" | "scheduled" | "")
     }
-    out.join("; ")
+
+    fn describe(&self) -> String {
+        format!(
+            "{} {:?} ({} messages, {}, updated {})",
+            self.id,
+            self.name,
+            self.messages,
+            if self.kind.is_empty() {
+                "user"
+            } else {
+                &self.kind
+            },
+            self.updated_at.as_deref().unwrap_or("?")
+        )
+    }
 }
 
 /// Seconds since the epoch of goose's `updated_at` (`YYYY-MM-DD HH:MM:SS`, UTC).

@@ -17,70 +17,29 @@
 mod apply;
 pub mod db;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::goose;
+use super::sqlite::Store;
+pub use super::sqlite::StoreError;
 use super::{lines_doc, Codec};
 use crate::session::{Format, Item, Keep, ReadError, RestorePlan, Session, WriteError};
 
 pub use apply::{Applied, Guard, LIVE_SECS};
-pub use db::{is_database, SessionInfo};
+pub use db::SessionInfo;
 
-/// Why a goose database cannot be read or written. Nothing was written in any case.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("{}: the database is locked by another program (goose?); waited {} s, nothing was written", .path.display(), db::BUSY_TIMEOUT.as_secs())]
-    Locked { path: PathBuf },
-    #[error("{}: {msg}", .path.display())]
-    Sql { path: PathBuf, msg: String },
-    #[error("{}: not a goose session database (expected a {missing} column)", .path.display())]
-    NotGoose { path: PathBuf, missing: String },
-    #[error("{}: no goose session with the id or name {wanted:?}; sessions: {candidates}", .path.display())]
-    NoSuchSession {
-        path: PathBuf,
-        wanted: String,
-        candidates: String,
-    },
-    #[error("{}: choose a goose session with --session ID|NAME; user sessions: {candidates}", .path.display())]
-    ChooseOne { path: PathBuf, candidates: String },
-    #[error("{}: messages row {row}: {what}", .path.display())]
-    BadRow {
-        path: PathBuf,
-        row: i64,
-        what: String,
-    },
-    #[error("{}: goose session {id} changed while ctxctl was working on it (is goose running it?); nothing was written", .path.display())]
-    Changed { path: PathBuf, id: String },
-    #[error("{}: goose session {id} was active {secs} s ago and may be open in goose, which writes its whole session back and would undo ctxctl's change; nothing was written (quit that goose session, or pass --include-live)", .path.display())]
-    Live {
-        path: PathBuf,
-        id: String,
-        secs: i64,
-    },
-    #[error("{}: {why}", .path.display())]
-    Unsupported { path: PathBuf, why: String },
-}
-
-impl StoreError {
-    fn sql(path: &Path, e: rusqlite::Error) -> StoreError {
-        let path = path.to_path_buf();
-        match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-                StoreError::Locked { path }
-            }
-            Some(rusqlite::ErrorCode::NotADatabase) => StoreError::NotGoose {
-                path,
-                missing: "messages.session_id".into(),
-            },
-            _ => StoreError::Sql {
-                path,
-                msg: e.to_string().replace('\n', " "),
-            },
-        }
-    }
-}
+/// goose's store, in the words its errors use.
+pub static STORE: Store = Store {
+    agent: "goose",
+    program: "goose",
+    what: "not a goose session database",
+    not_a_database: "messages.session_id",
+    keys: "id or name",
+    choose: "a goose session with --session ID|NAME; user sessions",
+    live_why: ", which writes its whole session back and would undo ctxctl's change",
+};
 
 /// A session read from a goose database: its rendering and which session it is.
 pub struct Selected {

@@ -31,7 +31,7 @@ pub fn apply(
 ) -> Result<Applied, StoreError> {
     let schema = db.schema.clone();
     let path = schema.path.clone();
-    let sql = |e| StoreError::sql(&path, e);
+    let sql = |e| super::STORE.sql(&path, e);
     let unsupported = |why: String| StoreError::Unsupported {
         path: path.clone(),
         why,
@@ -44,6 +44,7 @@ pub fn apply(
     let before = schema.render(&tx, s)?;
     if xxhash_rust::xxh3::xxh3_128(before.text.as_bytes()) != guard.expected {
         return Err(StoreError::Changed {
+            store: &super::STORE,
             path,
             id: s.id.clone(),
         });
@@ -59,6 +60,7 @@ pub fn apply(
         let age = guard.now - latest / 1000;
         if age < LIVE_SECS {
             return Err(StoreError::Live {
+                store: &super::STORE,
                 path,
                 id: s.id.clone(),
                 secs: age.max(0),

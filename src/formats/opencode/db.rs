@@ -18,9 +18,7 @@ use serde_json::{json, Value};
 use super::rows::{PartRow, Row};
 use super::view::{filter_compacted, Msg};
 use super::StoreError;
-
-/// How long a write waits for OpenCode (or anyone) holding the database's write lock.
-pub const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+use crate::formats::sqlite::{self, Listed};
 
 /// An open OpenCode database.
 pub struct Db {
@@ -80,46 +78,12 @@ pub fn is_opencode(path: &Path) -> bool {
     .is_ok_and(|n| n == 3)
 }
 
-fn columns(conn: &Connection, table: &str) -> rusqlite::Result<HashSet<String>> {
-    let mut st = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
-    let names = st
-        .query_map([table], |r| r.get::<_, String>(0))?
-        .collect::<Result<HashSet<_>, _>>()?;
-    Ok(names)
-}
-
 impl Db {
     /// Opens `path` for reading only (`query_only`; works while OpenCode holds it and its
-    /// WAL), or for writing.
+    /// WAL), or for writing ([`sqlite::open`]).
     pub fn open(path: &Path, write: bool) -> Result<Db, StoreError> {
-        let err = |e: rusqlite::Error| StoreError::sql(path, e);
-        let rw = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = if write {
-            Connection::open_with_flags(path, rw).map_err(err)?
-        } else {
-            // Opened for writing where it can be (closing it then removes the WAL files
-            // SQLite makes), but never written (`query_only`).
-            let ro = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-            let conn = Connection::open_with_flags(path, rw)
-                .or_else(|_| Connection::open_with_flags(path, ro))
-                .map_err(err)?;
-            conn.pragma_update(None, "query_only", true).map_err(err)?;
-            conn
-        };
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
-        let mut session = HashSet::new();
-        for (table, needed) in NEEDED {
-            let have = columns(&conn, table).map_err(err)?;
-            if let Some(missing) = needed.iter().find(|c| !have.contains(**c)) {
-                return Err(StoreError::NotOpenCode {
-                    path: path.to_path_buf(),
-                    missing: format!("{table}.{missing}"),
-                });
-            }
-            if table == "session" {
-                session = have;
-            }
-        }
+        let conn = sqlite::open(path, write).map_err(|e| super::STORE.sql(path, e))?;
+        let session = super::STORE.needs(path, &conn, &NEEDED)?.swap_remove(0);
         Ok(Db {
             conn,
             schema: Schema {
@@ -140,7 +104,7 @@ impl Db {
 
 impl Schema {
     pub(super) fn err(&self, e: rusqlite::Error) -> StoreError {
-        StoreError::sql(&self.path, e)
+        super::STORE.sql(&self.path, e)
     }
 
     fn col(&self, column: &str, default: &str) -> String {
@@ -188,28 +152,7 @@ impl Schema {
         conn: &Connection,
         wanted: Option<&str>,
     ) -> Result<SessionInfo, StoreError> {
-        let all = self.sessions(conn)?;
-        if let Some(w) = wanted {
-            return all
-                .iter()
-                .find(|s| s.id == w)
-                .or_else(|| all.iter().find(|s| s.title == w))
-                .or_else(|| all.iter().find(|s| s.slug == w))
-                .cloned()
-                .ok_or_else(|| StoreError::NoSuchSession {
-                    path: self.path.clone(),
-                    wanted: w.to_string(),
-                    candidates: listing(&all),
-                });
-        }
-        let top: Vec<SessionInfo> = all.into_iter().filter(|s| s.parent.is_none()).collect();
-        match top.as_slice() {
-            [one] => Ok(one.clone()),
-            _ => Err(StoreError::ChooseOne {
-                path: self.path.clone(),
-                candidates: listing(&top),
-            }),
-        }
+        super::STORE.select(&self.path, self.sessions(conn)?, wanted)
     }
 
     /// Every message of session `s` with its parts, in OpenCode's order
@@ -361,18 +304,19 @@ fn one_line(json: &str) -> Option<String> {
 }
 
 /// The sessions to choose from, for an error message.
-fn listing(all: &[SessionInfo]) -> String {
-    const MAX: usize = 20;
-    let mut out: Vec<String> = all
-        .iter()
-        .take(MAX)
-        .map(|s| format!("{} {:?} ({} messages)", s.id, s.title, s.messages))
-        .collect();
-    if all.len() > MAX {
-        out.push(format!("… and {} more", all.len() - MAX));
+impl Listed for SessionInfo {
+    const KEYS: usize = 3;
+
+    fn key(&self, i: usize) -> &str {
+        [&self.id, &self.title, &self.slug][i]
     }
-    if out.is_empty() {
-        return "none".into();
+
+    /// Top-level sessions, not the subagent sessions a task started.
+    fn chosen_alone(&self) -> bool {
+        self.parent.is_none()
     }
-    out.join("; ")
+
+    fn describe(&self) -> String {
+        format!("{} {:?} ({} messages)", self.id, self.title, self.messages)
+    }
 }

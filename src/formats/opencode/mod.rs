@@ -20,10 +20,12 @@ mod ids;
 pub mod rows;
 pub mod view;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
+use super::sqlite::Store;
+pub use super::sqlite::StoreError;
 use super::{lines_doc, Codec};
 use crate::session::{
     Document, Format, Item, Keep, LinesDoc, ReadError, ReportedUsage, RestorePlan, Session,
@@ -33,59 +35,16 @@ use crate::session::{
 pub use apply::Applied;
 pub use db::{is_opencode, SessionInfo};
 
-/// Why an OpenCode database cannot be read or written. Nothing was written in any case.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("{}: the database is locked by another program (opencode?); waited {} s, nothing was written", .path.display(), db::BUSY_TIMEOUT.as_secs())]
-    Locked { path: PathBuf },
-    #[error("{}: {msg}", .path.display())]
-    Sql { path: PathBuf, msg: String },
-    #[error("{}: not an OpenCode database (expected a {missing} column)", .path.display())]
-    NotOpenCode { path: PathBuf, missing: String },
-    #[error("{}: no OpenCode session with the id, title or slug {wanted:?}; sessions: {candidates}", .path.display())]
-    NoSuchSession {
-        path: PathBuf,
-        wanted: String,
-        candidates: String,
-    },
-    #[error("{}: choose an OpenCode session with --session ID|TITLE; sessions: {candidates}", .path.display())]
-    ChooseOne { path: PathBuf, candidates: String },
-    #[error("{}: {row}: {what}", .path.display())]
-    BadRow {
-        path: PathBuf,
-        row: String,
-        what: String,
-    },
-    #[error("{}: OpenCode session {id} changed while ctxctl was working on it (is opencode running it?); nothing was written", .path.display())]
-    Changed { path: PathBuf, id: String },
-    #[error("{}: OpenCode session {id} was active {secs} s ago and may be open in opencode; nothing was written (quit that session, or pass --include-live)", .path.display())]
-    Live {
-        path: PathBuf,
-        id: String,
-        secs: i64,
-    },
-    #[error("{}: {why}", .path.display())]
-    Unsupported { path: PathBuf, why: String },
-}
-
-impl StoreError {
-    fn sql(path: &Path, e: rusqlite::Error) -> StoreError {
-        let path = path.to_path_buf();
-        match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-                StoreError::Locked { path }
-            }
-            Some(rusqlite::ErrorCode::NotADatabase) => StoreError::NotOpenCode {
-                path,
-                missing: "message.data".into(),
-            },
-            _ => StoreError::Sql {
-                path,
-                msg: e.to_string().replace('\n', " "),
-            },
-        }
-    }
-}
+/// OpenCode's store, in the words its errors use.
+pub static STORE: Store = Store {
+    agent: "OpenCode",
+    program: "opencode",
+    what: "not an OpenCode database",
+    not_a_database: "message.data",
+    keys: "id, title or slug",
+    choose: "an OpenCode session with --session ID|TITLE; sessions",
+    live_why: "",
+};
 
 /// A session read from an OpenCode database: its rendering and which session it is.
 pub struct Selected {
