@@ -189,7 +189,10 @@ pub fn run(ctx: &Context, args: &TrimArgs) -> anyhow::Result<ExitStatus> {
 /// One read-plan-write pass (the input may change under the first; see `replace`).
 fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Result<ExitStatus> {
     rewrite::guard_input(ctx, &args.output.choice(), file, false)?;
+    let phases = ctx.printer.phases(file, "trimming");
+    phases.at("reading");
     let mut loaded = load::load_for_rewrite(ctx, file, plan_reads(args))?;
+    phases.at("planning");
     // What the next request holds besides the messages (the agent's system prompt and
     // tools, from the reported usage): the default budget leaves room for it.
     let overhead = loaded.prediction().overhead;
@@ -216,9 +219,11 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
         &opts,
         budget,
     )?;
-    for w in &plan.warnings {
-        ctx.printer.warn(&format!("{}: {w}", loaded.display()));
-    }
+    phases.suspend(|| {
+        for w in &plan.warnings {
+            ctx.printer.warn(&format!("{}: {w}", loaded.display()));
+        }
+    });
     if plan.items.is_empty() && !loaded.session.messages.is_empty() {
         // An empty JSONL file is not a session anyone can read back (ctxctl included).
         anyhow::bail!(
@@ -245,6 +250,7 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
         archive_id: None,
     };
     if args.output.dry_run {
+        phases.done();
         print_dry_run(ctx, &loaded, &plan, &report)?;
         return Ok(if changed {
             ExitStatus::Failure
@@ -253,6 +259,7 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
         });
     }
     let dest = write::destination(ctx, &args.output.choice(), args.name.as_deref(), &loaded)?;
+    phases.at("writing");
     // Planned: the messages' text goes, the document's comes back for archiving and writing.
     loaded.reattach()?;
     // Written as it is made unless replacing the input (archived with an undo script made
@@ -274,12 +281,14 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
         }),
     };
     if dest.replaces_input() && !changed {
+        phases.done();
         ctx.printer.note(&format!(
             "{}: nothing to trim; file left as it was",
             loaded.display()
         ));
     } else if dest.replaces_input() {
         // Archive what goes before anything is replaced, under the session's lock.
+        phases.at("archiving");
         let tx = Transaction::begin(ctx, &rewrite::archive_name(&loaded, args.name.as_deref())?)?;
         let mut touched: Vec<usize> = plan.removed.iter().chain(&plan.edited).copied().collect();
         touched.sort_unstable();
@@ -322,6 +331,7 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
     // exact otherwise. Counted once the original's text is no longer needed, so that it,
     // the output and the output's messages are never held at once.
     if changed && !exact {
+        phases.at("counting what was written");
         loaded.release_document();
         if let Some(n) = loaded.recount_owned(bytes) {
             report.trimmed_tokens = n;
@@ -330,6 +340,7 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
     } else {
         drop(bytes);
     }
+    phases.done();
     report.output = Some(dest.display());
     if ctx.printer.json {
         if dest != Destination::Stdout {

@@ -284,6 +284,21 @@ impl Printer {
         progress::Transient::new(bar)
     }
 
+    /// The steps of the job `what` on the file at `path` (`trimming`), named on a spinner
+    /// when the file is large ([`progress::LARGE_FILE_BYTES`]), with the same visibility
+    /// rules as the progress bar.
+    pub fn phases(&self, path: &std::path::Path, what: &str) -> progress::Phases {
+        let large = std::fs::metadata(path)
+            .is_ok_and(|m| m.is_file() && m.len() >= progress::LARGE_FILE_BYTES);
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let what = format!("{what} {name}");
+        let shown = large && self.progress && !capture::active();
+        progress::Phases::new(shown.then(|| self.spinner(&what)), what)
+    }
+
     /// A spinner on stderr with the same visibility rules as the progress bar.
     pub fn spinner(&self, what: &str) -> ProgressBar {
         if !self.progress || capture::active() {

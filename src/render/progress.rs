@@ -29,6 +29,46 @@ impl Drop for Transient {
     }
 }
 
+/// A spinner over a long job on one large file that names the step it is at (`trimming
+/// big.jsonl: writing`), cleared when dropped. Hidden for a small file, or when the
+/// printer shows no progress.
+pub struct Phases {
+    spinner: Option<Transient>,
+    what: String,
+}
+
+impl Phases {
+    /// Phases of the job `what` (`trimming big.jsonl`), shown on `spinner`; `None`: hidden.
+    pub fn new(spinner: Option<ProgressBar>, what: String) -> Phases {
+        Phases {
+            spinner: spinner.map(Transient::new),
+            what,
+        }
+    }
+
+    /// Runs `f` (which writes to the terminal) with the spinner out of the way.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.spinner {
+            Some(s) => s.bar().suspend(f),
+            None => f(),
+        }
+    }
+
+    /// Clears the spinner before the job's own output (it is also cleared when dropped).
+    pub fn done(&self) {
+        if let Some(s) = &self.spinner {
+            s.bar().finish_and_clear();
+        }
+    }
+
+    /// Says the job is now at `step`.
+    pub fn at(&self, step: &str) {
+        if let Some(s) = &self.spinner {
+            s.bar().set_message(format!("{}: {step}", self.what));
+        }
+    }
+}
+
 /// A reader that advances `bar` by every byte it hands out.
 pub struct Reading<R> {
     inner: R,
@@ -52,6 +92,15 @@ impl<R: Read> Read for Reading<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn phases_name_the_job_and_its_step() {
+        let bar = ProgressBar::hidden();
+        let p = Phases::new(Some(bar.clone()), "trimming big.jsonl".into());
+        p.at("writing");
+        assert_eq!(bar.message(), "trimming big.jsonl: writing");
+        Phases::new(None, "hidden".into()).at("writing");
+    }
 
     #[test]
     fn reading_advances_the_bar_by_the_bytes_read() {

@@ -78,3 +78,45 @@ fn no_bar_off_a_terminal_or_with_no_progress() {
     assert!(!shown.contains(" B/40."), "{shown:?}");
     assert!(shown.contains("1,603"));
 }
+
+#[test]
+fn trim_of_a_large_file_names_its_steps_on_a_terminal_and_clears_them() {
+    let env = TestEnv::new();
+    let path = large_document(&env);
+    let out = env.path().join("out.json");
+    let shown = on_a_terminal(
+        &env,
+        &format!(
+            "trim {} --strategy fifo --max-tokens 400 -o {}",
+            path.display(),
+            out.display()
+        ),
+    );
+    let step = shown
+        .find("trimming large.json: ")
+        .unwrap_or_else(|| panic!("no step shown on a terminal: {shown:?}"));
+    let result = shown.find("large.json with fifo").expect("the trim's line");
+    assert!(step < result, "{shown:?}");
+    let cleared = shown[..result]
+        .rfind("\x1b[2K")
+        .expect("the spinner cleared");
+    assert!(cleared > step, "{shown:?}");
+    assert!(out.exists());
+    // Off a terminal: nothing but the result line.
+    let run = env.run(&[
+        "trim",
+        path.to_str().unwrap(),
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "400",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("trimming large.json"),
+        "{}",
+        run.stderr
+    );
+}

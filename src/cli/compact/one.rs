@@ -56,16 +56,21 @@ pub fn compact_file(
         Some(n) => (load::load_selected(ctx, path, Some(n))?, None),
         None if from_gists => {
             let look = |m: &Message| (Gist::of(m), Continuation::finishes(m));
+            // A JSON document streams under its own bar; another large file names the step.
             let (loaded, gists) = match json_reread::load_observing(ctx, path, &look)? {
                 Some(read) => read,
-                None => load::load_observing(ctx, path, &look)?,
+                None => {
+                    let _step = reading(ctx, path);
+                    load::load_observing(ctx, path, &look)?
+                }
             };
             (loaded, Some(gists))
         }
-        None => (
-            load::load_for_rewrite(ctx, path, load::PlanReads::Text)?,
-            None,
-        ),
+        None => {
+            let _step = reading(ctx, path);
+            let loaded = load::load_for_rewrite(ctx, path, load::PlanReads::Text)?;
+            (loaded, None)
+        }
     };
     // A session a walk found in a database is named as `ctxctl sessions` names it.
     let shown = match session {
@@ -661,4 +666,11 @@ impl<'a> Job<'a> {
             ..Done::of(ExitStatus::Success, doc)
         }
     }
+}
+
+/// `compacting FILE: reading` on a spinner while a large file is read (until dropped).
+fn reading(ctx: &Context, path: &Path) -> crate::render::progress::Phases {
+    let phases = ctx.printer.phases(path, "compacting");
+    phases.at("reading");
+    phases
 }
