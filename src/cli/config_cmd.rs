@@ -214,7 +214,7 @@ fn settings(ctx: &Context) -> anyhow::Result<Vec<Setting>> {
         &mut push,
         "compact.live_secs",
         file.compact.live_secs,
-        crate::formats::goose_db::LIVE_SECS.to_string(),
+        crate::formats::dbagent::LIVE_SECS.to_string(),
     );
     let compress = s.archive_compress.clone()?;
     push(

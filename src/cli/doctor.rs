@@ -8,9 +8,9 @@ use std::time::Duration;
 use clap::Args;
 use serde::Serialize;
 
-use crate::config::agents::default_stores;
 use crate::context::Context;
 use crate::exit::ExitStatus;
+use crate::formats::agent::default_stores;
 use crate::render::table::{table, thousands};
 use crate::render::Style;
 

@@ -1,7 +1,6 @@
 //! Settings: flag > environment (`CTXCTL_*`) > config file > built-in, each value
 //! remembering where it came from (for `ctxctl config`).
 
-pub mod agents;
 pub mod env;
 mod file;
 pub mod paths;

@@ -39,28 +39,6 @@ pub fn default_config_file(env: &Env) -> Option<PathBuf> {
         .map(|d| d.join("config.toml"))
 }
 
-/// goose's session database, where goose (≥ 1.10) keeps it on Linux and macOS:
-/// `$GOOSE_PATH_ROOT/data/sessions/sessions.db` when that is absolute, else
-/// `${XDG_DATA_HOME:-~/.local/share}/goose/sessions/sessions.db`.
-pub fn goose_db(env: &Env) -> Option<PathBuf> {
-    let absolute = |var: &str| env.get(var).map(PathBuf::from).filter(|p| p.is_absolute());
-    if let Some(root) = absolute(env::GOOSE_PATH_ROOT) {
-        return Some(root.join("data/sessions/sessions.db"));
-    }
-    let data = absolute(env::XDG_DATA_HOME)
-        .or_else(|| absolute(env::HOME).map(|h| h.join(".local/share")))?;
-    Some(data.join("goose/sessions/sessions.db"))
-}
-
-/// OpenCode's database, where OpenCode (≥ 1.2) keeps it (`opencode db path`):
-/// `${XDG_DATA_HOME:-~/.local/share}/opencode/opencode.db`.
-pub fn opencode_db(env: &Env) -> Option<PathBuf> {
-    let absolute = |var: &str| env.get(var).map(PathBuf::from).filter(|p| p.is_absolute());
-    let data = absolute(env::XDG_DATA_HOME)
-        .or_else(|| absolute(env::HOME).map(|h| h.join(".local/share")))?;
-    Some(data.join("opencode/opencode.db"))
-}
-
 /// `sessions/` under the data dir.
 pub fn sessions_dir(data: &Path) -> PathBuf {
     data.join("sessions")
@@ -86,24 +64,6 @@ mod tests {
         let env = Env::from_pairs([("XDG_DATA_HOME", "/x")]);
         assert_eq!(data_dir(&env), Some(PathBuf::from("/x/ctxctl")));
         let env = Env::from_pairs([("XDG_DATA_HOME", "relative")]);
-        assert_eq!(
-            goose_db(&Env::from_pairs([
-                ("GOOSE_PATH_ROOT", "/g"),
-                ("XDG_DATA_HOME", "/x")
-            ])),
-            Some(PathBuf::from("/g/data/sessions/sessions.db"))
-        );
-        assert_eq!(
-            goose_db(&Env::from_pairs([
-                ("GOOSE_PATH_ROOT", "rel"),
-                ("XDG_DATA_HOME", "/x")
-            ])),
-            Some(PathBuf::from("/x/goose/sessions/sessions.db"))
-        );
-        assert_eq!(
-            goose_db(&Env::from_pairs([("HOME", "/h")])),
-            Some(PathBuf::from("/h/.local/share/goose/sessions/sessions.db"))
-        );
         assert_ne!(data_dir(&env), Some(PathBuf::from("relative/ctxctl")));
     }
 

@@ -9,9 +9,11 @@
 //! raw JSONL lines ([`raw`]) and their rewriting ([`lines_out`]), edits of tool results
 //! ([`edit`]), parallel parsing ([`par`]), and detection (`detect`, [`sniff`]).
 
+pub mod agent;
 pub mod chat;
 pub mod claude_code;
 pub mod codex;
+pub mod dbagent;
 mod detect;
 pub mod drift;
 mod edit;
@@ -147,6 +149,12 @@ pub trait Codec: Sync {
     /// What a file found below a `-r` directory is, judged by its name and place, when
     /// this format's agent keeps it there (`None`: not this format's to say).
     fn classify_path(&self, _path: &Path) -> Option<Found> {
+        None
+    }
+
+    /// What ctxctl knows of the agent outside its files (stores, programs, resuming);
+    /// `None` for a format that is no agent's own.
+    fn agent_info(&self) -> Option<&'static agent::AgentInfo> {
         None
     }
 

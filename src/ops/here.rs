@@ -85,7 +85,7 @@ pub fn find(ctx: &Context, cwd: &Path) -> anyhow::Result<Here> {
     }
     Err(NoSessionHere {
         cwd: cwd.to_path_buf(),
-        searched: crate::config::agents::default_stores(&ctx.env)
+        searched: crate::formats::agent::default_stores(&ctx.env)
             .into_iter()
             .map(|s| s.path)
             .collect(),

@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 use std::time::UNIX_EPOCH;
 
 use crate::context::Context;
-use crate::formats::goose_db::LIVE_SECS;
+use crate::formats::dbagent::LIVE_SECS;
 
 /// Whether the user named the session or a walk found it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,32 +181,6 @@ fn is_uuid(s: &str) -> bool {
         })
 }
 
-/// Whether a process with command line `argv` and name `comm` is an agent: the programs
-/// ctxctl reads the sessions of, run directly or by node.
-fn is_agent(comm: &str, argv: &[String]) -> bool {
-    const AGENTS: [&str; 6] = ["claude", "codex", "gemini", "goose", "opencode", "copilot"];
-    let base = |s: &str| s.rsplit('/').next().unwrap_or(s).to_string();
-    let named = |s: &str| AGENTS.iter().any(|a| base(s).starts_with(a));
-    if named(comm) || argv.first().is_some_and(|a| named(a)) {
-        return true;
-    }
-    // `node …/@anthropic-ai/claude-code/cli.js`, `node …/@openai/codex/bin/codex.js`.
-    let node = base(comm) == "node" || argv.first().is_some_and(|a| base(a) == "node");
-    // The script node runs, not its arguments.
-    node && argv.get(1).is_some_and(|script| {
-        [
-            "claude-code",
-            "codex",
-            "gemini-cli",
-            "opencode",
-            "copilot",
-            "goose",
-        ]
-        .iter()
-        .any(|n| script.contains(n))
-    })
-}
-
 /// What the processes on this machine (those ctxctl may read) hold and run.
 #[derive(Debug, Default)]
 struct Procs {
@@ -271,7 +245,7 @@ impl Procs {
                 })
                 .unwrap_or_default();
             let Ok(fds) = std::fs::read_dir(dir.join("fd")) else {
-                if is_agent(&comm, &argv) {
+                if crate::formats::agent::is_agent_process(&comm, &argv) {
                     out.agents.push((pid, comm, argv));
                 }
                 continue;
@@ -289,7 +263,7 @@ impl Procs {
                     out.writers.insert(id, (pid, comm.clone()));
                 }
             }
-            if is_agent(&comm, &argv) {
+            if crate::formats::agent::is_agent_process(&comm, &argv) {
                 out.agents.push((pid, comm, argv));
             }
         }
@@ -465,23 +439,6 @@ mod tests {
             None
         );
         assert_eq!(session_id(Path::new("日本語のファイル名です.json")), None);
-    }
-
-    #[test]
-    fn agents_are_known_by_name_or_by_what_node_runs() {
-        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert!(is_agent("claude", &argv(&["claude", "--resume", "x"])));
-        assert!(is_agent("codex", &argv(&["/usr/bin/codex", "resume"])));
-        assert!(is_agent(
-            "node",
-            &argv(&["node", "/x/node_modules/@anthropic-ai/claude-code/cli.js"])
-        ));
-        assert!(!is_agent(
-            "node",
-            &argv(&["node", "server.js", "claude-code"])
-        ));
-        assert!(!is_agent("less", &argv(&["less", "/x/claude/a.jsonl"])));
-        assert!(!is_agent("tail", &argv(&["tail", "-f", "codex.jsonl"])));
     }
 
     #[test]

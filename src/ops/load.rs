@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 
 use crate::context::{Context, ResolvedModel};
-use crate::formats::{self, goose_db};
+use crate::formats;
 use crate::ops::agentdb::{self, DbSession};
 use crate::session::{self, Keep, Session};
 use crate::tokens::Counter;
@@ -113,23 +113,9 @@ impl Loaded {
     pub fn ensure_unchanged(&self) -> anyhow::Result<()> {
         match &self.db_session {
             Some(s) => {
-                let now = agentdb::read(&self.path, Some(s.id()))?;
+                let now = agentdb::read(&self.path, Some(&s.id))?;
                 if Fingerprint::of(now.text.as_bytes()) != self.fingerprint {
-                    let (path, id) = (self.path.clone(), s.id().to_string());
-                    return Err(match s {
-                        DbSession::Goose(_) => goose_db::StoreError::Changed {
-                            path,
-                            store: &goose_db::STORE,
-                            id,
-                        }
-                        .into(),
-                        DbSession::OpenCode(_) => formats::opencode::StoreError::Changed {
-                            path,
-                            store: &formats::opencode::STORE,
-                            id,
-                        }
-                        .into(),
-                    });
+                    return Err(s.changed(&self.path).into());
                 }
                 Ok(())
             }
@@ -420,7 +406,7 @@ pub fn is_database(path: &Path) -> bool {
 fn load_db(ctx: &Context, path: &Path, wanted: Option<&str>) -> anyhow::Result<Loaded> {
     let selected = agentdb::read(path, wanted)?;
     let s = &selected.session;
-    let shown = format!("{} ({} session {})", display(path), s.agent(), s.id());
+    let shown = format!("{} ({} session {})", display(path), s.agent_name(), s.id);
     let format = s.format();
     ctx.printer.debug(&format!("{shown}: selected"));
     let bytes = selected.text.into_bytes();

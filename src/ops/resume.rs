@@ -46,34 +46,14 @@ pub fn command(
     cwd: PathBuf,
     extra: &[String],
 ) -> Result<Resume, NotAnAgent> {
-    let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let (var, name, mut args) = match format {
-        Format::ClaudeCode => ("CTXCTL_CLAUDE_BIN", "claude", s(&["--resume", id])),
-        Format::Codex => ("CTXCTL_CODEX_BIN", "codex", s(&["resume", id])),
-        Format::Gemini => ("CTXCTL_GEMINI_BIN", "gemini", s(&["--resume", id])),
-        Format::GooseDb => (
-            "CTXCTL_GOOSE_BIN",
-            "goose",
-            s(&["session", "--resume", "--session-id", id]),
-        ),
-        Format::Goose => (
-            "CTXCTL_GOOSE_BIN",
-            "goose",
-            vec![
-                "session".into(),
-                "--resume".into(),
-                "--path".into(),
-                path.display().to_string(),
-            ],
-        ),
-        Format::OpenCode => ("CTXCTL_OPENCODE_BIN", "opencode", s(&["--session", id])),
-        Format::OpenAi | Format::Anthropic | Format::Jsonl => {
-            return Err(NotAnAgent {
-                path: path.display().to_string(),
-                format: format.name(),
-            })
-        }
+    let Some(rule) = format.codec().agent_info().and_then(|a| a.resume.as_ref()) else {
+        return Err(NotAnAgent {
+            path: path.display().to_string(),
+            format: format.name(),
+        });
     };
+    let (var, name) = (rule.var, rule.program);
+    let mut args = (rule.args)(id, path);
     args.extend(extra.iter().cloned());
     let program = env
         .get(var)

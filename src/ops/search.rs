@@ -94,10 +94,10 @@ pub fn sources(ctx: &Context, given: &[PathBuf], filter: &Filter) -> anyhow::Res
 /// The name `c`'s archives are filed under.
 fn archive_name(c: &Candidate) -> Option<String> {
     match &c.db_session {
-        Some(id) if c.described.format == Some(crate::session::Format::OpenCode) => {
-            Some(format!("opencode-{id}"))
+        Some(id) => {
+            let agent = crate::formats::dbagent::of_format(c.described.format?)?;
+            Some(crate::formats::dbagent::archive_name(agent, id))
         }
-        Some(id) => Some(format!("goose-{id}")),
         None => crate::ops::write::archive_name(None, &c.path).ok(),
     }
 }

@@ -57,13 +57,13 @@ fn walk(dir: &Path, databases: bool, out: &mut Vec<Entry>) -> std::io::Result<()
     Ok(())
 }
 
-/// A JSON or JSONL file, or OpenCode's database (`opencode.db`; each of its sessions is
-/// read, or the one `--session` names). goose's `sessions.db` is not taken: it sits
-/// among the JSONL sessions of goose ≤ 1.9, which `-r` over that directory means.
+/// A JSON or JSONL file, or an agent's database that walks read
+/// ([`DbAgent::in_walks`](crate::formats::dbagent::DbAgent::in_walks): OpenCode's
+/// `opencode.db`, each of its sessions read, or the one `--session` names).
 pub(crate) fn is_session_file(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if name == "opencode.db" {
-        return crate::ops::load::is_database(path);
+    if let Some(agent) = crate::formats::dbagent::of_file_name(name) {
+        return agent.in_walks && crate::ops::load::is_database(path);
     }
     !name.starts_with(crate::fsutil::TEMP_PREFIX)
         && matches!(

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::archive::{ArchiveStore, Timestamp};
-use crate::config::agents::default_stores;
 use crate::context::Context;
-use crate::formats::{classify_path, goose_db, Found};
+use crate::formats::agent::default_stores;
+use crate::formats::{classify_path, Found};
 use crate::models::Limits;
 use crate::ops::checked::{self, Checked};
 use crate::ops::describe::{describe, Described};
@@ -46,47 +46,6 @@ pub struct Measured {
     pub usage: f64,
     /// `ok`, `compact` or `over`.
     pub status: &'static str,
-}
-
-/// One session of an agent's database, as listed.
-struct DbSession {
-    id: String,
-    /// Last activity, Unix seconds.
-    at: Option<i64>,
-    project: Option<String>,
-}
-
-/// Agents' databases ctxctl lists the sessions of, by file name: `(name, format, list)`.
-/// Adding an agent that keeps its sessions in a database is a line here.
-type DbLister = fn(&Path) -> anyhow::Result<Vec<DbSession>>;
-const DATABASES: &[(&str, Format, DbLister)] = &[
-    ("sessions.db", Format::GooseDb, goose_rows),
-    ("opencode.db", Format::OpenCode, opencode_rows),
-];
-
-/// OpenCode's sessions, subagent sessions (those with a parent) left out as OpenCode's own
-/// session list does.
-fn opencode_rows(path: &Path) -> anyhow::Result<Vec<DbSession>> {
-    Ok(crate::formats::opencode::list_sessions(path)?
-        .into_iter()
-        .filter(|s| s.parent.is_none())
-        .map(|s| DbSession {
-            at: Some(s.updated.div_euclid(1000)),
-            id: s.id,
-            project: s.directory,
-        })
-        .collect())
-}
-
-fn goose_rows(path: &Path) -> anyhow::Result<Vec<DbSession>> {
-    Ok(goose_db::list_sessions(path)?
-        .into_iter()
-        .map(|s| DbSession {
-            at: s.updated_at.as_deref().and_then(goose_db::db::unix_of),
-            id: s.id,
-            project: s.working_dir,
-        })
-        .collect())
 }
 
 /// The roots to search: `given`, else the default stores of every agent that exist.
@@ -241,14 +200,14 @@ fn database(ctx: &Context, entry: &Entry, filter: &Filter, now: i64) -> Vec<Cand
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or("");
-    let Some((_, format, list)) = DATABASES.iter().find(|(n, _, _)| *n == name) else {
+    let Some(agent) = crate::formats::dbagent::of_file_name(name) else {
         ctx.printer.debug(&format!(
             "{}: skipped (not an agent database ctxctl lists)",
             entry.path.display()
         ));
         return Vec::new();
     };
-    let rows = match list(&entry.path) {
+    let rows = match (agent.list)(&entry.path) {
         Ok(rows) => rows,
         Err(e) => {
             // Listed as one failed session, so that it is seen.
@@ -256,7 +215,7 @@ fn database(ctx: &Context, entry: &Entry, filter: &Filter, now: i64) -> Vec<Cand
                 path: entry.path.clone(),
                 db_session: None,
                 described: Described {
-                    format: Some(*format),
+                    format: Some(agent.format),
                     project: None,
                 },
                 modified: entry.modified_unix(),
@@ -266,10 +225,12 @@ fn database(ctx: &Context, entry: &Entry, filter: &Filter, now: i64) -> Vec<Cand
         }
     };
     rows.into_iter()
-        .filter_map(|DbSession { id, at, project }| {
+        .filter(|s| s.listed)
+        .filter_map(|s| {
+            let (id, at) = (s.id, s.updated);
             let described = Described {
-                format: Some(*format),
-                project,
+                format: Some(agent.format),
+                project: s.project,
             };
             let age = at.map_or(0, |t| now - t);
             let keep = filter.keeps_path(&entry.path, age) && filter.keeps_described(&described);
@@ -336,8 +297,10 @@ pub fn archives(store: Option<&ArchiveStore>, c: &Candidate) -> usize {
 pub fn archive_name(c: &Candidate) -> Option<String> {
     match &c.db_session {
         // Named as the rewrite filed them (`DbSession::archive_name`).
-        Some(id) if c.described.format == Some(Format::OpenCode) => Some(format!("opencode-{id}")),
-        Some(id) => Some(format!("goose-{id}")),
+        Some(id) => {
+            let agent = crate::formats::dbagent::of_format(c.described.format?)?;
+            Some(crate::formats::dbagent::archive_name(agent, id))
+        }
         None => crate::ops::write::archive_name(None, &c.path).ok(),
     }
 }

@@ -196,33 +196,36 @@ fn every_session_of(ctx: &Context, path: &Path) -> bool {
     )
 }
 
-/// The agent database at its default location holding session `id`: goose's (see
-/// `config::paths::goose_db`) when it has it, else OpenCode's (`paths::opencode_db`); with
-/// neither holding it, the first that exists (whose error then lists its sessions).
+/// The agent database at its default location holding session `id` (the agents in the
+/// order of the codec table: goose's, then OpenCode's); with none holding it, the first
+/// that exists (whose error then lists its sessions).
 fn agent_db(ctx: &Context, id: &str) -> anyhow::Result<PathBuf> {
-    let dbs: Vec<PathBuf> = [
-        crate::config::paths::goose_db(&ctx.env),
-        crate::config::paths::opencode_db(&ctx.env),
-    ]
-    .into_iter()
-    .flatten()
-    .filter(|p| p.is_file())
-    .collect();
+    let known = crate::formats::agent::default_databases(&ctx.env);
+    let dbs: Vec<&PathBuf> = known
+        .iter()
+        .map(|s| &s.path)
+        .filter(|p| p.is_file())
+        .collect();
     if let Some(db) = dbs.iter().find(|db| agentdb::has(db, id)) {
-        return Ok(db.clone());
+        return Ok(db.to_path_buf());
     }
-    dbs.into_iter().next().ok_or_else(|| {
-        anyhow::anyhow!(
-            "no goose or OpenCode session database at their default locations (goose ≥ 1.10: \
-             {}, OpenCode: {}); pass the database as FILE",
-            shown(crate::config::paths::goose_db(&ctx.env)),
-            shown(crate::config::paths::opencode_db(&ctx.env)),
-        )
-    })
-}
-
-fn shown(p: Option<PathBuf>) -> String {
-    p.map_or_else(|| "unknown (no HOME)".into(), |p| p.display().to_string())
+    match dbs.first() {
+        Some(db) => Ok(db.to_path_buf()),
+        None if known.is_empty() => anyhow::bail!(
+            "no agent session database found: their default places are not known without HOME; \
+             pass the database as FILE"
+        ),
+        None => {
+            let places: Vec<String> = known
+                .iter()
+                .map(|s| format!("{}: {}", s.agent, s.path.display()))
+                .collect();
+            anyhow::bail!(
+                "no agent session database at its default place ({}); pass the database as FILE",
+                places.join(", ")
+            )
+        }
+    }
 }
 
 /// A count that must be at least 1 (`--summary-tokens 0` would summarize nothing).
@@ -242,13 +245,10 @@ fn stored_or_goose(ctx: &Context, name: &str) -> anyhow::Result<PathBuf> {
     if stored.is_ok() || ctx.settings.session.is_some() {
         return stored;
     }
-    let dbs = [
-        crate::config::paths::goose_db(&ctx.env),
-        crate::config::paths::opencode_db(&ctx.env),
-    ];
+    let dbs = crate::formats::agent::default_databases(&ctx.env);
     match dbs
         .into_iter()
-        .flatten()
+        .map(|s| s.path)
         .find(|db| db.is_file() && agentdb::has(db, name))
     {
         Some(db) => Ok(db),

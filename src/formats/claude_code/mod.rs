@@ -26,6 +26,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::agent::{AgentInfo, AgentStore, ResumeRule};
 use crate::formats::message::{self, Notes};
 use crate::formats::{lines_doc, Codec};
 use crate::session::{parse_agent_version, Item, Keep, RestorePlan, WriteError};
@@ -257,7 +258,31 @@ const CLAUDE_TYPES: [&str; 5] = [
     "progress",
 ];
 
+/// Claude Code outside its transcripts: `~/.claude/projects` (`$CLAUDE_CONFIG_DIR`), the
+/// `claude` program, `claude --resume ID`.
+pub static AGENT: AgentInfo = AgentInfo {
+    programs: &["claude"],
+    packages: &["claude-code"],
+    stores: |env, home| {
+        let root = env
+            .get("CLAUDE_CONFIG_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| home.join(".claude"));
+        vec![AgentStore::dir("claude-code", root.join("projects"))]
+    },
+    resume: Some(ResumeRule {
+        var: "CTXCTL_CLAUDE_BIN",
+        program: "claude",
+        args: |id, _| vec!["--resume".into(), id.into()],
+    }),
+    database: None,
+};
+
 impl Codec for ClaudeCode {
+    fn agent_info(&self) -> Option<&'static AgentInfo> {
+        Some(&AGENT)
+    }
+
     fn format(&self) -> Format {
         Format::ClaudeCode
     }

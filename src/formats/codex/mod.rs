@@ -18,6 +18,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use super::agent::{AgentInfo, AgentStore, ResumeRule};
 use crate::formats::jsonl::{records, Record};
 use crate::formats::message::Notes;
 use crate::formats::{lines_doc, Codec};
@@ -405,7 +406,31 @@ const CODEX_TYPES: [&str; 6] = [
     "world_state",
 ];
 
+/// Codex CLI outside its rollouts: `~/.codex/sessions` (`$CODEX_HOME`), the `codex`
+/// program, `codex resume ID`.
+pub static AGENT: AgentInfo = AgentInfo {
+    programs: &["codex"],
+    packages: &["codex"],
+    stores: |env, home| {
+        let root = env
+            .get("CODEX_HOME")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| home.join(".codex"));
+        vec![AgentStore::dir("codex", root.join("sessions"))]
+    },
+    resume: Some(ResumeRule {
+        var: "CTXCTL_CODEX_BIN",
+        program: "codex",
+        args: |id, _| vec!["resume".into(), id.into()],
+    }),
+    database: None,
+};
+
 impl Codec for Codex {
+    fn agent_info(&self) -> Option<&'static AgentInfo> {
+        Some(&AGENT)
+    }
+
     fn format(&self) -> Format {
         Format::Codex
     }

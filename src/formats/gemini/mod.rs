@@ -14,6 +14,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::agent::{AgentInfo, AgentStore, ResumeRule};
 use crate::formats::message::Notes;
 use crate::formats::{lines_doc, Codec, Found};
 use crate::session::{
@@ -129,7 +130,25 @@ fn refuse_chat(session: &Session) -> Result<(), WriteError> {
 /// Gemini CLI session logs.
 pub struct Gemini;
 
+/// Gemini CLI outside its chat files: `~/.gemini/tmp`, the `gemini` program,
+/// `gemini --resume UUID`.
+pub static AGENT: AgentInfo = AgentInfo {
+    programs: &["gemini"],
+    packages: &["gemini-cli"],
+    stores: |_, home| vec![AgentStore::dir("gemini-cli", home.join(".gemini/tmp"))],
+    resume: Some(ResumeRule {
+        var: "CTXCTL_GEMINI_BIN",
+        program: "gemini",
+        args: |id, _| vec!["--resume".into(), id.into()],
+    }),
+    database: None,
+};
+
 impl Codec for Gemini {
+    fn agent_info(&self) -> Option<&'static AgentInfo> {
+        Some(&AGENT)
+    }
+
     fn format(&self) -> Format {
         Format::Gemini
     }

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::agent::{AgentInfo, ResumeRule};
 use crate::formats::jsonl::{records, Record};
 use crate::formats::message::{self, args_text, Notes};
 use crate::formats::{lines_doc, Codec};
@@ -333,7 +334,32 @@ pub fn working_dir(head: &[Value]) -> Option<String> {
 /// goose JSONL sessions (metadata line, then messages).
 pub struct Goose;
 
+/// goose ≤ 1.9 outside its JSONL files (their directory is listed with goose's database,
+/// by the `goose_db` format's agent): `goose session --resume --path FILE`.
+pub static AGENT: AgentInfo = AgentInfo {
+    programs: &["goose"],
+    packages: &["goose"],
+    stores: |_, _| Vec::new(),
+    resume: Some(ResumeRule {
+        var: "CTXCTL_GOOSE_BIN",
+        program: "goose",
+        args: |_, path| {
+            vec![
+                "session".into(),
+                "--resume".into(),
+                "--path".into(),
+                path.display().to_string(),
+            ]
+        },
+    }),
+    database: None,
+};
+
 impl Codec for Goose {
+    fn agent_info(&self) -> Option<&'static AgentInfo> {
+        Some(&AGENT)
+    }
+
     fn format(&self) -> Format {
         Format::Goose
     }

@@ -14,19 +14,7 @@ use serde_json::value::RawValue;
 
 use super::db::{unix_of, Db, Schema, SessionInfo};
 use super::StoreError;
-
-/// Below this age (seconds) a session is taken for one goose is running.
-pub const LIVE_SECS: i64 = 120;
-
-/// What a write needs besides the text.
-pub struct Guard {
-    /// xxh3-128 of the rendering the rewrite was made from.
-    pub expected: u128,
-    /// Now, in Unix seconds.
-    pub now: i64,
-    /// Write even a session that looks live (`--include-live`).
-    pub include_live: bool,
-}
+use crate::formats::dbagent::{Guard, LIVE_SECS};
 
 /// One message line of a rendering.
 #[derive(Deserialize)]

@@ -21,13 +21,17 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use super::agent::{AgentInfo, AgentStore, ResumeRule};
 use super::goose;
 use super::sqlite::Store;
 pub use super::sqlite::StoreError;
 use super::{lines_doc, Codec};
 use crate::session::{Format, Item, Keep, ReadError, RestorePlan, Session, WriteError};
 
-pub use apply::{Applied, Guard, LIVE_SECS};
+pub use super::dbagent::Guard;
+pub use super::dbagent::LIVE_SECS;
+use super::dbagent::{self, DbAgent, DbSession};
+pub use apply::Applied;
 pub use db::SessionInfo;
 
 /// goose's store, in the words its errors use.
@@ -80,7 +84,93 @@ pub fn write_session(
 /// A session of a goose database, as its rendering (see the module docs).
 pub struct GooseDb;
 
+/// goose ≥ 1.10 outside its database: the database ([`default_path`]) and, beside it, the
+/// JSONL files of goose ≤ 1.9; `goose session --resume --session-id ID`.
+pub static AGENT: AgentInfo = AgentInfo {
+    programs: &["goose"],
+    packages: &["goose"],
+    stores: |env, _| {
+        let Some(db) = default_path(env) else {
+            return Vec::new();
+        };
+        let jsonl = db
+            .parent()
+            .map(std::path::PathBuf::from)
+            .unwrap_or_default();
+        vec![
+            AgentStore::database("goose (database)", db),
+            AgentStore::dir("goose (jsonl, before 1.10)", jsonl),
+        ]
+    },
+    resume: Some(ResumeRule {
+        var: "CTXCTL_GOOSE_BIN",
+        program: "goose",
+        args: |id, _| {
+            ["session", "--resume", "--session-id", id]
+                .map(String::from)
+                .to_vec()
+        },
+    }),
+    database: Some(&DB),
+};
+
+/// goose's database as the commands meet it ([`DbAgent`]).
+pub static DB: DbAgent = DbAgent {
+    format: Format::GooseDb,
+    file_name: "sessions.db",
+    store: &STORE,
+    archive_prefix: "goose",
+    in_walks: false,
+    is_mine: |path| dbagent::has_tables(path, &["sessions", "messages"]),
+    list: |path| {
+        Ok(list_sessions(path)?
+            .into_iter()
+            .map(|s| DbSession {
+                agent: &DB,
+                updated: s.updated_at.as_deref().and_then(db::unix_of),
+                project: s.working_dir,
+                listed: true,
+                id: s.id,
+            })
+            .collect())
+    },
+    read: |path, wanted| {
+        let s = read_session(path, wanted)?;
+        let session = DbSession {
+            agent: &DB,
+            updated: s.session.updated_at.as_deref().and_then(db::unix_of),
+            project: s.session.working_dir.clone(),
+            listed: true,
+            id: s.session.id,
+        };
+        Ok((session, s.text))
+    },
+    write: |path, id, text, guard| {
+        let s = read_session(path, Some(id))?.session;
+        let done = write_session(path, &s, text, guard)?;
+        Ok(format!(
+            "{} rows updated, {} inserted, {} deleted",
+            done.updated, done.inserted, done.deleted
+        ))
+    },
+};
+
+/// goose's session database, where goose (≥ 1.10) keeps it on Linux and macOS:
+/// `$GOOSE_PATH_ROOT/data/sessions/sessions.db` when that is absolute, else
+/// `${XDG_DATA_HOME:-~/.local/share}/goose/sessions/sessions.db`.
+pub fn default_path(env: &crate::config::Env) -> Option<std::path::PathBuf> {
+    use crate::config::env::GOOSE_PATH_ROOT;
+    if let Some(root) = super::agent::absolute(env, GOOSE_PATH_ROOT) {
+        return Some(root.join("data/sessions/sessions.db"));
+    }
+    Some(super::agent::data_home(env)?.join("goose/sessions/sessions.db"))
+}
+
 impl Codec for GooseDb {
+    fn agent_info(&self) -> Option<&'static AgentInfo> {
+        Some(&AGENT)
+    }
+
     fn format(&self) -> Format {
         Format::GooseDb
     }
@@ -330,6 +420,31 @@ fn added_row(sid: &str, v: &Value, at: i64) -> Result<String, WriteError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gooses_database_follows_its_root_then_the_data_home() {
+        use super::default_path as goose_db;
+        use crate::config::Env;
+        use std::path::PathBuf;
+        assert_eq!(
+            goose_db(&Env::from_pairs([
+                ("GOOSE_PATH_ROOT", "/g"),
+                ("XDG_DATA_HOME", "/x")
+            ])),
+            Some(PathBuf::from("/g/data/sessions/sessions.db"))
+        );
+        assert_eq!(
+            goose_db(&Env::from_pairs([
+                ("GOOSE_PATH_ROOT", "rel"),
+                ("XDG_DATA_HOME", "/x")
+            ])),
+            Some(PathBuf::from("/x/goose/sessions/sessions.db"))
+        );
+        assert_eq!(
+            goose_db(&Env::from_pairs([("HOME", "/h")])),
+            Some(PathBuf::from("/h/.local/share/goose/sessions/sessions.db"))
+        );
+    }
 
     fn line(id: Option<&str>, created: i64) -> String {
         serde_json::json!({"id": id, "role": "user", "created": created,

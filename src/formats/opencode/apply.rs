@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::db::{Db, SessionInfo};
 use super::StoreError;
-use crate::formats::goose_db::{Guard, LIVE_SECS};
+use crate::formats::dbagent::{Guard, LIVE_SECS};
 
 /// What a write changed.
 #[derive(Debug, Default, PartialEq, Eq)]

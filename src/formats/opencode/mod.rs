@@ -24,6 +24,7 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
+use super::agent::{AgentInfo, AgentStore, ResumeRule};
 use super::sqlite::Store;
 pub use super::sqlite::StoreError;
 use super::{lines_doc, Codec};
@@ -32,6 +33,7 @@ use crate::session::{
     WriteError,
 };
 
+use super::dbagent::{DbAgent, DbSession};
 pub use apply::Applied;
 pub use db::{is_opencode, SessionInfo};
 
@@ -72,7 +74,7 @@ pub fn write_session(
     path: &Path,
     s: &SessionInfo,
     text: &[u8],
-    guard: &super::goose_db::Guard,
+    guard: &super::dbagent::Guard,
 ) -> Result<Applied, StoreError> {
     let text = std::str::from_utf8(text).map_err(|_| StoreError::Unsupported {
         path: path.to_path_buf(),
@@ -155,7 +157,71 @@ pub fn read(text: String) -> Result<Session, ReadError> {
 /// A session of an OpenCode database, as its rendering (see the module docs).
 pub struct OpenCode;
 
+/// OpenCode outside its database: the database ([`default_path`]), the `opencode`
+/// program, `opencode --session ID`.
+pub static AGENT: AgentInfo = AgentInfo {
+    programs: &["opencode"],
+    packages: &["opencode"],
+    stores: |env, _| {
+        default_path(env)
+            .map(|db| AgentStore::database("opencode", db))
+            .into_iter()
+            .collect()
+    },
+    resume: Some(ResumeRule {
+        var: "CTXCTL_OPENCODE_BIN",
+        program: "opencode",
+        args: |id, _| vec!["--session".into(), id.into()],
+    }),
+    database: Some(&DB),
+};
+
+/// OpenCode's database as the commands meet it ([`DbAgent`]).
+pub static DB: DbAgent = DbAgent {
+    format: Format::OpenCode,
+    file_name: "opencode.db",
+    store: &STORE,
+    archive_prefix: "opencode",
+    in_walks: true,
+    is_mine: is_opencode,
+    list: |path| Ok(list_sessions(path)?.into_iter().map(row).collect()),
+    read: |path, wanted| {
+        let s = read_session(path, wanted)?;
+        Ok((row(s.session), s.text))
+    },
+    write: |path, id, text, guard| {
+        let s = read_session(path, Some(id))?.session;
+        let done = write_session(path, &s, text, guard)?;
+        Ok(format!(
+            "{} messages inserted, {} deleted",
+            done.inserted, done.deleted
+        ))
+    },
+};
+
+/// Session `s` as the commands list it (subagent sessions, with a parent, are not shown
+/// in OpenCode's own list).
+fn row(s: SessionInfo) -> DbSession {
+    DbSession {
+        agent: &DB,
+        updated: Some(s.updated.div_euclid(1000)),
+        project: s.directory,
+        listed: s.parent.is_none(),
+        id: s.id,
+    }
+}
+
+/// OpenCode's database, where OpenCode (≥ 1.2) keeps it (`opencode db path`):
+/// `${XDG_DATA_HOME:-~/.local/share}/opencode/opencode.db`.
+pub fn default_path(env: &crate::config::Env) -> Option<std::path::PathBuf> {
+    Some(super::agent::data_home(env)?.join("opencode/opencode.db"))
+}
+
 impl Codec for OpenCode {
+    fn agent_info(&self) -> Option<&'static AgentInfo> {
+        Some(&AGENT)
+    }
+
     fn format(&self) -> Format {
         Format::OpenCode
     }

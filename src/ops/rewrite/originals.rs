@@ -101,7 +101,7 @@ impl Transaction<'_> {
             first_message: o.messages.first().copied().unwrap_or(o.first_message),
             messages: o.messages.len(),
             records,
-            agent_session: loaded.db_session.as_ref().map(|s| s.id().to_string()),
+            agent_session: loaded.db_session.as_ref().map(|s| s.id.clone()),
         }
     }
 

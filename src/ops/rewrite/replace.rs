@@ -9,7 +9,6 @@ use anyhow::Context as _;
 
 use super::RewriteError;
 use crate::context::Context;
-use crate::formats::goose_db;
 use crate::ops::carry::{self, Carried};
 use crate::ops::load::{Changed, Fingerprint, Loaded};
 
@@ -97,7 +96,7 @@ pub(super) fn database(
     let Some(session) = &loaded.db_session else {
         return Err(RewriteError::NotADatabase(db.display().to_string()).into());
     };
-    let guard = goose_db::Guard {
+    let guard = crate::ops::agentdb::Guard {
         expected: loaded.fingerprint.hash,
         now: crate::ops::store::clock(ctx)?.unix(),
         include_live: ctx.settings.include_live,
@@ -106,8 +105,8 @@ pub(super) fn database(
     ctx.printer.debug(&format!(
         "{} ({} session {}): {done}",
         db.display(),
-        session.agent(),
-        session.id(),
+        session.agent_name(),
+        session.id,
     ));
     Ok(())
 }
