@@ -34,6 +34,8 @@ pub struct ResumeRule {
     pub program: &'static str,
     /// The arguments that resume session `id`, stored at `path`.
     pub args: fn(id: &str, path: &Path) -> Vec<String>,
+    /// The id it resumes the session file at `path` by, when not the file's stem.
+    pub id_of: Option<fn(&Path) -> Option<String>>,
 }
 
 /// One agent's default session store.
@@ -90,6 +92,21 @@ pub fn default_databases(env: &Env) -> Vec<AgentStore> {
         .flat_map(|a| (a.stores)(env, &home))
         .filter(|s| s.database)
         .collect()
+}
+
+/// The first value `pick` finds among the first 20 records of the JSONL file at `path`.
+pub fn head_value(
+    path: &Path,
+    pick: impl Fn(&serde_json::Value) -> Option<String>,
+) -> Option<String> {
+    use std::io::BufRead as _;
+    let file = std::fs::File::open(path).ok()?;
+    std::io::BufReader::new(file)
+        .lines()
+        .take(20)
+        .map_while(Result::ok)
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(&l).ok())
+        .find_map(|r| pick(&r))
 }
 
 /// The directory `var` names when it is set to an absolute path.

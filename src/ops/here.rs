@@ -196,41 +196,16 @@ pub fn is_project(project: &str, dir: &Path) -> bool {
 /// The id the agent resumes the session `c` by: the database's id; Claude Code's and
 /// goose's file stem; Codex's `session_meta` id; Gemini CLI's `sessionId`.
 pub fn session_id(c: &Candidate) -> Option<String> {
-    use crate::session::Format;
     if let Some(id) = &c.db_session {
         return Some(id.clone());
     }
-    let stem = || c.path.file_stem()?.to_str().map(str::to_string);
-    match c.described.format? {
-        Format::Codex => head_value(&c.path, |r| {
-            (r.get("type")?.as_str()? == "session_meta")
-                .then(|| r.get("payload")?.get("id")?.as_str().map(str::to_string))?
-        })
-        .or_else(|| codex_id_from_name(&c.path)),
-        Format::Gemini => head_value(&c.path, |r| {
-            r.get("sessionId")?.as_str().map(str::to_string)
-        }),
-        _ => stem(),
+    let rule = (c.described.format?.codec().agent_info())
+        .and_then(|a| a.resume.as_ref())
+        .and_then(|r| r.id_of);
+    match rule {
+        Some(id_of) => id_of(&c.path),
+        None => c.path.file_stem()?.to_str().map(str::to_string),
     }
-}
-
-/// The uuid that ends a Codex rollout's name (`rollout-<time>-<uuid>.jsonl`).
-fn codex_id_from_name(path: &Path) -> Option<String> {
-    let stem = path.file_stem()?.to_str()?;
-    let id = stem.get(stem.len().checked_sub(36)?..)?;
-    (id.chars().filter(|c| *c == '-').count() == 4).then(|| id.to_string())
-}
-
-/// The first value `pick` finds among the first records of the JSONL file at `path`.
-fn head_value(path: &Path, pick: impl Fn(&serde_json::Value) -> Option<String>) -> Option<String> {
-    use std::io::BufRead as _;
-    let file = std::fs::File::open(path).ok()?;
-    std::io::BufReader::new(file)
-        .lines()
-        .take(20)
-        .map_while(Result::ok)
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(&l).ok())
-        .find_map(|r| pick(&r))
 }
 
 #[cfg(test)]
@@ -273,15 +248,5 @@ mod tests {
         assert!(w.may_be(&claude) && w.may_be(&gemini));
         // A directory JSON would escape: every file is looked at.
         assert!(Worth::new(&[PathBuf::from("/w/\"q\"")]).may_be(&other));
-    }
-
-    #[test]
-    fn codex_ids_come_from_the_rollout_name() {
-        let p = Path::new("rollout-2026-01-02T03-04-05-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl");
-        assert_eq!(
-            codex_id_from_name(p).as_deref(),
-            Some("0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
-        );
-        assert_eq!(codex_id_from_name(Path::new("short.jsonl")), None);
     }
 }

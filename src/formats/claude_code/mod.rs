@@ -274,6 +274,7 @@ pub static AGENT: AgentInfo = AgentInfo {
         var: "CTXCTL_CLAUDE_BIN",
         program: "claude",
         args: |id, _| vec!["--resume".into(), id.into()],
+        id_of: None,
     }),
     database: None,
 };

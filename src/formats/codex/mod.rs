@@ -422,9 +422,23 @@ pub static AGENT: AgentInfo = AgentInfo {
         var: "CTXCTL_CODEX_BIN",
         program: "codex",
         args: |id, _| vec!["resume".into(), id.into()],
+        id_of: Some(|path| {
+            super::agent::head_value(path, |r| {
+                (r.get("type")?.as_str()? == "session_meta")
+                    .then(|| r.get("payload")?.get("id")?.as_str().map(str::to_string))?
+            })
+            .or_else(|| id_from_name(path))
+        }),
     }),
     database: None,
 };
+
+/// The uuid that ends a rollout's name (`rollout-<time>-<uuid>.jsonl`).
+fn id_from_name(path: &std::path::Path) -> Option<String> {
+    let stem = path.file_stem()?.to_str()?;
+    let id = stem.get(stem.len().checked_sub(36)?..)?;
+    (id.chars().filter(|c| *c == '-').count() == 4).then(|| id.to_string())
+}
 
 impl Codec for Codex {
     fn agent_info(&self) -> Option<&'static AgentInfo> {
@@ -479,6 +493,17 @@ impl Codec for Codex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn codex_ids_come_from_the_rollout_name() {
+        let p = Path::new("rollout-2026-01-02T03-04-05-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl");
+        assert_eq!(
+            id_from_name(p).as_deref(),
+            Some("0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
+        );
+        assert_eq!(id_from_name(Path::new("short.jsonl")), None);
+    }
+
     use crate::session::Item;
 
     fn line(ty: &str, payload: Value) -> String {

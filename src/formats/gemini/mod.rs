@@ -140,6 +140,9 @@ pub static AGENT: AgentInfo = AgentInfo {
         var: "CTXCTL_GEMINI_BIN",
         program: "gemini",
         args: |id, _| vec!["--resume".into(), id.into()],
+        id_of: Some(|path| {
+            super::agent::head_value(path, |r| r.get("sessionId")?.as_str().map(str::to_string))
+        }),
     }),
     database: None,
 };

@@ -351,6 +351,7 @@ pub static AGENT: AgentInfo = AgentInfo {
                 path.display().to_string(),
             ]
         },
+        id_of: None,
     }),
     database: None,
 };

@@ -110,6 +110,7 @@ pub static AGENT: AgentInfo = AgentInfo {
                 .map(String::from)
                 .to_vec()
         },
+        id_of: None,
     }),
     database: Some(&DB),
 };

@@ -172,6 +172,7 @@ pub static AGENT: AgentInfo = AgentInfo {
         var: "CTXCTL_OPENCODE_BIN",
         program: "opencode",
         args: |id, _| vec!["--session".into(), id.into()],
+        id_of: None,
     }),
     database: Some(&DB),
 };
