@@ -199,3 +199,21 @@ fn a_missing_config_file_is_reported_once() {
         assert_eq!(run.stderr.matches("No such file").count(), 1, "{run:?}");
     }
 }
+
+#[test]
+fn global_options_go_before_or_after_the_subcommand() {
+    let env = TestEnv::new();
+    let f = env.write("a.json", r#"[{"role":"user","content":"hello world"}]"#);
+    let a = env.run(&["--json", "--model", "gpt-4o", "count", s(&f)]);
+    let b = env.run(&["count", s(&f), "--json", "--model", "gpt-4o"]);
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(a.json()["total_tokens"], 9);
+}
+
+#[test]
+fn quiet_prints_nothing_but_errors() {
+    let env = TestEnv::new();
+    let run = env.run(&["check", s(&sample("openai-chat.json")), "-q"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.is_empty() && run.stderr.is_empty(), "{run:?}");
+}
