@@ -233,15 +233,18 @@ impl TestEnv {
 
 impl TestEnv {
     /// `text` as a snapshot shows it: this environment's directory as `[TMP]`, the shared
-    /// fixtures as `[FIXTURES]`, the checkout as `[REPO]` and compaction ids (random UUIDs) as `[UUID]`. Timestamps need nothing:
-    /// `CTXCTL_NOW` fixes them.
+    /// fixtures as `[FIXTURES]`, the checkout as `[REPO]`, compaction ids (random UUIDs) as
+    /// `[UUID]` and the port of a test server on 127.0.0.1 as `[PORT]`. Timestamps need
+    /// nothing: `CTXCTL_NOW` fixes them.
     pub fn redact(&self, text: &str) -> String {
         let uuid = regex::Regex::new(
             "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}",
         )
         .unwrap();
-        uuid.replace_all(&self.redact_paths(text), "[UUID]")
-            .into_owned()
+        let port = regex::Regex::new(r"127\.0\.0\.1:[0-9]+").unwrap();
+        let paths = self.redact_paths(text);
+        let text = uuid.replace_all(&paths, "[UUID]");
+        port.replace_all(&text, "127.0.0.1:[PORT]").into_owned()
     }
 
     /// [`TestEnv::redact`] without the UUIDs: only the paths.
