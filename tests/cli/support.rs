@@ -331,3 +331,15 @@ pub fn archives(env: &TestEnv, session: &str) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The ids `archive ls --json` lists in `env`, in its order.
+pub fn archive_ids(env: &TestEnv) -> Vec<String> {
+    let run = env.run(&["archive", "ls", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    run.json()
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list: {run:?}"))
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect()
+}
