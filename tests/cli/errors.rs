@@ -9,7 +9,10 @@ fn bad(name: &str, content: &[u8]) -> String {
     let run = env.run(&["count", s(&f), "--model", "gpt-4o"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stdout.is_empty(), "{run:?}");
-    let errors = run.stderr.lines().filter(|l| l.starts_with("ctxctl: error: "));
+    let errors = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("ctxctl: error: "));
     assert_eq!(errors.count(), 1, "{run:?}");
     env.snap(&run)
 }
