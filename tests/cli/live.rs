@@ -122,9 +122,9 @@ fn archived(env: &TestEnv) -> usize {
     fs::read_dir(dir).map_or(0, |d| d.flatten().count())
 }
 
-/// Runs each of `runs` and checks it is refused: exit 2, nothing written. Returns what each
-/// said, as a snapshot shows it (the agent's process id as `[PID]`): the refusal must name
-/// the file, the signal and --include-live.
+/// Runs each of `runs` and checks it is refused: exit 2, one error, nothing written.
+/// Returns each error line, as a snapshot shows it (the agent's process id as `[PID]`): it
+/// must name the file, the signal and --include-live.
 fn refused(env: &TestEnv, runs: &[Vec<String>], file: &Path, before: &[u8], pid: u32) -> String {
     let mut said = String::new();
     for args in runs {
@@ -132,8 +132,15 @@ fn refused(env: &TestEnv, runs: &[Vec<String>], file: &Path, before: &[u8], pid:
         assert_eq!(run.code, 2, "{run:?}");
         assert_eq!(fs::read(file).unwrap(), before, "the file changed: {run:?}");
         assert_eq!(archived(env), 0, "an archive was written: {run:?}");
-        let stderr = run.stderr.replace(&format!(" {pid} "), " [PID] ");
-        said.push_str(&format!("$ {}\n{}", args.join(" "), env.redact(&stderr)));
+        // The one error line (a loaded machine may add a warning before it).
+        let errors: Vec<&str> = (run.stderr.lines())
+            .filter(|l| l.starts_with("ctxctl: error: "))
+            .collect();
+        assert_eq!(errors.len(), 1, "{run:?}");
+        let error = env
+            .redact(errors[0])
+            .replace(&format!(" {pid} "), " [PID] ");
+        said.push_str(&format!("$ {}\n{error}\n", args.join(" ")));
     }
     said
 }
