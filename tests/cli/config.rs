@@ -146,3 +146,20 @@ fn a_bad_archive_compress_value_is_an_error_naming_it() {
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("CTXCTL_ARCHIVE_COMPRESS"), "{run:?}");
 }
+
+#[test]
+fn config_shows_sources_and_never_the_key() {
+    let env = TestEnv::new()
+        .env("CTXCTL_MODEL", "gpt-4o-mini")
+        .env("CTXCTL_LLM_API_KEY", "sk-secret-123456");
+    let run = env.run(&["config"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!run.stdout.contains("sk-secret-123456"), "{run:?}");
+    // The first column's width depends on the temp dir's path: see `snap_unaligned`.
+    insta::assert_snapshot!("config", env.snap_unaligned(&run));
+    let path = env.run(&["config", "path"]);
+    insta::assert_snapshot!("config_path", env.snap(&path));
+    let cfg = env.write("c.toml", "threshold = 0.6\n[llm]\nmodel = \"small\"\n");
+    let run = env.run(&["config", "--config", s(&cfg), "--model", "gpt-5"]);
+    insta::assert_snapshot!("config_file_and_flag", env.snap_unaligned(&run));
+}

@@ -1,7 +1,7 @@
 //! `--count-with api`: the next request counted by the provider's token-counting endpoint,
 //! against a stub on 127.0.0.1 that answers 1000 + 100 × the messages of each request.
 
-use crate::http::Server;
+use crate::http::{split_request, Server};
 use crate::support::{s, sample, TestEnv};
 
 const KEY: &str = "sk-test-count-4f9a1c";
@@ -10,15 +10,6 @@ fn env(server: &Server) -> TestEnv {
     TestEnv::new()
         .env("CTXCTL_COUNT_API_BASE_URL", &server.url)
         .env("CTXCTL_COUNT_WITH", "api")
-}
-
-/// A recorded request's lower-cased head and its JSON body.
-fn parts(request: &str) -> (String, serde_json::Value) {
-    let (head, body) = request.split_once("\r\n\r\n").unwrap();
-    (
-        head.to_ascii_lowercase(),
-        serde_json::from_str(body).unwrap(),
-    )
 }
 
 fn assert_no_key(run: &crate::support::Run) {
@@ -38,15 +29,10 @@ fn anthropic_request_bodies_are_counted_with_their_system_and_tools() {
     assert_no_key(&run);
     let requests = server.requests();
     assert_eq!(requests.len(), 1, "{requests:?}");
-    let (head, body) = parts(&requests[0]);
-    assert!(
-        head.starts_with("post /v1/messages/count_tokens "),
-        "{head}"
-    );
-    assert!(head.contains(&format!("x-api-key: {}", KEY.to_ascii_lowercase())));
-    assert!(head.contains("anthropic-version: 2023-06-01"), "{head}");
+    let (head, body) = split_request(&requests[0]);
+    insta::assert_snapshot!("anthropic_head", head);
     assert_eq!(body["model"], "claude-sonnet-4-5");
-    assert!(body["system"].as_str().unwrap().contains("careful"));
+    insta::assert_snapshot!("system", body["system"].as_str().unwrap());
     assert!(body["tools"].as_array().is_some_and(|t| !t.is_empty()));
     let turns = body["messages"].as_array().unwrap();
     assert_eq!(turns[0]["role"], "user");
@@ -64,19 +50,13 @@ fn openai_sessions_are_counted_as_responses_input_items() {
     assert_no_key(&run);
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
-    let (head, body) = parts(&requests[0]);
-    assert!(
-        head.starts_with("post /v1/responses/input_tokens "),
-        "{head}"
-    );
-    assert!(head.contains(&format!(
-        "authorization: bearer {}",
-        KEY.to_ascii_lowercase()
-    )));
+    let (head, body) = split_request(&requests[0]);
+    insta::assert_snapshot!("openai_head", head);
     assert_eq!(body["model"], "gpt-4o");
     let input = body["input"].as_array().unwrap();
+    // Tool calls and their outputs as input items of their own.
     let kinds: Vec<&str> = input.iter().filter_map(|i| i["type"].as_str()).collect();
-    assert!(kinds.contains(&"function_call") && kinds.contains(&"function_call_output"));
+    insta::assert_snapshot!("kinds", kinds.join("\n"));
     assert_eq!(input[0]["role"], "system");
     let f = run.file();
     assert_eq!(f["next_request_source"], "api");
@@ -93,12 +73,8 @@ fn gemini_models_are_counted_by_count_tokens() {
     assert_no_key(&run);
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
-    let (head, body) = parts(&requests[0]);
-    assert!(
-        head.starts_with("post /v1beta/models/gemini-2.5-pro:counttokens "),
-        "{head}"
-    );
-    assert!(head.contains(&format!("x-goog-api-key: {}", KEY.to_ascii_lowercase())));
+    let (head, body) = split_request(&requests[0]);
+    insta::assert_snapshot!("gemini_head", head);
     // The system message makes it a whole request (system instructions are counted only so).
     let req = &body["generateContentRequest"];
     assert_eq!(req["model"], "models/gemini-2.5-pro");
@@ -113,11 +89,7 @@ fn gemini_models_are_counted_by_count_tokens() {
         roles.iter().all(|r| *r == "user" || *r == "model"),
         "{roles:?}"
     );
-    assert!(
-        run.stdout.contains("\"next_request_source\": \"api\""),
-        "{}",
-        run.stdout
-    );
+    assert_eq!(run.file()["next_request_source"], "api", "{run:?}");
 }
 
 #[test]
@@ -132,7 +104,8 @@ fn agent_transcripts_learn_the_hidden_part_in_the_providers_tokens() {
     assert_eq!(run.code, 0, "{run:?}");
     let requests = server.requests();
     assert_eq!(requests.len(), 2, "{requests:?}");
-    let count = |r: &str| 1000 + 100 * parts(r).1["messages"].as_array().unwrap().len() as u64;
+    let count =
+        |r: &str| 1000 + 100 * split_request(r).1["messages"].as_array().unwrap().len() as u64;
     let (all, held) = (count(&requests[0]), count(&requests[1]));
     assert!(held < all);
     let f = &run.json()["files"][0];
@@ -205,12 +178,11 @@ fn failures_fall_back_to_the_local_figure_with_a_warning() {
 fn a_key_echoed_by_the_server_is_redacted() {
     let body = format!(r#"{{"error":{{"message":"bad key {KEY}"}}}}"#);
     let server = Server::start(vec![(401, body)]);
-    let run = env(&server)
-        .env("OPENAI_API_KEY", KEY)
-        .run(&["count", s(&sample("openai-chat.json"))]);
+    let t = env(&server).env("OPENAI_API_KEY", KEY);
+    let run = t.run(&["count", s(&sample("openai-chat.json"))]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_no_key(&run);
-    assert!(run.stderr.contains("bad key [redacted]"), "{}", run.stderr);
+    insta::assert_snapshot!(t.redact(&run.stderr));
 }
 
 #[test]
@@ -231,15 +203,10 @@ fn the_flag_config_and_environment_choose_the_mode() {
     assert_eq!(file.json()["files"][0]["next_request_source"], "api");
     let off = t.run(&["count", "--count-with", "local", "--json", s(&path)]);
     assert_eq!(off.json()["files"][0]["next_request_source"], "tokenizer");
-    let bad = t
-        .env("CTXCTL_COUNT_WITH", "remote")
-        .run(&["count", s(&path)]);
+    let t = t.env("CTXCTL_COUNT_WITH", "remote");
+    let bad = t.run(&["count", s(&path)]);
     assert_eq!(bad.code, 2, "{bad:?}");
-    assert!(
-        bad.stderr
-            .contains("CTXCTL_COUNT_WITH: expected local or api"),
-        "{bad:?}"
-    );
+    insta::assert_snapshot!(t.snap(&bad));
 }
 
 #[test]

@@ -1,42 +1,56 @@
 //! Flags are validated: absurd budgets are usage errors naming the flag, and strategy
 //! options the chosen strategy never reads are warned about.
 
-use crate::support::{s, sample, TestEnv};
+use crate::support::{s, sample, Run, TestEnv};
+
+/// The stderr of usage errors, one block per command line, as a snapshot shows them.
+fn usage_errors(env: &TestEnv, runs: &[(String, Run)]) -> String {
+    let mut out = String::new();
+    for (args, run) in runs {
+        assert_eq!(run.code, 2, "{args}: {run:?}");
+        assert_eq!(run.stdout, "", "{args}: {run:?}");
+        out.push_str(&format!("$ {args}\n{}\n", env.redact(&run.stderr)));
+    }
+    out
+}
+
+/// Runs `args` (the session [`sample`] `openai-chat.json` as `FILE`), keyed by its words.
+fn run_args(env: &TestEnv, args: &[&str]) -> (String, Run) {
+    let f = sample("openai-chat.json");
+    let all: Vec<&str> = args
+        .iter()
+        .map(|a| if *a == "FILE" { s(&f) } else { a })
+        .collect();
+    (args.join(" "), env.run(&all))
+}
 
 #[test]
 fn a_zero_window_is_a_usage_error_naming_the_flag() {
     let env = TestEnv::new();
-    let f = sample("openai-chat.json");
-    for args in [
-        &["check", s(&f), "--max-tokens", "0"][..],
-        &["compact", s(&f), "--max-tokens", "0", "--dry-run"][..],
-    ] {
-        let run = env.run(args);
-        assert_eq!(run.code, 2, "{args:?}: {run:?}");
-        assert!(
-            run.stderr.contains("--max-tokens"),
-            "{args:?}: {}",
-            run.stderr
-        );
-    }
-    let run = env.run(&[
-        "trim",
-        s(&f),
-        "--strategy",
-        "fifo",
-        "--max-tokens",
-        "0",
-        "-o",
-        "-",
-    ]);
-    assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("--max-tokens"), "{}", run.stderr);
+    let runs = [
+        run_args(&env, &["check", "FILE", "--max-tokens", "0"]),
+        run_args(&env, &["compact", "FILE", "--max-tokens", "0", "--dry-run"]),
+        run_args(
+            &env,
+            &[
+                "trim",
+                "FILE",
+                "--strategy",
+                "fifo",
+                "--max-tokens",
+                "0",
+                "-o",
+                "-",
+            ],
+        ),
+    ];
+    insta::assert_snapshot!(usage_errors(&env, &runs));
 }
 
 #[test]
 fn negative_and_absurd_numbers_are_usage_errors_naming_the_flag() {
     let env = TestEnv::new();
-    let f = sample("openai-chat.json");
+    let mut runs = Vec::new();
     for (flag, value) in [
         ("--max-tokens", "-5"),
         ("--max-tokens", "5000000000"),
@@ -44,41 +58,48 @@ fn negative_and_absurd_numbers_are_usage_errors_naming_the_flag() {
         ("--reserve-output", "99999999999"),
         ("--threshold", "-0.5"),
     ] {
-        let run = env.run(&["check", s(&f), flag, value]);
-        assert_eq!(run.code, 2, "{flag} {value}: {run:?}");
-        let first = run.stderr.lines().next().unwrap_or_default();
-        assert!(first.contains(flag), "{flag} {value}: {}", run.stderr);
-        assert_eq!(run.stdout, "");
+        runs.push(run_args(&env, &["check", "FILE", flag, value]));
     }
     for (flag, value) in [("--window", "-3"), ("--keep-last", "-1")] {
-        let run = env.run(&[
+        let args = [
             "trim",
-            s(&f),
+            "FILE",
             "--strategy",
             "sliding-window",
             flag,
             value,
             "-o",
             "-",
-        ]);
-        assert_eq!(run.code, 2, "{flag} {value}: {run:?}");
-        assert!(run.stderr.contains(flag), "{flag} {value}: {}", run.stderr);
+        ];
+        runs.push(run_args(&env, &args));
     }
-    let run = env.run(&["compact", s(&f), "--tail-tokens", "-300", "--dry-run"]);
-    assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("--tail-tokens"), "{}", run.stderr);
+    runs.push(run_args(
+        &env,
+        &["compact", "FILE", "--tail-tokens", "-300", "--dry-run"],
+    ));
+    // Each names its flag first.
+    insta::assert_snapshot!(usage_errors(&env, &runs));
 }
 
 #[test]
 fn reserves_larger_than_the_window_are_refused() {
     let env = TestEnv::new();
     let f = sample("openai-chat.json");
-    let run = env.run(&["check", s(&f), "--max-tokens", "1000", "--reserved", "5000"]);
-    assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("--reserved"), "{}", run.stderr);
-    let run = env.run(&["check", s(&f), "--reserve-output", "999999999"]);
-    assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("--reserve-output"), "{}", run.stderr);
+    let runs = [
+        run_args(
+            &env,
+            &[
+                "check",
+                "FILE",
+                "--max-tokens",
+                "1000",
+                "--reserved",
+                "5000",
+            ],
+        ),
+        run_args(&env, &["check", "FILE", "--reserve-output", "999999999"]),
+    ];
+    insta::assert_snapshot!(usage_errors(&env, &runs));
     // Reserves that leave room are fine.
     let run = env.run(&[
         "check",
@@ -106,12 +127,7 @@ fn strategy_options_the_strategy_ignores_are_warned_about() {
         "-",
     ]);
     assert_eq!(run.code, 0, "{run:?}");
-    assert!(
-        run.stderr
-            .contains("--keep-first is ignored by --strategy fifo (it applies to smart)"),
-        "{}",
-        run.stderr
-    );
+    insta::assert_snapshot!("ignored", env.redact(&run.stderr));
     // Read by a strategy of the chain: no warning.
     let run = env.run(&[
         "trim",
@@ -128,7 +144,7 @@ fn strategy_options_the_strategy_ignores_are_warned_about() {
         "-",
     ]);
     assert_eq!(run.code, 0, "{run:?}");
-    assert!(!run.stderr.contains("ignored"), "{}", run.stderr);
+    insta::assert_snapshot!("read", env.redact(&run.stderr));
 }
 
 #[test]
@@ -160,10 +176,10 @@ fn doctor_reports_the_setup_and_fails_on_an_unreachable_endpoint() {
             .clone()
     };
     assert_eq!(check("agent claude-code")["status"], "ok");
-    assert!(check("agent claude-code")["detail"]
-        .as_str()
-        .unwrap()
-        .contains("1 session files"));
+    insta::assert_snapshot!(
+        "claude_code_detail",
+        env.redact(check("agent claude-code")["detail"].as_str().unwrap())
+    );
     assert_eq!(check("agent codex")["status"], "info");
     assert_eq!(check("llm")["status"], "info");
     // A configured endpoint is contacted (a connection only, no request): a listening
@@ -176,11 +192,7 @@ fn doctor_reports_the_setup_and_fails_on_an_unreachable_endpoint() {
     drop(listener);
     let run = env.run(&["doctor"]);
     assert_eq!(run.code, 1, "{run:?}");
-    assert!(
-        run.stdout.contains("does not accept connections"),
-        "{}",
-        run.stdout
-    );
+    insta::assert_snapshot!("unreachable", env.snap(&run));
 }
 
 #[test]
@@ -198,4 +210,22 @@ fn a_missing_config_file_is_reported_once() {
         assert_eq!(run.stderr.matches("nope.toml").count(), 1, "{run:?}");
         assert_eq!(run.stderr.matches("No such file").count(), 1, "{run:?}");
     }
+}
+
+#[test]
+fn global_options_go_before_or_after_the_subcommand() {
+    let env = TestEnv::new();
+    let f = env.write("a.json", r#"[{"role":"user","content":"hello world"}]"#);
+    let a = env.run(&["--json", "--model", "gpt-4o", "count", s(&f)]);
+    let b = env.run(&["count", s(&f), "--json", "--model", "gpt-4o"]);
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(a.json()["total_tokens"], 9);
+}
+
+#[test]
+fn quiet_prints_nothing_but_errors() {
+    let env = TestEnv::new();
+    let run = env.run(&["check", s(&sample("openai-chat.json")), "-q"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.is_empty() && run.stderr.is_empty(), "{run:?}");
 }

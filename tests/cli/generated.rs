@@ -1,7 +1,7 @@
 //! completions/ and man/ match what the binary generates. Regenerate with
 //! `CTXCTL_UPDATE_GENERATED=1 cargo test --test cli generated`.
 
-use crate::support::repo;
+use crate::support::{repo, TestEnv};
 
 #[test]
 fn completions_and_man_pages_are_fresh() {
@@ -77,7 +77,7 @@ fn man_pages_have_environment_files_and_exit_status_and_no_dangling_references()
 
 /// Every shell's checked-in script offers the strategies, formats and summarizers (clap's
 /// elvish and PowerShell scripts complete flag names only: ctxctl adds a table of values
-/// to them, see tests/cli/misc.rs for its shape).
+/// to them, see `completions_offer_option_values_in_every_shell` for its shape).
 #[test]
 fn completions_offer_strategy_format_and_summarizer_values() {
     let dir = repo().join("completions");
@@ -108,5 +108,54 @@ fn completions_offer_strategy_format_and_summarizer_values() {
             .unwrap()
             .contains("fifo sliding-window"),
         "bash completes --strategy values"
+    );
+}
+
+#[test]
+fn completions_for_every_shell() {
+    let env = TestEnv::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let run = env.run(&["completions", shell]);
+        assert_eq!(run.code, 0, "{shell}");
+        assert!(run.stdout.contains("ctxctl"), "{shell}");
+    }
+}
+
+/// Every shell's script offers the values of `--strategy`, `--format`, `--summarizer` and
+/// `--compress` (elvish and PowerShell through the table ctxctl adds to clap_complete's
+/// scripts), and the checked-in scripts are these (tests/cli/generated.rs).
+#[test]
+fn completions_offer_option_values_in_every_shell() {
+    let env = TestEnv::new();
+    let strategies = [
+        "fifo",
+        "sliding-window",
+        "smart",
+        "selective",
+        "composite",
+        "tool-results",
+        "mask-tool-results",
+    ];
+    let formats: Vec<&str> = ctxctl::session::Format::all().map(|f| f.name()).collect();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let script = env.run(&["completions", shell]).stdout;
+        for value in strategies.iter().chain(&formats) {
+            assert!(script.contains(value), "{shell}: no {value}");
+        }
+        for value in ["offline", "llm", "zstd"] {
+            assert!(script.contains(value), "{shell}: no {value}");
+        }
+    }
+    let elvish = env.run(&["completions", "elvish"]).stdout;
+    assert!(
+        elvish.contains("&'--summarizer'= ['offline' 'llm']")
+            && elvish.contains("var previous = $words[-2]"),
+        "{elvish}"
+    );
+    let ps = env.run(&["completions", "powershell"]).stdout;
+    assert!(
+        ps.contains("'--summarizer' = @('offline', 'llm')")
+            && ps.contains("[CompletionResultType]::ParameterValue, $_)"),
+        "{ps}"
     );
 }

@@ -148,6 +148,20 @@ impl Server {
     }
 }
 
+/// A request as [`Server::requests`] holds it: its request line and headers as a snapshot
+/// shows them (the server's port as `[PORT]`, the body's length as `[LEN]`), and its body
+/// as JSON.
+pub fn split_request(req: &str) -> (String, serde_json::Value) {
+    let (head, body) = req.split_once("\r\n\r\n").expect("a request head");
+    let port = regex::Regex::new(r"127\.0\.0\.1:\d+").unwrap();
+    let len = regex::Regex::new(r"(?im)^(content-length:) *\d+").unwrap();
+    let head = port.replace_all(head, "127.0.0.1:[PORT]");
+    let head = len.replace_all(&head, "$1 [LEN]").replace("\r\n", "\n");
+    let body =
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("body is not JSON ({e}): {req}"));
+    (head, body)
+}
+
 /// The request line and headers, a blank line, then the body.
 fn read_request(stream: &TcpStream) -> String {
     let mut reader = BufReader::new(stream);

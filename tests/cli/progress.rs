@@ -73,7 +73,7 @@ fn no_bar_off_a_terminal_or_with_no_progress() {
     let run = env.run(&["count", path.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stderr, "");
-    assert!(run.stdout.contains("1,603"));
+    insta::assert_snapshot!(env.snap(&run));
     let shown = on_a_terminal(&env, &format!("count --no-progress {}", path.display()));
     assert!(!shown.contains(" B/40."), "{shown:?}");
     assert!(shown.contains("1,603"));

@@ -63,11 +63,7 @@ fn an_in_place_trim_reads_an_input_that_changed_again() {
     at_pause(&marker, 2, || {});
     let run = run.finish();
     assert_eq!(run.code, 0, "{run:?}");
-    assert!(
-        run.stderr
-            .contains("changed while ctxctl was working on it; reading it again"),
-        "{run:?}"
-    );
+    insta::assert_snapshot!(env.redact(&run.stderr));
     // The second pass planned from what the file held then: the late line is kept (it is
     // the last user message) and counted.
     let out = fs::read_to_string(&f).unwrap();
@@ -109,12 +105,7 @@ fn an_input_that_changes_twice_is_left_alone() {
         let expected = fs::read(&f).unwrap();
         let run = run.finish();
         assert_eq!(run.code, 2, "{command}: {run:?}");
-        assert!(
-            run.stderr
-                .contains("changed again while ctxctl was working on it")
-                && run.stderr.contains("nothing was replaced"),
-            "{command}: {run:?}"
-        );
+        insta::assert_snapshot!(command, env.redact(&run.stderr));
         assert_eq!(fs::read(&f).unwrap(), expected, "{command}");
         assert_eq!(archives(&env, "chat"), Vec::<PathBuf>::new(), "{command}");
     }
@@ -136,20 +127,7 @@ fn an_in_place_trim_says_it_waits_for_the_lock_and_times_out() {
     let lock = hold_lock(&env, "chat");
     let run = env.run(&trim_args(&f));
     assert_eq!(run.code, 2, "{run:?}");
-    assert!(
-        run.stderr.contains("waiting for the lock on")
-            && run
-                .stderr
-                .contains("another ctxctl is working on session chat"),
-        "{run:?}"
-    );
-    assert!(
-        run.stderr.contains("timed out after 1s")
-            && run
-                .stderr
-                .contains("set CTXCTL_LOCK_TIMEOUT to wait longer"),
-        "{run:?}"
-    );
+    insta::assert_snapshot!(env.snap(&run));
     assert_eq!(fs::read(&f).unwrap(), before);
     assert_eq!(archives(&env, "chat"), Vec::<PathBuf>::new());
     drop(lock);
@@ -211,16 +189,10 @@ fn two_compactions_of_one_session_take_turns_and_the_second_sees_the_first() {
     assert_eq!(first.code, 0, "{first:?}");
     let second = second.finish();
     assert_eq!(second.code, 0, "{second:?}");
-    assert!(
-        second
-            .stderr
-            .contains("changed while ctxctl was working on it; reading it again"),
-        "{second:?}"
-    );
-    // From A's result there is nothing left to compact: B leaves it as it is, where
-    // without the re-read it would have replaced A's result by its own.
-    assert!(second.stderr.contains("nothing to compact"), "{second:?}");
-    assert!(first.stderr.contains("archived as s/1"), "{first:?}");
+    insta::assert_snapshot!("first", env.redact(&first.stderr));
+    // B read it again; from A's result there is nothing left to compact: B leaves it as it
+    // is, where without the re-read it would have replaced A's result by its own.
+    insta::assert_snapshot!("second", env.redact(&second.stderr));
     assert_eq!(archives(&env, "s").len(), 1);
     let compacted = fs::read_to_string(&stored).unwrap();
     assert!(compacted.lines().count() < 40, "{compacted}");
@@ -249,7 +221,7 @@ fn a_symlink_swapped_between_check_and_write_is_refused() {
     at_pause(&marker, 1, swap);
     let run = run.finish();
     assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("leads to"), "{run:?}");
+    insta::assert_snapshot!(env.snap(&run));
     assert_eq!(fs::read(&real).unwrap(), real_before, "{run:?}");
     assert_eq!(fs::read(&other).unwrap(), other_before, "{run:?}");
     assert_eq!(

@@ -233,14 +233,22 @@ impl TestEnv {
 
 impl TestEnv {
     /// `text` as a snapshot shows it: this environment's directory as `[TMP]`, the shared
-    /// fixtures as `[FIXTURES]`, the checkout as `[REPO]` and compaction ids (random UUIDs) as `[UUID]`. Timestamps need nothing:
-    /// `CTXCTL_NOW` fixes them.
+    /// fixtures as `[FIXTURES]`, the checkout as `[REPO]`, compaction ids (random UUIDs) as
+    /// `[UUID]`, the port of a test server on 127.0.0.1 as `[PORT]` and the size a batch
+    /// reports archiving as `[N]` (a zstd archive's size moves with its random compaction
+    /// id). Timestamps need nothing: `CTXCTL_NOW` fixes them.
     pub fn redact(&self, text: &str) -> String {
         let uuid = regex::Regex::new(
             "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}",
         )
         .unwrap();
-        uuid.replace_all(&self.redact_paths(text), "[UUID]")
+        let port = regex::Regex::new(r"127\.0\.0\.1:[0-9]+").unwrap();
+        let archived = regex::Regex::new(r"\([0-9,]+ bytes archived\)").unwrap();
+        let paths = self.redact_paths(text);
+        let text = uuid.replace_all(&paths, "[UUID]");
+        let text = port.replace_all(&text, "127.0.0.1:[PORT]");
+        archived
+            .replace_all(&text, "([N] bytes archived)")
             .into_owned()
     }
 
@@ -327,4 +335,16 @@ pub fn archives(env: &TestEnv, session: &str) -> Vec<PathBuf> {
     });
     out.sort();
     out
+}
+
+/// The ids `archive ls --json` lists in `env`, in its order.
+pub fn archive_ids(env: &TestEnv) -> Vec<String> {
+    let run = env.run(&["archive", "ls", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    run.json()
+        .as_array()
+        .unwrap_or_else(|| panic!("not a list: {run:?}"))
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect()
 }
