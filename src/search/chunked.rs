@@ -31,7 +31,7 @@ const BACK: usize = 64 << 10;
 
 thread_local! {
     /// The block buffer, kept from file to file.
-    static BUF: RefCell<Vec<u8>> = RefCell::new(Vec::new());
+    static BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The agents' compaction markers, in a record's bytes: literals only (a record they land
@@ -87,6 +87,10 @@ fn each_hit(
     let size = f.metadata().map_err(io)?.len() as usize;
     BUF.with_borrow_mut(|buf| {
         buf.clear();
+        if buf.capacity() > 64 * BLOCK {
+            // A long line's room is not kept for the next file.
+            buf.shrink_to(2 * BLOCK + 1);
+        }
         // A file that fits is read whole, in one call (and known to be whole).
         let want = if size < BLOCK * 2 { size + 1 } else { BLOCK };
         let mut at = 0u64; // the file offset of buf[0]
