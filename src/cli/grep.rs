@@ -2,7 +2,10 @@
 //! agents compacted away and ctxctl's archives, searched ripgrep-style; each match says
 //! where it lives (live, compacted by the agent, archived as ID) and how to get it back.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 use clap::Args;
 
@@ -94,16 +97,15 @@ pub fn run(ctx: &Context, args: &GrepArgs) -> anyhow::Result<ExitStatus> {
     let filter = args.filters.filter(None)?;
     let sources = search::sources(ctx, &args.paths, &filter)?;
     let mut out = Out::default();
-    for src in &sources {
-        match search::search(ctx, src, &query) {
-            Ok(found) => print_source(ctx, args, src, &found, &mut out)?,
-            Err(e) if crate::exit::is_broken_pipe(&e) => return Err(e),
-            Err(e) => {
-                ctx.report(&e);
-                out.errors += 1;
-            }
+    search_all(ctx, &sources, &query, &mut |src, found| match found {
+        Ok(found) => print_source(ctx, args, src, &found, &mut out),
+        Err(e) if crate::exit::is_broken_pipe(&e) => Err(e),
+        Err(e) => {
+            ctx.report(&e);
+            out.errors += 1;
+            Ok(())
         }
-    }
+    })?;
     if ctx.printer.json {
         json_line(
             ctx,
@@ -124,6 +126,61 @@ pub fn run(ctx: &Context, args: &GrepArgs) -> anyhow::Result<ExitStatus> {
         ExitStatus::Success
     } else {
         ExitStatus::Failure
+    })
+}
+
+/// What [`search_all`] hands each source's result to.
+type OnFound<'a> = dyn FnMut(&Source, anyhow::Result<FileHits>) -> anyhow::Result<()> + 'a;
+
+/// Searches `sources` on as many threads as there are processors, handing each result
+/// to `on` in the sources' order; stops at `on`'s first error.
+fn search_all(
+    ctx: &Context,
+    sources: &[Source],
+    q: &Query,
+    on: &mut OnFound,
+) -> anyhow::Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = threads.min(sources.len()).min(16);
+    if threads <= 1 {
+        for src in sources {
+            on(src, search::search(ctx, src, q))?;
+        }
+        return Ok(());
+    }
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let (tx, rx) = mpsc::channel();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, stop) = (&next, &stop);
+            s.spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(src) = sources.get(i) else { break };
+                    if tx.send((i, search::search(ctx, src, q))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Results come as they are done and are handed on in order.
+        let mut waiting = BTreeMap::new();
+        let mut due = 0;
+        let result = (|| {
+            for (i, found) in &rx {
+                waiting.insert(i, found);
+                while let Some(found) = waiting.remove(&due) {
+                    on(&sources[due], found)?;
+                    due += 1;
+                }
+            }
+            Ok(())
+        })();
+        stop.store(true, Ordering::Relaxed);
+        result
     })
 }
 

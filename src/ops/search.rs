@@ -12,10 +12,12 @@ use anyhow::Context as _;
 use serde_json::Value;
 
 use crate::archive::ArchiveStore;
+use crate::config::agents::AgentStore;
 use crate::context::Context;
 use crate::ops::filter::Filter;
 use crate::ops::sessions::{self, Candidate};
 use crate::search::{self, FileHits, Place, Query};
+use crate::session::Format;
 
 /// One thing to search.
 #[derive(Debug, Clone)]
@@ -46,10 +48,23 @@ impl Source {
             })
     }
 
-    fn of(c: &Candidate) -> Source {
+    /// The source of candidate `c`; its agent is the store's when it is a JSONL file in
+    /// the session store of one of `stores` (no need to read its head to tell).
+    fn of(c: &Candidate, stores: &[AgentStore]) -> Source {
+        let in_store = || {
+            let jsonl = c.path.extension().is_some_and(|e| e == "jsonl");
+            let store = stores
+                .iter()
+                .find(|s| jsonl && !s.database && c.path.starts_with(&s.path))?;
+            Format::from_name(store.agent).map(|f| f.codec().agent())
+        };
         Source {
             path: c.path.clone(),
-            agent: c.described.format.map(|f| f.codec().agent()),
+            agent: c
+                .described
+                .format
+                .map(|f| f.codec().agent())
+                .or_else(in_store),
             db_session: c.db_session.clone(),
             archive: None,
             modified: c.modified,
@@ -66,8 +81,9 @@ pub fn sources(ctx: &Context, given: &[PathBuf], filter: &Filter) -> anyhow::Res
     let store = ctx.data_dir().ok().map(|d| ArchiveStore::new(d.value));
     let mut out = Vec::new();
     let mut claimed = BTreeSet::new();
+    let stores = crate::config::agents::default_stores(&ctx.env);
     for c in &candidates {
-        out.push(Source::of(c));
+        out.push(Source::of(c, &stores));
         let Some(store) = &store else { continue };
         let Some(name) = archive_name(c) else {
             continue;

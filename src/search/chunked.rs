@@ -1,98 +1,171 @@
-//! Searching a JSONL file the way ripgrep does: blocks of about 1 MiB are searched whole
-//! for the pattern's prefilter and for the agents' compaction markers, and only the lines
-//! those land on are parsed. A tool's output that matches is named by its call in a
-//! second pass over the file for just those calls' ids, so tool calls cost nothing when
-//! nothing they answer matches. Memory: one block (or the longest line).
+//! Searching a JSONL file the way ripgrep does: blocks of 32 KiB (a file that fits two
+//! is read at once) are searched whole for the pattern's prefilter, and only the
+//! lines it lands on are parsed. Nothing else is done to a block the prefilter misses:
+//! its newlines are counted only when more of the file follows, and the agents'
+//! compaction markers are looked for only from the first hit on (a marker before every
+//! hit labels none of them). A tool's output that matches is named by its call, found by
+//! searching backwards from the output for the call's id. Memory: one block (or the
+//! longest line), reused from file to file.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::Read;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use memchr::{memchr, memrchr};
+use memchr::{memchr, memchr_iter, memmem, memrchr};
 use regex::bytes::Regex;
 
 use super::record::{self, Tools};
 use super::source::Collector;
 use super::{FileHits, Place, Query, SearchError};
 
-/// Bytes read at a time.
-const BLOCK: usize = 1 << 20;
+/// Bytes read at a time: small, as ripgrep's, so that the block read is still in the
+/// processor's cache when it is searched (a 1 MiB block doubles the time the kernel
+/// takes to copy it).
+const BLOCK: usize = 32 << 10;
 
-/// The agents' compaction markers, in a record's bytes: literals only (found as fast as
-/// the pattern; a record they land on is parsed and tells whether it is a marker).
+/// Bytes read at a time when looking backwards for a call.
+const BACK: usize = 64 << 10;
+
+thread_local! {
+    /// The block buffer, kept from file to file.
+    static BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The agents' compaction markers, in a record's bytes: literals only (a record they land
+/// on is parsed and tells whether it is a marker).
 fn markers() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| Regex::new(r#"compact(?:_boundary|ed")"#).expect("a valid regex"))
 }
 
-/// What [`each_line`] hands a line to.
-type OnLine<'a> = dyn FnMut(usize, &[u8]) -> Result<(), SearchError> + 'a;
+/// A line the prefilter or a marker landed on.
+struct Found<'a> {
+    /// 1-based.
+    number: usize,
+    /// Where it starts in the file.
+    offset: u64,
+    bytes: &'a [u8],
+}
 
-/// Calls `on` with each line of `path` (its number, 1-based, and its bytes) that one of
-/// `finders` matches; `first` sees the first line, whatever it holds.
-fn each_line(
+/// Whether the first line of a file is a record (not a JSON document, which the caller
+/// reads another way): an object on one line, unless it may be a whole document (a
+/// list, or an object with a `messages` list: parsed to tell).
+fn is_record(first: &[u8]) -> bool {
+    let t = first.trim_ascii();
+    let may_be_document = t.first() == Some(&b'[')
+        || memmem::find(t, b"\"messages\"").is_some()
+        || t.last() != Some(&b'}');
+    t.is_empty()
+        || (t.first() == Some(&b'{') && !may_be_document)
+        || serde_json::from_slice::<serde_json::Value>(t)
+            .is_ok_and(|v| !super::source::is_document(&v))
+}
+
+/// Reads up to `want` more bytes into `buf`; false when the file ended before that.
+fn fill(f: &mut File, buf: &mut Vec<u8>, want: usize) -> std::io::Result<bool> {
+    buf.reserve(want);
+    let n = f.take(want as u64).read_to_end(buf)?;
+    Ok(n == want)
+}
+
+/// Calls `on` with each line of the file at `path` that `prefilter` matches, and from the
+/// first of those on with each line a compaction marker lands on. `Ok(false)` when the
+/// first line is not a record.
+fn each_hit(
     path: &Path,
-    finders: &[&Regex],
-    first: &mut dyn FnMut(&[u8]) -> bool,
-    on: &mut OnLine,
+    prefilter: &Regex,
+    on: &mut dyn FnMut(Found) -> Result<(), SearchError>,
 ) -> Result<bool, SearchError> {
     let io = |err| SearchError::Io {
         path: path.to_path_buf(),
         err,
     };
     let mut f = File::open(path).map_err(io)?;
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + (64 << 10));
-    let mut lines_before = 0usize; // lines wholly before buf
-    let mut eof = false;
-    let mut at_start = true;
-    let mut starts: Vec<usize> = Vec::new();
-    while !eof {
-        // Into the spare capacity, which is not zeroed again for each block.
-        let n = (&mut f)
-            .take(BLOCK as u64)
-            .read_to_end(&mut buf)
-            .map_err(io)?;
-        eof = n == 0;
-        let end = if eof {
-            buf.len()
-        } else {
-            match memrchr(b'\n', &buf) {
-                Some(i) => i + 1,
-                None => continue, // a line longer than a block: read on
-            }
-        };
-        let region = &buf[..end];
-        if at_start {
-            at_start = false;
-            let first_end = memchr(b'\n', region).unwrap_or(end);
-            if !first(&region[..first_end]) {
-                return Ok(false);
-            }
+    let size = f.metadata().map_err(io)?.len() as usize;
+    BUF.with_borrow_mut(|buf| {
+        buf.clear();
+        if buf.capacity() > 64 * BLOCK {
+            // A long line's room is not kept for the next file.
+            buf.shrink_to(2 * BLOCK + 1);
         }
-        starts.clear();
-        for re in finders {
-            starts.extend(re.find_iter(region).map(|m| m.start()));
-        }
-        starts.sort_unstable();
-        let mut counted_to = 0usize; // newlines before this offset are counted
-        let mut line = lines_before; // lines before counted_to
-        let mut done_to = 0usize; // lines starting before this are handled
-        for &pos in &starts {
-            let ls = memrchr(b'\n', &region[..pos]).map_or(0, |i| i + 1);
-            if ls < done_to {
-                continue;
+        // A file that fits is read whole, in one call (and known to be whole).
+        let want = if size < BLOCK * 2 { size + 1 } else { BLOCK };
+        let mut at = 0u64; // the file offset of buf[0]
+        let mut lines_before = 0usize; // lines wholly before buf
+        let mut first = true;
+        let mut hit_yet = false;
+        let mut starts: Vec<usize> = Vec::new();
+        loop {
+            let more = fill(&mut f, buf, want).map_err(io)?;
+            let end = if !more {
+                buf.len()
+            } else {
+                match memrchr(b'\n', buf) {
+                    Some(i) => i + 1,
+                    None => continue, // a line longer than a block: read on
+                }
+            };
+            if end == 0 {
+                break;
             }
-            let le = memchr(b'\n', &region[pos..]).map_or(end, |i| pos + i);
-            line += memchr::memchr_iter(b'\n', &region[counted_to..ls]).count();
-            counted_to = ls;
-            on(line + 1, &region[ls..le])?;
-            done_to = le + 1;
+            let region = &buf[..end];
+            if first {
+                first = false;
+                if !is_record(&region[..memchr(b'\n', region).unwrap_or(end)]) {
+                    return Ok(false);
+                }
+            }
+            starts.clear();
+            let mut from = 0;
+            if !hit_yet {
+                match prefilter.find(region) {
+                    Some(m) => {
+                        hit_yet = true;
+                        from = memrchr(b'\n', &region[..m.start()]).map_or(0, |i| i + 1);
+                    }
+                    None => from = end,
+                }
+            }
+            if from < end {
+                let rest = &region[from..];
+                starts.extend(prefilter.find_iter(rest).map(|m| from + m.start()));
+                let before = starts.len();
+                starts.extend(markers().find_iter(rest).map(|m| from + m.start()));
+                if before > 0 && before < starts.len() {
+                    starts.sort_unstable();
+                }
+            }
+            let mut counted_to = 0usize; // newlines before this offset are counted
+            let mut line = lines_before; // lines before counted_to
+            let mut done_to = 0usize; // lines starting before this are handled
+            for &pos in &starts {
+                let ls = memrchr(b'\n', &region[..pos]).map_or(0, |i| i + 1);
+                if ls < done_to {
+                    continue;
+                }
+                let le = memchr(b'\n', &region[pos..]).map_or(end, |i| pos + i);
+                line += memchr_iter(b'\n', &region[counted_to..ls]).count();
+                counted_to = ls;
+                on(Found {
+                    number: line + 1,
+                    offset: at + ls as u64,
+                    bytes: &region[ls..le],
+                })?;
+                done_to = le + 1;
+            }
+            if !more {
+                break;
+            }
+            // Lines are counted only when more of the file follows.
+            lines_before = line + memchr_iter(b'\n', &region[counted_to..]).count();
+            at += end as u64;
+            buf.drain(..end);
         }
-        lines_before = line + memchr::memchr_iter(b'\n', &region[counted_to..]).count();
-        buf.drain(..end);
-    }
-    Ok(true)
+        Ok(true)
+    })
 }
 
 /// Searches the JSONL file at `path` for `q` (a query with a prefilter); `None` when its
@@ -100,24 +173,16 @@ fn each_line(
 pub fn search_file(path: &Path, q: &Query, place: Place) -> Result<Option<FileHits>, SearchError> {
     let prefilter = q.matcher.prefilter().expect("a query with a prefilter");
     let mut c = Collector::new(q, place);
-    // A record on one line, unless it may be a whole document (a list, or an object
-    // with a `messages` list: parsed to tell); a first line that is not whole JSON (a
-    // document over several lines) is never a record.
-    let is_jsonl = |first: &[u8]| {
-        let t = first.trim_ascii();
-        let may_be_document = t.first() == Some(&b'[')
-            || memchr::memmem::find(t, b"\"messages\"").is_some()
-            || t.last() != Some(&b'}');
-        t.is_empty()
-            || (t.first() == Some(&b'{') && !may_be_document)
-            || serde_json::from_slice::<serde_json::Value>(t)
-                .is_ok_and(|v| !super::source::is_document(&v))
-    };
-    let mut first = is_jsonl;
-    let read = each_line(path, &[prefilter, markers()], &mut first, &mut |n, line| {
-        let line = line.trim_ascii();
-        match serde_json::from_slice(line) {
-            Ok(v) => c.record(n, &v),
+    let mut offsets: Vec<(usize, u64)> = Vec::new(); // each parsed record's line and offset
+    let read = each_hit(path, prefilter, &mut |l| {
+        match serde_json::from_slice(l.bytes.trim_ascii()) {
+            Ok(v) => {
+                let had = c.out.hits.len();
+                c.record(l.number, &v);
+                if c.out.hits.len() > had {
+                    offsets.push((l.number, l.offset));
+                }
+            }
             Err(_) => c.out.bad_records += 1,
         }
         Ok(())
@@ -125,33 +190,102 @@ pub fn search_file(path: &Path, q: &Query, place: Place) -> Result<Option<FileHi
     if !read {
         return Ok(None);
     }
-    name_results(path, &mut c)?;
+    name_results(path, &mut c, &offsets)?;
     Ok(Some(c.finish()))
 }
 
-/// Names the tools whose output matched, from their calls' records found by id.
-fn name_results(path: &Path, c: &mut Collector) -> Result<(), SearchError> {
-    let ids: Vec<String> = c.unnamed_calls();
-    if ids.is_empty() {
+/// Names the tools whose output matched: each output's call is looked for by its id,
+/// backwards from the output.
+fn name_results(
+    path: &Path,
+    c: &mut Collector,
+    offsets: &[(usize, u64)],
+) -> Result<(), SearchError> {
+    let wanted = c.unnamed();
+    if wanted.is_empty() {
         return Ok(());
     }
-    let alts: Vec<String> = ids
-        .iter()
-        .map(|i| regex::escape(&format!("\"{i}\"")))
-        .collect();
-    let re = Regex::new(&alts.join("|")).map_err(|e| SearchError::Pattern {
-        pattern: "call ids".into(),
-        why: e.to_string(),
-    })?;
+    let io = |err| SearchError::Io {
+        path: path.to_path_buf(),
+        err,
+    };
+    let f = File::open(path).map_err(io)?;
     let mut tools = Tools::default();
-    each_line(path, &[&re], &mut |_| true, &mut |_, line| {
-        if !record::calls_fast(line, &mut tools) {
-            if let Ok(v) = serde_json::from_slice(line.trim_ascii()) {
-                record::read(&v, &mut tools);
-            }
+    for (record, id) in wanted {
+        if tools.name(Some(&id)).is_some() {
+            continue;
         }
-        Ok(())
-    })?;
+        let Some(&(_, before)) = offsets.iter().find(|(n, _)| *n == record) else {
+            continue;
+        };
+        find_call(&f, &id, before, &mut tools).map_err(io)?;
+    }
     c.name_calls(&tools);
     Ok(())
+}
+
+/// Looks in `f` before offset `end` for the record of call `id`, nearest first, until
+/// one names it in `tools`.
+fn find_call(f: &File, id: &str, mut end: u64, tools: &mut Tools) -> std::io::Result<()> {
+    let needle = format!("\"{id}\"");
+    let finder = memmem::FinderRev::new(needle.as_bytes());
+    let mut window = Vec::new();
+    while end > 0 {
+        let start = end.saturating_sub(BACK as u64);
+        window.resize((end - start) as usize, 0);
+        f.read_exact_at(&mut window, start)?;
+        let Some(i) = finder.rfind(&window) else {
+            // Keep an overlap so that an id across the cut is seen.
+            end = if start == 0 {
+                0
+            } else {
+                start + needle.len() as u64 - 1
+            };
+            continue;
+        };
+        let line = line_at(f, start + i as u64)?;
+        if !record::calls_fast(&line.1, tools) {
+            if let Ok(v) = serde_json::from_slice(line.1.trim_ascii()) {
+                record::read(&v, tools);
+            }
+        }
+        if tools.name(Some(id)).is_some() {
+            return Ok(());
+        }
+        end = line.0;
+    }
+    Ok(())
+}
+
+/// The line of `f` holding offset `pos`: where it starts, and its bytes.
+fn line_at(f: &File, pos: u64) -> std::io::Result<(u64, Vec<u8>)> {
+    let mut chunk = vec![0u8; 8 << 10];
+    // Back to the line's start.
+    let mut start = pos;
+    while start > 0 {
+        let from = start.saturating_sub(chunk.len() as u64);
+        let part = &mut chunk[..(start - from) as usize];
+        f.read_exact_at(part, from)?;
+        if let Some(i) = memrchr(b'\n', part) {
+            start = from + i as u64 + 1;
+            break;
+        }
+        start = from;
+    }
+    // On to its end.
+    let mut line = Vec::new();
+    let mut at = start;
+    loop {
+        let n = f.read_at(&mut chunk, at)?;
+        if n == 0 {
+            break;
+        }
+        if let Some(i) = memchr(b'\n', &chunk[..n]) {
+            line.extend_from_slice(&chunk[..i]);
+            break;
+        }
+        line.extend_from_slice(&chunk[..n]);
+        at += n as u64;
+    }
+    Ok((start, line))
 }

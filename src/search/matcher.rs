@@ -5,8 +5,9 @@
 //! pattern's characters that every JSON writer writes as themselves (ASCII letters,
 //! digits, spaces and punctuation other than `"`, `\`, `/`, `<`, `>`, `&` and `'`, which
 //! some writers escape), so text that holds the pattern holds the run byte for byte in
-//! the file. A pattern with no such run of [`MIN_RUN`] characters (or a regex that is
-//! not a plain literal) has no prefilter: every record is parsed.
+//! the file. A regex's prefilter is the set of such runs of the literals one of which
+//! every match starts (or ends) with. A pattern with no such run of [`MIN_RUN`]
+//! characters has no prefilter: every record is parsed.
 
 use regex::{bytes, Regex, RegexBuilder};
 
@@ -55,16 +56,18 @@ impl Matcher {
                 pattern: pattern.to_string(),
                 why: one_line(&e),
             })?;
-        let prefilter = if literal {
-            plain_run(pattern, opts.ignore_case).map(|run| {
-                bytes::RegexBuilder::new(&regex::escape(&run))
-                    .case_insensitive(opts.ignore_case)
-                    .build()
-                    .expect("an escaped literal is a valid regex")
-            })
+        let runs = if literal {
+            plain_run(pattern, opts.ignore_case).map(|r| vec![r])
         } else {
-            None
+            required_runs(&body, opts.ignore_case)
         };
+        let prefilter = runs.map(|runs| {
+            let alts: Vec<String> = runs.iter().map(|r| regex::escape(r)).collect();
+            bytes::RegexBuilder::new(&alts.join("|"))
+                .case_insensitive(opts.ignore_case)
+                .build()
+                .expect("escaped literals make a valid regex")
+        });
         Ok(Matcher { regex, prefilter })
     }
 
@@ -77,6 +80,13 @@ impl Matcher {
     /// The prefilter, if the pattern has one.
     pub fn prefilter(&self) -> Option<&bytes::Regex> {
         self.prefilter.as_ref()
+    }
+
+    /// The same pattern with no prefilter: every record is parsed (the plain path, which
+    /// the prefilter's results are held to).
+    pub fn without_prefilter(mut self) -> Matcher {
+        self.prefilter = None;
+        self
     }
 
     /// Whether the prefilter rules records out (false: every record is parsed).
@@ -126,6 +136,37 @@ fn is_plain(c: char, ignore_case: bool) -> bool {
     // Under Unicode case folding `k` also matches the Kelvin sign and `s` the long s,
     // which a writer may escape as \uXXXX.
     plain && !(ignore_case && matches!(c, 'k' | 'K' | 's' | 'S'))
+}
+
+/// For a regex: a set of plain runs one of which every match holds, if there is one
+/// (each at least [`MIN_RUN`] long). The regex's literals (regex-syntax's extraction,
+/// prefixes, then suffixes) are what every match starts (or ends) with; the longest
+/// plain run of each is then in the file byte for byte. The case is left to the
+/// prefilter (the pattern is read case-sensitively here, as `plain_run` does).
+fn required_runs(body: &str, ignore_case: bool) -> Option<Vec<String>> {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    let hir = regex_syntax::ParserBuilder::new()
+        .multi_line(true)
+        .build()
+        .parse(body)
+        .ok()?;
+    let mut best: Option<Vec<String>> = None;
+    for kind in [ExtractKind::Prefix, ExtractKind::Suffix] {
+        let seq = Extractor::new().kind(kind).extract(&hir);
+        let Some(lits) = seq.literals() else { continue };
+        let mut runs = Vec::with_capacity(lits.len());
+        for lit in lits {
+            let text = std::str::from_utf8(lit.as_bytes()).ok()?;
+            runs.push(plain_run(text, ignore_case)?);
+        }
+        runs.sort();
+        runs.dedup();
+        let shortest = |r: &Vec<String>| r.iter().map(String::len).min().unwrap_or(0);
+        if !runs.is_empty() && best.as_ref().is_none_or(|b| shortest(&runs) > shortest(b)) {
+            best = Some(runs);
+        }
+    }
+    best
 }
 
 /// The longest run of `pattern`'s plain characters, if it is long enough.
@@ -185,7 +226,9 @@ mod tests {
         assert!(m("HELLO", i).is_match("say hello"));
         assert!(m("HELLO", i).may_match(b"say hello"));
         let r = m(r"err(or)?\d+", MatchOptions::default());
-        assert!(!r.has_prefilter());
+        assert!(r.has_prefilter());
+        assert!(!r.may_match(b"an er42"));
+        assert!(!m(r"\d+ e", MatchOptions::default()).has_prefilter());
         assert_eq!(r.find_all("x error42 err7"), vec![2..9, 10..14]);
         assert!(matches!(
             Matcher::new("(", MatchOptions::default()),

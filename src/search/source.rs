@@ -59,12 +59,11 @@ impl<'q> Collector<'q> {
         }
     }
 
-    /// The calls whose tool a hit lacks.
-    pub(super) fn unnamed_calls(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self.calls.iter().flatten().cloned().collect();
-        ids.sort();
-        ids.dedup();
-        ids
+    /// The hits whose tool is not known yet: each one's record and the call it answers.
+    pub(super) fn unnamed(&self) -> Vec<(usize, String)> {
+        let hits = self.out.hits.iter().zip(&self.calls);
+        hits.filter_map(|(h, call)| Some((h.record, call.clone()?)))
+            .collect()
     }
 
     /// Names the hits' tools from `tools`.
