@@ -12,7 +12,7 @@ use anyhow::Context as _;
 use serde_json::Value;
 
 use crate::archive::ArchiveStore;
-use crate::config::agents::AgentStore;
+use crate::formats::agent::AgentStore;
 use crate::context::Context;
 use crate::ops::filter::Filter;
 use crate::ops::sessions::{self, Candidate};
@@ -81,7 +81,7 @@ pub fn sources(ctx: &Context, given: &[PathBuf], filter: &Filter) -> anyhow::Res
     let store = ctx.data_dir().ok().map(|d| ArchiveStore::new(d.value));
     let mut out = Vec::new();
     let mut claimed = BTreeSet::new();
-    let stores = crate::config::agents::default_stores(&ctx.env);
+    let stores = crate::formats::agent::default_stores(&ctx.env);
     for c in &candidates {
         out.push(Source::of(c, &stores));
         let Some(store) = &store else { continue };
