@@ -57,6 +57,13 @@ pub fn default_stores(env: &Env) -> Vec<AgentStore> {
             database: true,
         });
     }
+    // Agents whose folder says where they keep their sessions.
+    let var = |name: &str| env.get(name).map(str::to_string);
+    for c in crate::formats::CODECS {
+        if let Some(path) = c.default_store(&home, &var) {
+            stores.push(dir(c.agent(), path));
+        }
+    }
     stores
 }
 
@@ -79,7 +86,8 @@ mod tests {
                 "/h/.gemini/tmp",
                 "/h/.local/share/goose/sessions/sessions.db",
                 "/h/.local/share/goose/sessions",
-                "/h/.local/share/opencode/opencode.db"
+                "/h/.local/share/opencode/opencode.db",
+                "/h/.copilot/session-state"
             ]
         );
         let env = Env::from_pairs([

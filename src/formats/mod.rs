@@ -12,6 +12,7 @@
 pub mod chat;
 pub mod claude_code;
 pub mod codex;
+pub mod copilot;
 mod detect;
 pub mod drift;
 mod edit;
@@ -174,6 +175,29 @@ pub trait Codec: Sync {
     fn model_in_first_records(&self) -> bool {
         false
     }
+
+    /// Where this format's agent keeps its sessions by default, for a user whose home is
+    /// `home` and whose environment `var` reads (`None`: the agent's store is described
+    /// elsewhere, or it has none).
+    fn default_store(
+        &self,
+        _home: &Path,
+        _var: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<PathBuf> {
+        None
+    }
+
+    /// The id the agent resumes the session file at `path` by, when its place says
+    /// (`None`: the caller's default rules apply).
+    fn session_id(&self, _path: &Path) -> Option<String> {
+        None
+    }
+
+    /// How the agent resumes session `id`: the variable naming its binary, the binary, and
+    /// the arguments (`None`: the caller's table says, or it cannot be resumed).
+    fn resume_command(&self, _id: &str) -> Option<(&'static str, &'static str, Vec<String>)> {
+        None
+    }
 }
 
 /// What a file found by a directory walk is.
@@ -209,7 +233,7 @@ pub fn agents() -> Vec<&'static str> {
 
 /// Every format, in the order `--format` lists them. Detection prefers the earlier of two
 /// equally likely line formats.
-pub static CODECS: [&dyn Codec; 9] = [
+pub static CODECS: [&dyn Codec; 10] = [
     &chat::OPENAI,
     &chat::ANTHROPIC,
     &jsonl::Jsonl,
@@ -219,6 +243,7 @@ pub static CODECS: [&dyn Codec; 9] = [
     &gemini::Gemini,
     &goose_db::GooseDb,
     &opencode::OpenCode,
+    &copilot::Copilot,
 ];
 
 impl Format {
@@ -234,6 +259,7 @@ impl Format {
             Format::Gemini => &gemini::Gemini,
             Format::GooseDb => &goose_db::GooseDb,
             Format::OpenCode => &opencode::OpenCode,
+            Format::Copilot => &copilot::Copilot,
         }
     }
 

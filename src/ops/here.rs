@@ -201,7 +201,11 @@ pub fn session_id(c: &Candidate) -> Option<String> {
         return Some(id.clone());
     }
     let stem = || c.path.file_stem()?.to_str().map(str::to_string);
-    match c.described.format? {
+    let format = c.described.format?;
+    if let Some(id) = format.codec().session_id(&c.path) {
+        return Some(id);
+    }
+    match format {
         Format::Codex => head_value(&c.path, |r| {
             (r.get("type")?.as_str()? == "session_meta")
                 .then(|| r.get("payload")?.get("id")?.as_str().map(str::to_string))?

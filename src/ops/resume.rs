@@ -67,7 +67,11 @@ pub fn command(
             ],
         ),
         Format::OpenCode => ("CTXCTL_OPENCODE_BIN", "opencode", s(&["--session", id])),
-        Format::OpenAi | Format::Anthropic | Format::Jsonl => {
+        // An agent added as a plug-in says itself how it resumes.
+        _ if format.codec().resume_command(id).is_some() => {
+            format.codec().resume_command(id).unwrap_or_default()
+        }
+        Format::OpenAi | Format::Anthropic | Format::Jsonl | Format::Copilot => {
             return Err(NotAnAgent {
                 path: path.display().to_string(),
                 format: format.name(),
