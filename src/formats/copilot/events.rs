@@ -107,6 +107,10 @@ impl Log {
             if v.get("agentId").is_some() {
                 continue;
             }
+            // A record ctxctl wrote: the usage recorded before it was of another history.
+            if v.get("ctxctl").is_some() {
+                usages.clear();
+            }
             let ty = v["type"].as_str().unwrap_or_default();
             let data = &v["data"];
             let id = v.get("id").and_then(Value::as_str).map(str::to_string);

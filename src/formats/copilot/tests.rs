@@ -58,7 +58,7 @@ fn the_real_log_reads_as_copilot_resends_it() {
 
 #[test]
 fn copilots_own_compaction_replaces_what_came_before() {
-    let s = read(fixture("compacted-by-copilot.jsonl")).unwrap();
+    let s = read(fixture("compacted-by-copilot/input.jsonl")).unwrap();
     assert_eq!(s.messages.len(), 2);
     let text = s.messages[1].parts[0].text();
     // The text `copilot --resume` sent after /compact: the user messages, then the summary.
