@@ -14,6 +14,7 @@ network namespace).
    (every tool call answered right after it, no orphan result), smaller than the one the
    untouched session sent, without the removed middle's tool calls, and carries ctxctl's
    summary.
+5. The same for `trim --strategy fifo --in-place` of the original: valid and smaller.
 
 Prints PASS/FAIL per check; exit 0 when all passed, 1 otherwise.
 """
@@ -229,8 +230,21 @@ def main():
                   f"request messages {size(first)} bytes, the untouched resume's {size(base[0])}")
             check("compact.summary-sent", "[ctxctl compaction" in text_of(first),
                   "the request carries ctxctl's summary")
+        # Trim the original, resume: a valid request without the middle's calls.
+        with open(s, "wb") as fh:
+            fh.write(orig)
+        rc, out, err = h.ctxctl(["trim", s, "--strategy", "fifo", "--max-tokens", "9000", "--in-place",
+                                 "--include-live"])
+        check("trim.ctxctl", rc == 0, f"ctxctl trim: exit {rc} {last(err)} {last(out)}")
+        rc, out, reqs = h.run("What is the plan now?", f"--resume={sid}")
+        check("trim.resume", rc == 0 and bool(reqs), f"copilot --resume after trim: exit {rc}, {len(reqs)} request(s)")
+        if reqs and base:
+            why = valid(reqs[0])
+            check("trim.valid", why is None, why or "every tool call answered, no orphan result")
+            check("trim.smaller", size(reqs[0]) < size(base[0]),
+                  f"request messages {size(reqs[0])} bytes, the untouched resume's {size(base[0])}")
         rc, out, err = h.ctxctl(["count", s])
-        check("compact.count-after-resume", rc == 0, f"ctxctl count after Copilot wrote again: exit {rc} {last(out)}")
+        check("count-after-resume", rc == 0, f"ctxctl count after Copilot wrote again: exit {rc} {last(out)}")
     finally:
         h.close()
     return 1 if FAILED else 0

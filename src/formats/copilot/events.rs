@@ -24,6 +24,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::formats::jsonl::{records, Record};
+use crate::formats::message::compact_meta;
 use crate::session::{
     CompactMeta, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role,
 };
@@ -114,8 +115,13 @@ impl Log {
             let ty = v["type"].as_str().unwrap_or_default();
             let data = &v["data"];
             let id = v.get("id").and_then(Value::as_str).map(str::to_string);
+            // ctxctl's metadata (a summary's compact_id …) rides along under `ctxctl`.
+            let ours = v.get("ctxctl").and_then(compact_meta);
             let with_id = |mut m: Message| {
                 m.id = id.clone();
+                if m.compact.is_none() {
+                    m.compact = ours.clone().map(Box::new);
+                }
                 m
             };
             match ty {

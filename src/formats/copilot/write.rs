@@ -14,11 +14,19 @@ use serde_json::{json, Map, Value};
 use super::events::is_event;
 use crate::formats::lines_out::{LineOut, LinePlan};
 use crate::formats::raw::RawRecord;
-use crate::session::{Item, LinesDoc, NewMessage, PartEdit, Role, Session, WriteError};
+use crate::session::{
+    restore_plan, Item, LinesDoc, NewMessage, PartEdit, RestorePlan, Role, Session, WriteError,
+};
+use std::collections::HashMap;
 
 pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
     if items == session.keep_all().as_slice() {
         return Ok(doc.text.as_bytes().to_vec());
+    }
+    if let Some(p) = restore_plan(session, items) {
+        if let Some(bytes) = restore(session, doc, &p)? {
+            return Ok(bytes);
+        }
     }
     let mut plan = LinePlan::new(doc);
     for m in &session.messages {
@@ -75,6 +83,46 @@ pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8
         plan.append(text);
     }
     Ok(plan.render())
+}
+
+/// Undoes a ctxctl compaction exactly: each archived event goes back right after the event
+/// its `parentId` names (Copilot chains every event to the one written before it), and the
+/// summary's line goes. `None` when an archived event's parent is not in the file (the
+/// caller then places the records as any plan's).
+fn restore(
+    session: &Session,
+    doc: &LinesDoc,
+    p: &RestorePlan,
+) -> Result<Option<Vec<u8>>, WriteError> {
+    let summary = session
+        .messages
+        .get(p.at)
+        .ok_or(WriteError::NoSuchMessage(p.at))?;
+    let mut plan = LinePlan::new(doc);
+    for &r in summary.origin.records() {
+        plan.set(r, LineOut::Drop);
+    }
+    // Event id -> the line an event placed after it goes before.
+    let mut after: HashMap<String, usize> = HashMap::new();
+    for i in 0..doc.lines.len() {
+        if let Ok(v) = serde_json::from_str::<Value>(doc.line(i)) {
+            if let Some(id) = v.get("id").and_then(Value::as_str) {
+                after.insert(id.to_string(), i + 1);
+            }
+        }
+    }
+    for r in &p.records {
+        let v = r.value()?;
+        let parent = v.get("parentId").and_then(Value::as_str);
+        let Some(&at) = parent.and_then(|id| after.get(id)) else {
+            return Ok(None);
+        };
+        if let Some(id) = v.get("id").and_then(Value::as_str) {
+            after.insert(id.to_string(), at);
+        }
+        plan.insert_before(at, r.line()?.into_owned());
+    }
+    Ok(Some(plan.render()))
 }
 
 /// The latest `timestamp` of the log (ISO 8601 UTC sorts as text), for the events ctxctl
