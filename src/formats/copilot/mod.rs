@@ -1,8 +1,8 @@
 //! GitHub Copilot CLI sessions (`~/.copilot/session-state/<session id>/events.jsonl`).
 //!
-//! A session is an append-only event log ([`events`]) that `copilot --resume` replays into
+//! A session is an append-only event log (`events.rs`) that `copilot --resume` replays into
 //! the request it sends; ctxctl reads it the same way and rewrites it line by line
-//! ([`write`]). Beside the log Copilot keeps `workspace.yaml` (name, cwd, counters),
+//! (`write.rs`). Beside the log Copilot keeps `workspace.yaml` (name, cwd, counters),
 //! `checkpoints/` (its compaction summaries as Markdown), `rewind-file-snapshots/` and
 //! `files/`; `~/.copilot/session-store.db` is a search index of all sessions. None of them
 //! is read on resume for the conversation, and ctxctl leaves them alone.
@@ -25,8 +25,10 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     let mut doc = LinesDoc::new(text.into());
     let log = Log::parse(&doc)?;
     doc.truncated_tail = log.truncated_tail;
-    let mut agent_limits = crate::session::AgentLimits::default();
-    agent_limits.window = log.window;
+    let agent_limits = crate::session::AgentLimits {
+        window: log.window,
+        ..Default::default()
+    };
     Ok(Session {
         format: Format::Copilot,
         doc: Document::Lines(doc),
