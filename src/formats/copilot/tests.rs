@@ -160,3 +160,43 @@ fn paths_name_the_session_and_its_side_files() {
         Some(PathBuf::from("/c/session-state"))
     );
 }
+
+#[test]
+fn restoring_puts_each_event_back_after_its_parent() {
+    use crate::session::Record;
+    let text = fixture("input.jsonl");
+    let s = read(text.clone()).unwrap();
+    let mut meta = serde_json::Map::new();
+    meta.insert("compact_boundary".into(), true.into());
+    meta.insert("compact_id".into(), "c1".into());
+    // Summarize messages 1..=6 (the first two runs), keep the third run.
+    let mut items: Vec<Item> = vec![Item::Keep(0)];
+    items.push(Item::Insert(NewMessage {
+        role: Role::User,
+        text: "SUMMARY".into(),
+        meta,
+    }));
+    items.extend((7..s.messages.len()).map(Item::Keep));
+    let dropped: Vec<String> = (1..7)
+        .flat_map(|i| s.messages[i].origin.records().to_vec())
+        .map(|r| text.lines().nth(r).unwrap().to_string())
+        .collect();
+    let out = String::from_utf8(session_write(&s, &items).unwrap()).unwrap();
+    let c = read(out).unwrap();
+    let at = c
+        .messages
+        .iter()
+        .position(|m| m.compact.as_ref().and_then(|c| c.id.as_deref()) == Some("c1"))
+        .expect("the summary carries its compact_id");
+    let mut back: Vec<Item> = (0..at).map(Item::Keep).collect();
+    back.extend(
+        dropped
+            .iter()
+            .map(|l| Item::InsertRecord(Record::verbatim(l).unwrap())),
+    );
+    back.extend((at + 1..c.messages.len()).map(Item::Keep));
+    assert_eq!(
+        String::from_utf8(session_write(&c, &back).unwrap()).unwrap(),
+        text
+    );
+}
