@@ -192,7 +192,7 @@ def main():
         rc, out, err = h.ctxctl(["check", s])
         check("check", rc == 0, f"ctxctl check: exit {rc} {last(out)}")
 
-        compact = ["compact", s, "--tail-tokens", "400", "--in-place", "--include-live"]
+        compact = ["compact", s, "--tail-tokens", "400", "--in-place"]
         rc, out, err = h.ctxctl(compact)
         now = open(s, "rb").read()
         new = [l for l in now.splitlines() if l not in orig.splitlines()]
@@ -233,8 +233,7 @@ def main():
         # Trim the original, resume: a valid request without the middle's calls.
         with open(s, "wb") as fh:
             fh.write(orig)
-        rc, out, err = h.ctxctl(["trim", s, "--strategy", "fifo", "--max-tokens", "9000", "--in-place",
-                                 "--include-live"])
+        rc, out, err = h.ctxctl(["trim", s, "--strategy", "fifo", "--max-tokens", "9000", "--in-place"])
         check("trim.ctxctl", rc == 0, f"ctxctl trim: exit {rc} {last(err)} {last(out)}")
         rc, out, reqs = h.run("What is the plan now?", f"--resume={sid}")
         check("trim.resume", rc == 0 and bool(reqs), f"copilot --resume after trim: exit {rc}, {len(reqs)} request(s)")
