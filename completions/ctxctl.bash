@@ -227,7 +227,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -273,7 +273,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -417,7 +417,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -471,7 +471,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -525,7 +525,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -571,7 +571,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -617,7 +617,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -663,7 +663,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -709,7 +709,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -811,7 +811,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -857,7 +857,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --agent)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -917,7 +917,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -963,7 +963,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --agent)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1059,7 +1059,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1105,7 +1105,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1151,7 +1151,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1239,7 +1239,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1285,7 +1285,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --agent)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1321,7 +1321,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1367,7 +1367,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1413,7 +1413,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1467,7 +1467,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --agent)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1503,7 +1503,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1903,7 +1903,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1949,7 +1949,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -1987,7 +1987,7 @@ _ctxctl() {
             fi
             case "${prev}" in
                 --agent)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -2035,7 +2035,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -2081,7 +2081,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --agent)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -2129,7 +2129,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -2235,7 +2235,7 @@ _ctxctl() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "openai anthropic jsonl claude-code codex goose gemini-cli goose-db opencode copilot-cli" -- "${cur}"))
                     return 0
                     ;;
                 --config)

@@ -913,12 +913,12 @@ set edit:completion:arg-completer[ctxctl] = {|@words|
         }
     ]
     var values = [
-        &'--agent'= ['openai' 'anthropic' 'jsonl' 'claude-code' 'codex' 'goose' 'gemini-cli' 'opencode']
+        &'--agent'= ['openai' 'anthropic' 'jsonl' 'claude-code' 'codex' 'goose' 'gemini-cli' 'opencode' 'copilot-cli']
         &'--color'= ['auto' 'always' 'never']
         &'--compress'= ['zstd' 'none']
         &'--count-with'= ['local' 'api']
         &'--fallback'= ['offline']
-        &'--format'= ['openai' 'anthropic' 'jsonl' 'claude-code' 'codex' 'goose' 'gemini-cli' 'goose-db' 'opencode']
+        &'--format'= ['openai' 'anthropic' 'jsonl' 'claude-code' 'codex' 'goose' 'gemini-cli' 'goose-db' 'opencode' 'copilot-cli']
         &'--role'= ['user' 'assistant' 'tool' 'system']
         &'--sort'= ['agent' 'project' 'activity' 'messages' 'tokens' 'usage' 'status' 'archives' 'path']
         &'--status'= ['ok' 'compact' 'over' 'broken' 'error']

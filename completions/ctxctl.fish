@@ -34,7 +34,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_needs_command" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -79,7 +80,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -95,7 +97,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand count" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -126,7 +129,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -152,7 +156,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand check" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -205,7 +210,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand trim" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -239,7 +245,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -270,7 +277,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand compact" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -306,7 +314,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -325,7 +334,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand stats" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -353,7 +363,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -384,7 +395,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand sessions" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -412,7 +424,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -443,7 +456,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand ls" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -474,7 +488,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand diff" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -509,7 +524,8 @@ claude-code\t''
 codex\t''
 goose\t''
 gemini-cli\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l project -d 'Only sessions whose project directory contains TEXT (any case) or matches a glob' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l since -d 'Only sessions active within DUR (e.g. 2d, 12h)' -r
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l older-than -d 'Only sessions not active for DUR (e.g. 30d)' -r
@@ -525,7 +541,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand grep" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -561,7 +578,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand mcp" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -592,7 +610,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand doctor" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -622,7 +641,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and not __fish_seen_subcommand_from ls show restore rm prune help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -658,7 +678,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from ls" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -690,7 +711,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from show" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -721,7 +743,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from restore" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -754,7 +777,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from rm" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -786,7 +810,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand archive; and __fish_seen_subcommand_from prune" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -823,7 +848,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand models" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -853,7 +879,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and not __fish_seen_subcommand_from path help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -885,7 +912,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand config; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -917,7 +945,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and not __fish_seen_subcommand_from path clear help" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -950,7 +979,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from path" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -980,7 +1010,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand cache; and __fish_seen_subcommand_from clear" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''
@@ -1013,7 +1044,8 @@ codex\t''
 goose\t''
 gemini-cli\t''
 goose-db\t''
-opencode\t''"
+opencode\t''
+copilot-cli\t''"
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l config -d 'Config file [env: CTXCTL_CONFIG]' -r -F
 complete -c ctxctl -n "__fish_ctxctl_using_subcommand completions" -l color -d 'When to use colour' -r -f -a "auto\t''
 always\t''

@@ -20,6 +20,10 @@ pub struct AgentInfo {
     pub stores: fn(&Env, &Path) -> Vec<AgentStore>,
     /// How it resumes one of its sessions; `None`: it has no command for that.
     pub resume: Option<ResumeRule>,
+    /// The id of the session whose file is at `path`, told by the file's place alone, for
+    /// an agent whose files' names do not hold it (Copilot CLI's
+    /// `session-state/ID/events.jsonl`): how a running `--resume ID` is matched to it.
+    pub id_by_place: Option<fn(&Path) -> Option<String>>,
     /// Its database, when it keeps its sessions in one rather than in files.
     pub database: Option<&'static super::dbagent::DbAgent>,
 }
@@ -94,6 +98,15 @@ pub fn default_databases(env: &Env) -> Vec<AgentStore> {
         .collect()
 }
 
+/// The id of the session whose file is at `path`, as the place of the file tells it to an
+/// agent that names its sessions by place ([`AgentInfo::id_by_place`]).
+pub fn id_by_place(path: &Path) -> Option<String> {
+    super::CODECS
+        .iter()
+        .filter_map(|c| c.agent_info()?.id_by_place)
+        .find_map(|id| id(path))
+}
+
 /// The first value `pick` finds among the first 20 records of the JSONL file at `path`.
 pub fn head_value(
     path: &Path,
@@ -159,7 +172,8 @@ mod tests {
                 "/h/.gemini/tmp",
                 "/h/.local/share/goose/sessions/sessions.db",
                 "/h/.local/share/goose/sessions",
-                "/h/.local/share/opencode/opencode.db"
+                "/h/.local/share/opencode/opencode.db",
+                "/h/.copilot/session-state"
             ]
         );
         let env = Env::from_pairs([

@@ -13,6 +13,7 @@ pub mod agent;
 pub mod chat;
 pub mod claude_code;
 pub mod codex;
+pub mod copilot;
 pub mod dbagent;
 mod detect;
 pub mod drift;
@@ -218,7 +219,7 @@ pub fn agents() -> Vec<&'static str> {
 
 /// Every format, in the order `--format` lists them. Detection prefers the earlier of two
 /// equally likely line formats.
-pub static CODECS: [&dyn Codec; 9] = [
+pub static CODECS: [&dyn Codec; 10] = [
     &chat::OPENAI,
     &chat::ANTHROPIC,
     &jsonl::Jsonl,
@@ -228,6 +229,7 @@ pub static CODECS: [&dyn Codec; 9] = [
     &gemini::Gemini,
     &goose_db::GooseDb,
     &opencode::OpenCode,
+    &copilot::Copilot,
 ];
 
 impl Format {
@@ -243,6 +245,7 @@ impl Format {
             Format::Gemini => &gemini::Gemini,
             Format::GooseDb => &goose_db::GooseDb,
             Format::OpenCode => &opencode::OpenCode,
+            Format::Copilot => &copilot::Copilot,
         }
     }
 

@@ -198,14 +198,18 @@ impl Procs {
         if let Some(live) = claude::marker(path) {
             return Some(live);
         }
-        let id = session_id(path)?;
+        // The UUID in the file's name, else the id its agent's folder names it by
+        // (Copilot CLI's `session-state/<id>/events.jsonl`).
+        let id = session_id(path)
+            .map(str::to_string)
+            .or_else(|| crate::formats::agent::id_by_place(path))?;
         self.agents
             .iter()
-            .find(|(_, _, argv)| argv.iter().any(|a| a.contains(id)))
+            .find(|(_, _, argv)| argv.iter().any(|a| a.contains(id.as_str())))
             .map(|(pid, cmd, _)| Live::Agent {
                 pid: *pid,
                 cmd: cmd.clone(),
-                id: id.to_string(),
+                id: id.clone(),
             })
     }
 

@@ -12,8 +12,8 @@ use anyhow::Context as _;
 use serde_json::Value;
 
 use crate::archive::ArchiveStore;
-use crate::formats::agent::AgentStore;
 use crate::context::Context;
+use crate::formats::agent::AgentStore;
 use crate::ops::filter::Filter;
 use crate::ops::sessions::{self, Candidate};
 use crate::search::{self, FileHits, Place, Query};

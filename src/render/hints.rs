@@ -60,7 +60,7 @@ mod tests {
             [
                 "not a session (package.json, a config file)? leave it out, or let `check \
               --skip-non-sessions` skip it; a session? pass --format \
-              openai|anthropic|jsonl|claude-code|codex|goose|gemini-cli|goose-db|opencode"
+              openai|anthropic|jsonl|claude-code|codex|goose|gemini-cli|goose-db|opencode|copilot-cli"
             ]
         );
         // The same words in another error carry no hint.

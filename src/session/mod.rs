@@ -46,6 +46,8 @@ pub enum Format {
     /// One session of OpenCode's SQLite database (OpenCode ≥ 1.2), rendered as the
     /// messages it sends.
     OpenCode,
+    /// GitHub Copilot CLI event logs (`~/.copilot/session-state/<id>/events.jsonl`).
+    Copilot,
 }
 
 /// Who speaks a message.

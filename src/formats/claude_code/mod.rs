@@ -276,6 +276,7 @@ pub static AGENT: AgentInfo = AgentInfo {
         args: |id, _| vec!["--resume".into(), id.into()],
         id_of: None,
     }),
+    id_by_place: None,
     database: None,
 };
 

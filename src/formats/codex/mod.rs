@@ -430,6 +430,7 @@ pub static AGENT: AgentInfo = AgentInfo {
             .or_else(|| id_from_name(path))
         }),
     }),
+    id_by_place: None,
     database: None,
 };
 

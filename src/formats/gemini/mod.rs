@@ -144,6 +144,7 @@ pub static AGENT: AgentInfo = AgentInfo {
             super::agent::head_value(path, |r| r.get("sessionId")?.as_str().map(str::to_string))
         }),
     }),
+    id_by_place: None,
     database: None,
 };
 

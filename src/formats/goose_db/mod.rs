@@ -112,6 +112,7 @@ pub static AGENT: AgentInfo = AgentInfo {
         },
         id_of: None,
     }),
+    id_by_place: None,
     database: Some(&DB),
 };
 

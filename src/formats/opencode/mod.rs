@@ -174,6 +174,7 @@ pub static AGENT: AgentInfo = AgentInfo {
         args: |id, _| vec!["--session".into(), id.into()],
         id_of: None,
     }),
+    id_by_place: None,
     database: Some(&DB),
 };
 
