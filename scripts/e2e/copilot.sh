@@ -21,60 +21,20 @@
 # Exit 0 when every check passed (or SKIPPED: npm cannot reach the registry), 1 when a
 # check failed, 2 on a usage error. Takes about a minute once installed.
 set -euo pipefail
-export PYTHONDONTWRITEBYTECODE=1
-VERSION=${COPILOT_VERSION:-1.0.102}
-CTXCTL=$(readlink -f "${1:?usage: scripts/e2e/copilot.sh path/to/ctxctl}")
-[ -x "$CTXCTL" ] || { echo "copilot e2e: not executable: $CTXCTL" >&2; exit 2; }
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-
-skip() {
-  echo "################################################################"
-  echo "## SKIPPED: copilot e2e: $1"
-  echo "################################################################"
-  exit 0
-}
-
-for tool in python3 unshare ip node; do
-  command -v "$tool" >/dev/null || skip "$tool is not installed"
-done
-
-WORK=${COPILOT_E2E_WORK:-$(mktemp -d /tmp/ctxctl-copilot-e2e.XXXXXX)}
-mkdir -p "$WORK"
-WORK=$(readlink -f "$WORK")
-echo "copilot e2e: work dir $WORK"
-
+source "$HERE/lib.bash"
+e2e_init copilot "${1:-}"
+e2e_need python3 unshare ip node
+e2e_work "${COPILOT_E2E_WORK:-}"
 if [ -n "${COPILOT_BIN:-}" ]; then
   COPILOT=$(readlink -f "$COPILOT_BIN")
 else
-  command -v npm >/dev/null || skip "npm is not installed"
-  if ! timeout 30 npm view "@github/copilot@$VERSION" version >/dev/null 2>&1; then
-    skip "npm cannot reach the registry (npm view @github/copilot@$VERSION failed)"
-  fi
-  NPM=$WORK/npm
-  if [ ! -x "$NPM/node_modules/.bin/copilot" ]; then
-    echo "copilot e2e: installing @github/copilot@$VERSION"
-    if ! timeout 300 npm install --prefix "$NPM" --no-audit --no-fund \
-      "@github/copilot@$VERSION" >"$WORK/npm.log" 2>&1; then
-      echo "FAIL  setup.npm: npm install failed, see $WORK/npm.log"
-      exit 1
-    fi
-  fi
-  COPILOT=$NPM/node_modules/.bin/copilot
+  e2e_npm @github/copilot "${COPILOT_VERSION:-1.0.102}" copilot
+  COPILOT=$AGENT_BIN
 fi
-
-NS=
-for U in "unshare -n" "unshare -rn"; do
-  if $U true 2>/dev/null; then
-    NS=$U
-    break
-  fi
-done
-[ -n "$NS" ] || skip "no loopback-only network namespace (unshare -n / unshare -rn) available"
+e2e_netns
 
 status=0
-timeout 300 $NS bash -c 'ip link set lo up && exec python3 "$@"' _ "$HERE/copilot/e2e.py" \
-  --ctxctl "$CTXCTL" --copilot "$COPILOT" --work "$WORK" || status=$?
-if [ "$status" -eq 0 ] && [ -z "${COPILOT_E2E_WORK:-}" ]; then
-  rm -rf "$WORK"
-fi
-exit "$status"
+e2e_in_ns 300 "$HERE/copilot/e2e.py" --ctxctl "$CTXCTL" --copilot "$COPILOT" --work "$WORK" \
+  || status=$?
+e2e_finish "$status"
