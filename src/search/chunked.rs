@@ -38,7 +38,9 @@ thread_local! {
 /// on is parsed and tells whether it is a marker).
 fn markers() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r#"compact(?:_boundary|ed")"#).expect("a valid regex"))
+    RE.get_or_init(|| {
+        Regex::new(r#"compact(?:_boundary|ed"|ion_complete")"#).expect("a valid regex")
+    })
 }
 
 /// A line the prefilter or a marker landed on.

@@ -2,7 +2,8 @@
 //! person or a model reads (text, thinking, a tool call's argument values, a tool's
 //! output), each with its role and tool, never the JSON around them, ids, signatures,
 //! encrypted reasoning or images. Also whether the record marks the agent's own
-//! compaction: Claude Code's `compact_boundary`, Codex's `compacted`.
+//! compaction: Claude Code's `compact_boundary`, Codex's `compacted`, Copilot CLI's
+//! `session.compaction_complete`.
 
 use std::collections::HashMap;
 
@@ -159,6 +160,15 @@ pub fn read(v: &Value, tools: &mut Tools) -> Record {
             message(&v["message"], tools, &mut out.pieces);
         }
         "user" | "gemini" | "model" if v.get("content").is_some() => gemini(v, kind, &mut out),
+        "user.message" | "assistant.message" | "tool.execution_complete" => {
+            copilot(v, kind, tools, &mut out.pieces)
+        }
+        "session.compaction_complete" => {
+            out.marker = true;
+            if let Some(t) = v.pointer("/data/summaryContent").and_then(Value::as_str) {
+                push(&mut out.pieces, "user", None, t.to_string());
+            }
+        }
         k if CODEX_ITEMS.contains(&k) && v.get("role").is_none_or(|_| k == "message") => {
             item(v, tools, &mut out.pieces)
         }
@@ -375,6 +385,40 @@ fn item(p: &Value, tools: &mut Tools, out: &mut Vec<Piece>) {
     }
 }
 
+/// A GitHub Copilot CLI event: `{type, data}` with the user's words in `data.content`, the
+/// assistant's in `data.content`, `data.reasoningText` and `data.toolRequests`, a tool's
+/// output in `data.result.content` (else its error).
+fn copilot(v: &Value, kind: &str, tools: &mut Tools, out: &mut Vec<Piece>) {
+    let data = v.get("data").unwrap_or(&Value::Null);
+    let s = |p: &str| data.pointer(p).and_then(Value::as_str);
+    match kind {
+        "user.message" => push(out, "user", None, s("/content").unwrap_or("").to_string()),
+        "assistant.message" => {
+            for k in ["/reasoningText", "/content"] {
+                push(out, "assistant", None, s(k).unwrap_or("").to_string());
+            }
+            for r in data
+                .get("toolRequests")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let name = r.get("name").and_then(Value::as_str).unwrap_or("");
+                tools.add(r.get("toolCallId").and_then(Value::as_str), name);
+                let args = r.get("arguments").map(arguments).unwrap_or_default();
+                push(out, "assistant", Some(name.to_string()), args);
+            }
+        }
+        _ => {
+            let text = s("/result/content")
+                .or_else(|| s("/error/message"))
+                .or_else(|| s("/error"))
+                .unwrap_or("");
+            push_result(out, tools, s("/toolCallId"), text.to_string());
+        }
+    }
+}
+
 /// A Gemini CLI message: `{type: user|gemini, content, toolCalls}`.
 fn gemini(v: &Value, kind: &str, out: &mut Record) {
     let role = role_name(kind);
@@ -410,6 +454,13 @@ mod tests {
         let mut t = Tools::default();
         read(&v, &mut t)
             .pieces
+            .into_iter()
+            .map(|p| (p.role, p.tool, p.text))
+            .collect()
+    }
+
+    fn texts_of(r: Record) -> Vec<(&'static str, Option<String>, String)> {
+        r.pieces
             .into_iter()
             .map(|p| (p.role, p.tool, p.text))
             .collect()
@@ -467,6 +518,28 @@ mod tests {
             texts(json!({"type":"event_msg","payload":{"type":"user_message","message":"dup"}})),
             vec![]
         );
+    }
+
+    #[test]
+    fn copilot_events_and_its_compaction() {
+        let mut tools = Tools::default();
+        let call = json!({"type":"assistant.message","data":{"content":"reading","toolRequests":[{"toolCallId":"c1","name":"view","arguments":{"path":"a.rs"}}]}});
+        assert_eq!(
+            texts_of(read(&call, &mut tools)),
+            [
+                ("assistant", None, "reading".into()),
+                ("assistant", Some("view".into()), "a.rs".into())
+            ]
+        );
+        let out = json!({"type":"tool.execution_complete","data":{"toolCallId":"c1","success":true,"result":{"content":"fn main"}}});
+        assert_eq!(
+            texts_of(read(&out, &mut tools)),
+            [("tool", Some("view".into()), "fn main".into())]
+        );
+        let done = json!({"type":"session.compaction_complete","data":{"success":true,"summaryContent":"the gist"}});
+        let r = read(&done, &mut tools);
+        assert!(r.marker);
+        assert_eq!(texts_of(r), [("user", None, "the gist".into())]);
     }
 
     #[test]

@@ -58,6 +58,28 @@ fn codex_history_before_its_compacted_record_is_found_and_labelled() {
 }
 
 #[test]
+fn copilots_own_compaction_is_found_and_labelled() {
+    // A log Copilot CLI compacted itself (`/compact`): the events before its
+    // `session.compaction_complete` stay in the file but are no longer sent.
+    let env = TestEnv::new();
+    env.write(
+        "home/.copilot/session-state/0ee0651e/events.jsonl",
+        std::fs::read("tests/formats/copilot-cli/compacted-by-copilot/input.jsonl").unwrap(),
+    );
+    let run = env.run(&[
+        "grep",
+        "-F",
+        "migration note",
+        "--agent",
+        "copilot-cli",
+        "--role",
+        "tool",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    insta::assert_snapshot!(env.snap(&run));
+}
+
+#[test]
 fn an_archive_made_by_compact_is_searched_and_says_how_to_restore() {
     let env = home();
     let run = env.run(&["grep", "-i", "UNITTEST FILE", "--role", "user"]);
