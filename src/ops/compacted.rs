@@ -75,6 +75,11 @@ pub fn streamed(
     };
     let before = index.before(line);
     let traced = indexed::trace(&before);
+    if traced.cut_short() {
+        // An excerpt, as [`claude_code::before_compaction`] has it.
+        agent.hidden_before_compaction = None;
+        return Some(());
+    }
     let mut fetch = |nodes: &[&claude_code::skel::Node]| -> Option<Vec<serde_json::Value>> {
         (nodes.iter())
             .map(|n| {

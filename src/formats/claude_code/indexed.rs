@@ -100,6 +100,13 @@ pub struct Traced {
     pub model: String,
 }
 
+impl Traced {
+    /// The live thread starts at a record whose parent is not in the file.
+    pub fn cut_short(&self) -> bool {
+        !self.thread.missing.is_empty()
+    }
+}
+
 /// Traces the live thread of the transcript `index` describes.
 pub fn trace(index: &Index) -> Traced {
     let nodes = &index.nodes;

@@ -161,13 +161,17 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
 
 /// The thread as it was before the compaction boundary on line `line` of `doc` (the
 /// file up to that line, read as a transcript of its own): the messages its latest live
-/// report's request held, and that report. `None` when it has none. The hidden part that
-/// report measures (system prompt, tools) is still sent after the boundary
-/// ([`AgentLimits::compacted_at`]).
+/// report's request held, and that report. `None` when it has none, or when that thread
+/// starts at a record whose parent is not in the file (an excerpt: its first report held
+/// history the file does not have). The hidden part that report measures (system prompt,
+/// tools) is still sent after the boundary ([`AgentLimits::compacted_at`]).
 pub fn before_compaction(doc: &LinesDoc, line: usize) -> Option<(Vec<Message>, ReportedUsage)> {
     let end = doc.lines.get(line)?.start;
     let prefix = LinesDoc::new(doc.text.get(..end)?.to_string());
     let t = Transcript::parse(&prefix).ok()?;
+    if t.cut_short {
+        return None;
+    }
     let mut notes = Notes::default();
     let msgs = messages(&t, &mut notes).ok()?;
     let u = usage(&t, &msgs)?;
