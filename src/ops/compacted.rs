@@ -18,7 +18,6 @@ use std::os::unix::fs::FileExt;
 
 use crate::context::Context;
 use crate::formats::claude_code::{self, indexed, indexed::Index};
-use crate::ops::load::scale;
 use crate::ops::predict;
 use crate::session::{AgentLimits, Document, Message, ReportedUsage};
 use crate::tokens::Counter;
@@ -35,9 +34,19 @@ pub fn measure(
     let counts: Vec<usize> = ctx
         .count_messages(counter, held, ctx.counting_threads())
         .into_iter()
-        .map(|n| scale(n, factor))
+        .map(|n| scaled(n, factor))
         .collect();
     predict::first_hidden_part(u, &counts, factor).map(|h| h as u64)
+}
+
+/// `n` scaled by `factor` as the session's counts are (the loader's rounding; kept here so
+/// the loader, which calls this module, is not imported back).
+fn scaled(n: usize, factor: f64) -> usize {
+    if factor == 1.0 {
+        n
+    } else {
+        (n as f64 * factor).ceil() as usize
+    }
 }
 
 /// Sets `agent.hidden_before_compaction` of a session read whole (`doc` its document)
