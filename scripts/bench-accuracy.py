@@ -57,9 +57,12 @@ def records(lines):
 # --- Claude Code -------------------------------------------------------------------------
 
 def claude_cuts(lines):
-    """(cut line, reported input, kind) per API response of a Claude Code transcript."""
+    """(cut line, reported input, kind) per API response of a Claude Code transcript. The
+    records of one response (one `message.id`) repeat its usage, and some builds (2.1.6x)
+    write an input of 0 on the early ones: the response's input is the largest its records
+    report, and the cut is at its first record."""
     main = None  # whether the file is a main session (its sidechain records are a subagent's)
-    seen = set()
+    responses = {}  # message id -> [first line, input, kind]
     earlier = False
     compacted = False
     for i, r in records(lines):
@@ -77,16 +80,18 @@ def claude_cuts(lines):
         if not u or m.get("model") in (None, "<synthetic>"):
             continue
         mid = m.get("id") or r.get("uuid")
-        if mid in seen:
-            continue
-        seen.add(mid)
         prompt = sum(
             u.get(k) or 0
             for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
         )
+        if mid in responses:
+            responses[mid][1] = max(responses[mid][1], prompt)
+            continue
         kind = "after-compaction" if compacted else ("later" if earlier else "first")
         compacted = False
         earlier = True
+        responses[mid] = [i, prompt, kind]
+    for i, prompt, kind in responses.values():
         yield i, prompt, kind
 
 

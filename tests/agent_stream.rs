@@ -132,3 +132,61 @@ fn every_fixture_counts_streamed_as_read_whole() {
     assert!(agent_files >= 20, "only {agent_files} Claude Code fixtures");
     assert_eq!(streamed.len(), 2 * agent_files, "{streamed:#?}");
 }
+
+/// `text` cut just before the first response after its last `compact_boundary` (the
+/// moment after the agent compacted, before it answered), or `None` without a boundary.
+fn cut_after_compaction(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let boundary = lines
+        .iter()
+        .rposition(|l| l.contains("\"compact_boundary\""))?;
+    let answer = (boundary..lines.len())
+        .find(|&i| lines[i].contains("\"type\":\"assistant\"") && lines[i].contains("\"usage\""))
+        .unwrap_or(lines.len());
+    Some(lines[..answer].concat())
+}
+
+#[test]
+fn a_session_just_compacted_by_its_agent_streams_as_read_whole() {
+    let cache = tempfile::tempdir().unwrap();
+    let ctx = context(cache.path());
+    let bar = indicatif::ProgressBar::hidden();
+    let dir = tempfile::tempdir().unwrap();
+    let mut measured = 0;
+    for path in files(&support::fixtures_dir()) {
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Some(cut) = cut_after_compaction(&text) else {
+            continue;
+        };
+        let file = dir.path().join(path.file_name().unwrap());
+        std::fs::write(&file, cut).unwrap();
+        let wants = WANTS[1];
+        let Some(got) = agent_stream::tally(&ctx, &file, wants, &bar) else {
+            continue;
+        };
+        let whole = load::load_for_reading(&ctx, &file).unwrap();
+        let want = tallied::of_loaded(&ctx, whole, wants, None);
+        assert_eq!(
+            figures(&got),
+            figures(&want),
+            "{}: streamed ≠ whole",
+            path.display()
+        );
+        let p = got.prediction();
+        if p.source == ctxctl::ops::predict::NextSource::Compacted {
+            measured += 1;
+            let hidden = got.agent_limits.hidden_before_compaction.unwrap() as usize;
+            assert_eq!(p.tokens, got.total + got.extra_tokens + hidden);
+        }
+    }
+    // The real sessions that compacted (fixtures/wild) give some.
+    assert!(
+        measured >= 2,
+        "only {measured} sessions measured before a compaction"
+    );
+}

@@ -125,6 +125,15 @@ pub fn tally(
         model.source,
         model.encoding
     ));
+    let mut agent_limits = read.agent_limits;
+    crate::ops::compacted::streamed(
+        ctx,
+        &counter,
+        model.factor,
+        &file,
+        &index,
+        &mut agent_limits,
+    )?;
     let extra_tokens = read.request_extra.as_ref().map_or(0, |t| {
         let part = Part::Text(t.clone());
         let n = ctx.count_parts(&counter, &[&part]);
@@ -138,7 +147,7 @@ pub fn tally(
         keeps_counts: counter.keeps_counts(),
         total: Counter::total(&tally.counts),
         usage: read.reported_usage,
-        agent_limits: read.agent_limits,
+        agent_limits,
         extra_tokens,
         warnings: read.warnings,
         resume: None,

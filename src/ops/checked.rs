@@ -71,7 +71,7 @@ impl Checked {
             self.extra_tokens,
             self.model.exact,
             self.model.factor,
-            crate::ops::prior::hidden(self.format, &self.agent),
+            crate::ops::prior::of(self.format, &self.agent),
         )
     }
 

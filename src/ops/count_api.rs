@@ -69,7 +69,7 @@ fn counted(ctx: &Context, l: &Loaded, config: &ApiConfig, model: &str) -> Result
     let count = |upto: usize| count_messages(ctx, l, config, model, &msgs[..upto.min(msgs.len())]);
     let all = count(msgs.len())?;
     let Some(u) = l.live_usage() else {
-        let prior = crate::ops::prior::hidden(l.session.format, &l.session.agent_limits);
+        let prior = crate::ops::prior::of(l.session.format, &l.session.agent_limits).tokens;
         return Ok(all + prior);
     };
     Ok(match u.request_end {

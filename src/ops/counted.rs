@@ -62,7 +62,7 @@ impl Counted {
             self.extra_tokens,
             self.model.exact,
             self.model.factor,
-            crate::ops::prior::hidden(self.format, &self.agent_limits),
+            crate::ops::prior::of(self.format, &self.agent_limits),
         )
     }
 

@@ -59,7 +59,7 @@ impl Loaded {
             self.extra_tokens,
             self.model.exact,
             self.model.factor,
-            crate::ops::prior::hidden(self.session.format, &self.session.agent_limits),
+            crate::ops::prior::of(self.session.format, &self.session.agent_limits),
         )
     }
 
@@ -472,7 +472,7 @@ pub fn count_session(
 pub(crate) fn counted_session(
     ctx: &Context,
     path: &Path,
-    session: Session,
+    mut session: Session,
     fingerprint: Fingerprint,
     counted: Option<(Arc<Counter>, Vec<usize>)>,
 ) -> anyhow::Result<Loaded> {
@@ -501,6 +501,13 @@ pub(crate) fn counted_session(
         }
     }
     let total = Counter::total(&counts);
+    crate::ops::compacted::whole(
+        ctx,
+        &counter,
+        model.factor,
+        &session.doc,
+        &mut session.agent_limits,
+    );
     // Counted through the cache like the messages: a warm run builds no tokenizer.
     let extra_tokens = session.request_extra.as_ref().map_or(0, |t| {
         let part = session::Part::Text(t.clone());

@@ -8,7 +8,8 @@
 //! a rewrite goes ([`write`]), the rewrite transaction that replaces a session: lock,
 //! check, archive, stage, replace ([`rewrite`], [`retry`], [`retention`]), usage figures
 //! ([`usage`]), the predicted next request ([`predict`], with the agent's [`prior`] hidden
-//! part) and the window the agent uses ([`window`]).
+//! part, or the one measured before the agent's own compaction: [`compacted`]) and the
+//! window the agent uses ([`window`]).
 //!
 //! Commands (`crate::cli`) import these and the engine, never another command.
 
@@ -17,6 +18,7 @@ pub mod agentdb;
 pub mod batch;
 pub mod carry;
 pub mod checked;
+pub mod compacted;
 pub mod count_api;
 pub mod counted;
 pub mod data_dir;

@@ -34,6 +34,9 @@ pub enum NextSource {
     /// The hidden part measured before a rewrite (`trim`, `compact`), carried over to the
     /// file it wrote (see [`crate::cache::carried`]), plus ctxctl's count of the messages.
     Carried,
+    /// The hidden part measured on the reports before the agent's own compaction (no
+    /// report since), plus ctxctl's count of the messages.
+    Compacted,
 }
 
 impl NextSource {
@@ -45,6 +48,7 @@ impl NextSource {
             NextSource::Api => "api",
             NextSource::Estimate => "estimate",
             NextSource::Carried => "carried",
+            NextSource::Compacted => "compacted",
         }
     }
 }
@@ -61,6 +65,25 @@ pub struct Prediction {
     pub ratio: Option<f64>,
 }
 
+/// The hidden part assumed where the session has no live usage to learn it from (see
+/// [`crate::ops::prior`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prior {
+    pub tokens: usize,
+    /// Measured on the session's own reports before the agent compacted it, not assumed.
+    pub measured: bool,
+}
+
+impl Prior {
+    /// A documented figure, not a measurement of this session.
+    pub fn assumed(tokens: usize) -> Prior {
+        Prior {
+            tokens,
+            measured: false,
+        }
+    }
+}
+
 /// Calibration needs at least this many tokenizer tokens of growth between reports.
 const MIN_CALIBRATION_TOKENS: f64 = 200.0;
 /// Ratios outside this range are taken as noise (a report that jumped for other reasons).
@@ -69,46 +92,39 @@ const RATIO_RANGE: (f64, f64) = (0.8, 3.0);
 /// The next request of a session whose messages count `counts` (already scaled by
 /// `factor`, the default estimate factor; 1.0 for exact tokenizers), given its live usage.
 /// `extra` is what a request body sends besides its messages (its tools), counted; files
-/// with usage have it in their hidden part. `prior` is the agent's hidden part assumed
-/// when there is no usage to learn it from (see [`crate::ops::prior`]): a figure that
-/// uses it is an estimate.
+/// with usage have it in their hidden part. `prior` is the agent's hidden part when there
+/// is no usage to learn it from (see [`crate::ops::prior`]): a figure that uses an assumed
+/// one is an estimate, one measured before the agent's compaction is `compacted`.
 pub fn predict(
     usage: Option<&ReportedUsage>,
     counts: &[usize],
     extra: usize,
     exact: bool,
     factor: f64,
-    prior: usize,
+    prior: Prior,
 ) -> Prediction {
     let total = Counter::total(counts);
     let Some(u) = usage else {
         return Prediction {
-            tokens: total + extra + prior,
-            source: if exact && prior == 0 {
+            tokens: total + extra + prior.tokens,
+            source: if prior.measured {
+                NextSource::Compacted
+            } else if exact && prior.tokens == 0 {
                 NextSource::Tokenizer
             } else {
                 NextSource::Estimate
             },
-            overhead: extra + prior,
+            overhead: extra + prior.tokens,
             ratio: None,
         };
     };
-    let ratio = if factor != 1.0 {
-        calibration(u, counts, factor)
-    } else {
-        None
-    };
+    let ratio = ratio_of(u, counts, factor);
     // The counts as the provider would count them.
     let scale = ratio.map_or(1.0, |r| r / factor);
     let scaled = |c: &[usize]| -> f64 { c.iter().map(|&n| n as f64).sum::<f64>() * scale };
     let all = scaled(counts) + total.saturating_sub(counts.iter().sum()) as f64;
     let tokens = match u.request_end {
-        Some(end) => {
-            let covered = scaled(&counts[..end.min(counts.len())]);
-            let held = u.input_tokens as f64 - u.dropped as f64 * scale;
-            let hidden = (held - covered).max(0.0);
-            hidden + all
-        }
+        Some(end) => hidden_scaled(u, counts, end, scale) + all,
         None => {
             // Only where the report ends is known: its prompt and reply, then the rest.
             let after = u.after_message.map_or(counts.len(), |i| i + 1);
@@ -127,6 +143,52 @@ pub fn predict(
         overhead: tokens.saturating_sub(total),
         ratio,
     }
+}
+
+/// The session's calibrated ratio, for estimates (`factor` ≠ 1.0).
+fn ratio_of(u: &ReportedUsage, counts: &[usize], factor: f64) -> Option<f64> {
+    if factor != 1.0 {
+        calibration(u, counts, factor)
+    } else {
+        None
+    }
+}
+
+/// The reported prompt less what the next request no longer sends, less ctxctl's count of
+/// the messages the reported request held (`counts[..end]`), at `scale` (provider tokens
+/// per counted token): never below 0.
+fn hidden_scaled(u: &ReportedUsage, counts: &[usize], end: usize, scale: f64) -> f64 {
+    let covered: f64 = counts[..end.min(counts.len())]
+        .iter()
+        .map(|&n| n as f64)
+        .sum::<f64>()
+        * scale;
+    let held = u.input_tokens as f64 - u.dropped as f64 * scale;
+    (held - covered).max(0.0)
+}
+
+/// The hidden part the thread's earliest reported request held besides its messages, as
+/// [`predict`] measures it of the latest (`counts`: each message's count, scaled by
+/// `factor` as the session's count is; calibrated on all of `u`'s reports where they
+/// allow). The earliest request held the fewest messages, so what ctxctl's count of a
+/// long history misses (which later reports fold into their hidden part) weighs least
+/// there: it is the system prompt and tools, what a compaction leaves. `None` when the
+/// file does not say where the requests ended.
+pub fn first_hidden_part(u: &ReportedUsage, counts: &[usize], factor: f64) -> Option<usize> {
+    u.request_end?;
+    let scale = ratio_of(u, counts, factor).map_or(1.0, |r| r / factor);
+    let first = match u.earlier.iter().find(|&&(end, input)| input > 0 && end > 0) {
+        Some(&(end, input)) => ReportedUsage {
+            input_tokens: input,
+            request_end: Some(end),
+            dropped: 0,
+            earlier: Vec::new(),
+            ..*u
+        },
+        None => u.clone(),
+    };
+    let end = first.request_end?;
+    Some(hidden_scaled(&first, counts, end, scale).round() as usize)
 }
 
 /// The ratio of the provider's count to ctxctl's tokenizer, fitted on the prompt's growth
@@ -209,7 +271,7 @@ mod tests {
 
     #[test]
     fn without_usage_the_prior_hidden_part_makes_an_estimate() {
-        let p = predict(None, &[10, 20], 5, true, 1.0, 1000);
+        let p = predict(None, &[10, 20], 5, true, 1.0, Prior::assumed(1000));
         assert_eq!(
             (p.tokens, p.source, p.overhead),
             (1038, NextSource::Estimate, 1005)
@@ -217,20 +279,53 @@ mod tests {
         // Usage, when there is some, is what counts.
         let u = usage(1030, 2, vec![]);
         assert_eq!(
-            predict(Some(&u), &[10, 20, 40], 0, true, 1.0, 500).tokens,
+            predict(Some(&u), &[10, 20, 40], 0, true, 1.0, Prior::assumed(500)).tokens,
             1073
         );
     }
 
     #[test]
+    fn a_hidden_part_measured_before_the_agents_compaction_is_named() {
+        let measured = Prior {
+            tokens: 20_000,
+            measured: true,
+        };
+        let p = predict(None, &[10, 20], 0, false, 1.2, measured);
+        assert_eq!(
+            (p.tokens, p.source, p.overhead),
+            (20_033, NextSource::Compacted, 20_000)
+        );
+    }
+
+    #[test]
+    fn the_first_hidden_part_is_measured_at_the_earliest_report() {
+        // Calibrated at 1.5 (as in the test below): the hidden part is the report less
+        // 1.5 x the raw count of what the request held. The latest request holds 4,850
+        // besides its messages; the earliest (one message of 100 raw) 4,850 too.
+        let counts = [120, 600, 600, 120];
+        let u = usage(5_000 + 1_500, 3, vec![(1, 5_000)]);
+        assert_eq!(first_hidden_part(&u, &counts, 1.2), Some(4_850));
+        // A history that ctxctl counts short grows the latest hidden part; the earliest
+        // keeps the agent's own (5,000 - 150).
+        let u = usage(9_500, 3, vec![(1, 5_000), (2, 5_750)]);
+        assert_eq!(first_hidden_part(&u, &counts, 1.2), Some(4_850));
+        // A partial report of 0 is no measurement; without earlier reports, the latest.
+        let u = usage(1_030, 2, vec![(1, 0)]);
+        assert_eq!(first_hidden_part(&u, &[10, 20, 40], 1.0), Some(1_000));
+        let mut boundless = u.clone();
+        boundless.request_end = None;
+        assert_eq!(first_hidden_part(&boundless, &[10, 20], 1.0), None);
+    }
+
+    #[test]
     fn without_usage_the_local_count() {
-        let p = predict(None, &[10, 20], 0, true, 1.0, 0);
+        let p = predict(None, &[10, 20], 0, true, 1.0, Prior::assumed(0));
         assert_eq!(
             (p.tokens, p.source, p.overhead),
             (33, NextSource::Tokenizer, 0)
         );
         assert_eq!(
-            predict(None, &[10], 0, false, 1.2, 0).source,
+            predict(None, &[10], 0, false, 1.2, Prior::assumed(0)).source,
             NextSource::Estimate
         );
     }
@@ -240,7 +335,7 @@ mod tests {
         // The request before message 2 held 30 counted tokens and was reported as 1030:
         // 1000 hidden; the thread now counts 10+20+40+5 (+3 priming).
         let u = usage(1030, 2, vec![]);
-        let p = predict(Some(&u), &[10, 20, 40, 5], 0, true, 1.0, 0);
+        let p = predict(Some(&u), &[10, 20, 40, 5], 0, true, 1.0, Prior::assumed(0));
         assert_eq!(p.tokens, 1000 + 78);
         assert_eq!((p.source, p.overhead), (NextSource::Reported, 1000));
     }
@@ -248,7 +343,7 @@ mod tests {
     #[test]
     fn a_report_smaller_than_the_count_leaves_no_negative_hidden_part() {
         let u = usage(10, 2, vec![]);
-        let p = predict(Some(&u), &[100, 100, 5], 0, true, 1.0, 0);
+        let p = predict(Some(&u), &[100, 100, 5], 0, true, 1.0, Prior::assumed(0));
         assert_eq!((p.tokens, p.overhead), (208, 0));
     }
 
@@ -258,7 +353,7 @@ mod tests {
         // raw) tokens were added and the report grew by 1,500: ratio 1.5.
         let counts = [120, 600, 600, 120];
         let u = usage(5_000 + 1_500, 3, vec![(1, 5_000)]);
-        let p = predict(Some(&u), &counts, 0, false, 1.2, 0);
+        let p = predict(Some(&u), &counts, 0, false, 1.2, Prior::assumed(0));
         assert_eq!(p.source, NextSource::Calibrated);
         assert!((p.ratio.unwrap() - 1.5).abs() < 1e-9);
         // Hidden: 6500 − 1.5 × 1100 raw = 4850; all: 1.5 × 1200 raw + 3 priming.
@@ -275,11 +370,14 @@ mod tests {
             5,
             vec![(1, 10_000), (2, 11_500), (3, 13_000), (4, 14_000)],
         );
-        let p = predict(Some(&u), &counts, 0, false, 1.2, 0);
+        let p = predict(Some(&u), &counts, 0, false, 1.2, Prior::assumed(0));
         assert!((p.ratio.unwrap() - 1.5).abs() < 1e-9, "{:?}", p.ratio);
         // A report of 0 (a partial record) is no measurement.
         let u = usage(11_500, 2, vec![(1, 0)]);
-        assert_eq!(predict(Some(&u), &counts, 0, false, 1.2, 0).ratio, None);
+        assert_eq!(
+            predict(Some(&u), &counts, 0, false, 1.2, Prior::assumed(0)).ratio,
+            None
+        );
     }
 
     #[test]
@@ -287,14 +385,14 @@ mod tests {
         // The report held 300 tokens of reasoning a user message has since closed.
         let mut u = usage(1_330, 2, vec![]);
         u.dropped = 300;
-        let p = predict(Some(&u), &[10, 20, 40], 0, true, 1.0, 0);
+        let p = predict(Some(&u), &[10, 20, 40], 0, true, 1.0, Prior::assumed(0));
         assert_eq!(p.tokens, 1_000 + 73);
     }
 
     #[test]
     fn too_little_growth_keeps_the_default_factor() {
         let u = usage(5_010, 2, vec![(1, 5_000)]);
-        let p = predict(Some(&u), &[120, 12, 12], 0, false, 1.2, 0);
+        let p = predict(Some(&u), &[120, 12, 12], 0, false, 1.2, Prior::assumed(0));
         assert_eq!((p.source, p.ratio), (NextSource::Reported, None));
     }
 
@@ -308,7 +406,7 @@ mod tests {
             earlier: vec![],
             dropped: 0,
         };
-        let p = predict(Some(&u), &[10, 20, 30], 0, true, 1.0, 0);
+        let p = predict(Some(&u), &[10, 20, 30], 0, true, 1.0, Prior::assumed(0));
         assert_eq!(p.tokens, 1_030);
     }
 }

@@ -58,6 +58,7 @@
 //! Claude Code 2.1.332 writes its system prompt and tool schemas into the transcript
 //! (`prompt_snapshot`): there the hidden part is measured, not assumed.
 
+use crate::ops::predict::Prior;
 use crate::session::{AgentLimits, AgentVersion, Format};
 
 /// Claude Code's system prompt and tool schemas in a main session.
@@ -106,6 +107,20 @@ fn row(
         .map(|&(_, a, b)| (a, b))
 }
 
+/// The hidden part of a session in `format` that has no live usage: the one measured on
+/// its reports before the agent's own compaction when there is one (the system prompt and
+/// tools are still sent after it; [`AgentLimits::hidden_before_compaction`]), else the
+/// prior ([`hidden`]). A file that holds the prompt it sent has none.
+pub fn of(format: Format, agent: &AgentLimits) -> Prior {
+    match agent.hidden_before_compaction {
+        Some(h) if !agent.prompt_measured => Prior {
+            tokens: usize::try_from(h).unwrap_or(usize::MAX),
+            measured: true,
+        },
+        _ => Prior::assumed(hidden(format, agent)),
+    }
+}
+
 /// The prior hidden part of a session in `format`; 0 for formats that hold their whole
 /// request (request bodies, plain messages) or whose agent was not measured. The agent's
 /// version picks the row of its table; an unknown version falls back to the constants.
@@ -132,6 +147,21 @@ pub fn hidden(format: Format, agent: &AgentLimits) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hidden_part_measured_before_a_compaction_stands_in_for_the_prior() {
+        let mut agent = AgentLimits {
+            hidden_before_compaction: Some(40_000),
+            ..AgentLimits::default()
+        };
+        let p = of(Format::ClaudeCode, &agent);
+        assert_eq!((p.tokens, p.measured), (40_000, true));
+        // Without it, the prior; a file holding its prompt adds nothing either way.
+        let none = of(Format::ClaudeCode, &AgentLimits::default());
+        assert_eq!((none.tokens, none.measured), (CLAUDE_CODE_MAIN, false));
+        agent.prompt_measured = true;
+        assert_eq!(of(Format::ClaudeCode, &agent), Prior::assumed(0));
+    }
 
     #[test]
     fn only_agents_that_hide_part_of_their_request_have_a_prior() {

@@ -389,6 +389,17 @@ pub struct AgentLimits {
     /// hidden part depends on it (`ops::prior`).
     #[serde(default)]
     pub agent_version: Option<AgentVersion>,
+    /// The line of the agent's own compaction boundary (Claude Code's `compact_boundary`)
+    /// the live thread starts after, when no report since describes the thread: its hidden
+    /// part is then measured on the thread as it was before that boundary (set by the
+    /// reader; `ops::compacted` measures it into `hidden_before_compaction`).
+    #[serde(default)]
+    pub compacted_at: Option<usize>,
+    /// The hidden part (system prompt, tools) measured on the reports before the agent's
+    /// latest compaction: still sent after it, so it stands in for the prior until the
+    /// first report after the boundary (`ops::prior`).
+    #[serde(default)]
+    pub hidden_before_compaction: Option<u64>,
 }
 
 /// An agent's version as its first three numbers (`2.1.97` → `[2, 1, 97]`).

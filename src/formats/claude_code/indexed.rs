@@ -34,6 +34,22 @@ pub struct Index {
 }
 
 impl Index {
+    /// The index of the file up to line `line` (the records before it), as the whole
+    /// reader reads that part of the file on its own ([`super::before_compaction`]).
+    pub fn before(&self, line: usize) -> Index {
+        Index {
+            nodes: self
+                .nodes
+                .iter()
+                .take_while(|n| n.line < line)
+                .cloned()
+                .collect(),
+            models: self.models.clone(),
+            truncated: None,
+            version: self.version,
+        }
+    }
+
     /// Numbers `model` for [`Node::model`].
     pub fn model_number(&mut self, model: Option<String>) -> u32 {
         let Some(model) = model else { return 0 };
@@ -82,6 +98,13 @@ struct Open {
 pub struct Traced {
     thread: Thread,
     pub model: String,
+}
+
+impl Traced {
+    /// The live thread starts at a record whose parent is not in the file.
+    pub fn cut_short(&self) -> bool {
+        !self.thread.missing.is_empty()
+    }
 }
 
 /// Traces the live thread of the transcript `index` describes.
@@ -145,16 +168,20 @@ pub fn read(
         None => None,
     };
     let conversation = || nodes.iter().filter(|n| n.is_conversation());
+    let reported_usage = usage(index, &thread, &facts);
     let agent_limits = AgentLimits {
         subagent: conversation().next().is_some() && conversation().all(|n| n.sidechain),
         prompt_measured: request_extra.is_some(),
         agent_version: index.version,
+        compacted_at: (thread.boundary)
+            .filter(|_| reported_usage.is_none())
+            .map(|b| nodes[b].line),
         ..AgentLimits::default()
     };
     Some(Read {
         model,
         warnings,
-        reported_usage: usage(index, &thread, &facts),
+        reported_usage,
         agent_limits,
         request_extra,
         messages: facts.len(),

@@ -122,6 +122,10 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         .or_else(|| t.recs.iter().rev().find_map(model_of))
         .map(str::to_string);
     let reported_usage = usage(&t, &msgs);
+    let compacted_at = t
+        .boundary
+        .filter(|_| reported_usage.is_none())
+        .map(|b| t.recs[b].line);
     let conversation = || t.recs.iter().filter(|r| r.is_conversation());
     let request_extra = attach::prompt_snapshot(&t.recs);
     let agent_limits = AgentLimits {
@@ -134,6 +138,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
             .rev()
             .find_map(|r| r.v.get("version").and_then(Value::as_str))
             .and_then(parse_agent_version),
+        compacted_at,
         ..AgentLimits::default()
     };
     let mut warnings = t.warnings;
@@ -153,6 +158,27 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         resume: None,
         skipped: false,
     })
+}
+
+/// The thread as it was before the compaction boundary on line `line` of `doc` (the
+/// file up to that line, read as a transcript of its own): the messages its latest live
+/// report's request held, and that report. `None` when it has none, or when that thread
+/// starts at a record whose parent is not in the file (an excerpt: its first report held
+/// history the file does not have). The hidden part that report measures (system prompt,
+/// tools) is still sent after the boundary ([`AgentLimits::compacted_at`]).
+pub fn before_compaction(doc: &LinesDoc, line: usize) -> Option<(Vec<Message>, ReportedUsage)> {
+    let end = doc.lines.get(line)?.start;
+    let prefix = LinesDoc::new(doc.text.get(..end)?.to_string());
+    let t = Transcript::parse(&prefix).ok()?;
+    if t.cut_short {
+        return None;
+    }
+    let mut notes = Notes::default();
+    let msgs = messages(&t, &mut notes).ok()?;
+    let u = usage(&t, &msgs)?;
+    let held = u.request_end?.min(msgs.len());
+    let msgs = msgs.into_iter().take(held).map(|(m, _)| m).collect();
+    Some((msgs, u))
 }
 
 fn model_of(r: &Rec) -> Option<&str> {

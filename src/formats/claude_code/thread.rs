@@ -119,6 +119,8 @@ pub struct Transcript {
     /// Line of a truncated last line, kept verbatim.
     pub truncated_tail: Option<usize>,
     pub warnings: Vec<String>,
+    /// The live thread starts at a record whose parent is not in the file.
+    pub cut_short: bool,
 }
 
 impl Transcript {
@@ -158,6 +160,7 @@ impl Transcript {
             rank: vec![usize::MAX; n],
             truncated_tail,
             warnings,
+            cut_short: false,
         };
         t.trace();
         Ok(t)
@@ -226,6 +229,7 @@ impl Transcript {
             cur = self.parent(i);
             if cur.is_none() {
                 if let Some(p) = &self.recs[i].parent {
+                    self.cut_short = true;
                     self.warnings.push(format!(
                         "line {}: parent record {p} is not in this file; the thread starts here",
                         self.recs[i].line + 1

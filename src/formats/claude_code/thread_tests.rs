@@ -107,3 +107,67 @@ fn a_segment_that_does_not_reach_its_head_is_a_warning() {
     assert!(s.warnings[0].contains("not counted"), "{:?}", s.warnings);
     assert_eq!(s.messages.len(), 1);
 }
+
+fn answer(uuid: &str, parent: &str, text: &str, input: u64) -> String {
+    rec(
+        uuid,
+        Some(parent),
+        &format!(
+            r#""type":"assistant","message":{{"id":"m-{uuid}","role":"assistant","model":"claude-x","content":[{{"type":"text","text":"{text}"}}],"usage":{{"input_tokens":3,"cache_read_input_tokens":{input},"output_tokens":5}}}}"#
+        ),
+    )
+}
+
+fn plain_boundary(uuid: &str) -> String {
+    rec(
+        uuid,
+        None,
+        r#""type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto"}"#,
+    )
+}
+
+#[test]
+fn a_thread_just_compacted_is_marked_and_its_thread_before_read_back() {
+    let lines = [
+        user("u1", None, "first"),
+        answer("a1", "u1", "one", 20_000),
+        user("u2", Some("a1"), "second"),
+        answer("a2", "u2", "two", 30_000),
+        plain_boundary("b"),
+        summary("s", "b", "what happened"),
+    ];
+    let text = lines.join("\n") + "\n";
+    let s = read(text.clone()).unwrap();
+    // No report describes the thread after the boundary (line 5).
+    assert!(s.reported_usage.is_none());
+    assert_eq!(s.agent_limits.compacted_at, Some(4));
+    let doc = LinesDoc::new(text.clone());
+    let (held, u) = super::super::before_compaction(&doc, 4).unwrap();
+    // The latest report before the boundary, the messages its request held, and the
+    // earlier report (the hidden part is measured at the earliest).
+    assert_eq!((u.input_tokens, u.request_end), (30_003, Some(3)));
+    assert_eq!(u.earlier, vec![(1, 20_003)]);
+    assert_eq!(held.len(), 3);
+    // Once the agent answers after the boundary, its report is the live usage.
+    let answered = text + &answer("a3", "s", "three", 9_000) + "\n";
+    let s = read(answered).unwrap();
+    assert_eq!(s.agent_limits.compacted_at, None);
+    assert_eq!(s.reported_usage.unwrap().input_tokens, 9_003);
+}
+
+#[test]
+fn an_excerpt_is_not_measured_before_its_compaction() {
+    // The thread before the boundary starts at a parent the file does not hold.
+    let lines = [
+        user("u1", Some("gone"), "first"),
+        answer("a1", "u1", "one", 20_000),
+        plain_boundary("b"),
+        summary("s", "b", "what happened"),
+    ];
+    let text = lines.join("\n") + "\n";
+    assert_eq!(
+        read(text.clone()).unwrap().agent_limits.compacted_at,
+        Some(2)
+    );
+    assert!(super::super::before_compaction(&LinesDoc::new(text), 2).is_none());
+}

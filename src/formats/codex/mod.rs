@@ -673,6 +673,8 @@ mod tests {
                 instructions_read: false,
                 prompt_measured: false,
                 agent_version: None,
+                compacted_at: None,
+                hidden_before_compaction: None,
             }
         );
         // A compaction (or a later answer) ends it.
