@@ -44,7 +44,7 @@ fn files(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// What a read-only command shows of a tallied session.
+/// What a read-only command shows of a counted session.
 fn figures(t: &Counted) -> String {
     format!(
         "{:?}\n{:?} {:?} {} {} {}\n{:?}\n{:?}\n{} {:?} {:?}\n{:?}\n{:?}",
@@ -170,7 +170,7 @@ fn a_session_just_compacted_by_its_agent_streams_as_read_whole() {
             continue;
         };
         let whole = load::load_for_reading(&ctx, &file).unwrap();
-        let want = tallied::of_loaded(&ctx, whole, wants, None);
+        let want = counted::of_loaded(&ctx, whole, wants, None);
         assert_eq!(
             figures(&got),
             figures(&want),
