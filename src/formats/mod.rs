@@ -3,7 +3,10 @@
 //!
 //! [`CODECS`] is the one table of formats: `--format` values, detection, hints and every
 //! per-format decision come from it, and [`Format::codec`] is the only `match` on the
-//! format enum. Adding a format is a new folder here and a line in that table.
+//! format enum. Adding a format is a new folder here and a line in that table (with its
+//! `Format` variant and arm). An agent's knowledge beyond its records (stores, programs,
+//! resuming, its database) is its folder's [`agent::AgentInfo`], from
+//! [`Codec::agent_info`].
 //!
 //! Shared by the codecs: provider-shaped messages ([`message`]), JSONL records ([`jsonl`]),
 //! raw JSONL lines ([`raw`]) and their rewriting ([`lines_out`]), edits of tool results
