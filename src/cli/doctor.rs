@@ -205,7 +205,12 @@ fn agent_store(path: &Path, database: bool) -> (&'static str, String) {
     let n = count_sessions(path, 4, 100_000);
     (
         "ok",
-        format!("{} ({} session files)", path.display(), thousands(n as u64)),
+        format!(
+            "{} ({} session file{})",
+            path.display(),
+            thousands(n as u64),
+            if n == 1 { "" } else { "s" }
+        ),
     )
 }
 

@@ -122,10 +122,10 @@ pub fn of_file_name(name: &str) -> Option<&'static DbAgent> {
     all().find(|a| a.file_name == name)
 }
 
-/// The agent whose database `path` is; a database that is none of theirs goes to the
-/// first, whose reading then says what it lacks.
+/// The agent whose database `path` is (by its tables); `None` for a database that is
+/// none of theirs, or that SQLite cannot read.
 pub fn of_database(path: &Path) -> Option<&'static DbAgent> {
-    all().find(|a| (a.is_mine)(path)).or_else(|| all().next())
+    all().find(|a| (a.is_mine)(path))
 }
 
 /// Whether the SQLite database at `path` can be opened and has every one of `tables`.

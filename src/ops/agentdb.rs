@@ -17,9 +17,11 @@ pub struct Selected {
 /// `path`, read-only.
 pub fn read(path: &Path, wanted: Option<&str>) -> anyhow::Result<Selected> {
     let agent = dbagent::of_database(path).ok_or_else(|| {
+        let names: Vec<&str> = dbagent::all().map(|a| a.store.agent).collect();
         anyhow::anyhow!(
-            "{}: no agent keeps its sessions in a database",
-            path.display()
+            "{}: not the session database of an agent ctxctl reads ({}): it lacks their tables",
+            path.display(),
+            names.join(", ")
         )
     })?;
     let (session, text) = (agent.read)(path, wanted)?;

@@ -30,7 +30,7 @@ pub struct Resume {
 
 /// A session no agent resumes: its format is not an agent's.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}: a {format} session is not an agent's: there is nothing to resume it with (--resume takes Claude Code, Codex, Gemini CLI, goose and OpenCode sessions)")]
+#[error("{path}: the {format} format is no agent's own: there is nothing to resume it with (--resume takes the sessions of an agent: Claude Code, Codex, Gemini CLI, goose, OpenCode, Copilot CLI)")]
 pub struct NotAnAgent {
     pub path: String,
     pub format: &'static str,
