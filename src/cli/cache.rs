@@ -2,10 +2,13 @@
 
 use clap::{Args, Subcommand};
 
+use serde::Serialize;
+
 use crate::cache::digest::DigestStore;
 use crate::cache::CountStore;
 use crate::context::Context;
 use crate::exit::ExitStatus;
+use crate::render::{Printer, Report};
 
 /// Manage the token-count cache (counts remembered across runs).
 #[derive(Debug, Args)]
@@ -34,12 +37,9 @@ pub fn run(ctx: &Context, args: &CacheArgs) -> anyhow::Result<ExitStatus> {
     match args.action {
         CacheAction::Path => {
             let dir = path.parent().unwrap_or(&path);
-            if ctx.printer.json {
-                ctx.printer
-                    .json(&serde_json::json!({ "path": dir.display().to_string() }))?;
-            } else {
-                ctx.printer.line(&dir.display().to_string())?;
-            }
+            ctx.printer.report(&CachePath {
+                path: dir.display().to_string(),
+            })?;
         }
         CacheAction::Clear => {
             let mut removed = CountStore::clear(&path)
@@ -49,18 +49,44 @@ pub fn run(ctx: &Context, args: &CacheArgs) -> anyhow::Result<ExitStatus> {
                     anyhow::anyhow!("cannot remove {}: {e}", digests.dir().display())
                 })?;
             }
-            if ctx.printer.json {
-                ctx.printer
-                    .json(&serde_json::json!({ "removed": removed }))?;
-                return Ok(ExitStatus::Success);
-            }
-            ctx.printer.note(&if removed {
-                let dir = path.parent().unwrap_or(&path);
-                format!("removed the cache in {}", dir.display())
-            } else {
-                "the cache was already empty".to_string()
-            });
+            let dir = path.parent().unwrap_or(&path);
+            ctx.printer.report(&Cleared {
+                removed,
+                dir: dir.display().to_string(),
+            })?;
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// `cache path`: the cache's directory.
+#[derive(Serialize)]
+struct CachePath {
+    path: String,
+}
+
+impl Report for CachePath {
+    fn human(&self, p: &Printer) -> anyhow::Result<()> {
+        Ok(p.line(&self.path)?)
+    }
+}
+
+/// `cache clear`: whether there was anything to remove.
+#[derive(Serialize)]
+struct Cleared {
+    removed: bool,
+    /// Where it was (said to a person only).
+    #[serde(skip)]
+    dir: String,
+}
+
+impl Report for Cleared {
+    fn human(&self, p: &Printer) -> anyhow::Result<()> {
+        p.note(&if self.removed {
+            format!("removed the cache in {}", self.dir)
+        } else {
+            "the cache was already empty".to_string()
+        });
+        Ok(())
+    }
 }

@@ -12,7 +12,7 @@ use crate::exit::ExitStatus;
 use crate::ops::load::{self, Loaded};
 use crate::render::preview::preview;
 use crate::render::table::thousands;
-use crate::render::Style;
+use crate::render::{Printer, Report, Style};
 
 /// Compare two sessions message by message.
 #[derive(Debug, Args)]
@@ -83,11 +83,7 @@ pub fn run(ctx: &Context, args: &DiffArgs) -> anyhow::Result<ExitStatus> {
     let b = load::load_for_reading(ctx, b)?;
     let changes = align(&a.session.messages, &b.session.messages);
     let report = report(&a, &b, &changes, args.all);
-    if ctx.printer.json {
-        ctx.printer.json(&report)?;
-    } else {
-        print_human(ctx, &report)?;
-    }
+    ctx.printer.report(&report)?;
     Ok(if report.same {
         ExitStatus::Success
     } else {
@@ -169,47 +165,48 @@ fn report(a: &Loaded, b: &Loaded, changes: &[Change], all: bool) -> DiffReport {
     r
 }
 
-fn print_human(ctx: &Context, r: &DiffReport) -> anyhow::Result<()> {
-    let p = &ctx.printer;
-    let head = |mark: &str, s: &Side| {
-        format!(
-            "{mark} {}  ({}, {} messages, {} tokens)",
-            s.path,
-            s.format,
-            s.messages,
-            thousands(s.tokens as u64)
-        )
-    };
-    p.line(&p.paint(&head("---", &r.a), Style::Bold))?;
-    p.line(&p.paint(&head("+++", &r.b), Style::Bold))?;
-    let idx = |i: Option<usize>| i.map_or_else(String::new, |i| format!("#{i}"));
-    let n = |t: Option<usize>| t.map_or_else(String::new, |t| thousands(t as u64));
-    for e in &r.changes {
-        let (mark, style, tokens) = match e.op {
-            "removed" => ("-", Style::Red, n(e.tokens_before)),
-            "added" => ("+", Style::Green, n(e.tokens_after)),
-            "edited" => (
-                "~",
-                Style::Yellow,
-                format!("{} → {}", n(e.tokens_before), n(e.tokens_after)),
-            ),
-            _ => (" ", Style::Dim, n(e.tokens_after)),
+impl Report for DiffReport {
+    fn human(&self, p: &Printer) -> anyhow::Result<()> {
+        let r = self;
+        let head = |mark: &str, s: &Side| {
+            format!(
+                "{mark} {}  ({}, {} messages, {} tokens)",
+                s.path,
+                s.format,
+                s.messages,
+                thousands(s.tokens as u64)
+            )
         };
-        let line = format!(
-            "{mark} {:>6} {:>6}  {:<9} {:>15}  {}",
-            idx(e.a_index),
-            idx(e.b_index),
-            e.role,
-            tokens,
-            e.preview
-        );
-        p.line(&p.paint(&line, style))?;
-    }
-    if r.same {
-        p.note(&format!("same {} messages", r.kept));
-        return Ok(());
-    }
-    p.note(&format!(
+        p.line(&p.paint(&head("---", &r.a), Style::Bold))?;
+        p.line(&p.paint(&head("+++", &r.b), Style::Bold))?;
+        let idx = |i: Option<usize>| i.map_or_else(String::new, |i| format!("#{i}"));
+        let n = |t: Option<usize>| t.map_or_else(String::new, |t| thousands(t as u64));
+        for e in &r.changes {
+            let (mark, style, tokens) = match e.op {
+                "removed" => ("-", Style::Red, n(e.tokens_before)),
+                "added" => ("+", Style::Green, n(e.tokens_after)),
+                "edited" => (
+                    "~",
+                    Style::Yellow,
+                    format!("{} → {}", n(e.tokens_before), n(e.tokens_after)),
+                ),
+                _ => (" ", Style::Dim, n(e.tokens_after)),
+            };
+            let line = format!(
+                "{mark} {:>6} {:>6}  {:<9} {:>15}  {}",
+                idx(e.a_index),
+                idx(e.b_index),
+                e.role,
+                tokens,
+                e.preview
+            );
+            p.line(&p.paint(&line, style))?;
+        }
+        if r.same {
+            p.note(&format!("same {} messages", r.kept));
+            return Ok(());
+        }
+        p.note(&format!(
         "removed {} ({} tokens), edited {} ({} → {} tokens), added {} ({} tokens), kept {}: {} → {} tokens",
         r.removed,
         thousands(r.removed_tokens as u64),
@@ -222,5 +219,6 @@ fn print_human(ctx: &Context, r: &DiffReport) -> anyhow::Result<()> {
         thousands(r.a.tokens as u64),
         thousands(r.b.tokens as u64),
     ));
-    Ok(())
+        Ok(())
+    }
 }

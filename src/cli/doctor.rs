@@ -12,7 +12,7 @@ use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::formats::agent::default_stores;
 use crate::render::table::{table, thousands};
-use crate::render::Style;
+use crate::render::{Printer, Report, Style};
 
 mod versions;
 
@@ -108,28 +108,7 @@ pub fn run(ctx: &Context, _args: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     push("llm", status, detail);
 
     let ok = checks.iter().all(|c| c.status != "fail");
-    if ctx.printer.json {
-        ctx.printer.json(&DoctorReport { ok, checks })?;
-    } else {
-        let rows: Vec<Vec<String>> = checks
-            .iter()
-            .map(|c| {
-                let style = match c.status {
-                    "ok" => Style::Green,
-                    "fail" => Style::Red,
-                    "warn" => Style::Yellow,
-                    _ => Style::Dim,
-                };
-                vec![
-                    ctx.printer.paint(c.status, style),
-                    c.check.clone(),
-                    c.detail.clone(),
-                ]
-            })
-            .collect();
-        ctx.printer
-            .line(&table(&["status", "check", "detail"], &rows, &[]))?;
-    }
+    ctx.printer.report(&DoctorReport { ok, checks })?;
     Ok(if ok {
         ExitStatus::Success
     } else {
@@ -271,5 +250,26 @@ fn llm(ctx: &Context) -> (&'static str, String) {
             "fail",
             format!("{} does not accept connections", base.value),
         )
+    }
+}
+
+impl Report for DoctorReport {
+    /// One row per check, its status coloured.
+    fn human(&self, p: &Printer) -> anyhow::Result<()> {
+        let rows: Vec<Vec<String>> = self
+            .checks
+            .iter()
+            .map(|c| {
+                let style = match c.status {
+                    "ok" => Style::Green,
+                    "fail" => Style::Red,
+                    "warn" => Style::Yellow,
+                    _ => Style::Dim,
+                };
+                vec![p.paint(c.status, style), c.check.clone(), c.detail.clone()]
+            })
+            .collect();
+        p.line(&table(&["status", "check", "detail"], &rows, &[]))?;
+        Ok(())
     }
 }

@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::render::table::{Cell, Table};
+use crate::render::{Printer, Report};
 
 /// List known models: context window, max output and tokenizer.
 #[derive(Debug, Args)]
@@ -38,47 +39,65 @@ pub fn run(ctx: &Context, args: &ModelsArgs) -> anyhow::Result<ExitStatus> {
             max_output_tokens: m.max_output_tokens,
         })
         .collect();
-    if ctx.printer.json {
-        ctx.printer.json(&rows)?;
-    } else if rows.is_empty() && !ctx.printer.tsv {
-        ctx.printer.note(&format!("no model matches {pattern:?}"));
-    } else {
-        let mut t = Table::new(if ctx.printer.tsv {
-            &[
-                "id",
-                "context_window",
-                "max_output_tokens",
-                "tokenizer",
-                "exact",
-            ]
-        } else {
-            &["model", "context", "max output", "tokenizer"]
-        });
-        for r in &rows {
-            let mut row = vec![
-                Cell::text(&r.id),
-                Cell::Num(r.context_window),
-                match r.max_output_tokens {
-                    Some(n) => Cell::Num(n),
-                    None if ctx.printer.tsv => Cell::None,
-                    None => Cell::text("unknown"),
-                },
-            ];
-            if ctx.printer.tsv {
-                row.push(Cell::text(r.tokenizer));
-                row.push(Cell::text(r.exact.to_string()));
-            } else if r.exact {
-                row.push(Cell::text(r.tokenizer));
-            } else {
-                row.push(Cell::text(format!("{} (estimate)", r.tokenizer)));
-            }
-            t.push(row);
-        }
-        ctx.printer.table(&t)?;
-    }
-    Ok(if rows.is_empty() {
+    let empty = rows.is_empty();
+    ctx.printer.report(&Models {
+        rows,
+        pattern: pattern.to_string(),
+    })?;
+    Ok(if empty {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
     })
+}
+
+/// The models a pattern matched (`--json`: the rows alone).
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Models {
+    rows: Vec<ModelRow>,
+    #[serde(skip)]
+    pattern: String,
+}
+
+impl Report for Models {
+    fn human(&self, p: &Printer) -> anyhow::Result<()> {
+        if self.rows.is_empty() && !p.tsv {
+            p.note(&format!("no model matches {:?}", self.pattern));
+        } else {
+            let mut t = Table::new(if p.tsv {
+                &[
+                    "id",
+                    "context_window",
+                    "max_output_tokens",
+                    "tokenizer",
+                    "exact",
+                ]
+            } else {
+                &["model", "context", "max output", "tokenizer"]
+            });
+            for r in &self.rows {
+                let mut row = vec![
+                    Cell::text(&r.id),
+                    Cell::Num(r.context_window),
+                    match r.max_output_tokens {
+                        Some(n) => Cell::Num(n),
+                        None if p.tsv => Cell::None,
+                        None => Cell::text("unknown"),
+                    },
+                ];
+                if p.tsv {
+                    row.push(Cell::text(r.tokenizer));
+                    row.push(Cell::text(r.exact.to_string()));
+                } else if r.exact {
+                    row.push(Cell::text(r.tokenizer));
+                } else {
+                    row.push(Cell::text(format!("{} (estimate)", r.tokenizer)));
+                }
+                t.push(row);
+            }
+            p.table(&t)?;
+        }
+        Ok(())
+    }
 }

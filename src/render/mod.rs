@@ -14,6 +14,13 @@ use std::io::{self, IsTerminal, Write};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
+/// A command's result as one value that both `--json` and the human output render
+/// ([`Printer::report`]), so that the two cannot say different things.
+pub trait Report: Serialize {
+    /// Prints the result for a person.
+    fn human(&self, p: &Printer) -> anyhow::Result<()>;
+}
+
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
@@ -159,6 +166,16 @@ impl Printer {
             self.line(&t.tsv())
         } else {
             self.line(&t.human_within(self.width))
+        }
+    }
+
+    /// A command's result: as JSON under `--json`, else for a person ([`Report::human`]).
+    pub fn report<R: Report + ?Sized>(&self, report: &R) -> anyhow::Result<()> {
+        if self.json {
+            self.json(report)?;
+            Ok(())
+        } else {
+            report.human(self)
         }
     }
 

@@ -11,6 +11,7 @@ use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::ops::store::clock;
 use crate::render::table::thousands;
+use crate::render::{Printer, Report};
 
 #[derive(Debug, Args)]
 #[command(
@@ -94,28 +95,36 @@ fn remove(
             crate::ops::retention::remove(ctx, store, &e.session, &e.path)?;
         }
     }
-    if ctx.printer.json {
-        ctx.printer.json(&Removed {
-            removed: entries.to_vec(),
-            bytes,
-            dry_run,
-        })?;
-        return Ok(ExitStatus::Success);
-    }
-    let verb = if dry_run { "would remove" } else { "removed" };
-    for e in entries {
-        ctx.printer.line(&format!(
-            "{verb} {}  ({}, {} messages, {} bytes)",
-            e.id,
-            e.timestamp,
-            e.messages,
-            thousands(e.bytes)
-        ))?;
-    }
-    ctx.printer.note(&format!(
-        "{verb} {} archive(s), {} bytes",
-        entries.len(),
-        thousands(bytes)
-    ));
+    ctx.printer.report(&Removed {
+        removed: entries.to_vec(),
+        bytes,
+        dry_run,
+    })?;
     Ok(ExitStatus::Success)
+}
+
+impl Report for Removed<'_> {
+    /// One line per archive, then the total.
+    fn human(&self, p: &Printer) -> anyhow::Result<()> {
+        let verb = if self.dry_run {
+            "would remove"
+        } else {
+            "removed"
+        };
+        for e in &self.removed {
+            p.line(&format!(
+                "{verb} {}  ({}, {} messages, {} bytes)",
+                e.id,
+                e.timestamp,
+                e.messages,
+                thousands(e.bytes)
+            ))?;
+        }
+        p.note(&format!(
+            "{verb} {} archive(s), {} bytes",
+            self.removed.len(),
+            thousands(self.bytes)
+        ));
+        Ok(())
+    }
 }
