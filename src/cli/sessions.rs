@@ -15,6 +15,7 @@ use crate::ops::sessions::{self, Candidate, Measured};
 use crate::ops::{batch, load};
 use crate::render::json::{SessionRow, SessionsReport};
 use crate::render::table::{Cell, Table};
+use crate::render::{Printer, Report};
 
 const AFTER_HELP: &str = "\
 Without DIRs, the agents' own stores are searched: Claude Code ($CLAUDE_CONFIG_DIR or
@@ -102,32 +103,53 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<ExitStatus> {
         },
     )?;
     sort(&mut rows, args.sort, args.reverse);
-    if ctx.printer.json {
-        ctx.printer.json(&SessionsReport { sessions: rows })?;
-        return Ok(status);
-    }
-    if rows.is_empty() && !ctx.printer.tsv {
-        ctx.printer.note(if roots.is_empty() {
-            "no agent session store found (see `ctxctl doctor`)"
-        } else {
-            "no session found"
-        });
-        return Ok(status);
-    }
     let now = crate::ops::store::clock(ctx)?.unix();
-    let home = ctx.env.get("HOME").map(PathBuf::from);
-    ctx.printer
-        .table(&table(&rows, ctx.printer.tsv, now, home))?;
-    if !ctx.printer.tsv {
-        let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
-        ctx.printer.note(&format!(
-            "{} session(s): {} over, {} to compact",
-            rows.len(),
-            count("over"),
-            count("compact")
-        ));
-    }
+    ctx.printer.report(&Listing {
+        report: SessionsReport { sessions: rows },
+        no_store: roots.is_empty(),
+        now,
+        home: ctx.env.get("HOME").map(PathBuf::from),
+    })?;
     Ok(status)
+}
+
+/// The sessions listed: `--json` gives the report; a person also learns when there was
+/// no agent store to look in, and sees times as ages and paths from `~`.
+#[derive(serde::Serialize)]
+struct Listing {
+    #[serde(flatten)]
+    report: SessionsReport,
+    #[serde(skip)]
+    no_store: bool,
+    #[serde(skip)]
+    now: i64,
+    #[serde(skip)]
+    home: Option<PathBuf>,
+}
+
+impl Report for Listing {
+    fn human(&self, p: &Printer) -> anyhow::Result<()> {
+        let rows = &self.report.sessions;
+        if rows.is_empty() && !p.tsv {
+            p.note(if self.no_store {
+                "no agent session store found (see `ctxctl doctor`)"
+            } else {
+                "no session found"
+            });
+            return Ok(());
+        }
+        p.table(&table(rows, p.tsv, self.now, self.home.clone()))?;
+        if !p.tsv {
+            let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
+            p.note(&format!(
+                "{} session(s): {} over, {} to compact",
+                rows.len(),
+                count("over"),
+                count("compact")
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn row(c: &Candidate, m: Result<Measured, String>, archives: usize) -> SessionRow {
