@@ -13,6 +13,7 @@ use crate::archive::{ArchiveFile, ArchiveStore};
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::render::table::{thousands, Cell, Table};
+use crate::render::{Printer, Report};
 
 #[derive(Debug, Subcommand)]
 #[command(
@@ -137,46 +138,63 @@ fn ls(ctx: &Context, store: &ArchiveStore, args: &LsArgs) -> anyhow::Result<Exit
         Err(crate::archive::ArchiveError::NotFound(_)) if name.is_some() => Vec::new(),
         r => r?,
     };
-    if ctx.printer.json {
-        ctx.printer.json(&entries)?;
-        return Ok(ExitStatus::Success);
-    }
-    if entries.is_empty() && !ctx.printer.tsv {
-        let whose = args
-            .name
-            .as_ref()
-            .map(|n| format!(" for {n}"))
-            .unwrap_or_default();
-        ctx.printer.note(&format!("no archives{whose}"));
-        return Ok(ExitStatus::Success);
-    }
-    let mut t = Table::new(if ctx.printer.tsv {
-        &["id", "timestamp", "messages", "tokens", "bytes", "restored"]
-    } else {
-        &["id", "time", "messages", "tokens", "bytes", "restored"]
-    });
-    for e in &entries {
-        t.push(vec![
-            Cell::text(&e.id),
-            Cell::text(&e.timestamp),
-            Cell::Num(e.messages as u64),
-            Cell::Num(e.tokens as u64),
-            Cell::Num(e.bytes),
-            e.restored
-                .as_ref()
-                .map_or(Cell::None, |r| Cell::text(&r.at)),
-        ]);
-    }
-    ctx.printer.table(&t)?;
-    if !ctx.printer.tsv {
-        let total: u64 = entries.iter().map(|e| e.bytes).sum();
-        ctx.printer.note(&format!(
-            "{} archive(s), {} bytes",
-            entries.len(),
-            thousands(total)
-        ));
-    }
+    ctx.printer.report(&Listed {
+        entries,
+        name: args.name.clone(),
+    })?;
     Ok(ExitStatus::Success)
+}
+
+/// `archive ls`: the archives (`--json`: the list alone).
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Listed {
+    entries: Vec<crate::archive::ArchiveEntry>,
+    /// The session asked for, said when it has none.
+    #[serde(skip)]
+    name: Option<String>,
+}
+
+impl Report for Listed {
+    fn human(&self, p: &Printer) -> anyhow::Result<()> {
+        let entries = &self.entries;
+        if entries.is_empty() && !p.tsv {
+            let whose = self
+                .name
+                .as_ref()
+                .map(|n| format!(" for {n}"))
+                .unwrap_or_default();
+            p.note(&format!("no archives{whose}"));
+            return Ok(());
+        }
+        let mut t = Table::new(if p.tsv {
+            &["id", "timestamp", "messages", "tokens", "bytes", "restored"]
+        } else {
+            &["id", "time", "messages", "tokens", "bytes", "restored"]
+        });
+        for e in entries {
+            t.push(vec![
+                Cell::text(&e.id),
+                Cell::text(&e.timestamp),
+                Cell::Num(e.messages as u64),
+                Cell::Num(e.tokens as u64),
+                Cell::Num(e.bytes),
+                e.restored
+                    .as_ref()
+                    .map_or(Cell::None, |r| Cell::text(&r.at)),
+            ]);
+        }
+        p.table(&t)?;
+        if !p.tsv {
+            let total: u64 = entries.iter().map(|e| e.bytes).sum();
+            p.note(&format!(
+                "{} archive(s), {} bytes",
+                entries.len(),
+                thousands(total)
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn show(ctx: &Context, store: &ArchiveStore, args: &ShowArgs) -> anyhow::Result<ExitStatus> {
