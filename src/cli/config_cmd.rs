@@ -7,6 +7,7 @@ use crate::config::Source;
 use crate::context::Context;
 use crate::exit::ExitStatus;
 use crate::render::table::table;
+use crate::render::{Printer, Report};
 
 /// Show the effective settings and their sources.
 #[derive(Debug, Args)]
@@ -35,34 +36,47 @@ struct Setting {
 pub fn run(ctx: &Context, args: &ConfigArgs) -> anyhow::Result<ExitStatus> {
     if let Some(ConfigAction::Path) = args.action {
         let path = ctx.settings.config_path.as_ref().map(|(p, _)| p);
-        if ctx.printer.json {
-            // `exists`: a config file is optional; the path is where it would be read.
-            ctx.printer.json(&serde_json::json!({
-                "path": path.map(|p| p.display().to_string()),
-                "exists": path.is_some_and(|p| p.is_file()),
-            }))?;
-            return Ok(ExitStatus::Success);
-        }
-        match path {
-            Some(p) => ctx.printer.line(&p.display().to_string())?,
-            None => ctx
-                .printer
-                .note("no config file (--no-config, or no home directory)"),
-        }
+        ctx.printer.report(&ConfigPath {
+            path: path.map(|p| p.display().to_string()),
+            exists: path.is_some_and(|p| p.is_file()),
+        })?;
         return Ok(ExitStatus::Success);
     }
-    let settings = settings(ctx)?;
-    if ctx.printer.json {
-        ctx.printer.json(&settings)?;
-    } else {
-        let rows: Vec<Vec<String>> = settings
-            .iter()
+    ctx.printer.report(&Settings(settings(ctx)?))?;
+    Ok(ExitStatus::Success)
+}
+
+/// `config path`: where the config file is read from. `exists`: a config file is
+/// optional; the path is where it would be read.
+#[derive(Serialize)]
+struct ConfigPath {
+    path: Option<String>,
+    exists: bool,
+}
+
+impl Report for ConfigPath {
+    fn human(&self, p: &Printer) -> anyhow::Result<()> {
+        match &self.path {
+            Some(path) => p.line(path)?,
+            None => p.note("no config file (--no-config, or no home directory)"),
+        }
+        Ok(())
+    }
+}
+
+/// `config`: every setting, its value and where it came from (`--json`: the rows).
+#[derive(Serialize)]
+#[serde(transparent)]
+struct Settings(Vec<Setting>);
+
+impl Report for Settings {
+    fn human(&self, p: &Printer) -> anyhow::Result<()> {
+        let rows: Vec<Vec<String>> = (self.0.iter())
             .map(|s| vec![s.key.to_string(), s.value.clone(), s.source.clone()])
             .collect();
-        ctx.printer
-            .line(&table(&["setting", "value", "from"], &rows, &[]))?;
+        p.line(&table(&["setting", "value", "from"], &rows, &[]))?;
+        Ok(())
     }
-    Ok(ExitStatus::Success)
 }
 
 /// The run's settings ([`crate::config::Settings`]) as rows; an invalid variable or file
