@@ -6,7 +6,18 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::env::{self, Env};
+/// The environment an agent's places are read from: the process's, or a test's.
+pub trait Vars {
+    /// The variable `name`, when set.
+    fn var(&self, name: &str) -> Option<&str>;
+}
+
+#[cfg(feature = "cli")]
+impl Vars for crate::config::Env {
+    fn var(&self, name: &str) -> Option<&str> {
+        self.get(name)
+    }
+}
 
 /// An agent, as ctxctl meets it outside its files.
 #[derive(Debug)]
@@ -17,7 +28,7 @@ pub struct AgentInfo {
     /// The npm package names a `node` process running it names (`claude-code`).
     pub packages: &'static [&'static str],
     /// Its default session stores for the user `env` describes (`env` has a `HOME`).
-    pub stores: fn(&Env, &Path) -> Vec<AgentStore>,
+    pub stores: fn(&dyn Vars, &Path) -> Vec<AgentStore>,
     /// How it resumes one of its sessions; `None`: it has no command for that.
     pub resume: Option<ResumeRule>,
     /// The id of the session whose file is at `path`, told by the file's place alone, for
@@ -74,8 +85,8 @@ impl AgentStore {
 
 /// The default stores of every agent ctxctl reads, for the user `env` describes, in the
 /// order of the codec table; none without a `HOME`.
-pub fn default_stores(env: &Env) -> Vec<AgentStore> {
-    let Some(home) = env.get(env::HOME).map(PathBuf::from) else {
+pub fn default_stores(env: &dyn Vars) -> Vec<AgentStore> {
+    let Some(home) = env.var("HOME").map(PathBuf::from) else {
         return Vec::new();
     };
     super::CODECS
@@ -87,8 +98,8 @@ pub fn default_stores(env: &Env) -> Vec<AgentStore> {
 
 /// The databases of the agents that keep their sessions in one, where each agent keeps it
 /// by default for the user `env` describes, whether or not they exist.
-pub fn default_databases(env: &Env) -> Vec<AgentStore> {
-    let home = env.get(env::HOME).map(PathBuf::from).unwrap_or_default();
+pub fn default_databases(env: &dyn Vars) -> Vec<AgentStore> {
+    let home = env.var("HOME").map(PathBuf::from).unwrap_or_default();
     super::CODECS
         .iter()
         .filter_map(|c| c.agent_info())
@@ -123,14 +134,13 @@ pub fn head_value(
 }
 
 /// The directory `var` names when it is set to an absolute path.
-pub fn absolute(env: &Env, var: &str) -> Option<PathBuf> {
-    env.get(var).map(PathBuf::from).filter(|p| p.is_absolute())
+pub fn absolute(env: &dyn Vars, var: &str) -> Option<PathBuf> {
+    env.var(var).map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
 /// The XDG data directory: `$XDG_DATA_HOME` when absolute, else `~/.local/share`.
-pub fn data_home(env: &Env) -> Option<PathBuf> {
-    absolute(env, env::XDG_DATA_HOME)
-        .or_else(|| absolute(env, env::HOME).map(|h| h.join(".local/share")))
+pub fn data_home(env: &dyn Vars) -> Option<PathBuf> {
+    absolute(env, "XDG_DATA_HOME").or_else(|| absolute(env, "HOME").map(|h| h.join(".local/share")))
 }
 
 /// Whether a process named `comm`, run with command line `argv`, is one of the agents
@@ -156,6 +166,7 @@ pub fn is_agent_process(comm: &str, argv: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Env;
 
     #[test]
     fn stores_follow_each_agents_variables() {

@@ -291,7 +291,7 @@ pub static AGENT: AgentInfo = AgentInfo {
     packages: &["claude-code"],
     stores: |env, home| {
         let root = env
-            .get("CLAUDE_CONFIG_DIR")
+            .var("CLAUDE_CONFIG_DIR")
             .map(std::path::PathBuf::from)
             .unwrap_or_else(|| home.join(".claude"));
         vec![AgentStore::dir("claude-code", root.join("projects"))]

@@ -413,7 +413,7 @@ pub static AGENT: AgentInfo = AgentInfo {
     packages: &["codex"],
     stores: |env, home| {
         let root = env
-            .get("CODEX_HOME")
+            .var("CODEX_HOME")
             .map(std::path::PathBuf::from)
             .unwrap_or_else(|| home.join(".codex"));
         vec![AgentStore::dir("codex", root.join("sessions"))]

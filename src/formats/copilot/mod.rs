@@ -62,7 +62,7 @@ pub static AGENT: AgentInfo = AgentInfo {
     packages: &["copilot"],
     stores: |env, home| {
         let root = env
-            .get("COPILOT_HOME")
+            .var("COPILOT_HOME")
             .map_or_else(|| home.join(".copilot"), PathBuf::from);
         vec![AgentStore::dir("copilot-cli", root.join("session-state"))]
     },

@@ -160,9 +160,8 @@ pub static DB: DbAgent = DbAgent {
 /// goose's session database, where goose (≥ 1.10) keeps it on Linux and macOS:
 /// `$GOOSE_PATH_ROOT/data/sessions/sessions.db` when that is absolute, else
 /// `${XDG_DATA_HOME:-~/.local/share}/goose/sessions/sessions.db`.
-pub fn default_path(env: &crate::config::Env) -> Option<std::path::PathBuf> {
-    use crate::config::env::GOOSE_PATH_ROOT;
-    if let Some(root) = super::agent::absolute(env, GOOSE_PATH_ROOT) {
+pub fn default_path(env: &dyn super::agent::Vars) -> Option<std::path::PathBuf> {
+    if let Some(root) = super::agent::absolute(env, "GOOSE_PATH_ROOT") {
         return Some(root.join("data/sessions/sessions.db"));
     }
     Some(super::agent::data_home(env)?.join("goose/sessions/sessions.db"))

@@ -215,7 +215,7 @@ fn row(s: SessionInfo) -> DbSession {
 
 /// OpenCode's database, where OpenCode (≥ 1.2) keeps it (`opencode db path`):
 /// `${XDG_DATA_HOME:-~/.local/share}/opencode/opencode.db`.
-pub fn default_path(env: &crate::config::Env) -> Option<std::path::PathBuf> {
+pub fn default_path(env: &dyn super::agent::Vars) -> Option<std::path::PathBuf> {
     Some(super::agent::data_home(env)?.join("opencode/opencode.db"))
 }
 
