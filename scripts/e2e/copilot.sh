@@ -7,7 +7,7 @@
 #
 # Installs the pinned @github/copilot from npm into a scratch directory, records a
 # multi-turn session with `view` tool calls against a fake OpenAI-compatible API on
-# 127.0.0.1 (copilot/fake_openai_server.py; COPILOT_OFFLINE=true, no GitHub sign-in), then
+# 127.0.0.1 (fake_openai_server.py; COPILOT_OFFLINE=true, no GitHub sign-in), then
 # checks (copilot/e2e.py): `ctxctl sessions` finds it, count and check read it; compact keeps
 # every other line byte for byte and `archive restore` gives the original back; after
 # `compact --in-place`, `copilot --resume=ID -p …` sends a valid request, smaller than the

@@ -6,7 +6,7 @@
 #
 # Installs the pinned opencode-ai from npm into a scratch directory, records a multi-turn
 # session with a `read` tool call against a fake OpenAI-compatible API on 127.0.0.1
-# (opencode/fake_openai_server.py), then checks (opencode/e2e.py): compact refuses a live
+# (fake_openai_server.py), then checks (opencode/e2e.py): compact refuses a live
 # session unless --include-live; it appends two messages and keeps every row;
 # `archive restore` removes them again; after `compact --in-place`,
 # `opencode run --session ID …` sends ctxctl's summary and not the removed middle's tool

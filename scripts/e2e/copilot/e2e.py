@@ -3,7 +3,7 @@
 network namespace).
 
 1. Records a multi-turn session with `view` tool calls of a large notes file against
-   fake_openai_server.py on 127.0.0.1 (COPILOT_OFFLINE=true, COPILOT_PROVIDER_BASE_URL):
+   ../fake_openai_server.py on 127.0.0.1 (COPILOT_OFFLINE=true, COPILOT_PROVIDER_BASE_URL):
    four `copilot -p` prompts, the later ones resuming with --continue.
 2. ctxctl finds the session below ~/.copilot/session-state (`sessions`), counts it as
    copilot-cli and checks it.
@@ -57,8 +57,8 @@ class Harness:
         self.notes = os.path.join(self.proj, "notes.txt")
         with open(self.notes, "w") as f:
             f.write("\n".join(lines) + "\n")
-        self.server = subprocess.Popen([sys.executable, os.path.join(HERE, "fake_openai_server.py"), str(PORT),
-                                        self.log], stderr=subprocess.DEVNULL)
+        self.server = subprocess.Popen([sys.executable, os.path.join(HERE, "..", "fake_openai_server.py"), str(PORT),
+                                        self.log, "view", "path"], stderr=subprocess.DEVNULL)
         time.sleep(1)
 
     def close(self):

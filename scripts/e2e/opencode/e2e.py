@@ -3,7 +3,7 @@
 namespace).
 
 1. Records a multi-turn session with a tool call (`read` of a large notes file) against
-   fake_openai_server.py on 127.0.0.1: three `opencode run` prompts, the last two resuming
+   ../fake_openai_server.py on 127.0.0.1: three `opencode run` prompts, the last two resuming
    with --continue.
 2. `ctxctl compact --session ID --in-place` is refused while the session looks live
    (nothing written); with --include-live it appends exactly two messages (OpenCode's
@@ -76,7 +76,7 @@ class Harness:
         self.notes = os.path.join(self.proj, "notes.txt")
         with open(self.notes, "w") as f:
             f.write("\n".join(lines) + "\n")
-        self.server = subprocess.Popen([sys.executable, os.path.join(HERE, "fake_openai_server.py"), str(PORT),
+        self.server = subprocess.Popen([sys.executable, os.path.join(HERE, "..", "fake_openai_server.py"), str(PORT),
                                         self.log], stderr=subprocess.DEVNULL)
         time.sleep(1)
 
