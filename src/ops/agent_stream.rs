@@ -12,7 +12,11 @@
 //! The figures are the whole-file reader's, held equal on every fixture by
 //! `tests/agent_stream.rs`. Whatever this path does not take as that reader would (a line
 //! it cannot parse, a record the reader would refuse) gives `None`: the caller reads the
-//! file whole, and words any error.
+//! file whole, and words any error. So does a file that changed between the passes other
+//! than by appending (a fetched record whose `uuid` is not the one the first pass indexed
+//! there, or a file shorter than the first pass read): an agent's appends leave every
+//! indexed record where it was, and a file replaced by a rename is still read through the
+//! open handle.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -90,7 +94,8 @@ pub fn tally(
             fetched.set(fetched.get() + text.len());
             texts.push(text);
         }
-        parse(&texts, threads)
+        let parsed = parse(&texts, threads)?;
+        unchanged(nodes, &parsed).then_some(parsed)
     };
     let mut emit = |m: Message| {
         batch.0.push(m);
@@ -104,7 +109,9 @@ pub fn tally(
     if !batch.0.is_empty() {
         count(&mut batch, &mut tally);
     }
-    if tally.len() != read.messages {
+    // Cut short between the passes: what the first pass saw is gone.
+    let now = file.metadata().ok()?.len();
+    if tally.len() != read.messages || now < fingerprint.len as u64 {
         return None;
     }
     // As a whole read gives them: the file's warnings, then the model's.
@@ -156,6 +163,17 @@ pub fn tally(
         tally,
         api: None,
     })
+}
+
+/// Whether each record fetched is the one the first pass indexed at its place (by its
+/// `uuid`); not so when the file was rewritten in place between the passes, and a whole
+/// read then words what it holds now.
+fn unchanged(nodes: &[&Node], parsed: &[serde_json::Value]) -> bool {
+    let same = |(n, v): (&&Node, &serde_json::Value)| {
+        let uuid = v.get("uuid").and_then(serde_json::Value::as_str);
+        n.uuid == uuid.map(skel::id)
+    };
+    nodes.len() == parsed.len() && nodes.iter().zip(parsed).all(same)
 }
 
 /// `texts` parsed as JSON on up to `threads` threads, in order.
@@ -243,4 +261,21 @@ fn block(block: &Block) -> Option<Vec<Line>> {
         }
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_rewritten_in_place_between_the_passes_is_seen() {
+        let first = r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
+        let (node, _, _) = skel::node(first, 0, 0).expect("a node");
+        let seen: serde_json::Value = serde_json::from_str(first).unwrap();
+        assert!(unchanged(&[&node], &[seen]));
+        let now = r#"{"type":"user","uuid":"u9","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
+        let now: serde_json::Value = serde_json::from_str(now).unwrap();
+        assert!(!unchanged(&[&node], &[now]));
+        assert!(!unchanged(&[&node], &[]));
+    }
 }
