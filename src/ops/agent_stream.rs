@@ -34,10 +34,12 @@ use crate::render::progress::Reading;
 use crate::session::{Format, Message, Part};
 use crate::tokens::Counter;
 
-/// Bytes of records counted at a time.
-const BATCH_BYTES: usize = 1 << 20;
+/// Bytes of message text counted at a time: enough for the counting threads to share
+/// (a transcript's records are mostly ids and metadata, so a batch cut by the records'
+/// bytes held too little text to be counted on more than one thread).
+const BATCH_TEXT: usize = 2 << 20;
 /// Messages counted at a time, at most.
-const BATCH_MESSAGES: usize = 4096;
+const BATCH_MESSAGES: usize = 16384;
 
 /// One line of a block: its node and the model it names, or a line that does not parse
 /// as JSON because it ends early (a truncated last line, if it is the last).
@@ -84,25 +86,23 @@ pub fn tally(
         tally.add(chunk);
     };
     bar.set_position(0);
-    let fetched = std::cell::Cell::new(0);
     let mut fetch = |nodes: &[&Node]| -> Option<Vec<serde_json::Value>> {
         let mut texts = Vec::with_capacity(nodes.len());
         for n in nodes {
             let mut text = vec![0; n.len as usize];
             file.read_exact_at(&mut text, n.at).ok()?;
             bar.set_position(n.at + u64::from(n.len));
-            fetched.set(fetched.get() + text.len());
             texts.push(text);
         }
         let parsed = parse(&texts, threads)?;
         unchanged(nodes, &parsed).then_some(parsed)
     };
     let mut emit = |m: Message| {
+        batch.1 += crate::tokens::parallel::approx_bytes(&m);
         batch.0.push(m);
-        let now = fetched.get();
-        if batch.0.len() >= BATCH_MESSAGES || now >= batch.1 + BATCH_BYTES {
+        if batch.0.len() >= BATCH_MESSAGES || batch.1 >= BATCH_TEXT {
             count(&mut batch, &mut tally);
-            batch.1 = now;
+            batch.1 = 0;
         }
     };
     let read = indexed::read(&index, traced, &mut fetch, &mut emit)?;
