@@ -101,6 +101,34 @@ def hidden(ctxctl, work, name, model, system, tools):
     return check_tokens(ctxctl, work, name + "-full", full) - bare
 
 
+def billed(ctxctl, work, name, body):
+    """The hidden part of a Claude Code request as the provider bills it: a tool sent with
+    `defer_loading: true` (tool search) is not loaded into the prompt until the model asks
+    for it, so its definition is not input. Returns (tokens, how many tools were deferred)."""
+    tools = body.get("tools") or []
+    loaded = [t for t in tools if not t.get("defer_loading")]
+    n = hidden(ctxctl, work, name, body.get("model"), body.get("system"), loaded)
+    # With tool search on, the deferred tools' names travel instead, as a user message the
+    # transcript does not store: part of the hidden part too.
+    listing = [m for m in body.get("messages") or []
+               if isinstance(m.get("content"), str) and m["content"].startswith("<available-deferred-tools>")]
+    if listing:
+        model = body.get("model")
+        bare = [{"role": "user", "content": "x"}]
+        n += (check_tokens(ctxctl, work, name + "-listing", {"model": model, "messages": listing + bare})
+              - check_tokens(ctxctl, work, name + "-listing-bare", {"model": model, "messages": bare}))
+    return n, len(tools) - len(loaded)
+
+
+def reminders(ctxctl, work, name, body, prompt):
+    """What the request's messages hold beyond the user's prompt (the context and
+    deferred-tool reminders Claude Code adds and does not store): informational."""
+    sent = check_tokens(ctxctl, work, name + "-msgs", {"model": body.get("model"), "messages": body["messages"]})
+    bare = check_tokens(ctxctl, work, name + "-prompt",
+                        {"model": body.get("model"), "messages": [{"role": "user", "content": prompt}]})
+    return sent - bare
+
+
 # --- Claude Code --------------------------------------------------------------------------
 
 def claude_code(a, version, work):
@@ -141,6 +169,18 @@ def claude_code(a, version, work):
                "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}", "ANTHROPIC_API_KEY": "sk-ant-fake",
                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
                "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1"}
+        if a.flag:
+            # A rollout flag's value as Anthropic's servers hand it out: read from the
+            # cached feature flags of ~/.claude.json, which Claude Code consults only
+            # when non-essential traffic is allowed (nothing leaves this machine anyway).
+            with open(os.path.join(home, ".claude.json"), "w") as f:
+                json.dump({"cachedGrowthBookFeatures": {k: json.loads(v) for k, v in (kv.split("=", 1) for kv in a.flag)}}, f)
+            for k in ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING"):
+                env.pop(k)
+        if a.tool_search:
+            # What users of api.anthropic.com get: Claude Code turns tool search off for a
+            # base URL that is not first-party, and this switch turns it back on.
+            env["ENABLE_TOOL_SEARCH"] = "true"
         try:
             r = sh([claude, "-p", prompt, "--output-format", "json", "--allowedTools", "Agent,Task"],
                    env=env, cwd=proj, timeout=300)
@@ -162,7 +202,8 @@ def claude_code(a, version, work):
     out["model"] = b.get("model")
     out["tools"] = len(b["tools"])
     out["main_bytes4"] = len(json.dumps(b.get("system", "")) + json.dumps(b["tools"])) // 4
-    out["main"] = hidden(a.ctxctl, work, "main", b.get("model"), b.get("system"), b["tools"])
+    out["main"], out["main_deferred"] = billed(a.ctxctl, work, "main", b)
+    out["main_reminders"] = reminders(a.ctxctl, work, "main", b, "[mp-main] hi")
     sub_tool = next((t for t in b["tools"] if t.get("name") in ("Agent", "Task")), None)
     if sub_tool is None:
         return out
@@ -181,7 +222,7 @@ def claude_code(a, version, work):
         s = sub[0]
         out["subagent_tools"] = len(s.get("tools") or [])
         out["subagent_bytes4"] = len(json.dumps(s.get("system", "")) + json.dumps(s.get("tools") or [])) // 4
-        out["subagent"] = hidden(a.ctxctl, work, "sub", s.get("model"), s.get("system"), s.get("tools"))
+        out["subagent"], out["subagent_deferred"] = billed(a.ctxctl, work, "sub", s)
     else:
         out["subagent_error"] = f"no subagent request (rc {r.returncode})"
     return out
@@ -255,6 +296,10 @@ def main():
     ap.add_argument("--ctxctl", required=True)
     ap.add_argument("--realclients", default=REALCLIENTS)
     ap.add_argument("--keep", action="store_true", help="keep each install and its logs in /tmp")
+    ap.add_argument("--flag", action="append", default=[], metavar="NAME=false",
+                    help="Claude Code: a feature flag's value (repeatable; the value as JSON)")
+    ap.add_argument("--tool-search", action="store_true",
+                    help="Claude Code: run with tool search on, as against api.anthropic.com")
     ap.add_argument("agent", choices=["claude-code", "codex"])
     ap.add_argument("versions", nargs="+")
     a = ap.parse_args()

@@ -35,6 +35,9 @@ pub struct Loaded {
     /// Read as `count` reads a file, its document's text left in the file (see
     /// [`crate::ops::json_reread`]).
     pub streamed: bool,
+    /// The hidden part of the next request the rewrite under way leaves, when it knows
+    /// where it cuts ([`Loaded::hidden_after_rewrite`]); reported and carried over.
+    pub hidden_after: Option<usize>,
 }
 
 impl Loaded {
@@ -61,6 +64,33 @@ impl Loaded {
             self.model.factor,
             crate::ops::prior::of(self.session.format, &self.session.agent_limits),
         )
+    }
+
+    /// The hidden part of the next request once a rewrite has replaced part of the
+    /// messages, the messages from `kept_from` on staying after its summary: what the
+    /// rewrite reports and carries to the file it wrote, so that the next `check` of that
+    /// file gives the same figure with or without the cache. A Claude Code transcript that
+    /// ctxctl compacts gets a `compact_boundary` before the kept messages, and `check`
+    /// measures its hidden part on the earliest report before that boundary, calibrated on
+    /// the reports before it ([`crate::ops::compacted`]): the same figure here. Not the
+    /// latest report's, which also holds what ctxctl's count of the long history missed
+    /// (and, calibrated, the ratio over that history), none of which is sent any more: on
+    /// a 160 MB transcript the two were 3.2M and 16K. Otherwise the prediction's own.
+    pub fn hidden_after_rewrite(&self, kept_from: Option<usize>) -> usize {
+        let p = self.prediction();
+        let agent = &self.session.agent_limits;
+        let (Some(u), Some(cut)) = (self.live_usage(), kept_from) else {
+            return self.hidden_after.unwrap_or(p.overhead);
+        };
+        if self.session.format != session::Format::ClaudeCode || agent.prompt_measured {
+            return p.overhead;
+        }
+        let before = u.before(cut);
+        before
+            .and_then(|u| {
+                crate::ops::predict::first_hidden_part(&u, &self.counts, self.model.factor)
+            })
+            .unwrap_or_else(|| crate::ops::prior::hidden(self.session.format, agent))
     }
 
     /// The context window the session's agent uses (see [`crate::ops::window`]).
@@ -526,6 +556,7 @@ pub(crate) fn counted_session(
         db_session: None,
         extra_tokens,
         streamed: false,
+        hidden_after: None,
     })
 }
 

@@ -7,20 +7,35 @@
 //! show them — never from the real users' sessions the accuracy benchmark scores
 //! (`scripts/bench-accuracy.py`, docs/ACCURACY.md):
 //!
-//! **Per version** (Codex: `CODEX_BY_VERSION`): the hidden part depends
+//! **Per version** (`CLAUDE_CODE_BY_VERSION`, `CODEX_BY_VERSION`): the hidden part depends
 //! on the agent's version, which the file records (Claude Code's `version` on its records,
 //! Codex's `session_meta.cli_version`; [`AgentLimits::agent_version`]). Each row was
 //! measured by `scripts/measure-priors.py`: it installs that version from npm, runs it once
 //! against the fake provider API of `../shared/realclients` (`claude -p "hi"` and a
 //! subagent it spawns; `codex exec "hi"` with the version's default model), and counts the
 //! recorded first request's hidden part with ctxctl (`check` of {system, tools, one
-//! message} minus {one message}). Claude Code: the system prompt and tool schemas.
-//! Codex: the tools (from 0.150 an `additional_tools` input item), plus the `instructions`
-//! when the rollout does not store the base instructions (up to 0.80 here). The nearest
-//! measured version at or below the session's wins (a pre-release counts as its release).
-//! Claude Code was measured the same way (1.0.17 to 2.1.197, docs/ACCURACY.md), but from
-//! 2.1.81 on its measured figures exceed what real users' first requests held, so its
-//! capture-based constants stay until that gap is explained.
+//! message} minus {one message}). Codex: the tools (from 0.150 an `additional_tools` input
+//! item), plus the `instructions` when the rollout does not store the base instructions
+//! (up to 0.80 here). The nearest measured version at or below the session's wins (a
+//! pre-release counts as its release).
+//!
+//! Claude Code: the system prompt and the tool schemas **as the provider bills them with
+//! tool search on**, as users of api.anthropic.com get it (`--tool-search`). From 2.1.69
+//! Claude Code defers most of its tools (`shouldDefer`: WebFetch, WebSearch, TodoWrite,
+//! NotebookEdit, the cron, plan-mode and worktree tools …, and every MCP tool): it sends
+//! their names in an `<available-deferred-tools>` message and a `ToolSearch` tool instead
+//! of their schemas. It does so only for a first-party base URL unless
+//! `ENABLE_TOOL_SEARCH` is set (its bundle logs "[ToolSearch:optimistic] disabled:
+//! ANTHROPIC_BASE_URL=… is not a first-party Anthropic host"), so a run against a local
+//! fake API sends every schema in full: measured that way, 2.1.81–2.1.150 came to
+//! 23–28K where their users' first requests held far less. The measurement sets
+//! `ENABLE_TOOL_SEARCH=true` and counts the tools not sent with `defer_loading` plus the
+//! deferred-tools message (which the transcript does not store). 2.1.69–2.1.81 also
+//! read a rollout flag (`tengu_defer_all_bn4`, default on in the bundle) that defers every
+//! tool, `Bash` and `Read` included; 2.1.87 on defer only the `shouldDefer` tools whatever
+//! the flag, so the rows take it off (`--flag tengu_defer_all_bn4=false`), which is what
+//! the later builds do. 2.1.69's subagent ran with `ToolSearch` alone even so: its
+//! subagent column is 2.1.78's.
 //!
 //! | Claude Code | main | subagent | | Codex | instructions + tools | tools |
 //! |---|---|---|---|---|---|---|
@@ -29,18 +44,20 @@
 //! | 1.0.100 | 15,296 | 11,458 | | 0.63.0 (gpt-5.1-codex) | 3,483 | 1,182 |
 //! | 2.0.0 | 15,160 | 11,010 | | 0.80.0 (gpt-5.1-codex-max) | 3,698 | 1,218 |
 //! | 2.0.50 | 16,639 | 11,966 | | 0.100.0 (gpt-5.2-codex) | 3,923 | 2,014 |
-//! | 2.1.12 | 19,802 | 11,474 | | 0.116.0 (gpt-5.3-codex) | 7,004 | 4,449 |
+//! | 2.1.12 | 20,503 | 12,174 | | 0.116.0 (gpt-5.3-codex) | 7,004 | 4,449 |
 //! | 2.1.37 | 19,717 | 11,948 | | 0.118.0 (gpt-5.3-codex) | 7,006 | 4,451 |
 //! | 2.1.39 | 19,638 | 11,868 | | 0.120.0 (gpt-5.3-codex) | 7,009 | 4,454 |
 //! | 2.1.63 | 20,933 | 12,347 | | 0.130.0 (gpt-5.5) | 8,928 | 4,548 |
-//! | 2.1.81 | 23,071 | 14,399 | | 0.140.0 (gpt-5.5) | 6,938 | 2,558 |
-//! | 2.1.87 | 25,761 | 14,228 | | 0.150.0 (gpt-5.6-sol) | 4,794 | 4,794 |
-//! | 2.1.90 | 26,054 | 14,271 | | 0.160.0 (gpt-6.1-sol) | 5,223 | 5,223 |
-//! | 2.1.92 | 26,053 | 14,268 | | | | |
-//! | 2.1.97 | 26,069 | 14,270 | | 0.169.0 (gpt-6.1-sol) | 6,048 | 6,048 |
-//! | 2.1.122 | 27,346 | 15,764 | | | | |
-//! | 2.1.150 | 27,736 | 14,903 | | | | |
-//! | 2.1.197 | 20,758 | 11,968 | | | | |
+//! | 2.1.69 (tool search) | 13,750 | 8,059 | | 0.140.0 (gpt-5.5) | 6,938 | 2,558 |
+//! | 2.1.78 | 13,248 | 8,059 | | 0.150.0 (gpt-5.6-sol) | 4,794 | 4,794 |
+//! | 2.1.81 | 13,247 | 8,059 | | 0.160.0 (gpt-6.1-sol) | 5,223 | 5,223 |
+//! | 2.1.87 | 15,749 | 7,769 | | 0.169.0 (gpt-6.1-sol) | 6,048 | 6,048 |
+//! | 2.1.90 | 16,042 | 7,812 | | | | |
+//! | 2.1.92 | 16,041 | 7,809 | | | | |
+//! | 2.1.97 | 16,057 | 7,811 | | | | |
+//! | 2.1.122 | 15,840 | 7,763 | | | | |
+//! | 2.1.150 | 17,321 | 7,928 | | | | |
+//! | 2.1.197 | 12,120 | 4,915 | | | | |
 //!
 //! (From Codex 0.150 the base instructions travel as a developer input item that the
 //! rollout stores, so both Codex columns are the tools.)
@@ -73,6 +90,31 @@ pub const CODEX: usize = 3_600;
 /// Gemini CLI's system instruction and tool declarations; neither its JSONL log nor its
 /// older `.json` chats store them.
 pub const GEMINI_CLI: usize = 10_300;
+
+/// Claude Code's hidden part per version, measured by `scripts/measure-priors.py
+/// --tool-search` on the first request of `claude -p` and of a subagent it spawns: `(main
+/// session, subagent)`, as the provider bills them with tool search on. Ascending.
+pub const CLAUDE_CODE_BY_VERSION: &[(AgentVersion, usize, usize)] = &[
+    ([1, 0, 17], 14_333, 10_635),
+    ([1, 0, 50], 14_504, 10_875),
+    ([1, 0, 100], 15_296, 11_458),
+    ([2, 0, 0], 15_160, 11_010),
+    ([2, 0, 50], 16_639, 11_966),
+    ([2, 1, 12], 20_503, 12_174),
+    ([2, 1, 37], 19_717, 11_948),
+    ([2, 1, 39], 19_638, 11_868),
+    ([2, 1, 63], 20_933, 12_347),
+    ([2, 1, 69], 13_750, 8_059),
+    ([2, 1, 78], 13_248, 8_059),
+    ([2, 1, 81], 13_247, 8_059),
+    ([2, 1, 87], 15_749, 7_769),
+    ([2, 1, 90], 16_042, 7_812),
+    ([2, 1, 92], 16_041, 7_809),
+    ([2, 1, 97], 16_057, 7_811),
+    ([2, 1, 122], 15_840, 7_763),
+    ([2, 1, 150], 17_321, 7_928),
+    ([2, 1, 197], 12_120, 4_915),
+];
 
 /// Codex's hidden part per version, measured by `scripts/measure-priors.py` on the first
 /// request of `codex exec` with the version's default model: `(instructions and tools,
@@ -128,11 +170,12 @@ pub fn hidden(format: Format, agent: &AgentLimits) -> usize {
     let v = agent.agent_version;
     match format {
         _ if agent.prompt_measured => 0,
-        // Measured per version too (docs/ACCURACY.md), but the measured figures overshoot
-        // real users' first requests from 2.1.81 on (23-27K where they sent 16-21K), for a
-        // reason not yet found: the one capture-based constant stays.
-        Format::ClaudeCode if agent.subagent => CLAUDE_CODE_SUBAGENT,
-        Format::ClaudeCode => CLAUDE_CODE_MAIN,
+        Format::ClaudeCode => match row(CLAUDE_CODE_BY_VERSION, v) {
+            Some((_, sub)) if agent.subagent => sub,
+            Some((main, _)) => main,
+            None if agent.subagent => CLAUDE_CODE_SUBAGENT,
+            None => CLAUDE_CODE_MAIN,
+        },
         Format::Codex => match row(CODEX_BY_VERSION, v) {
             Some((_, tools)) if agent.instructions_read => tools,
             Some((all, _)) => all,
@@ -220,11 +263,12 @@ mod tests {
         // Past the newest row: the newest.
         let last = CODEX_BY_VERSION.last().unwrap();
         assert_eq!(hidden(Format::Codex, &at("99.0.0", false, false)), last.1);
-        // Claude Code's prior does not follow its version (see `hidden`).
-        assert_eq!(
-            hidden(Format::ClaudeCode, &at("2.1.97", false, false)),
-            CLAUDE_CODE_MAIN
-        );
+        // Claude Code's follows its version the same way, main and subagent.
+        let cc = |v: &str, sub: bool| hidden(Format::ClaudeCode, &at(v, sub, false));
+        let r = |v: AgentVersion| *CLAUDE_CODE_BY_VERSION.iter().find(|r| r.0 == v).unwrap();
+        assert_eq!(cc("2.1.97", false), r([2, 1, 97]).1);
+        assert_eq!(cc("2.1.98", true), r([2, 1, 97]).2);
+        assert_eq!(cc("2.1.64", false), r([2, 1, 63]).1);
     }
 
     #[test]
@@ -274,5 +318,6 @@ mod tests {
     #[test]
     fn the_table_ascends() {
         assert!(CODEX_BY_VERSION.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(CLAUDE_CODE_BY_VERSION.windows(2).all(|w| w[0].0 < w[1].0));
     }
 }

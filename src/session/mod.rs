@@ -362,6 +362,33 @@ pub struct ReportedUsage {
     pub dropped: u64,
 }
 
+impl ReportedUsage {
+    /// The reports made on messages before `cut`, the latest of them as the one reported
+    /// (its output unknown): what the file says of the thread once what follows `cut` is
+    /// gone. `None` when no report was made before it, or the file does not say where
+    /// the requests ended.
+    pub fn before(&self, cut: usize) -> Option<ReportedUsage> {
+        let end = self.request_end?;
+        let mut points: Vec<(usize, u64)> = (self.earlier.iter().copied())
+            .chain([(end, self.input_tokens)])
+            .filter(|&(at, _)| at < cut)
+            .collect();
+        let (at, input) = points.pop()?;
+        Some(if (at, input) == (end, self.input_tokens) {
+            self.clone()
+        } else {
+            ReportedUsage {
+                input_tokens: input,
+                output_tokens: 0,
+                after_message: Some(at),
+                request_end: Some(at),
+                earlier: points,
+                dropped: 0,
+            }
+        })
+    }
+}
+
 /// What an agent recorded about the window of a session (Codex records the window it
 /// uses and its requests refused as too large).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -149,6 +149,12 @@ pub fn compact_file(
         rewrite::guard_batch(ctx, path)?;
     }
 
+    // What `check` on the written file will say besides the messages: the provider's
+    // count where it counted, else the hidden part the compaction leaves (carried over
+    // with the file too).
+    if next.source != crate::ops::predict::NextSource::Api {
+        loaded.hidden_after = Some(loaded.hidden_after_rewrite(Some(part.tail.start)));
+    }
     let summarized: Vec<usize> = part.summarized().collect();
     let name = rewrite::archive_name(&loaded, args.name.as_deref())?;
     let store = rewrite::open_store(ctx)?;
@@ -159,7 +165,9 @@ pub fn compact_file(
         path,
         from_store,
         shown: &shown,
-        next: next.overhead,
+        // What `check` on the written file will say: the provider's count where it
+        // counted, else the hidden part a rewrite leaves (the same figure `carry` keeps).
+        next: loaded.hidden_after.unwrap_or(next.overhead),
         part: &part,
         summarized: &summarized,
         name: &name,

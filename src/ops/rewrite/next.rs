@@ -27,7 +27,11 @@ pub(super) fn carry(
     let saved = written().and_then(|f| {
         crate::cache::carried::put(
             &dir,
-            &crate::cache::carried::Carried::new(f.len, f.hash, p.overhead),
+            &crate::cache::carried::Carried::new(
+                f.len,
+                f.hash,
+                loaded.hidden_after.unwrap_or(p.overhead),
+            ),
         )
     });
     if let Err(e) = saved {
