@@ -181,3 +181,27 @@ fn without_the_cache_the_prior_stays() {
     assert_ne!(check(&env, &f, &["--no-cache"]).1, "carried");
     assert_eq!(check(&env, &f, &[]).1, "carried");
 }
+
+/// A Claude Code compaction writes a `compact_boundary`, and `check` on the result measures
+/// the hidden part on the reports before it (`compacted`): with or without the cache, the
+/// next check says what the compaction reported. The compaction used to report the
+/// original's latest-report overhead (17.9% more on this capture; on a 160 MB transcript
+/// grown from it, 3.2M where the check said 18K).
+#[test]
+fn a_claude_code_compaction_reports_what_a_check_without_the_cache_says() {
+    let env = TestEnv::new();
+    let f = copy(&env, SESSIONS[0], "s.jsonl");
+    let out = s(&env.path().join("out.jsonl")).to_string();
+    let args = ["compact", &f, "--tail-tokens", "1000", "-o", &out];
+    let reported = rewrite(&env, &args).expect("compacted");
+    let uncached = check(&env, &out, &["--no-cache"]);
+    assert_eq!(uncached.1, "compacted");
+    let cached = check(&env, &out, &[]);
+    for (after, how) in [(uncached, "without"), (cached, "with")] {
+        let (a, r) = (after.0 as f64, reported as f64);
+        assert!(
+            (a - r).abs() <= 0.01 * r,
+            "{how} the cache: reported {reported}, check says {after:?}"
+        );
+    }
+}
