@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use ctxctl::formats::read;
-use ctxctl::ops::prior::{hidden, CLAUDE_CODE_MAIN, CODEX, CODEX_TOOLS};
+use ctxctl::ops::prior::{hidden, CLAUDE_CODE_BY_VERSION, CLAUDE_CODE_MAIN, CODEX, CODEX_TOOLS};
 use ctxctl::session::parse_agent_version;
 
 use crate::support::{fixture, s, TestEnv};
@@ -37,7 +37,7 @@ pub fn prior_of(f: &Path) -> u64 {
 }
 
 /// The files record their agent's version, and a Codex file's prior is that version's row,
-/// not the fallback for an unknown version; Claude Code's stays its one constant.
+/// not the fallback for an unknown version; a Claude Code file's too (main or subagent).
 #[test]
 fn the_prior_is_the_one_of_the_recorded_agent_version() {
     let cx = fixture("codex/acidicsoil_rollout_v0.58.0_cli.jsonl");
@@ -54,7 +54,22 @@ fn the_prior_is_the_one_of_the_recorded_agent_version() {
     unknown.agent_version = parse_agent_version("0.0.1");
     assert_eq!(hidden(s.format, &unknown), fallback);
     let cc = fixture("claude-code/spotter_tool_heavy.jsonl");
-    assert_eq!(prior_of(&cc), CLAUDE_CODE_MAIN as u64);
+    let s = read(&fs::read(&cc).unwrap(), None).unwrap();
+    let v = s
+        .agent_limits
+        .agent_version
+        .expect("the transcript records its version");
+    let row = CLAUDE_CODE_BY_VERSION.iter().rev().find(|r| r.0 <= v);
+    let want = match (row, s.agent_limits.subagent) {
+        (Some(r), false) => r.1,
+        (Some(r), true) => r.2,
+        (None, _) => CLAUDE_CODE_MAIN,
+    };
+    assert_eq!(prior_of(&cc), want as u64);
+    let mut unknown = s.agent_limits;
+    unknown.agent_version = None;
+    unknown.subagent = false;
+    assert_eq!(hidden(s.format, &unknown), CLAUDE_CODE_MAIN);
 }
 
 /// `check --json`'s source of the next request.
