@@ -664,4 +664,33 @@ mod tests {
         assert_eq!(parse_agent_version("v2"), None);
         assert_eq!(parse_agent_version(""), None);
     }
+
+    #[test]
+    fn the_reports_before_a_cut_are_those_made_on_earlier_messages() {
+        let u = ReportedUsage {
+            input_tokens: 900,
+            output_tokens: 40,
+            after_message: Some(9),
+            request_end: Some(9),
+            earlier: vec![(1, 500), (4, 700), (6, 800)],
+            dropped: 3,
+        };
+        let b = u.before(5).unwrap();
+        assert_eq!(
+            (b.input_tokens, b.request_end, b.after_message),
+            (700, Some(4), Some(4))
+        );
+        assert_eq!(
+            (b.earlier, b.output_tokens, b.dropped),
+            (vec![(1, 500)], 0, 0)
+        );
+        // A cut past the latest report keeps it all; one before the first, nothing.
+        assert_eq!(u.before(10), Some(u.clone()));
+        assert_eq!(u.before(1), None);
+        let unplaced = ReportedUsage {
+            request_end: None,
+            ..u
+        };
+        assert_eq!(unplaced.before(10), None);
+    }
 }
