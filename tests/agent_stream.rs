@@ -1,10 +1,11 @@
-//! Read-only commands stream Claude Code transcripts (src/ops/agent_stream.rs): the live
+//! Read-only commands stream Claude Code transcripts (src/ops/agent_stream.rs: the live
 //! thread traced over a compact index, the live records fetched and counted a batch at a
-//! time. These tests hold that route to the whole-file reader's figures (every message's
+//! time) and Codex rollouts (src/ops/codex_stream.rs: the active history planned over the
+//! lines' skeletons, its items fetched and counted a batch at a time). These tests hold that route to the whole-file reader's figures (every message's
 //! count and role, the tally's shapes, previews, tools and largest messages, the
 //! reported usage and the next-request prediction, the model, the warnings) on every
-//! session file in `shared/fixtures/`, and check that every Claude Code fixture is taken
-//! by it.
+//! session file in `shared/fixtures/`, and check that every Claude Code and Codex fixture
+//! is taken by it.
 
 mod support;
 
@@ -100,20 +101,22 @@ fn every_fixture_counts_streamed_as_read_whole() {
     let cache = tempfile::tempdir().unwrap();
     let ctx = context(cache.path());
     let bar = indicatif::ProgressBar::hidden();
-    let (mut streamed, mut agent_files) = (Vec::new(), 0);
+    let (mut streamed, mut agent_files, mut codex_files) = (Vec::new(), 0, 0);
     for path in files(&support::fixtures_dir()) {
-        let claude = path.components().any(|c| {
-            c.as_os_str()
-                .to_str()
-                .is_some_and(|s| s.starts_with("claude-code"))
-        });
+        let under = |dir: &str| {
+            path.components()
+                .any(|c| c.as_os_str().to_str().is_some_and(|s| s.starts_with(dir)))
+        };
         let is_jsonl = path.extension().is_some_and(|e| e == "jsonl");
-        agent_files += usize::from(claude && is_jsonl);
+        let claude = under("claude-code") && is_jsonl;
+        let codex = under("codex") && is_jsonl;
+        agent_files += usize::from(claude || codex);
+        codex_files += usize::from(codex);
         for wants in WANTS {
             let Some(got) = agent_stream::tally(&ctx, &path, wants, &bar) else {
                 assert!(
-                    !(claude && is_jsonl),
-                    "{}: a Claude Code transcript not streamed",
+                    !(claude || codex),
+                    "{}: an agent transcript not streamed",
                     path.display()
                 );
                 continue;
@@ -129,7 +132,8 @@ fn every_fixture_counts_streamed_as_read_whole() {
             streamed.push(path.clone());
         }
     }
-    assert!(agent_files >= 20, "only {agent_files} Claude Code fixtures");
+    assert!(agent_files >= 20, "only {agent_files} agent fixtures");
+    assert!(codex_files >= 10, "only {codex_files} Codex fixtures");
     assert_eq!(streamed.len(), 2 * agent_files, "{streamed:#?}");
 }
 

@@ -85,3 +85,30 @@ pub fn in_order<T: Send>(
         (read.is_ok() && !failed && waiting.is_empty()).then_some(())
     })
 }
+
+/// `texts` parsed as JSON on up to `threads` threads, in order.
+pub fn parse_json(texts: &[Vec<u8>], threads: usize) -> Option<Vec<serde_json::Value>> {
+    let one = |texts: &[Vec<u8>]| -> Option<Vec<serde_json::Value>> {
+        // Checked as UTF-8 at once, then parsed without checking each string again.
+        (texts.iter())
+            .map(|t| serde_json::from_str(std::str::from_utf8(t).ok()?).ok())
+            .collect()
+    };
+    if threads < 2 || texts.len() < 2 {
+        return one(texts);
+    }
+    let per = texts.len().div_ceil(threads);
+    let parts: Vec<Option<Vec<serde_json::Value>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (texts.chunks(per))
+            .map(|c| s.spawn(move || one(c)))
+            .collect();
+        (handles.into_iter())
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut out = Vec::with_capacity(texts.len());
+    for p in parts {
+        out.extend(p?);
+    }
+    Some(out)
+}
