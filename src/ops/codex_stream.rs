@@ -4,9 +4,10 @@
 //! ([`LineReader`]), the counting threads reducing each line to its skeleton
 //! ([`skel::rec`]: item text, tool output and encrypted reasoning skipped unparsed), which
 //! is folded in file order into the [`Plan`] of the active history (a `compacted` record
-//! replaces it). The second pass fetches the active items by their offsets, makes them
-//! into messages as the whole-file reader does ([`fetch::messages`]), counts the messages
-//! a batch at a time and folds each batch into the [`Tally`], its text gone.
+//! replaces it). The second pass fetches the items the last compaction left by their
+//! offsets, reads the lines after it again (their items parsed on the counting threads),
+//! makes the messages as the whole-file reader does ([`Maker`]), counts them a batch at a
+//! time and folds each batch into the [`Tally`], its text gone.
 //!
 //! The figures are the whole-file reader's, held equal on every fixture by
 //! `tests/agent_stream.rs`. Whatever this path does not take as that reader would (a line
@@ -14,12 +15,14 @@
 //! file whole, and words any error.
 
 use std::fs::File;
+use std::io::{Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use crate::context::Context;
-use crate::formats::codex::stream::{At, Plan};
-use crate::formats::codex::{fetch, skel};
+use crate::formats::codex::fetch::Maker;
+use crate::formats::codex::skel;
+use crate::formats::codex::stream::{At, Plan, Tail};
 use crate::formats::stream::{Block, LineReader};
 use crate::ops::counted::Counted;
 use crate::ops::figures::{Chunk, Tally, Wants};
@@ -96,11 +99,29 @@ pub fn tally(
             batch.1 = now;
         }
     };
-    let made = fetch::messages(&planned, &mut fetch, &mut emit)?;
+    let mut maker = Maker::new(&planned);
+    maker.head(&mut fetch, &mut emit)?;
+    // The tail's lines, read again from where it starts.
+    let mut from = file.try_clone().ok()?;
+    from.seek(SeekFrom::Start(planned.tail.at)).ok()?;
+    bar.set_position(planned.tail.at);
+    let mut reader = LineReader::new(Reading::new(from, bar.clone()));
+    let tail = &planned.tail;
+    let mut made = true;
+    in_order(threads, &mut reader, &|b| tail_block(b, tail), |lines| {
+        for (line, len, v) in lines {
+            fetched.set(fetched.get() + len);
+            match maker.tail(line, &v) {
+                Some(m) => emit(m),
+                None => made = false,
+            }
+        }
+    })?;
+    let made = maker.finish().filter(|_| made)?;
     if !batch.0.is_empty() {
         count(&mut batch, &mut tally);
     }
-    if tally.len() != planned.len() {
+    if tally.len() != planned.len {
         return None;
     }
     // As a whole read gives them: the file's warnings, then the model's.
@@ -169,6 +190,21 @@ fn plan(ctx: &Context, mut reader: LineReader<Reading<File>>) -> Option<(Plan, F
         hash: outline.hash,
     };
     Some((plan, fingerprint))
+}
+
+/// The tail's items among a block's lines (read from the tail's start: line 0 is the
+/// tail's first), parsed: each one's line, length and value; `None` when one does not
+/// parse.
+fn tail_block(block: &Block, tail: &Tail) -> Option<Vec<(usize, usize, serde_json::Value)>> {
+    let mut out = Vec::new();
+    for (span, &line) in block.spans.iter().zip(&block.records) {
+        let line = tail.line + line;
+        if tail.holds(line) {
+            let text = &block.text[span.clone()];
+            out.push((line, text.len(), serde_json::from_str(text).ok()?));
+        }
+    }
+    Some(out)
 }
 
 /// A block's lines reduced to skeletons; `None` when one is not read as the whole reader

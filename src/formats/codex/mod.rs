@@ -357,11 +357,9 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     let mut notes = Notes::default();
     let mut messages = r.messages(&mut notes)?;
     let reported_usage = r.usage.map(|u| {
-        let lines: Vec<Option<usize>> = (messages.iter())
-            .map(|m| m.origin.records().first().copied())
-            .collect();
+        let lines = (messages.iter()).map(|m| m.origin.records().first().copied());
         let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
-        reported(&lines, &roles, u)
+        reported(lines, &roles, u)
     });
     let dropped = reasoning::drop_closed_turns(&mut messages, reported_usage.as_ref());
     let reported_usage = reported_usage.map(|u| ReportedUsage { dropped, ..u });
@@ -384,12 +382,11 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
 /// The usage `(input, output, line)` a rollout reports, placed among its messages (each's
 /// first line and role).
 pub fn reported(
-    lines: &[Option<usize>],
+    lines: impl IntoIterator<Item = Option<usize>>,
     roles: &[Role],
     (input_tokens, output_tokens, line): (u64, u64, usize),
 ) -> ReportedUsage {
-    let before = lines
-        .iter()
+    let before = (lines.into_iter())
         .take_while(|l| l.is_some_and(|l| l < line))
         .count();
     // The response is the run of assistant items (reasoning, calls, answers) the

@@ -1,18 +1,21 @@
 //! A Codex rollout read from its records' skeletons ([`Rec`]) rather than from its whole
 //! text: the first pass folds each record, in file order, into a [`Plan`], which follows
-//! [`Rollout::parse`](super::Rollout::parse) step by step but keeps of each item of the
-//! active history only where it is in the file and what the reading needs of it (its
-//! role, its billed reasoning). [`Plan::finish`] then places the reported usage and tells
-//! which turns are closed, from the items' roles ([`Planned`]); the second pass
-//! ([`super::fetch`]) fetches the active items a window at a time and makes them into
-//! the messages [`super::read`] gives.
+//! [`Rollout::parse`](super::Rollout::parse) step by step. The active history is what
+//! the last `compacted` record left (its replacement history, or the user messages an
+//! older one kept and its summary: the *prefix*, a few [`Slot`]s saying where each item
+//! is) followed by every model item on a line of its own after that record (the *tail*,
+//! one bit a line). Of the tail's items the plan keeps only their roles (a byte each) and
+//! their reasoning's billed tokens. [`Plan::finish`] then places the reported usage and
+//! tells which turns are closed ([`Planned`]); the second pass ([`super::fetch`]) fetches
+//! the prefix's items, reads the tail's lines again, and makes the messages
+//! [`super::read`] gives.
 //!
-//! The memory this takes is proportional to the active history's number of items (some
-//! 32 bytes each) and the file's reasoning items, not to the file's size. Whatever the
-//! whole reader would word as an error, or this route cannot hold, gives `None`: the
-//! caller reads the file whole, and the error is its.
+//! The memory this takes is a few bytes for each item of the active history and each
+//! reasoning item or reasoned call of the file, not the file's size. Whatever the whole
+//! reader would word as an error, or this route cannot hold, gives `None`: the caller
+//! reads the file whole, and the error is its.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -20,7 +23,7 @@ use super::reasoning::{is_call_kind, produced, shares, Closed};
 use super::skel::{ItemFact, Rec, Report};
 use crate::session::{parse_agent_version, AgentLimits, ReportedUsage, Role};
 
-/// Where an item of the active history is read from.
+/// Where an item of the prefix is read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {
     /// The `payload` of its own line.
@@ -33,29 +36,18 @@ pub enum Place {
     Summary,
 }
 
-/// One item of the active history: where it is, and what the reading needs of it.
+/// One item of the prefix: where it is, and what the reading needs of it.
 #[derive(Debug, Clone, Copy)]
 pub struct Slot {
     /// Where its line is in the file.
     pub at: u64,
     pub len: u32,
-    pub line: u32,
+    pub line: usize,
     pub place: Place,
-    /// The reasoning tokens billed for it ([`NOT_BILLED`]: none).
-    billed: u32,
-    /// Its message's role (`None`: the whole reader refuses it).
-    pub role: Option<Role>,
+    pub billed: Option<usize>,
+    role: Option<Role>,
     /// A user `message` (what an older compaction keeps).
     user_message: bool,
-}
-
-/// [`Slot::billed`] of an item not billed.
-const NOT_BILLED: u32 = u32::MAX;
-
-impl Slot {
-    pub fn billed(&self) -> Option<usize> {
-        (self.billed != NOT_BILLED).then_some(self.billed as usize)
-    }
 }
 
 /// Where a record is in the file.
@@ -66,27 +58,92 @@ pub struct At {
     pub len: u32,
 }
 
+/// The lines after the last compaction (or all of them).
+#[derive(Debug, Default)]
+pub struct Tail {
+    /// The line it starts on (the compaction's, whose rest it reads first) and where.
+    pub line: usize,
+    pub at: u64,
+    /// Which of its lines (from `line` on) hold a model item, a bit each.
+    bits: Vec<u64>,
+    /// The reasoning tokens billed for its items, by line (in line order).
+    billed: Vec<(usize, usize)>,
+    /// Its user messages (what an older compaction keeps).
+    users: Vec<Slot>,
+    /// How many items it holds.
+    items: usize,
+}
+
+impl Tail {
+    fn starting(line: usize, at: u64) -> Tail {
+        Tail {
+            line,
+            at,
+            ..Tail::default()
+        }
+    }
+
+    fn set(&mut self, line: usize) {
+        let k = line - self.line;
+        if self.bits.len() <= k / 64 {
+            self.bits.resize(k / 64 + 1, 0);
+        }
+        self.bits[k / 64] |= 1 << (k % 64);
+        self.items += 1;
+    }
+
+    /// Whether `line` holds one of its items.
+    pub fn holds(&self, line: usize) -> bool {
+        let Some(k) = line.checked_sub(self.line) else {
+            return false;
+        };
+        self.bits
+            .get(k / 64)
+            .is_some_and(|b| b & (1 << (k % 64)) != 0)
+    }
+
+    /// Its items' lines, in order.
+    fn lines(&self) -> impl Iterator<Item = usize> + '_ {
+        (self.bits.iter().enumerate()).flat_map(move |(w, &b)| {
+            (0..64)
+                .filter(move |i| b & (1 << i) != 0)
+                .map(move |i| self.line + w * 64 + i)
+        })
+    }
+
+    /// The reasoning tokens billed for the item on `line`.
+    pub fn billed(&self, line: usize) -> Option<usize> {
+        let k = self.billed.binary_search_by_key(&line, |b| b.0).ok()?;
+        Some(self.billed[k].1)
+    }
+}
+
 /// The rollout as read so far.
 #[derive(Debug, Default)]
 pub struct Plan {
     system: Option<(usize, String)>,
-    items: Vec<Slot>,
+    prefix: Vec<Slot>,
+    tail: Tail,
+    /// The roles of the prefix's and the tail's items, in order.
+    roles: Vec<Role>,
+    /// An active item the whole reader refuses (a message without a role).
+    refused: bool,
     model: Option<String>,
     usage: Option<(u64, u64, usize)>,
     limits: AgentLimits,
     warnings: Vec<String>,
-    /// Reasoning items waiting for their response's usage report: their place in `items`,
+    /// The tail's reasoning items waiting for their response's usage report: their line,
     /// the size and hash of their encrypted content.
     unbilled: Vec<(usize, Option<(usize, u128)>)>,
     /// The hashes of the call ids made in the same response as a reasoning item.
-    reasoned_calls: HashSet<u64>,
+    reasoned_calls: Vec<u64>,
     in_reasoned_response: bool,
-    billed: HashMap<u128, usize>,
+    /// The tokens billed for reasoning items, by their encrypted content's hash (64 bits
+    /// of it), the latest last.
+    billed: Vec<(u64, usize)>,
     last_total: Option<Value>,
     /// Records folded.
     records: usize,
-    /// Something this route cannot hold (a line or a size past 32 bits).
-    broken: bool,
 }
 
 impl Plan {
@@ -171,56 +228,39 @@ impl Plan {
         }
     }
 
-    /// A model item on its own line, noted as `Rollout::response_item` notes it.
+    /// A model item on its own line, noted as `Rollout::response_item` notes it, then
+    /// added to the tail.
     fn item(&mut self, at: At, place: Place, f: &ItemFact) {
         if !produced(&f.kind, f.role.as_deref()) {
             self.in_reasoned_response = false;
         } else if f.kind == "reasoning" {
             self.in_reasoned_response = true;
-            self.unbilled.push((self.items.len(), f.encrypted));
+            self.unbilled.push((at.line, f.encrypted));
         } else if is_call_kind(&f.kind) && self.in_reasoned_response {
             if let Some(id) = f.call_id {
-                self.reasoned_calls.insert(id);
+                self.reasoned_calls.push(id);
             }
         }
-        self.push(at, place, f, None);
-    }
-
-    fn push(&mut self, at: At, place: Place, f: &ItemFact, billed: Option<usize>) {
-        let (Ok(line), Some(billed)) = (u32::try_from(at.line), self.billed_as(billed)) else {
-            self.broken = true;
-            return;
-        };
-        self.items.push(Slot {
-            at: at.at,
-            len: at.len,
-            line,
-            place,
-            billed,
-            role: f.role(),
-            user_message: f.is_user_message(),
-        });
-    }
-
-    /// `billed` as [`Slot::billed`] keeps it; `None` when it cannot.
-    fn billed_as(&self, billed: Option<usize>) -> Option<u32> {
-        match billed {
-            None => Some(NOT_BILLED),
-            Some(b) => u32::try_from(b).ok().filter(|&b| b != NOT_BILLED),
+        self.tail.set(at.line);
+        self.role(f.role());
+        if f.is_user_message() {
+            self.tail.users.push(slot(at, place, f, None));
         }
+    }
+
+    fn role(&mut self, role: Option<Role>) {
+        self.refused |= role.is_none();
+        self.roles.push(role.unwrap_or(Role::Assistant));
     }
 
     fn bill(&mut self, reasoning: Option<u64>) {
         let Some(reasoning) = reasoning else { return };
         let pending = std::mem::take(&mut self.unbilled);
         let sizes: Vec<usize> = pending.iter().map(|(_, e)| e.map_or(0, |e| e.0)).collect();
-        for (&(k, enc), share) in pending.iter().zip(shares(reasoning, &sizes)) {
-            match self.billed_as(Some(share)) {
-                Some(b) => self.items[k].billed = b,
-                None => self.broken = true,
-            }
+        for (&(line, enc), share) in pending.iter().zip(shares(reasoning, &sizes)) {
+            self.tail.billed.push((line, share));
             if let Some((_, key)) = enc {
-                self.billed.insert(key, share);
+                self.billed.push((key as u64, share));
             }
         }
     }
@@ -229,53 +269,81 @@ impl Plan {
         self.usage = None;
         self.limits.overflow = false;
         self.unbilled.clear();
+        let tail = std::mem::replace(
+            &mut self.tail,
+            Tail::starting(at.line, at.at + u64::from(at.len)),
+        );
+        self.roles.clear();
+        self.refused = false;
         if let Some(history) = history {
-            self.items.clear();
-            for (k, f) in history {
-                let billed = (f.kind == "reasoning")
-                    .then(|| f.encrypted.and_then(|(_, key)| self.billed.get(&key)))
+            // The keys looked for, found in one pass over what was billed (the latest wins).
+            let mut found: HashMap<u64, Option<usize>> = (history.iter())
+                .filter(|(_, f)| f.kind == "reasoning")
+                .filter_map(|(_, f)| Some((f.encrypted?.1 as u64, None)))
+                .collect();
+            if !found.is_empty() {
+                for &(k, share) in &self.billed {
+                    if let Some(v) = found.get_mut(&k) {
+                        *v = Some(share);
+                    }
+                }
+            }
+            let billed_of = |f: &ItemFact| {
+                (f.kind == "reasoning")
+                    .then_some(f.encrypted)
                     .flatten()
-                    .copied();
-                let Ok(k) = u32::try_from(k) else {
-                    self.broken = true;
-                    return;
-                };
-                self.push(at, Place::History(k), &f, billed);
+                    .and_then(|(_, key)| found.get(&(key as u64)).copied().flatten())
+            };
+            let prefix: Vec<Slot> = (history.iter())
+                .map(|(k, f)| slot(at, Place::History(*k as u32), f, billed_of(f)))
+                .collect();
+            self.prefix = prefix;
+            for s in self.prefix.clone() {
+                self.role(s.role);
             }
             return;
         }
         // Older builds: the history becomes the user messages so far plus the summary.
-        self.items.retain(|s| s.user_message);
+        let mut kept: Vec<Slot> = self.prefix.drain(..).filter(|s| s.user_message).collect();
+        kept.extend(tail.users);
         let fact = ItemFact {
             kind: "message".into(),
             role: Some("user".into()),
             call_id: None,
             encrypted: None,
         };
-        self.push(at, Place::Summary, &fact, None);
+        kept.push(slot(at, Place::Summary, &fact, None));
+        self.prefix = kept;
+        for s in self.prefix.clone() {
+            self.role(s.role);
+        }
     }
 
     /// The plan of the second pass; `None` when an active item is one the whole reader
-    /// refuses, or this route could not hold the file.
-    pub fn finish(self) -> Option<Planned> {
-        if self.broken {
+    /// refuses.
+    pub fn finish(mut self) -> Option<Planned> {
+        if self.refused {
             return None;
         }
         let system_line = self.system.as_ref().map(|(l, _)| *l);
-        let roles: Vec<Role> = (system_line.map(|_| Some(Role::System)).into_iter())
-            .chain(self.items.iter().map(|s| s.role))
-            .collect::<Option<_>>()?;
+        let roles: Vec<Role> = (system_line.map(|_| Role::System).into_iter())
+            .chain(self.roles.iter().copied())
+            .collect();
         let usage = self.usage.map(|u| {
-            let lines: Vec<Option<usize>> = (system_line.into_iter())
-                .chain(self.items.iter().map(|s| s.line as usize))
-                .map(Some)
-                .collect();
-            super::reported(&lines, &roles, u)
+            let lines = (system_line.into_iter())
+                .chain(self.prefix.iter().map(|s| s.line))
+                .chain(self.tail.lines())
+                .map(Some);
+            super::reported(lines, &roles, u)
         });
         let closed = Closed::of(&roles, usage.as_ref());
+        self.reasoned_calls.sort_unstable();
+        self.reasoned_calls.dedup();
         Some(Planned {
+            len: roles.len(),
             system: self.system,
-            items: self.items,
+            prefix: self.prefix,
+            tail: self.tail,
             model: self.model,
             usage,
             limits: self.limits,
@@ -286,11 +354,27 @@ impl Plan {
     }
 }
 
+/// The slot of the item `f` at `at`, read from `place`.
+fn slot(at: At, place: Place, f: &ItemFact, billed: Option<usize>) -> Slot {
+    Slot {
+        at: at.at,
+        len: at.len,
+        line: at.line,
+        place,
+        billed,
+        role: f.role(),
+        user_message: f.is_user_message(),
+    }
+}
+
 /// What the first pass found: the messages to make, and what the rollout holds besides.
 #[derive(Debug)]
 pub struct Planned {
+    /// How many messages the rollout holds.
+    pub len: usize,
     pub system: Option<(usize, String)>,
-    pub items: Vec<Slot>,
+    pub prefix: Vec<Slot>,
+    pub tail: Tail,
     pub model: Option<String>,
     /// The reported usage, its `dropped` not known yet.
     pub usage: Option<ReportedUsage>,
@@ -298,16 +382,13 @@ pub struct Planned {
     /// The file's warnings (a truncated last line).
     pub warnings: Vec<String>,
     pub closed: Closed,
-    pub reasoned_calls: HashSet<u64>,
+    /// Sorted.
+    reasoned_calls: Vec<u64>,
 }
 
 impl Planned {
-    /// How many messages the rollout holds.
-    pub fn len(&self) -> usize {
-        usize::from(self.system.is_some()) + self.items.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// Whether the call of this id hash was made with a reasoning item.
+    pub fn reasoned(&self, id: u64) -> bool {
+        self.reasoned_calls.binary_search(&id).is_ok()
     }
 }
