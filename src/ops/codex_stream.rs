@@ -5,7 +5,8 @@
 //! ([`skel::rec`]: item text, tool output and encrypted reasoning skipped unparsed), which
 //! is folded in file order into the [`Plan`] of the active history (a `compacted` record
 //! replaces it). The second pass fetches the items the last compaction left by their
-//! offsets, reads the lines after it again (their items parsed on the counting threads),
+//! offsets, reads the lines after it again (their items parsed a window at a time on the
+//! counting threads),
 //! makes the messages as the whole-file reader does ([`Maker`]), counts them a batch at a
 //! time and folds each batch into the [`Tally`], its text gone.
 //!
@@ -22,7 +23,7 @@ use std::path::Path;
 use crate::context::Context;
 use crate::formats::codex::fetch::Maker;
 use crate::formats::codex::skel;
-use crate::formats::codex::stream::{At, Plan, Tail};
+use crate::formats::codex::stream::{At, Plan};
 use crate::formats::stream::{Block, LineReader};
 use crate::ops::counted::Counted;
 use crate::ops::figures::{Chunk, Tally, Wants};
@@ -36,6 +37,8 @@ use crate::tokens::Counter;
 const BATCH_BYTES: usize = 1 << 20;
 /// Messages counted at a time, at most.
 const BATCH_MESSAGES: usize = 4096;
+/// Bytes of the tail's items parsed at a time (on the counting threads).
+const WINDOW_BYTES: usize = 256 << 10;
 
 /// One line of a block: its skeleton, or a line that does not parse as JSON because it
 /// ends early (a truncated last line, if it is the last).
@@ -108,15 +111,34 @@ pub fn tally(
     let mut reader = LineReader::new(Reading::new(from, bar.clone()));
     let tail = &planned.tail;
     let mut made = true;
-    in_order(threads, &mut reader, &|b| tail_block(b, tail), |lines| {
-        for (line, len, v) in lines {
-            fetched.set(fetched.get() + len);
-            match maker.tail(line, &v) {
-                Some(m) => emit(m),
-                None => made = false,
+    // The tail's items a window at a time: their lines and texts, parsed at once.
+    let mut window: (Vec<usize>, Vec<Vec<u8>>, usize) = (Vec::new(), Vec::new(), 0);
+    let mut parse = |window: &mut (Vec<usize>, Vec<Vec<u8>>, usize)| -> Option<()> {
+        let texts = std::mem::take(&mut window.1);
+        fetched.set(fetched.get() + window.2);
+        window.2 = 0;
+        let values = parse_json(&texts, threads)?;
+        drop(texts);
+        for (line, v) in window.0.drain(..).zip(values) {
+            emit(maker.tail(line, &v)?);
+        }
+        Some(())
+    };
+    while let Some(block) = reader.next_block().ok()? {
+        for (span, &line) in block.spans.iter().zip(&block.records) {
+            let line = tail.line + line;
+            if tail.holds(line) {
+                let text = block.text[span.clone()].as_bytes();
+                window.0.push(line);
+                window.1.push(text.to_vec());
+                window.2 += text.len();
             }
         }
-    })?;
+        if window.2 >= WINDOW_BYTES {
+            made &= parse(&mut window).is_some();
+        }
+    }
+    made &= parse(&mut window).is_some();
     let made = maker.finish().filter(|_| made)?;
     if !batch.0.is_empty() {
         count(&mut batch, &mut tally);
@@ -190,21 +212,6 @@ fn plan(ctx: &Context, mut reader: LineReader<Reading<File>>) -> Option<(Plan, F
         hash: outline.hash,
     };
     Some((plan, fingerprint))
-}
-
-/// The tail's items among a block's lines (read from the tail's start: line 0 is the
-/// tail's first), parsed: each one's line, length and value; `None` when one does not
-/// parse.
-fn tail_block(block: &Block, tail: &Tail) -> Option<Vec<(usize, usize, serde_json::Value)>> {
-    let mut out = Vec::new();
-    for (span, &line) in block.spans.iter().zip(&block.records) {
-        let line = tail.line + line;
-        if tail.holds(line) {
-            let text = &block.text[span.clone()];
-            out.push((line, text.len(), serde_json::from_str(text).ok()?));
-        }
-    }
-    Some(out)
 }
 
 /// A block's lines reduced to skeletons; `None` when one is not read as the whole reader

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, sync_channel};
+use std::sync::mpsc::sync_channel;
 use std::sync::Mutex;
 
 use crate::formats::stream::{Block, DocReader, LineReader, Stop};
@@ -43,7 +43,9 @@ pub fn in_order<T: Send>(
     let stop = &stopped;
     let (to_work, blocks) = sync_channel::<(usize, Block)>(threads * AHEAD);
     let blocks = Mutex::new(blocks);
-    let (to_fold, done) = channel::<(usize, Option<T>)>();
+    // Bounded too: a slow fold (one that counts what the blocks give) holds the workers
+    // back rather than letting their results pile up.
+    let (to_fold, done) = sync_channel::<(usize, Option<T>)>(threads * AHEAD);
     std::thread::scope(|s| {
         let read = s.spawn(move || {
             let mut seq = 0;

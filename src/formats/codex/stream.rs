@@ -66,8 +66,8 @@ pub struct Tail {
     pub at: u64,
     /// Which of its lines (from `line` on) hold a model item, a bit each.
     bits: Vec<u64>,
-    /// The reasoning tokens billed for its items, by line (in line order).
-    billed: Vec<(usize, usize)>,
+    /// The reasoning tokens billed for its items, by line (from `line`; in line order).
+    billed: Vec<(u32, u32)>,
     /// Its user messages (what an older compaction keeps).
     users: Vec<Slot>,
     /// How many items it holds.
@@ -113,8 +113,9 @@ impl Tail {
 
     /// The reasoning tokens billed for the item on `line`.
     pub fn billed(&self, line: usize) -> Option<usize> {
+        let line = u32::try_from(line.checked_sub(self.line)?).ok()?;
         let k = self.billed.binary_search_by_key(&line, |b| b.0).ok()?;
-        Some(self.billed[k].1)
+        Some(self.billed[k].1 as usize)
     }
 }
 
@@ -128,6 +129,8 @@ pub struct Plan {
     roles: Vec<Role>,
     /// An active item the whole reader refuses (a message without a role).
     refused: bool,
+    /// Something this route does not hold (a bill past 32 bits).
+    unheld: bool,
     model: Option<String>,
     usage: Option<(u64, u64, usize)>,
     limits: AgentLimits,
@@ -258,7 +261,11 @@ impl Plan {
         let pending = std::mem::take(&mut self.unbilled);
         let sizes: Vec<usize> = pending.iter().map(|(_, e)| e.map_or(0, |e| e.0)).collect();
         for (&(line, enc), share) in pending.iter().zip(shares(reasoning, &sizes)) {
-            self.tail.billed.push((line, share));
+            let held = (u32::try_from(line - self.tail.line).ok()).zip(u32::try_from(share).ok());
+            match held {
+                Some(b) => self.tail.billed.push(b),
+                None => self.unheld = true,
+            }
             if let Some((_, key)) = enc {
                 self.billed.push((key as u64, share));
             }
@@ -322,7 +329,7 @@ impl Plan {
     /// The plan of the second pass; `None` when an active item is one the whole reader
     /// refuses.
     pub fn finish(mut self) -> Option<Planned> {
-        if self.refused {
+        if self.refused || self.unheld {
             return None;
         }
         let system_line = self.system.as_ref().map(|(l, _)| *l);
