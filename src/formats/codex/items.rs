@@ -221,3 +221,46 @@ fn content_items(v: Option<&Value>, notes: &mut Notes) -> Vec<Part> {
         )
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn an_items_role_is_the_one_its_message_gets() {
+        let kinds = [
+            "message",
+            "reasoning",
+            "function_call",
+            "function_call_output",
+            "custom_tool_call_output",
+            "tool_search_output",
+            "web_search_call",
+            "compaction",
+            "agent_message",
+            "something_new",
+        ];
+        for kind in kinds {
+            for role in [
+                None,
+                Some("user"),
+                Some("developer"),
+                Some("critic"),
+                Some("tool"),
+            ] {
+                let mut v = json!({"type": kind, "content": []});
+                if let Some(r) = role {
+                    v["role"] = json!(r);
+                }
+                let made = item_message(&v, "here", Origin::Record(0), &mut Notes::default());
+                assert_eq!(
+                    made.ok().map(|m| m.role),
+                    item_role(kind, role),
+                    "{kind} {role:?}"
+                );
+            }
+        }
+    }
+}

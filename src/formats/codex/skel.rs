@@ -275,3 +275,103 @@ struct Error<'a> {
     #[serde(default, borrow)]
     codex_error_info: Loose<'a>,
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn line(ty: &str, payload: Value) -> String {
+        json!({"timestamp": "t", "type": ty, "payload": payload}).to_string()
+    }
+
+    #[test]
+    fn a_payload_that_is_no_object_has_none_of_the_fields() {
+        let none = Rec::Meta {
+            version: None,
+            base_read: false,
+            text: None,
+        };
+        assert_eq!(rec(&line("session_meta", json!(null))), Some(none.clone()));
+        assert_eq!(rec(&line("session_meta", json!(12))), Some(none.clone()));
+        assert_eq!(rec(&line("session_meta", json!([1]))), Some(none));
+        // Without a payload, a line is a legacy rollout's.
+        assert_eq!(
+            rec(r#"{"id":"x","instructions":"rules"}"#),
+            Some(Rec::Bare {
+                record_type: false,
+                untyped: true,
+                instructions: Some("rules".into()),
+                item: None
+            })
+        );
+    }
+
+    #[test]
+    fn instructions_are_read_as_the_whole_reader_points_at_them() {
+        let text = |p: Value| match rec(&line("session_meta", p)) {
+            Some(Rec::Meta {
+                text, base_read, ..
+            }) => (text, base_read),
+            other => panic!("{other:?}"),
+        };
+        let base = json!({"base_instructions": {"text": "base"}, "instructions": "old"});
+        assert_eq!(text(base), (Some("base".into()), true));
+        // A `text` that is there but no string hides `instructions`; no `text` does not.
+        let null = json!({"base_instructions": {"text": null}, "instructions": "old"});
+        assert_eq!(text(null), (None, false));
+        let absent = json!({"base_instructions": {}, "instructions": "old"});
+        assert_eq!(text(absent), (Some("old".into()), false));
+        let listed = json!({"base_instructions": ["text"], "instructions": ""});
+        assert_eq!(text(listed), (None, false));
+    }
+
+    #[test]
+    fn items_keep_their_role_call_and_encrypted_size() {
+        let item = json!({"type": "reasoning", "role": 3, "call_id": "c", "encrypted_content": "abcd", "summary": [{"text": "x"}]});
+        let Some(Rec::Item(f)) = rec(&line("response_item", item)) else {
+            panic!()
+        };
+        assert_eq!((f.kind.as_str(), f.role.as_deref()), ("reasoning", None));
+        assert_eq!(f.call_id, Some(call_hash("c")));
+        assert_eq!(f.encrypted.map(|e| e.0), Some(4));
+        assert_eq!(f.role(), Some(Role::Assistant));
+        let ghost = json!({"type": "ghost_snapshot"});
+        assert_eq!(rec(&line("response_item", ghost)), Some(Rec::Other));
+        let history = json!({"replacement_history": [json!({"type": "message", "role": "user"}), 5, {"type": "ghost_snapshot"}, {"type": "compaction"}]});
+        let Some(Rec::Compacted(Some(h))) = rec(&line("compacted", history)) else {
+            panic!()
+        };
+        let kept: Vec<(usize, &str)> = h.iter().map(|(k, f)| (*k, f.kind.as_str())).collect();
+        assert_eq!(kept, [(0, "message"), (3, "compaction")]);
+        assert!(h[0].1.is_user_message());
+    }
+
+    #[test]
+    fn reports_are_read_as_unsigned_integers() {
+        let info = json!({"type": "token_count", "info": {"last_token_usage": {"input_tokens": 1.0, "output_tokens": 2, "reasoning_output_tokens": -1}, "total_token_usage": {"total_tokens": 3}, "model_context_window": 0}});
+        let Some(Rec::TokenCount(r)) = rec(&line("event_msg", info)) else {
+            panic!()
+        };
+        assert_eq!(
+            (r.input, r.output, r.reasoning, r.window),
+            (None, Some(2), Some(None), None)
+        );
+        assert_eq!(r.total, Some(json!({"total_tokens": 3})));
+        let no_info = json!({"type": "token_count", "info": null});
+        assert_eq!(rec(&line("event_msg", no_info)), Some(Rec::Other));
+    }
+
+    #[test]
+    fn what_the_skeleton_cannot_take_is_left_to_the_whole_reader() {
+        for text in [
+            "[1]",
+            "7",
+            r#"{"type":"a","type":"b"}"#,
+            r#"{"payload":{"model":1,"model":2}}"#,
+        ] {
+            assert_eq!(rec(text), None, "{text}");
+        }
+    }
+}

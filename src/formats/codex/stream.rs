@@ -399,3 +399,96 @@ impl Planned {
         self.reasoned_calls.binary_search(&id).is_ok()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::formats::codex::skel::rec;
+
+    /// The plan of `lines` (each a record), as if they were the file's lines in order.
+    fn plan(lines: &[Value]) -> Plan {
+        let mut p = Plan::default();
+        let mut at = 0;
+        for (line, v) in lines.iter().enumerate() {
+            let text = v.to_string();
+            let len = text.len() as u32;
+            p.record(At { line, at, len }, rec(&text).unwrap());
+            at += u64::from(len) + 1;
+        }
+        p
+    }
+
+    fn item(v: Value) -> Value {
+        json!({"type": "response_item", "payload": v})
+    }
+
+    fn said(role: &str) -> Value {
+        item(json!({"type": "message", "role": role, "content": "x"}))
+    }
+
+    #[test]
+    fn the_tail_holds_one_bit_a_line() {
+        let mut t = Tail::starting(10, 0);
+        for line in [11, 12, 80, 200] {
+            t.set(line);
+        }
+        assert!(t.holds(80) && !t.holds(79) && !t.holds(9) && !t.holds(10_000));
+        assert_eq!(t.lines().collect::<Vec<_>>(), [11, 12, 80, 200]);
+        assert_eq!(t.items, 4);
+        t.billed.push((70, 5));
+        assert_eq!((t.billed(80), t.billed(11)), (Some(5), None));
+    }
+
+    #[test]
+    fn an_older_compaction_keeps_the_user_messages_and_its_summary() {
+        let p = plan(&[
+            said("user"),
+            said("assistant"),
+            said("user"),
+            json!({"type": "compacted", "payload": {"message": "sum"}}),
+            said("assistant"),
+        ]);
+        let places: Vec<(usize, Place)> = p.prefix.iter().map(|s| (s.line, s.place)).collect();
+        assert_eq!(
+            places,
+            [
+                (0, Place::Payload),
+                (2, Place::Payload),
+                (3, Place::Summary)
+            ]
+        );
+        assert_eq!(
+            (p.tail.line, p.tail.lines().collect::<Vec<_>>()),
+            (3, vec![4])
+        );
+        let planned = p.finish().unwrap();
+        assert_eq!(planned.len, 4);
+        assert_eq!(planned.closed.before, 2);
+    }
+
+    #[test]
+    fn a_message_without_a_role_is_refused_only_while_active() {
+        let bad = item(json!({"type": "message", "content": []}));
+        assert!(plan(&[said("user"), bad.clone()]).finish().is_none());
+        let history = json!({"type": "compacted", "payload": {"replacement_history": []}});
+        assert!(plan(&[bad, history, said("user")]).finish().is_some());
+    }
+
+    #[test]
+    fn reasoning_is_billed_and_its_calls_remembered() {
+        let p = plan(&[
+            said("user"),
+            item(json!({"type": "reasoning", "encrypted_content": "aaaa"})),
+            item(json!({"type": "function_call", "call_id": "c"})),
+            json!({"type": "token_usage_record", "payload": {"usage": {"reasoning_output_tokens": 9}}}),
+            item(json!({"type": "function_call_output", "call_id": "c"})),
+            item(json!({"type": "function_call", "call_id": "d"})),
+        ]);
+        let planned = p.finish().unwrap();
+        assert_eq!(planned.tail.billed(1), Some(9));
+        assert!(planned.reasoned(crate::formats::codex::skel::call_hash("c")));
+        assert!(!planned.reasoned(crate::formats::codex::skel::call_hash("d")));
+    }
+}
