@@ -280,8 +280,6 @@ impl Plan {
             &mut self.tail,
             Tail::starting(at.line, at.at + u64::from(at.len)),
         );
-        self.roles.clear();
-        self.refused = false;
         if let Some(history) = history {
             // The keys looked for, found in one pass over what was billed (the latest wins).
             let mut found: HashMap<u64, Option<usize>> = (history.iter())
@@ -304,10 +302,7 @@ impl Plan {
             let prefix: Vec<Slot> = (history.iter())
                 .map(|(k, f)| slot(at, Place::History(*k as u32), f, billed_of(f)))
                 .collect();
-            self.prefix = prefix;
-            for s in self.prefix.clone() {
-                self.role(s.role);
-            }
+            self.start_from(prefix);
             return;
         }
         // Older builds: the history becomes the user messages so far plus the summary.
@@ -320,10 +315,18 @@ impl Plan {
             encrypted: None,
         };
         kept.push(slot(at, Place::Summary, &fact, None));
-        self.prefix = kept;
-        for s in self.prefix.clone() {
-            self.role(s.role);
+        self.start_from(kept);
+    }
+
+    /// The active history made of `prefix` (the tail started again).
+    fn start_from(&mut self, prefix: Vec<Slot>) {
+        self.roles.clear();
+        self.refused = false;
+        for s in &prefix {
+            self.refused |= s.role.is_none();
+            self.roles.push(s.role.unwrap_or(Role::Assistant));
         }
+        self.prefix = prefix;
     }
 
     /// The plan of the second pass; `None` when an active item is one the whole reader
