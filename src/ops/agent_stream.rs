@@ -13,7 +13,11 @@
 //! The figures are the whole-file reader's, held equal on every fixture by
 //! `tests/agent_stream.rs`. Whatever this path does not take as that reader would (a line
 //! it cannot parse, a record the reader would refuse) gives `None`: the caller reads the
-//! file whole, and words any error.
+//! file whole, and words any error. So does a file that changed between the passes other
+//! than by appending (a fetched record whose `uuid` is not the one the first pass indexed
+//! there, or a file shorter than the first pass read): an agent's appends leave every
+//! indexed record where it was, and a file replaced by a rename is still read through the
+//! open handle.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -31,10 +35,12 @@ use crate::render::progress::Reading;
 use crate::session::{Format, Message, Part};
 use crate::tokens::Counter;
 
-/// Bytes of records counted at a time.
-const BATCH_BYTES: usize = 1 << 20;
+/// Bytes of message text counted at a time: enough for the counting threads to share
+/// (a transcript's records are mostly ids and metadata, so a batch cut by the records'
+/// bytes held too little text to be counted on more than one thread).
+const BATCH_TEXT: usize = 2 << 20;
 /// Messages counted at a time, at most.
-const BATCH_MESSAGES: usize = 4096;
+const BATCH_MESSAGES: usize = 16384;
 
 /// One line of a block: its node and the model it names, or a line that does not parse
 /// as JSON because it ends early (a truncated last line, if it is the last).
@@ -89,31 +95,32 @@ pub fn tally(
         tally.add(chunk);
     };
     bar.set_position(0);
-    let fetched = std::cell::Cell::new(0);
     let mut fetch = |nodes: &[&Node]| -> Option<Vec<serde_json::Value>> {
         let mut texts = Vec::with_capacity(nodes.len());
         for n in nodes {
             let mut text = vec![0; n.len as usize];
             file.read_exact_at(&mut text, n.at).ok()?;
             bar.set_position(n.at + u64::from(n.len));
-            fetched.set(fetched.get() + text.len());
             texts.push(text);
         }
-        parse_json(&texts, threads)
+        let parsed = parse_json(&texts, threads)?;
+        unchanged(nodes, &parsed).then_some(parsed)
     };
     let mut emit = |m: Message| {
+        batch.1 += crate::tokens::parallel::approx_bytes(&m);
         batch.0.push(m);
-        let now = fetched.get();
-        if batch.0.len() >= BATCH_MESSAGES || now >= batch.1 + BATCH_BYTES {
+        if batch.0.len() >= BATCH_MESSAGES || batch.1 >= BATCH_TEXT {
             count(&mut batch, &mut tally);
-            batch.1 = now;
+            batch.1 = 0;
         }
     };
     let read = indexed::read(&index, traced, &mut fetch, &mut emit)?;
     if !batch.0.is_empty() {
         count(&mut batch, &mut tally);
     }
-    if tally.len() != read.messages {
+    // Cut short between the passes: what the first pass saw is gone.
+    let now = file.metadata().ok()?.len();
+    if tally.len() != read.messages || now < fingerprint.len as u64 {
         return None;
     }
     // As a whole read gives them: the file's warnings, then the model's.
@@ -165,6 +172,17 @@ pub fn tally(
         tally,
         api: None,
     })
+}
+
+/// Whether each record fetched is the one the first pass indexed at its place (by its
+/// `uuid`); not so when the file was rewritten in place between the passes, and a whole
+/// read then words what it holds now.
+fn unchanged(nodes: &[&Node], parsed: &[serde_json::Value]) -> bool {
+    let same = |(n, v): (&&Node, &serde_json::Value)| {
+        let uuid = v.get("uuid").and_then(serde_json::Value::as_str);
+        n.uuid == uuid.map(skel::id)
+    };
+    nodes.len() == parsed.len() && nodes.iter().zip(parsed).all(same)
 }
 
 /// The first pass: every line's node, and the file's fingerprint.
@@ -225,4 +243,21 @@ fn block(block: &Block) -> Option<Vec<Line>> {
         }
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_rewritten_in_place_between_the_passes_is_seen() {
+        let first = r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
+        let (node, _, _) = skel::node(first, 0, 0).expect("a node");
+        let seen: serde_json::Value = serde_json::from_str(first).unwrap();
+        assert!(unchanged(&[&node], &[seen]));
+        let now = r#"{"type":"user","uuid":"u9","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
+        let now: serde_json::Value = serde_json::from_str(now).unwrap();
+        assert!(!unchanged(&[&node], &[now]));
+        assert!(!unchanged(&[&node], &[]));
+    }
 }

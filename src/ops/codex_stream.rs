@@ -33,10 +33,12 @@ use crate::render::progress::Reading;
 use crate::session::{Format, Message};
 use crate::tokens::Counter;
 
-/// Bytes of records counted at a time.
-const BATCH_BYTES: usize = 1 << 20;
+/// Bytes of message text counted at a time: enough for the counting threads to share (an
+/// item's line is mostly encrypted reasoning and metadata, as `agent_stream` found of
+/// Claude Code's records).
+const BATCH_TEXT: usize = 2 << 20;
 /// Messages counted at a time, at most.
-const BATCH_MESSAGES: usize = 4096;
+const BATCH_MESSAGES: usize = 16384;
 /// Bytes of the tail's items parsed at a time (on the counting threads).
 const WINDOW_BYTES: usize = 256 << 10;
 
@@ -82,24 +84,22 @@ pub fn tally(
         tally.add(chunk);
     };
     bar.set_position(0);
-    let fetched = std::cell::Cell::new(0);
     let mut fetch = |places: &[(u64, u32)]| -> Option<Vec<serde_json::Value>> {
         let mut texts = Vec::with_capacity(places.len());
         for &(at, len) in places {
             let mut text = vec![0; len as usize];
             file.read_exact_at(&mut text, at).ok()?;
             bar.set_position(at + u64::from(len));
-            fetched.set(fetched.get() + text.len());
             texts.push(text);
         }
         parse_json(&texts, threads)
     };
     let mut emit = |m: Message| {
+        batch.1 += crate::tokens::parallel::approx_bytes(&m);
         batch.0.push(m);
-        let now = fetched.get();
-        if batch.0.len() >= BATCH_MESSAGES || now >= batch.1 + BATCH_BYTES {
+        if batch.0.len() >= BATCH_MESSAGES || batch.1 >= BATCH_TEXT {
             count(&mut batch, &mut tally);
-            batch.1 = now;
+            batch.1 = 0;
         }
     };
     let mut maker = Maker::new(&planned);
@@ -115,7 +115,6 @@ pub fn tally(
     let mut window: (Vec<usize>, Vec<Vec<u8>>, usize) = (Vec::new(), Vec::new(), 0);
     let mut parse = |window: &mut (Vec<usize>, Vec<Vec<u8>>, usize)| -> Option<()> {
         let texts = std::mem::take(&mut window.1);
-        fetched.set(fetched.get() + window.2);
         window.2 = 0;
         let values = parse_json(&texts, threads)?;
         drop(texts);
@@ -143,7 +142,9 @@ pub fn tally(
     if !batch.0.is_empty() {
         count(&mut batch, &mut tally);
     }
-    if tally.len() != planned.len {
+    // Cut short between the passes: what the first pass saw is gone.
+    let now = file.metadata().ok()?.len();
+    if tally.len() != planned.len || now < fingerprint.len as u64 {
         return None;
     }
     // As a whole read gives them: the file's warnings, then the model's.

@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::relink::Children;
 use super::skel::{Id, Kind, Node};
 
 /// The live thread of a transcript's nodes.
@@ -154,16 +155,13 @@ impl Tracer<'_> {
         let boundaries: Vec<usize> = (0..self.nodes.len())
             .filter(|&i| self.nodes[i].boundary)
             .collect();
+        let mut children = Children::of(self.nodes.len(), |c| self.parent(c));
         for b in boundaries {
             match self.find_splice(b) {
                 Ok(Some(s)) => {
-                    let after: Vec<usize> = (0..self.nodes.len())
-                        .filter(|&c| c != s.head && self.parent(c) == Some(s.anchor))
-                        .collect();
-                    self.relink.insert(s.head, s.anchor);
-                    for c in after {
-                        self.relink.insert(c, s.tail);
-                    }
+                    let head_parent = self.parent(s.head);
+                    let link = (s.head, s.anchor, s.tail);
+                    children.splice(&mut self.relink, head_parent, link);
                     self.splices.push(s);
                 }
                 Ok(None) => {}

@@ -15,6 +15,7 @@ mod marker;
 mod new;
 mod paths;
 mod plan;
+mod relink;
 mod restore;
 pub mod skel;
 mod splice;

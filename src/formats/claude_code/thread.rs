@@ -22,6 +22,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+use super::relink::Children;
 use crate::formats::jsonl::{records, Record};
 use crate::session::{LinesDoc, ReadError};
 
@@ -255,16 +256,13 @@ impl Transcript {
         let boundaries: Vec<usize> = (0..self.recs.len())
             .filter(|&i| self.recs[i].is_boundary())
             .collect();
+        let mut children = Children::of(self.recs.len(), |c| self.parent(c));
         for b in boundaries {
             match Splice::find(self, b, main) {
                 Ok(Some(s)) => {
-                    let after: Vec<usize> = (0..self.recs.len())
-                        .filter(|&c| c != s.head && self.parent(c) == Some(s.anchor))
-                        .collect();
-                    self.relink.insert(s.head, s.anchor);
-                    for c in after {
-                        self.relink.insert(c, s.tail);
-                    }
+                    let head_parent = self.parent(s.head);
+                    let link = (s.head, s.anchor, s.tail);
+                    children.splice(&mut self.relink, head_parent, link);
                     self.splices.push(s);
                 }
                 Ok(None) => {}
