@@ -1,10 +1,11 @@
-//! Read-only commands stream Claude Code transcripts (src/ops/agent_stream.rs): the live
+//! Read-only commands stream Claude Code transcripts (src/ops/agent_stream.rs: the live
 //! thread traced over a compact index, the live records fetched and counted a batch at a
-//! time. These tests hold that route to the whole-file reader's figures (every message's
+//! time) and Codex rollouts (src/ops/codex_stream.rs: the active history planned over the
+//! lines' skeletons, its items fetched and counted a batch at a time). These tests hold that route to the whole-file reader's figures (every message's
 //! count and role, the tally's shapes, previews, tools and largest messages, the
 //! reported usage and the next-request prediction, the model, the warnings) on every
-//! session file in `shared/fixtures/`, and check that every Claude Code fixture is taken
-//! by it.
+//! session file in `shared/fixtures/`, and check that every Claude Code and Codex fixture
+//! is taken by it.
 
 mod support;
 
@@ -100,20 +101,22 @@ fn every_fixture_counts_streamed_as_read_whole() {
     let cache = tempfile::tempdir().unwrap();
     let ctx = context(cache.path());
     let bar = indicatif::ProgressBar::hidden();
-    let (mut streamed, mut agent_files) = (Vec::new(), 0);
+    let (mut streamed, mut agent_files, mut codex_files) = (Vec::new(), 0, 0);
     for path in files(&support::fixtures_dir()) {
-        let claude = path.components().any(|c| {
-            c.as_os_str()
-                .to_str()
-                .is_some_and(|s| s.starts_with("claude-code"))
-        });
+        let under = |dir: &str| {
+            path.components()
+                .any(|c| c.as_os_str().to_str().is_some_and(|s| s.starts_with(dir)))
+        };
         let is_jsonl = path.extension().is_some_and(|e| e == "jsonl");
-        agent_files += usize::from(claude && is_jsonl);
+        let claude = under("claude-code") && is_jsonl;
+        let codex = under("codex") && is_jsonl;
+        agent_files += usize::from(claude || codex);
+        codex_files += usize::from(codex);
         for wants in WANTS {
             let Some(got) = agent_stream::tally(&ctx, &path, wants, &bar) else {
                 assert!(
-                    !(claude && is_jsonl),
-                    "{}: a Claude Code transcript not streamed",
+                    !(claude || codex),
+                    "{}: an agent transcript not streamed",
                     path.display()
                 );
                 continue;
@@ -129,7 +132,8 @@ fn every_fixture_counts_streamed_as_read_whole() {
             streamed.push(path.clone());
         }
     }
-    assert!(agent_files >= 20, "only {agent_files} Claude Code fixtures");
+    assert!(agent_files >= 20, "only {agent_files} agent fixtures");
+    assert!(codex_files >= 10, "only {codex_files} Codex fixtures");
     assert_eq!(streamed.len(), 2 * agent_files, "{streamed:#?}");
 }
 
@@ -189,4 +193,202 @@ fn a_session_just_compacted_by_its_agent_streams_as_read_whole() {
         measured >= 2,
         "only {measured} sessions measured before a compaction"
     );
+}
+
+/// A Codex rollout line: `{timestamp, type, payload}`.
+fn codex(ty: &str, payload: serde_json::Value) -> String {
+    serde_json::json!({"timestamp": "2026-01-01T00:00:00Z", "type": ty, "payload": payload})
+        .to_string()
+}
+
+fn said(role: &str, text: &str) -> serde_json::Value {
+    let kind = if role == "assistant" {
+        "output_text"
+    } else {
+        "input_text"
+    };
+    serde_json::json!({"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
+}
+
+/// Codex rollouts with what the reading of a rollout turns on: compactions of both kinds,
+/// billed reasoning kept by a compaction, legacy lines, reports repeated or not numbers,
+/// payloads that are not objects, a truncated last line, CRLF, a BOM, blank lines.
+fn codex_cases() -> Vec<(&'static str, String)> {
+    use serde_json::json;
+    let meta = codex(
+        "session_meta",
+        json!({"id": "s", "cli_version": "0.169.0", "base_instructions": {"text": "be brief"}}),
+    );
+    let reasoning = |e: &str| json!({"type": "reasoning", "summary": [{"type": "summary_text", "text": "think"}], "encrypted_content": e});
+    let call = |id: &str| json!({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": id});
+    let output =
+        |id: &str, out: &str| json!({"type": "function_call_output", "call_id": id, "output": out});
+    let usage = |input: u64, total: u64| {
+        codex(
+            "event_msg",
+            json!({"type": "token_count", "info": {"last_token_usage": {"input_tokens": input, "output_tokens": 7, "reasoning_output_tokens": 30}, "total_token_usage": {"total_tokens": total}, "model_context_window": 272000}}),
+        )
+    };
+    let turn = |items: &[serde_json::Value]| -> Vec<String> {
+        items
+            .iter()
+            .map(|i| codex("response_item", i.clone()))
+            .collect()
+    };
+    let mut base = vec![
+        meta.clone(),
+        codex("turn_context", json!({"model": "gpt-5.5"})),
+    ];
+    base.extend(turn(&[
+        said("user", "<environment_context>cwd</environment_context>"),
+        said("user", "fix the build"),
+        reasoning("AAAABBBBCCCC"),
+        call("c1"),
+    ]));
+    base.push(codex(
+        "token_usage_record",
+        json!({"usage": {"reasoning_output_tokens": 12}}),
+    ));
+    base.extend(turn(&[
+        output("c1", "Process exited with code 2\nOutput:\nerror"),
+        reasoning("DDDD"),
+        said("assistant", "done"),
+    ]));
+    base.push(usage(900, 1000));
+    base.push(usage(900, 1000));
+    base.extend(turn(&[
+        said("user", "thanks"),
+        json!({"type": "ghost_snapshot"}),
+    ]));
+    let lines = |v: &[String]| v.join("\n") + "\n";
+    let mut cases = vec![("plain", lines(&base))];
+    let mut compacted = base.clone();
+    // The reasoning billed before stays in the open turn: its bill counts.
+    compacted.push(codex(
+        "compacted",
+        json!({"message": "", "replacement_history": [said("user", "fix the build"), {"type": "compaction", "encrypted_content": "zz"}, said("user", "Another language model started to solve this problem: notes"), 5, reasoning("AAAABBBBCCCC"), call("c1")]}),
+    ));
+    compacted.extend(turn(&[reasoning("EEEE"), call("c2")]));
+    compacted.push(usage(400, 2000));
+    cases.push(("compacted, turn open", lines(&compacted)));
+    compacted.extend(turn(&[output("c2", "ok"), said("user", "go on")]));
+    cases.push(("compacted", lines(&compacted)));
+    let mut older = base.clone();
+    older.push(codex("compacted", json!({"message": "the summary"})));
+    older.extend(turn(&[said("assistant", "after")]));
+    older.push(codex("compacted", json!({"message": null})));
+    cases.push(("older compactions", lines(&older)));
+    let mut odd = vec![
+        codex("session_meta", json!("not an object")),
+        meta.clone(),
+        codex(
+            "session_meta",
+            json!({"base_instructions": {"text": null}, "instructions": "unused"}),
+        ),
+        codex("response_item", json!(null)),
+        codex(
+            "event_msg",
+            json!({"type": "token_count", "info": {"last_token_usage": {"input_tokens": 1.0, "output_tokens": 2}}}),
+        ),
+        codex(
+            "event_msg",
+            json!({"type": "task_complete", "error": {"codex_error_info": "context_window_exceeded"}}),
+        ),
+        codex(
+            "response_item",
+            json!({"type": "message", "role": "critic", "content": "odd role"}),
+        ),
+        codex("response_item", json!({"type": "mystery", "role": "tool"})),
+        r#"{"timestamp":"t","type":"response_item"}"#.to_string(),
+    ];
+    odd.extend(turn(&[said("user", "hello")]));
+    cases.push(("odd records", lines(&odd)));
+    let mut cut = base.clone();
+    cut.push(r#"{"timestamp":"t","type":"response_item","payload":{"type":"mess"#.to_string());
+    cases.push(("truncated", cut.join("\n")));
+    cases.push((
+        "crlf, bom, blank lines",
+        format!("\u{feff}{}\r\n\r\n", base.join("\r\n\n")),
+    ));
+    let legacy = [
+        json!({"id": "x", "timestamp": "t", "instructions": "legacy rules"}),
+        json!({"record_type": "state"}),
+        said("user", "hi"),
+        reasoning("FFFF"),
+        call("c3"),
+        output("c3", "{\"output\":\"\",\"metadata\":{\"exit_code\":1}}"),
+    ];
+    cases.push(("legacy", lines(&legacy.map(|v| v.to_string()))));
+    let mut unread = base.clone();
+    unread.insert(
+        3,
+        codex("response_item", json!({"type": "message", "content": []})),
+    );
+    unread.push(codex(
+        "compacted",
+        json!({"message": "", "replacement_history": [said("user", "kept")]}),
+    ));
+    cases.push(("a refused item compacted away", lines(&unread)));
+    cases
+}
+
+#[test]
+fn codex_rollouts_of_every_shape_stream_as_read_whole() {
+    let cache = tempfile::tempdir().unwrap();
+    let ctx = context(cache.path());
+    let bar = indicatif::ProgressBar::hidden();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in codex_cases() {
+        let file = dir
+            .path()
+            .join(format!("{}.jsonl", name.replace([' ', ','], "_")));
+        std::fs::write(&file, &text).unwrap();
+        for wants in WANTS {
+            let got = agent_stream::tally(&ctx, &file, wants, &bar)
+                .unwrap_or_else(|| panic!("{name}: not streamed"));
+            let whole = load::load_for_reading(&ctx, &file).unwrap();
+            assert_eq!(
+                whole.session.format,
+                ctxctl::session::Format::Codex,
+                "{name}"
+            );
+            let want = counted::of_loaded(&ctx, whole, wants, None);
+            assert_eq!(figures(&got), figures(&want), "{name}: streamed ≠ whole");
+        }
+    }
+}
+
+#[test]
+fn a_codex_rollout_the_whole_reader_refuses_is_left_to_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let ctx = context(cache.path());
+    let bar = indicatif::ProgressBar::hidden();
+    let dir = tempfile::tempdir().unwrap();
+    let (_, plain) = codex_cases().swap_remove(0);
+    let mut lines: Vec<&str> = plain.lines().collect();
+    let active = codex(
+        "response_item",
+        serde_json::json!({"type": "message", "content": []}),
+    );
+    let twice = r#"{"timestamp":"t","type":"turn_context","type":"event_msg","payload":{}}"#;
+    for (name, bad, whole_reads) in [
+        ("an active message without a role", active.as_str(), false),
+        ("a line that is not an object", "[1, 2]", false),
+        ("a key given twice", twice, true),
+        ("a broken line", "{\"type\": nope}", false),
+    ] {
+        lines.insert(3, bad);
+        let file = dir.path().join("bad.jsonl");
+        std::fs::write(&file, lines.join("\n")).unwrap();
+        lines.remove(3);
+        assert!(
+            agent_stream::tally(&ctx, &file, WANTS[0], &bar).is_none(),
+            "{name}: streamed"
+        );
+        assert_eq!(
+            load::load_for_reading(&ctx, &file).is_ok(),
+            whole_reads,
+            "{name}"
+        );
+    }
 }

@@ -1,4 +1,5 @@
-//! Counting a Claude Code transcript as it is read, in memory independent of its size.
+//! Counting a Claude Code transcript as it is read, in memory independent of its size (a
+//! Codex rollout is handed to [`crate::ops::codex_stream`]).
 //!
 //! Two passes over the file. The first reads it a block of lines at a time
 //! ([`LineReader`]), the counting threads reducing each line to its [`Node`] (ids hashed,
@@ -29,7 +30,7 @@ use crate::formats::stream::{Block, LineReader};
 use crate::ops::counted::Counted;
 use crate::ops::figures::{Chunk, Tally, Wants};
 use crate::ops::load::{self, scale, Fingerprint};
-use crate::ops::ordered::in_order;
+use crate::ops::ordered::{in_order, parse_json};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message, Part};
 use crate::tokens::Counter;
@@ -48,7 +49,8 @@ enum Line {
     Cut { line: usize, end: u64 },
 }
 
-/// `path` streamed and counted when it is a Claude Code transcript, else `None`.
+/// `path` streamed and counted when it is a Claude Code transcript or a Codex rollout
+/// ([`crate::ops::codex_stream`]), else `None`.
 pub fn tally(
     ctx: &Context,
     path: &Path,
@@ -58,8 +60,15 @@ pub fn tally(
     let file = File::open(path).ok()?;
     let mut reader = LineReader::new(Reading::new(file.try_clone().ok()?, bar.clone()));
     let (head, lines) = reader.head().ok()?;
-    if lines < 2 || crate::formats::detect(&head).ok()? != Format::ClaudeCode {
+    if lines < 2 {
         return None;
+    }
+    match crate::formats::detect(&head).ok()? {
+        Format::ClaudeCode => {}
+        Format::Codex => {
+            return crate::ops::codex_stream::tally(ctx, path, wants, bar, &file, reader);
+        }
+        _ => return None,
     }
     let (index, fingerprint) = index(ctx, reader)?;
     let traced = indexed::trace(&index);
@@ -94,7 +103,7 @@ pub fn tally(
             bar.set_position(n.at + u64::from(n.len));
             texts.push(text);
         }
-        let parsed = parse(&texts, threads)?;
+        let parsed = parse_json(&texts, threads)?;
         unchanged(nodes, &parsed).then_some(parsed)
     };
     let mut emit = |m: Message| {
@@ -174,33 +183,6 @@ fn unchanged(nodes: &[&Node], parsed: &[serde_json::Value]) -> bool {
         n.uuid == uuid.map(skel::id)
     };
     nodes.len() == parsed.len() && nodes.iter().zip(parsed).all(same)
-}
-
-/// `texts` parsed as JSON on up to `threads` threads, in order.
-fn parse(texts: &[Vec<u8>], threads: usize) -> Option<Vec<serde_json::Value>> {
-    let one = |texts: &[Vec<u8>]| -> Option<Vec<serde_json::Value>> {
-        // Checked as UTF-8 at once, then parsed without checking each string again.
-        (texts.iter())
-            .map(|t| serde_json::from_str(std::str::from_utf8(t).ok()?).ok())
-            .collect()
-    };
-    if threads < 2 || texts.len() < 2 {
-        return one(texts);
-    }
-    let per = texts.len().div_ceil(threads);
-    let parts: Vec<Option<Vec<serde_json::Value>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (texts.chunks(per))
-            .map(|c| s.spawn(move || one(c)))
-            .collect();
-        (handles.into_iter())
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    });
-    let mut out = Vec::with_capacity(texts.len());
-    for p in parts {
-        out.extend(p?);
-    }
-    Some(out)
 }
 
 /// The first pass: every line's node, and the file's fingerprint.

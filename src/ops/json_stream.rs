@@ -35,6 +35,8 @@ pub fn tally(ctx: &Context, path: &Path, wants: Wants) -> anyhow::Result<Option<
     Ok(match reader.start() {
         Ok(()) => document(ctx, path, wants, reader),
         Err(_) => {
+            // What it read while looking for a message list is not needed any more.
+            drop(reader);
             progress.bar().set_position(0);
             if let Some(t) = crate::ops::agent_stream::tally(ctx, path, wants, progress.bar()) {
                 return Ok(Some(t));

@@ -18,6 +18,7 @@ pub mod agentdb;
 pub mod batch;
 pub mod carry;
 pub mod checked;
+pub mod codex_stream;
 pub mod compacted;
 pub mod count_api;
 pub mod counted;

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, sync_channel};
+use std::sync::mpsc::sync_channel;
 use std::sync::Mutex;
 
 use crate::formats::stream::{Block, DocReader, LineReader, Stop};
@@ -43,7 +43,9 @@ pub fn in_order<T: Send>(
     let stop = &stopped;
     let (to_work, blocks) = sync_channel::<(usize, Block)>(threads * AHEAD);
     let blocks = Mutex::new(blocks);
-    let (to_fold, done) = channel::<(usize, Option<T>)>();
+    // Bounded too: a slow fold (one that counts what the blocks give) holds the workers
+    // back rather than letting their results pile up.
+    let (to_fold, done) = sync_channel::<(usize, Option<T>)>(threads * AHEAD);
     std::thread::scope(|s| {
         let read = s.spawn(move || {
             let mut seq = 0;
@@ -84,4 +86,31 @@ pub fn in_order<T: Send>(
         let read = read.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         (read.is_ok() && !failed && waiting.is_empty()).then_some(())
     })
+}
+
+/// `texts` parsed as JSON on up to `threads` threads, in order.
+pub fn parse_json(texts: &[Vec<u8>], threads: usize) -> Option<Vec<serde_json::Value>> {
+    let one = |texts: &[Vec<u8>]| -> Option<Vec<serde_json::Value>> {
+        // Checked as UTF-8 at once, then parsed without checking each string again.
+        (texts.iter())
+            .map(|t| serde_json::from_str(std::str::from_utf8(t).ok()?).ok())
+            .collect()
+    };
+    if threads < 2 || texts.len() < 2 {
+        return one(texts);
+    }
+    let per = texts.len().div_ceil(threads);
+    let parts: Vec<Option<Vec<serde_json::Value>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (texts.chunks(per))
+            .map(|c| s.spawn(move || one(c)))
+            .collect();
+        (handles.into_iter())
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut out = Vec::with_capacity(texts.len());
+    for p in parts {
+        out.extend(p?);
+    }
+    Some(out)
 }

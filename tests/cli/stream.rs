@@ -196,3 +196,47 @@ fn claude_code_transcripts_stream_as_they_read_whole() {
     assert_eq!(r.code, 2, "{r:?}");
     assert_eq!(format!("{r:?}"), format!("{whole:?}"));
 }
+
+#[test]
+fn codex_rollouts_stream_as_they_read_whole() {
+    let env = TestEnv::new();
+    let cases = [
+        "realclients/codex-0.171.0/rollout-self-compacted.jsonl",
+        "codex/acidicsoil_rollout_v0.58.0_cli.jsonl",
+    ];
+    for rel in cases {
+        let path = fixture(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let copy = env.write(name, &text);
+        for args in COMMANDS {
+            both_ways(&env, args, copy.to_str().unwrap(), "codex");
+        }
+        // Cut short in its last line (Codex still writing): the same warning.
+        let mut end = text.trim_end().len() - 10;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let cut = env.write(&format!("cut-{name}"), &text[..end]);
+        both_ways(&env, &["count", "--json"], cut.to_str().unwrap(), "codex");
+    }
+    // An active item the reader refuses: read whole, its error with its place.
+    let good = std::fs::read_to_string(fixture(
+        "realclients/codex/realclient_v0.169_rollout_tasks.jsonl",
+    ))
+    .unwrap();
+    let bad = format!(
+        "{good}{}\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","content":[]}}"#
+    );
+    let bad = env.write("bad-rollout.jsonl", bad);
+    let r = env.run(&["count", bad.to_str().unwrap()]);
+    let whole = env.run(&["count", bad.to_str().unwrap(), "--format", "codex"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(
+        r.stderr
+            .contains("payload: expected a message with a \"role\""),
+        "{r:?}"
+    );
+    assert_eq!(format!("{r:?}"), format!("{whole:?}"));
+}

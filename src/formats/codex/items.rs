@@ -22,6 +22,27 @@ fn text_of(v: &Value, key: &str) -> String {
         .to_string()
 }
 
+/// The role of the message [`item_message`] makes of an item of type `kind` and `role`:
+/// a message's role (a user's when ctxctl does not know it; `None` without one), a
+/// compaction's the user's, an output's the tool's, the assistant's for what the model
+/// produced, and for other kinds their `role` when ctxctl knows it.
+pub fn item_role(kind: &str, role: Option<&str>) -> Option<Role> {
+    Some(match kind {
+        "message" => Role::parse(role?).unwrap_or(Role::User),
+        "compaction" => Role::User,
+        "function_call_output" | "custom_tool_call_output" | "tool_search_output" => Role::Tool,
+        "reasoning"
+        | "function_call"
+        | "custom_tool_call"
+        | "local_shell_call"
+        | "tool_search_call"
+        | "web_search_call"
+        | "image_generation_call"
+        | "agent_message" => Role::Assistant,
+        _ => role.and_then(Role::parse).unwrap_or(Role::Assistant),
+    })
+}
+
 /// One Responses API item as a message.
 pub fn item_message(
     v: &Value,
@@ -50,14 +71,14 @@ pub fn item_message(
     };
     let (role, parts) = match ty {
         "message" => {
-            let role = match v.get("role").and_then(Value::as_str) {
-                Some(r) => Role::parse(r).unwrap_or_else(|| {
-                    notes.unknown_role(r);
-                    Role::User
-                }),
-                None => return Err(ReadError::shape(place, "a message with a \"role\"")),
+            let role = v.get("role").and_then(Value::as_str);
+            let Some(r) = role else {
+                return Err(ReadError::shape(place, "a message with a \"role\""));
             };
-            (role, content_items(v.get("content"), notes))
+            if Role::parse(r).is_none() {
+                notes.unknown_role(r);
+            }
+            (Role::User, content_items(v.get("content"), notes))
         }
         "reasoning" => {
             let mut parts = Vec::new();
@@ -131,15 +152,10 @@ pub fn item_message(
             m.compact = Some(Box::new(codex_compact()));
             return Ok(m);
         }
-        other => {
-            let role = v
-                .get("role")
-                .and_then(Value::as_str)
-                .and_then(Role::parse)
-                .unwrap_or(Role::Assistant);
-            (role, vec![unknown(other, notes)])
-        }
+        other => (Role::Assistant, vec![unknown(other, notes)]),
     };
+    // The role [`item_role`] tells (the one above where it tells none).
+    let role = item_role(ty, v.get("role").and_then(Value::as_str)).unwrap_or(role);
     let mut m = Message::new(role, parts, origin);
     m.id = v.get("id").and_then(Value::as_str).map(str::to_string);
     m.pinned = v.get("_preserve").and_then(Value::as_bool) == Some(true);
@@ -204,4 +220,47 @@ fn content_items(v: Option<&Value>, notes: &mut Notes) -> Vec<Part> {
             },
         )
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn an_items_role_is_the_one_its_message_gets() {
+        let kinds = [
+            "message",
+            "reasoning",
+            "function_call",
+            "function_call_output",
+            "custom_tool_call_output",
+            "tool_search_output",
+            "web_search_call",
+            "compaction",
+            "agent_message",
+            "something_new",
+        ];
+        for kind in kinds {
+            for role in [
+                None,
+                Some("user"),
+                Some("developer"),
+                Some("critic"),
+                Some("tool"),
+            ] {
+                let mut v = json!({"type": kind, "content": []});
+                if let Some(r) = role {
+                    v["role"] = json!(r);
+                }
+                let made = item_message(&v, "here", Origin::Record(0), &mut Notes::default());
+                assert_eq!(
+                    made.ok().map(|m| m.role),
+                    item_role(kind, role),
+                    "{kind} {role:?}"
+                );
+            }
+        }
+    }
 }

@@ -9,9 +9,12 @@
 //! `record_type` lines) are read too.
 
 mod append;
+pub mod fetch;
 mod items;
 mod reasoning;
 mod restore;
+pub mod skel;
+pub mod stream;
 mod write;
 
 use std::path::Path;
@@ -353,27 +356,10 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     doc.truncated_tail = r.truncated_tail;
     let mut notes = Notes::default();
     let mut messages = r.messages(&mut notes)?;
-    let reported_usage = r.usage.map(|(input_tokens, output_tokens, line)| {
-        let before = messages
-            .iter()
-            .take_while(|m| m.origin.records().first().is_some_and(|&l| l < line))
-            .count();
-        // The response is the run of assistant items (reasoning, calls, answers) the
-        // report follows; what came before it was the request. Older Codex builds (0.58)
-        // write the report before the response: then everything before it was the request.
-        let response = messages[..before]
-            .iter()
-            .rev()
-            .take_while(|m| m.role == Role::Assistant)
-            .count();
-        ReportedUsage {
-            input_tokens,
-            output_tokens,
-            after_message: before.checked_sub(1),
-            request_end: Some(before - response),
-            earlier: Vec::new(),
-            dropped: 0,
-        }
+    let reported_usage = r.usage.map(|u| {
+        let lines = (messages.iter()).map(|m| m.origin.records().first().copied());
+        let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
+        reported(lines, &roles, u)
     });
     let dropped = reasoning::drop_closed_turns(&mut messages, reported_usage.as_ref());
     let reported_usage = reported_usage.map(|u| ReportedUsage { dropped, ..u });
@@ -391,6 +377,34 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         resume: None,
         skipped: false,
     })
+}
+
+/// The usage `(input, output, line)` a rollout reports, placed among its messages (each's
+/// first line and role).
+pub fn reported(
+    lines: impl IntoIterator<Item = Option<usize>>,
+    roles: &[Role],
+    (input_tokens, output_tokens, line): (u64, u64, usize),
+) -> ReportedUsage {
+    let before = (lines.into_iter())
+        .take_while(|l| l.is_some_and(|l| l < line))
+        .count();
+    // The response is the run of assistant items (reasoning, calls, answers) the
+    // report follows; what came before it was the request. Older Codex builds (0.58)
+    // write the report before the response: then everything before it was the request.
+    let response = roles[..before]
+        .iter()
+        .rev()
+        .take_while(|r| **r == Role::Assistant)
+        .count();
+    ReportedUsage {
+        input_tokens,
+        output_tokens,
+        after_message: before.checked_sub(1),
+        request_end: Some(before - response),
+        earlier: Vec::new(),
+        dropped: 0,
+    }
 }
 
 /// Codex CLI rollouts (`~/.codex/sessions/**/rollout-*.jsonl`).

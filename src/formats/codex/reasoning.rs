@@ -28,15 +28,25 @@ fn kind(v: &Value) -> &str {
 
 /// Items the model produced (as opposed to input: user messages, tool outputs).
 fn from_model(v: &Value) -> bool {
-    match kind(v) {
-        "message" => v.get("role").and_then(Value::as_str) == Some("assistant"),
+    produced(kind(v), v.get("role").and_then(Value::as_str))
+}
+
+/// Whether an item of type `kind` and `role` is one the model produced.
+pub(super) fn produced(kind: &str, role: Option<&str>) -> bool {
+    match kind {
+        "message" => role == Some("assistant"),
         t => !t.ends_with("_output"),
     }
 }
 
 fn is_call(v: &Value) -> bool {
+    is_call_kind(kind(v))
+}
+
+/// Whether items of type `kind` are tool calls.
+pub(super) fn is_call_kind(kind: &str) -> bool {
     matches!(
-        kind(v),
+        kind,
         "function_call" | "custom_tool_call" | "local_shell_call" | "tool_search_call"
     )
 }
@@ -80,19 +90,7 @@ impl Rollout {
                     .map_or(0, str::len)
             })
             .collect();
-        let total: usize = sizes.iter().sum();
-        if total == 0 {
-            return;
-        }
-        let reasoning = reasoning as usize;
-        let mut left = reasoning;
-        for (n, (&k, &size)) in pending.iter().zip(&sizes).enumerate() {
-            let share = if n + 1 == pending.len() {
-                left
-            } else {
-                reasoning * size / total
-            };
-            left -= share.min(left);
+        for (&k, share) in pending.iter().zip(shares(reasoning, &sizes)) {
             self.items[k].billed = Some(share);
             if let Some(key) = reasoning_key(&self.items[k].value) {
                 self.billed.insert(key, share);
@@ -111,15 +109,42 @@ impl Rollout {
 
     /// A user message of a `replacement_history` that is Codex's own summary.
     pub(super) fn is_codex_summary(&self, it: &ActiveItem) -> bool {
-        matches!(it.source, Source::History { .. })
-            && kind(&it.value) == "message"
-            && it.value.get("role").and_then(Value::as_str) == Some("user")
-            && first_text(&it.value).is_some_and(|t| t.starts_with(CODEX_SUMMARY))
+        matches!(it.source, Source::History { .. }) && is_summary_item(&it.value)
     }
 }
 
+/// Whether an item of a `replacement_history` is Codex's own summary: a user message that
+/// starts so.
+pub(super) fn is_summary_item(v: &Value) -> bool {
+    kind(v) == "message"
+        && v.get("role").and_then(Value::as_str) == Some("user")
+        && first_text(v).is_some_and(|t| t.starts_with(CODEX_SUMMARY))
+}
+
+/// `reasoning` tokens shared by reasoning items of encrypted contents of `sizes`, by
+/// size (the last takes what is left); none when they hold no encrypted content.
+pub fn shares(reasoning: u64, sizes: &[usize]) -> Vec<usize> {
+    let total: usize = sizes.iter().sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    let reasoning = reasoning as usize;
+    let mut left = reasoning;
+    let mut out = Vec::with_capacity(sizes.len());
+    for (n, &size) in sizes.iter().enumerate() {
+        let share = if n + 1 == sizes.len() {
+            left
+        } else {
+            reasoning * size / total
+        };
+        left -= share.min(left);
+        out.push(share);
+    }
+    out
+}
+
 /// What identifies a reasoning item across copies: its encrypted content.
-fn reasoning_key(v: &Value) -> Option<u128> {
+pub fn reasoning_key(v: &Value) -> Option<u128> {
     let enc = v.get("encrypted_content").and_then(Value::as_str)?;
     Some(xxhash_rust::xxh3::xxh3_128(enc.as_bytes()))
 }
@@ -135,8 +160,18 @@ fn first_text(v: &Value) -> Option<&str> {
 /// reasoning item its calls need, whether Codex injected it, and a failed command's
 /// result marked as an error.
 pub fn annotate(m: &mut Message, it: &ActiveItem, reasoned_calls: &HashSet<String>) {
-    let v = &it.value;
-    if let Some(n) = it.billed {
+    annotate_value(m, &it.value, it.billed, &|id| reasoned_calls.contains(id));
+}
+
+/// [`annotate`] with the item's value `v`, its billed size, and whether a call id was made
+/// with a reasoning item.
+pub fn annotate_value(
+    m: &mut Message,
+    v: &Value,
+    billed: Option<usize>,
+    reasoned: &dyn Fn(&str) -> bool,
+) {
+    if let Some(n) = billed {
         for p in &mut m.parts {
             if let Part::Opaque { kind, tokens, .. } = p {
                 if kind == "encrypted_content" {
@@ -149,7 +184,7 @@ pub fn annotate(m: &mut Message, it: &ActiveItem, reasoned_calls: &HashSet<Strin
         m.needs_reasoning = v
             .get("call_id")
             .and_then(Value::as_str)
-            .is_some_and(|id| reasoned_calls.contains(id));
+            .is_some_and(reasoned);
     }
     if m.role == Role::User && kind(v) == "message" {
         m.injected = first_text(v).is_some_and(|t| {
@@ -183,30 +218,61 @@ fn is_reasoning(m: &Message) -> bool {
 /// that the reported request `usage` still held (its turn was open then), which the next
 /// request no longer sends.
 pub fn drop_closed_turns(messages: &mut [Message], usage: Option<&ReportedUsage>) -> u64 {
-    let Some(last_user) = messages.iter().rposition(|m| m.role == Role::User) else {
-        return 0;
-    };
-    // The reported request held the reasoning of its own turn (from the user message
-    // before it); a user message since then closed that turn.
-    let held = match usage.and_then(|u| u.request_end) {
-        Some(end) if end <= last_user => {
-            let start = messages[..end]
-                .iter()
-                .rposition(|m| m.role == Role::User)
-                .unwrap_or(0);
-            start..end
-        }
-        _ => 0..0,
-    };
+    let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
+    let closed = Closed::of(&roles, usage);
     let mut dropped = 0;
-    for (k, m) in messages[..last_user].iter_mut().enumerate() {
-        if !is_reasoning(m) {
-            continue;
+    for (k, m) in messages.iter_mut().enumerate() {
+        dropped += closed.close(k, m);
+    }
+    dropped
+}
+
+/// Which messages [`drop_closed_turns`] changes, told from the messages' roles.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Closed {
+    /// The messages before this one (the last user message) are in closed turns.
+    pub before: usize,
+    /// The messages of the reported request's turn.
+    pub held: std::ops::Range<usize>,
+}
+
+impl Closed {
+    pub fn of(roles: &[Role], usage: Option<&ReportedUsage>) -> Closed {
+        let Some(last_user) = roles.iter().rposition(|r| *r == Role::User) else {
+            return Closed {
+                before: 0,
+                held: 0..0,
+            };
+        };
+        // The reported request held the reasoning of its own turn (from the user message
+        // before it); a user message since then closed that turn.
+        let held = match usage.and_then(|u| u.request_end) {
+            Some(end) if end <= last_user => {
+                let start = roles[..end]
+                    .iter()
+                    .rposition(|r| *r == Role::User)
+                    .unwrap_or(0);
+                start..end
+            }
+            _ => 0..0,
+        };
+        Closed {
+            before: last_user,
+            held,
         }
+    }
+
+    /// Message `k` (`m`) changed as [`drop_closed_turns`] changes it: the tokens of
+    /// encrypted reasoning it takes away from the reported request.
+    pub fn close(&self, k: usize, m: &mut Message) -> u64 {
+        if k >= self.before || !is_reasoning(m) {
+            return 0;
+        }
+        let mut dropped = 0;
         for p in &mut m.parts {
             match p {
                 Part::Opaque { bytes, tokens, .. } => {
-                    if held.contains(&k) {
+                    if self.held.contains(&k) {
                         dropped += tokens.unwrap_or_else(|| bytes.div_ceil(4)) as u64;
                     }
                     *tokens = Some(0);
@@ -222,8 +288,8 @@ pub fn drop_closed_turns(messages: &mut [Message], usage: Option<&ReportedUsage>
                 _ => {}
             }
         }
+        dropped
     }
-    dropped
 }
 
 /// The exit code a tool output reports in its header: Codex 0.169's `Process exited with

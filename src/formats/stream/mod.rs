@@ -8,6 +8,7 @@
 
 pub mod around;
 mod lines;
+pub mod loose;
 mod scan;
 
 use std::io::Read;

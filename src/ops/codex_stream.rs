@@ -1,0 +1,241 @@
+//! Counting a Codex rollout as it is read, in memory independent of its size.
+//!
+//! Two passes over the file. The first reads it a block of lines at a time
+//! ([`LineReader`]), the counting threads reducing each line to its skeleton
+//! ([`skel::rec`]: item text, tool output and encrypted reasoning skipped unparsed), which
+//! is folded in file order into the [`Plan`] of the active history (a `compacted` record
+//! replaces it). The second pass fetches the items the last compaction left by their
+//! offsets, reads the lines after it again (their items parsed a window at a time on the
+//! counting threads),
+//! makes the messages as the whole-file reader does ([`Maker`]), counts them a batch at a
+//! time and folds each batch into the [`Tally`], its text gone.
+//!
+//! The figures are the whole-file reader's, held equal on every fixture by
+//! `tests/agent_stream.rs`. Whatever this path does not take as that reader would (a line
+//! it cannot parse, an item the reader would refuse) gives `None`: the caller reads the
+//! file whole, and words any error.
+
+use std::fs::File;
+use std::io::{Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use crate::context::Context;
+use crate::formats::codex::fetch::Maker;
+use crate::formats::codex::skel;
+use crate::formats::codex::stream::{At, Plan};
+use crate::formats::stream::{Block, LineReader};
+use crate::ops::counted::Counted;
+use crate::ops::figures::{Chunk, Tally, Wants};
+use crate::ops::load::{self, scale, Fingerprint};
+use crate::ops::ordered::{in_order, parse_json};
+use crate::render::progress::Reading;
+use crate::session::{Format, Message};
+use crate::tokens::Counter;
+
+/// Bytes of message text counted at a time: enough for the counting threads to share (an
+/// item's line is mostly encrypted reasoning and metadata, as `agent_stream` found of
+/// Claude Code's records).
+const BATCH_TEXT: usize = 2 << 20;
+/// Messages counted at a time, at most.
+const BATCH_MESSAGES: usize = 16384;
+/// Bytes of the tail's items parsed at a time (on the counting threads).
+const WINDOW_BYTES: usize = 256 << 10;
+
+/// One line of a block: its skeleton, or a line that does not parse as JSON because it
+/// ends early (a truncated last line, if it is the last).
+enum Line {
+    Rec(At, skel::Rec),
+    Cut { line: usize, end: u64 },
+}
+
+/// `file` (at `path`, its head read by `reader`: a Codex rollout) streamed and counted;
+/// `None` when it is read whole instead.
+pub fn tally(
+    ctx: &Context,
+    path: &Path,
+    wants: Wants,
+    bar: &indicatif::ProgressBar,
+    file: &File,
+    reader: LineReader<Reading<File>>,
+) -> Option<Counted> {
+    let (plan, fingerprint) = plan(ctx, reader)?;
+    let planned = plan.finish()?;
+    let guess = ctx.resolve_model_quietly(planned.model.as_deref());
+    let counter = ctx.counter(guess.encoding);
+    let threads = ctx.counting_threads();
+    let mut tally = Tally::default();
+    let mut batch: (Vec<Message>, usize) = (Vec::new(), 0);
+    let count = |batch: &mut (Vec<Message>, usize), tally: &mut Tally| {
+        let messages = std::mem::take(&mut batch.0);
+        let counts = ctx.count_messages(&counter, &messages, threads);
+        let counts: Vec<usize> = counts.into_iter().map(|n| scale(n, guess.factor)).collect();
+        let first = tally.len();
+        let chunk = Chunk::of(
+            ctx,
+            &counter,
+            &messages,
+            &counts,
+            first,
+            (guess.factor, threads),
+            wants,
+            None,
+        );
+        tally.add(chunk);
+    };
+    bar.set_position(0);
+    let mut fetch = |places: &[(u64, u32)]| -> Option<Vec<serde_json::Value>> {
+        let mut texts = Vec::with_capacity(places.len());
+        for &(at, len) in places {
+            let mut text = vec![0; len as usize];
+            file.read_exact_at(&mut text, at).ok()?;
+            bar.set_position(at + u64::from(len));
+            texts.push(text);
+        }
+        parse_json(&texts, threads)
+    };
+    let mut emit = |m: Message| {
+        batch.1 += crate::tokens::parallel::approx_bytes(&m);
+        batch.0.push(m);
+        if batch.0.len() >= BATCH_MESSAGES || batch.1 >= BATCH_TEXT {
+            count(&mut batch, &mut tally);
+            batch.1 = 0;
+        }
+    };
+    let mut maker = Maker::new(&planned);
+    maker.head(&mut fetch, &mut emit)?;
+    // The tail's lines, read again from where it starts.
+    let mut from = file.try_clone().ok()?;
+    from.seek(SeekFrom::Start(planned.tail.at)).ok()?;
+    bar.set_position(planned.tail.at);
+    let mut reader = LineReader::new(Reading::new(from, bar.clone()));
+    let tail = &planned.tail;
+    let mut made = true;
+    // The tail's items a window at a time: their lines and texts, parsed at once.
+    let mut window: (Vec<usize>, Vec<Vec<u8>>, usize) = (Vec::new(), Vec::new(), 0);
+    let mut parse = |window: &mut (Vec<usize>, Vec<Vec<u8>>, usize)| -> Option<()> {
+        let texts = std::mem::take(&mut window.1);
+        window.2 = 0;
+        let values = parse_json(&texts, threads)?;
+        drop(texts);
+        for (line, v) in window.0.drain(..).zip(values) {
+            emit(maker.tail(line, &v)?);
+        }
+        Some(())
+    };
+    while let Some(block) = reader.next_block().ok()? {
+        for (span, &line) in block.spans.iter().zip(&block.records) {
+            let line = tail.line + line;
+            if tail.holds(line) {
+                let text = block.text[span.clone()].as_bytes();
+                window.0.push(line);
+                window.1.push(text.to_vec());
+                window.2 += text.len();
+            }
+        }
+        if window.2 >= WINDOW_BYTES {
+            made &= parse(&mut window).is_some();
+        }
+    }
+    made &= parse(&mut window).is_some();
+    let made = maker.finish().filter(|_| made)?;
+    if !batch.0.is_empty() {
+        count(&mut batch, &mut tally);
+    }
+    // Cut short between the passes: what the first pass saw is gone.
+    let now = file.metadata().ok()?.len();
+    if tally.len() != planned.len || now < fingerprint.len as u64 {
+        return None;
+    }
+    // As a whole read gives them: the file's warnings, then the model's.
+    let mut warnings = planned.warnings;
+    warnings.extend(made.warnings);
+    let shown = load::display(path);
+    for w in &warnings {
+        ctx.printer.warn(&format!("{shown}: {w}"));
+    }
+    let model = ctx.resolve_model(&shown, planned.model.as_deref());
+    ctx.printer.debug(&format!(
+        "{shown}: {} bytes, {} format, {} messages; model {} (from {}), {} tokenizer (streamed)",
+        fingerprint.len,
+        Format::Codex,
+        tally.len(),
+        model.name,
+        model.source,
+        model.encoding
+    ));
+    Some(Counted {
+        path: path.to_path_buf(),
+        fingerprint,
+        format: Format::Codex,
+        session_model: planned.model,
+        keeps_counts: counter.keeps_counts(),
+        total: Counter::total(&tally.counts),
+        usage: made.usage,
+        agent_limits: planned.limits,
+        extra_tokens: 0,
+        warnings,
+        resume: None,
+        skipped: false,
+        model,
+        tally,
+        api: None,
+    })
+}
+
+/// The first pass: every line's skeleton folded into the plan, and the file's fingerprint.
+fn plan(ctx: &Context, mut reader: LineReader<Reading<File>>) -> Option<(Plan, Fingerprint)> {
+    let mut plan = Plan::default();
+    let mut cut = None;
+    in_order(ctx.counting_threads(), &mut reader, &block, |lines| {
+        for l in lines {
+            match l {
+                // Only the last line may be cut short.
+                _ if cut.is_some() => cut = Some(None),
+                Line::Rec(at, rec) => plan.record(at, rec),
+                Line::Cut { line, end } => cut = Some(Some((line, end))),
+            }
+        }
+    })?;
+    let outline = reader.finish();
+    if let Some(cut) = cut {
+        let (line, end) = cut?;
+        if line + 1 != outline.lines || end != outline.len as u64 {
+            return None;
+        }
+        plan.truncated(format!(
+            "line {}: incomplete last line (still being written?); ignored and kept as is",
+            line + 1
+        ));
+    }
+    let fingerprint = Fingerprint {
+        len: outline.len,
+        hash: outline.hash,
+    };
+    Some((plan, fingerprint))
+}
+
+/// A block's lines reduced to skeletons; `None` when one is not read as the whole reader
+/// reads it.
+fn block(block: &Block) -> Option<Vec<Line>> {
+    let mut out = Vec::with_capacity(block.spans.len());
+    for (span, &line) in block.spans.iter().zip(&block.records) {
+        let text = &block.text[span.clone()];
+        let at = At {
+            line,
+            at: (block.at + span.start) as u64,
+            len: u32::try_from(text.len()).ok()?,
+        };
+        match skel::rec(text) {
+            Some(rec) => out.push(Line::Rec(at, rec)),
+            None => match serde_json::from_str::<serde_json::Value>(text) {
+                Err(e) if e.is_eof() => out.push(Line::Cut {
+                    line,
+                    end: (block.at + span.end) as u64,
+                }),
+                _ => return None,
+            },
+        }
+    }
+    Some(out)
+}
