@@ -8,6 +8,7 @@ pub mod carried;
 pub mod counts;
 pub mod digest;
 mod entry;
+#[cfg(feature = "cli")]
 pub mod heads;
 mod log;
 
