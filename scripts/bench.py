@@ -15,7 +15,8 @@ JSON session checked, then checked again with 10 messages appended); check-appen
 copy is kept next to the JSON one, as target/bench/session-SIZE.jsonl); check-append-aged
 (check-append-jsonl with a count cache of its own whose log holds ~60,000 counts of
 other texts, as a cache in daily use holds up to 65,536 before they are merged into its
-sorted file).
+sorted file). sessions-home (not among the defaults: it grows a 3 GB home) runs
+scripts/bench-home.py: `sessions` cold and warm over 3,000 sessions, against `count -r`.
 
 --compare times another ctxctl binary (an older build, say) in the same rounds; its rows
 are marked with `@other`.
@@ -175,6 +176,13 @@ def main():
                XDG_CACHE_HOME=os.path.join(home, "cache"), XDG_CONFIG_HOME=os.path.join(home, "config"),
                NO_COLOR="1")
     names = args.commands.split(",")
+    if "sessions-home" in names:
+        names.remove("sessions-home")
+        home = [sys.executable, os.path.join(ROOT, "scripts", "bench-home.py"), "--no-build",
+                "--runs", str(args.runs)] + (["--compare", args.compare] if args.compare else [])
+        subprocess.run(home, check=True)
+        if not names:
+            return
     print(f"machine: {os.cpu_count()} cores; {args.runs} interleaved rounds; median time, median per-round ratio\n")
     print(start_up(env))
     print(f"{'session':>8} {'command':<13} {'time':>9} {'vs ref':>7} {'Mtok/s':>7} {'peak RSS':>10} {'vs count':>8}")

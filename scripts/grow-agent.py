@@ -4,20 +4,22 @@ with fresh ids and texts that do not repeat.
 
 usage: grow-agent.py SOURCE.jsonl MEGABYTES OUT.jsonl [--seed N]
 
-SOURCE is a Claude Code transcript or a Codex rollout (take one from
-shared/fixtures/realclients/, whose structure comes from the real agents). Its records are
-written again and again until OUT holds MEGABYTES (10^6 bytes):
+SOURCE is a Claude Code transcript, a Codex rollout (take one from
+shared/fixtures/realclients/, whose structure comes from the real agents), a Gemini CLI
+session or a Copilot CLI event log. Its records are written again and again until OUT holds
+MEGABYTES (10^6 bytes):
 - every id (UUIDs, `toolu_`/`msg_`/`call_`/`req_`… ids) gets a fresh value in each round,
   the session's own id excepted;
 - each round's first Claude Code record hangs from the previous round's last conversation
-  record, so that the whole file is one live thread; a Codex rollout's `session_meta` is
-  written once;
+  record, so that the whole file is one live thread (a Copilot CLI event's `parentId`
+  likewise); a Codex rollout's `session_meta`, a Copilot CLI log's `session.start` and a
+  Gemini CLI session's header and `$set` checkpoints are written in the first round only;
 - every text (message text, thinking, tool output, attachment text) is replaced by as many
   random words, so that a memo of repeated texts does not flatter the figures."""
 import argparse, json, random, re, sys, uuid
 
 ID = re.compile(r"^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-                r"|(?:toolu|msg|call|req|fc|rs|resp)_[A-Za-z0-9]{6,})$")
+                r"|[0-9a-f]{32}|(?:toolu|msg|call|req|fc|rs|resp)_[A-Za-z0-9]{6,})$")
 SESSION_KEYS = {"sessionId", "session_id", "id_session"}
 TEXT_KEYS = {"text", "content", "thinking", "output", "stdout", "stderr", "rendered",
              "message", "lastPrompt", "summary", "prompt"}
@@ -62,6 +64,8 @@ def session_ids(records):
 
 
 def fresh(old):
+    if re.fullmatch(r"[0-9a-f]{32}", old):
+        return uuid.uuid4().hex
     if "_" in old and not old[0].isdigit():
         prefix = old.split("_", 1)[0]
         return prefix + "_" + uuid.uuid4().hex[:24]
@@ -84,6 +88,71 @@ def replay(v, ids, keep, texts, key=None):
     return v
 
 
+def kind_of(records):
+    """Which agent wrote `records`: codex, gemini, copilot, else claude."""
+    first = records[0] if records else {}
+    if first.get("type") == "session_meta":
+        return "codex"
+    if first.get("type") == "session.start":
+        return "copilot"
+    if "projectHash" in first:
+        return "gemini"
+    return "claude"
+
+
+# Records written once, in the first round only (the session's header).
+HEADER = {
+    "codex": lambda r: r.get("type") == "session_meta",
+    "copilot": lambda r: r.get("type") == "session.start",
+    # A Gemini CLI session's header, and the checkpoints that replace its whole state.
+    "gemini": lambda r: "projectHash" in r or bool({"messages", "sessionId"} & set(r.get("$set", {}))),
+}
+
+
+def grow(records, target, out, texts, renamed=None, edit=None):
+    """Writes `records` replayed to the text file `out` until it holds `target` bytes (see
+    the module's doc); `renamed` maps old ids (the session's own too) to the values every
+    round gives them, `edit` changes each replayed record in place. Returns (bytes
+    written, rounds)."""
+    kind = kind_of(records)
+    renamed = renamed or {}
+    keep = session_ids(records) - set(renamed)
+    header = HEADER.get(kind, lambda r: False)
+    written, rounds, leaf = 0, 0, None
+    while written < target:
+        ids = dict(renamed)
+        last = None
+        for r in records:
+            if rounds > 0 and header(r):
+                continue
+            r = replay(r, ids, keep, texts)
+            if rounds > 0 and kind == "claude" and r.get("uuid") and r.get("parentUuid") is None:
+                r["parentUuid"] = leaf
+            if rounds > 0 and kind == "copilot" and "parentId" in r and r["parentId"] is None:
+                r["parentId"] = leaf
+            if edit:
+                edit(r)
+            last = r.get("id", last)
+            line = json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n"
+            out.write(line)
+            written += len(line.encode("utf-8"))
+            if written >= target:
+                break
+        if kind == "claude":
+            conv = [ids.get(r.get("uuid")) for r in records
+                    if r.get("type") in ("user", "assistant", "attachment") and r.get("uuid")]
+            leaf = conv[-1] if conv else leaf
+        elif kind == "copilot":
+            leaf = last or leaf
+        rounds += 1
+    return written, rounds
+
+
+def seeded(rng):
+    """Fresh ids (uuid.uuid4) drawn from `rng`, so that a seed gives the same output."""
+    uuid.uuid4 = lambda: uuid.UUID(int=rng.getrandbits(128), version=4)
+
+
 def main():
     doc = __doc__.split("\n\n")
     p = argparse.ArgumentParser(prog="grow-agent.py", description=doc[0],
@@ -95,33 +164,10 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
     rng = random.Random(a.seed)
-    uuid.uuid4 = lambda: uuid.UUID(int=rng.getrandbits(128), version=4)
+    seeded(rng)
     records = [json.loads(l) for l in open(a.source, encoding="utf-8") if l.strip()]
-    keep = session_ids(records)
-    codex = records[0].get("type") == "session_meta"
-    texts = Texts(rng)
-    target = int(a.megabytes * 1_000_000)
-    written, rounds, leaf = 0, 0, None
     with open(a.out, "w", encoding="utf-8") as out:
-        while written < target:
-            ids = {}
-            for r in records:
-                if codex and rounds > 0 and r.get("type") == "session_meta":
-                    continue
-                r = replay(r, ids, keep, texts)
-                if not codex:
-                    if rounds > 0 and r.get("uuid") and r.get("parentUuid") is None:
-                        r["parentUuid"] = leaf
-                line = json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n"
-                out.write(line)
-                written += len(line.encode("utf-8"))
-                if written >= target:
-                    break
-            if not codex:
-                conv = [ids.get(r.get("uuid")) for r in records
-                        if r.get("type") in ("user", "assistant", "attachment") and r.get("uuid")]
-                leaf = conv[-1] if conv else leaf
-            rounds += 1
+        written, rounds = grow(records, int(a.megabytes * 1_000_000), out, Texts(rng))
     print(f"{a.out}: {written} bytes, {rounds} rounds of {len(records)} records", file=sys.stderr)
 
 

@@ -1,6 +1,6 @@
 //! ctxctl's disk caches under `~/.cache/ctxctl`: token counts of texts seen before
 //! ([`counts`], keyed by [`crate::tokens::key`]) and one digest per checked session file
-//! ([`digest`]), and the hidden part a rewrite carries to the file it wrote ([`carried`]).
+//! ([`digest`]), what session files' heads said ([`heads`]), and the hidden part a rewrite carries to the file it wrote ([`carried`]).
 //! All are only ever a shortcut: a missing, stale or damaged cache gives
 //! the same answers, slower. [`crate::tokens`] stays pure counting.
 
@@ -8,6 +8,8 @@ pub mod carried;
 pub mod counts;
 pub mod digest;
 mod entry;
+#[cfg(feature = "cli")]
+pub mod heads;
 mod log;
 
 pub use counts::CountStore;

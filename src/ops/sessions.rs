@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::archive::{ArchiveStore, Timestamp};
+use crate::cache::heads::HeadStore;
 use crate::context::Context;
 use crate::formats::agent::default_stores;
 use crate::formats::{classify_path, Found};
@@ -118,6 +119,18 @@ pub fn discover_with(
     entries.dedup_by(|a, b| a.path == b.path);
     let mut out: Vec<Candidate> = Vec::new();
     let mut subagents: BTreeMap<PathBuf, Vec<Entry>> = BTreeMap::new();
+    // What unchanged files' heads said, so that they are not opened again (with `--format`
+    // a head tells the project only, and is read).
+    let heads = (describe && ctx.settings.format.is_none())
+        .then(|| ctx.digests().map(|d| HeadStore::open(d.dir())))
+        .flatten();
+    let look = Look {
+        ctx,
+        filter,
+        now,
+        describe,
+        heads: heads.as_ref(),
+    };
     for entry in entries {
         if crate::ops::load::is_database(&entry.path) {
             out.extend(database(ctx, &entry, filter, now));
@@ -140,51 +153,74 @@ pub fn discover_with(
         if !worth(&entry.path) {
             continue;
         }
-        if let Some(c) = candidate(ctx, filter, &entry, now, describe) {
+        if let Some(c) = look.candidate(&entry) {
             out.push(c);
         }
     }
     for (parent, subs) in subagents {
-        match out.iter_mut().find(|c| c.path == parent) {
-            Some(c) => c.subagents.extend(subs.into_iter().map(|e| e.path)),
-            None => out.extend(
-                subs.iter()
-                    .filter_map(|e| candidate(ctx, filter, e, now, describe)),
-            ),
+        // Sorted by path, so a parent is found by a binary search.
+        match out
+            .binary_search_by(|c| c.path.as_path().cmp(&parent))
+            .ok()
+            .filter(|&i| out[i].db_session.is_none())
+        {
+            Some(i) => out[i].subagents.extend(subs.into_iter().map(|e| e.path)),
+            None => out.extend(subs.iter().filter_map(|e| look.candidate(e))),
         }
+    }
+    if let Some(Err(e)) = heads.map(HeadStore::save) {
+        ctx.printer.debug(&format!("session heads not saved: {e}"));
     }
     Ok(out)
 }
 
-/// `entry` as a candidate, if the filters keep it.
-fn candidate(
-    ctx: &Context,
-    filter: &Filter,
-    entry: &Entry,
+/// How the files found are made candidates.
+struct Look<'a> {
+    ctx: &'a Context,
+    filter: &'a Filter,
     now: i64,
-    read_head: bool,
-) -> Option<Candidate> {
-    if !filter.keeps_path(&entry.path, entry.age(now)) {
-        return skipped(ctx, &entry.path, "filtered out by its name or time");
+    /// Whether their heads are read for their agent and project.
+    describe: bool,
+    heads: Option<&'a HeadStore>,
+}
+
+impl Look<'_> {
+    /// `entry` as a candidate, if the filters keep it.
+    fn candidate(&self, entry: &Entry) -> Option<Candidate> {
+        let (ctx, filter, look) = (self.ctx, self.filter, self);
+        if !filter.keeps_path(&entry.path, entry.age(look.now)) {
+            return skipped(ctx, &entry.path, "filtered out by its name or time");
+        }
+        let read = || describe(&entry.path, ctx.settings.format);
+        let described = match (look.describe, look.heads) {
+            (true, Some(heads)) => {
+                let (d, kept) = heads.describe(&entry.path, read);
+                if kept {
+                    ctx.printer.debug(&format!(
+                        "{}: agent and project as its head said before (unchanged; not opened)",
+                        entry.path.display()
+                    ));
+                }
+                d
+            }
+            (true, None) => read(),
+            (false, _) => Described {
+                format: None,
+                project: None,
+            },
+        };
+        if !filter.keeps_described(&described) {
+            return skipped(ctx, &entry.path, "filtered out by its agent or project");
+        }
+        Some(Candidate {
+            path: entry.path.clone(),
+            db_session: None,
+            described,
+            modified: entry.modified_unix(),
+            subagents: Vec::new(),
+            unreadable: None,
+        })
     }
-    let described = match read_head {
-        true => describe(&entry.path, ctx.settings.format),
-        false => Described {
-            format: None,
-            project: None,
-        },
-    };
-    if !filter.keeps_described(&described) {
-        return skipped(ctx, &entry.path, "filtered out by its agent or project");
-    }
-    Some(Candidate {
-        path: entry.path.clone(),
-        db_session: None,
-        described,
-        modified: entry.modified_unix(),
-        subagents: Vec::new(),
-        unreadable: None,
-    })
 }
 
 fn skipped(ctx: &Context, path: &Path, why: &str) -> Option<Candidate> {

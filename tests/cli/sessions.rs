@@ -394,6 +394,63 @@ fn a_second_run_answers_unchanged_files_from_the_cache() {
 }
 
 #[test]
+fn a_second_run_lists_unchanged_files_without_opening_them_and_sees_a_changed_head() {
+    let env = agent_home();
+    // Their change times old enough to vouch for them (they cannot be set back: waited
+    // out), the files' heads are kept by the first run.
+    std::thread::sleep(Duration::from_millis(2100));
+    let cold = env.run(&["sessions", "-vv", "--json"]);
+    let kept = "as its head said before (unchanged; not opened)";
+    assert!(!cold.stderr.contains(kept), "{cold:?}");
+    let warm = env.run(&["sessions", "-vv", "--json"]);
+    assert_eq!(warm.stdout, cold.stdout);
+    // The Codex, Gemini CLI and goose JSONL files. Not goose's database (its sessions are
+    // rows), nor the two Claude Code files: their mtimes are hours before this home's
+    // clock (CTXCTL_NOW), days ahead of the real one, and a time in the future never
+    // vouches for a file.
+    for file in [
+        "rollout-2026-11-28T00-00-00-a.jsonl",
+        "f3111096.jsonl",
+        "shop.jsonl",
+    ] {
+        assert!(
+            warm.stderr
+                .lines()
+                .any(|l| l.contains(file) && l.contains(kept)),
+            "{file}: {warm:?}"
+        );
+    }
+    let files = 3;
+    assert_eq!(warm.stderr.matches(kept).count(), files, "{warm:?}");
+
+    // The Codex rollout now names another working directory, its mtime put back: its
+    // change time moved, so its head is read again and the new project listed.
+    let rollout = env
+        .home()
+        .join(".codex/sessions/2026/11/28/rollout-2026-11-28T00-00-00-a.jsonl");
+    let text = std::fs::read_to_string(&rollout).unwrap();
+    let project = |run: &crate::support::Run| {
+        sessions(run)
+            .iter()
+            .find(|r| r["agent"] == "codex")
+            .map(|r| r["project"].as_str().unwrap_or("").to_string())
+            .unwrap()
+    };
+    let before = project(&warm);
+    assert!(text.contains(&format!("\"cwd\":\"{before}\"")), "{before}");
+    let moved = before.replace('/', "/x");
+    std::fs::write(&rollout, text.replacen(&before, &moved, 1)).unwrap();
+    age_file(&rollout, 3 * DAY);
+    let again = env.run(&["sessions", "-vv", "--json"]);
+    assert_eq!(project(&again), moved, "{again:?}");
+    assert_eq!(again.stderr.matches(kept).count(), files - 1, "{again:?}");
+    // Without the cache nothing is kept, and the listing is the same.
+    let bare = env.run(&["sessions", "-vv", "--json", "--no-cache"]);
+    assert!(!bare.stderr.contains(kept), "{bare:?}");
+    assert_eq!(bare.stdout, again.stdout);
+}
+
+#[test]
 fn recursive_runs_take_the_same_filters_and_plain_directories() {
     let env = agent_home();
     // A directory given as FILE is walked as with -r.

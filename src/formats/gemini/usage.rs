@@ -14,6 +14,7 @@ use crate::session::ReportedUsage;
 /// tokens of a history that may since have been compressed: only messages recorded on
 /// lines of their own count.
 pub fn reported(live: &[Live], sent: &[Sent]) -> Option<ReportedUsage> {
+    let spans = spans(live.len(), sent);
     // (request end, last message of the response, input, output, whether it called tools)
     let mut points: Vec<(usize, usize, u64, u64, bool)> = Vec::new();
     for (k, l) in live.iter().enumerate() {
@@ -28,15 +29,9 @@ pub fn reported(live: &[Live], sent: &[Sent]) -> Option<ReportedUsage> {
         let Some(input) = n("input").filter(|&i| i > 0) else {
             continue;
         };
-        let mine = |s: &Sent| {
-            s.sources
-                .iter()
-                .any(|src| matches!(*src, Source::Record(j) | Source::Responses(j) if j == k))
-        };
-        let Some(start) = sent.iter().position(mine) else {
+        let Some((start, after)) = spans[k] else {
             continue;
         };
-        let after = sent.iter().rposition(mine).unwrap_or(start);
         let calls = l
             .value
             .get("toolCalls")
@@ -61,4 +56,47 @@ pub fn reported(live: &[Live], sent: &[Sent]) -> Option<ReportedUsage> {
         earlier: points.iter().map(|&(e, _, i, _, _)| (e, i)).collect(),
         dropped: 0,
     })
+}
+
+/// For each of `n` live messages, the first and last history messages written back from it
+/// (as itself or as its response turn): one pass over the history, so that a session of
+/// 100,000 messages is not scanned once per message.
+fn spans(n: usize, sent: &[Sent]) -> Vec<Option<(usize, usize)>> {
+    let mut out = vec![None; n];
+    for (i, s) in sent.iter().enumerate() {
+        for src in &s.sources {
+            let (Source::Record(k) | Source::Responses(k)) = *src;
+            if let Some(slot) = out.get_mut(k) {
+                slot.get_or_insert((i, i)).1 = i;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::{Message, Origin, Role};
+
+    fn sent(sources: Vec<Source>) -> Sent {
+        Sent {
+            message: Message::new(Role::User, Vec::new(), Origin::Record(0)),
+            sources,
+        }
+    }
+
+    #[test]
+    fn spans_are_the_first_and_last_history_messages_of_each_live_one() {
+        let history = [
+            sent(vec![Source::Record(0)]),
+            sent(vec![Source::Record(2), Source::Responses(0)]),
+            sent(vec![Source::Responses(2)]),
+            sent(vec![Source::Record(9)]),
+        ];
+        assert_eq!(
+            spans(4, &history),
+            vec![Some((0, 1)), None, Some((1, 2)), None]
+        );
+    }
 }
