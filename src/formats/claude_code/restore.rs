@@ -37,7 +37,7 @@ pub fn restore(
     plan: &RestorePlan,
 ) -> Result<Vec<u8>, WriteError> {
     let t = Transcript::parse(doc)?;
-    let msgs = messages(&t, doc, &mut Notes::default())?;
+    let msgs = messages(&t, doc, &mut Notes::default(), false)?;
     same_messages(msgs.len(), session)?;
     let summary = &msgs[plan.at].1;
     let Some(&first) = summary.iter().min() else {

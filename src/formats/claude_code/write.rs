@@ -33,18 +33,23 @@ use super::restore::PARENTS_KEY;
 use super::splice;
 use super::{messages, Transcript};
 use crate::formats::edit::{same_messages, set_result_text};
-use crate::formats::lines_out::{LineOut, LinePlan};
+use crate::formats::lines_out::{LineOut, LinePlan, Rendered};
 use crate::formats::message::Notes;
 use crate::formats::raw::set_fields;
 use crate::session::{Item, PartEdit, ReadError, WriteError};
 use crate::session::{LinesDoc, Session};
 
-pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+/// `session` (read from `doc`) rewritten by `items`, to be written whole or as it goes.
+pub fn write<'d>(
+    session: &Session,
+    doc: &'d LinesDoc,
+    items: &[Item],
+) -> Result<Rendered<'d>, WriteError> {
     if items == session.keep_all().as_slice() {
-        return Ok(doc.text.as_bytes().to_vec());
+        return Ok(Rendered::Same(doc));
     }
     let t = Transcript::parse(doc)?;
-    let msgs = messages(&t, doc, &mut Notes::default())?;
+    let msgs = messages(&t, doc, &mut Notes::default(), false)?;
     same_messages(msgs.len(), session)?;
     let msg_recs: Vec<&[usize]> = msgs.iter().map(|(_, r)| r.as_slice()).collect();
 
@@ -57,7 +62,7 @@ pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8
         entries: &entries,
         msg_recs: &msg_recs,
     };
-    w.render(session, doc)
+    w.render(session, doc).map(Rendered::Plan)
 }
 
 struct Writer<'a> {
@@ -201,7 +206,7 @@ impl Writer<'_> {
         first.map(|r| self.t.recs[r].line)
     }
 
-    fn render(&self, session: &Session, doc: &LinesDoc) -> Result<Vec<u8>, WriteError> {
+    fn render<'d>(&self, session: &Session, doc: &'d LinesDoc) -> Result<LinePlan<'d>, WriteError> {
         let t = self.t;
         let mut plan = LinePlan::new(doc);
         let mut changes: HashMap<usize, Vec<(&str, Value)>> = HashMap::new();
@@ -282,7 +287,7 @@ impl Writer<'_> {
             let m = marker::after_rewrite(t, self.doc, &leaf, self.entries, session)?;
             plan.append(serde_json::to_string(&m)?);
         }
-        Ok(plan.render())
+        Ok(plan)
     }
 
     fn edit(
