@@ -472,3 +472,38 @@ fn goose_hides_instead_of_deleting() {
         }
     }
 }
+
+/// A rewrite written as it is made (`write_to`, what `trim -o FILE` does, never holding
+/// the output) is the very bytes of the rewrite made whole, for every Claude Code and
+/// Codex fixture: a trim, and a trim with a shortened tool result. (Plans that insert
+/// records are left out: their new records get fresh ids on every write.)
+#[test]
+fn written_as_made_equals_written_whole() {
+    let files = [
+        "claude-code",
+        "realclients/claude-code",
+        "codex",
+        "realclients/codex",
+    ]
+    .into_iter()
+    .flat_map(fixtures_in);
+    let mut edits = 0;
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let orig = std::fs::read(&path).unwrap();
+        let s = formats::read(&orig, None).unwrap();
+        let mut plans = vec![("trim", plan(&s, None))];
+        if let Some(p) = with_edit(&s, plan(&s, None)) {
+            plans.push(("trim+edit", p));
+            edits += 1;
+        }
+        for (what, items) in plans {
+            let whole = formats::write(&s, &items).unwrap();
+            let mut streamed = Vec::new();
+            formats::write_to(&s, &items, &mut streamed).unwrap();
+            assert!(whole != orig, "{name} {what}: the plan changes nothing");
+            assert!(streamed == whole, "{name} {what}: written as made differs");
+        }
+    }
+    assert!(edits > 0, "no fixture has a tool result to shorten");
+}

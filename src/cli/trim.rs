@@ -263,9 +263,11 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
     // Planned: the messages' text goes, the document's comes back for archiving and writing.
     loaded.reattach()?;
     // Written as it is made unless replacing the input (archived with an undo script made
-    // from the output) or counted again (a format that adds records of its own).
+    // from the output) or counted again (a format that adds records of its own) from bytes
+    // that cannot be read back (standard output, a device).
     let exact = loaded.plan_is_exact(&plan.items);
-    let whole = dest.replaces_input() || !exact;
+    let reread = written_file(&dest);
+    let whole = dest.replaces_input() || (!exact && reread.is_none());
     let bytes = match whole {
         true => formats::write(&loaded.session, &plan.items).with_context(|| loaded.display())?,
         false => Vec::new(),
@@ -333,7 +335,11 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
     if changed && !exact {
         phases.at("counting what was written");
         loaded.release_document();
-        if let Some(n) = loaded.recount_owned(bytes) {
+        let recounted = match (whole, reread) {
+            (false, Some(p)) => loaded.recount_file(p),
+            _ => loaded.recount_owned(bytes),
+        };
+        if let Some(n) = recounted {
             report.trimmed_tokens = n;
             report.next_request_tokens = overhead + n;
         }
@@ -371,6 +377,18 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
         ));
     }
     Ok(ExitStatus::Success)
+}
+
+/// The file a rewrite written to `dest` can be read back from once written: `-o FILE` (a
+/// regular file, or none yet) and the store; not standard output or a device.
+fn written_file(dest: &Destination) -> Option<&std::path::Path> {
+    match dest {
+        Destination::File(p) | Destination::Store { path: p, .. } => {
+            let regular = std::fs::metadata(p).map_or(true, |m| m.is_file());
+            regular.then_some(p.as_path())
+        }
+        Destination::Stdout | Destination::InPlace(_) => None,
+    }
 }
 
 /// What the plan of `args` reads of the messages: tool-results and mask-tool-results

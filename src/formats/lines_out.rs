@@ -15,6 +15,35 @@ pub enum LineOut {
     Rewrite(String),
 }
 
+/// What a line format's writer makes of a document: the document unchanged, new bytes, or
+/// a line plan rendered as it is written ([`Rendered::write_to`]).
+#[derive(Debug)]
+pub enum Rendered<'a> {
+    Same(&'a LinesDoc),
+    Bytes(Vec<u8>),
+    Plan(LinePlan<'a>),
+}
+
+impl Rendered<'_> {
+    /// The bytes, whole.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Rendered::Same(doc) => doc.text.as_bytes().to_vec(),
+            Rendered::Bytes(b) => b,
+            Rendered::Plan(p) => p.render(),
+        }
+    }
+
+    /// The bytes written to `out`, a line plan line by line (never held whole).
+    pub fn write_to(self, out: &mut dyn Write) -> std::io::Result<()> {
+        match self {
+            Rendered::Same(doc) => out.write_all(doc.text.as_bytes()),
+            Rendered::Bytes(b) => out.write_all(&b),
+            Rendered::Plan(p) => p.render_to(out),
+        }
+    }
+}
+
 /// A rewrite of a JSONL document, line by line.
 #[derive(Debug)]
 pub struct LinePlan<'a> {

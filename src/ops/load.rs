@@ -191,6 +191,13 @@ impl Loaded {
         ))
     }
 
+    /// [`Loaded::recount`] of the file at `path`, this session rewritten and written there
+    /// as it was made (so never held whole before); read once the caller released the
+    /// document ([`Loaded::release_document`]).
+    pub fn recount_file(&self, path: &Path) -> Option<usize> {
+        self.recount_owned(std::fs::read(path).ok()?)
+    }
+
     /// `n` counted tokens as this session's model would see them (estimates are scaled).
     pub fn scaled(&self, n: usize) -> usize {
         scale(n, self.model.factor)

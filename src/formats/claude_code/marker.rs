@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::plan::{Entry, Fate};
 use super::Transcript;
-use crate::session::{Part, Role, Session};
+use crate::session::{LinesDoc, Part, ReadError, Role, Session};
 
 /// The marker record.
 pub fn rewrite_marker(
@@ -30,23 +30,25 @@ pub fn rewrite_marker(
     Value::Object(obj)
 }
 
-/// Whether `v` is a marker [`rewrite_marker`] wrote.
-pub fn is_rewrite_marker(v: &Value) -> bool {
-    v.get("type").and_then(Value::as_str) == Some("last-prompt") && v.get("ctxctl").is_some()
-}
-
-/// Claude Code's latest `lastPrompt` in `t`.
-pub fn latest_prompt(t: &Transcript) -> Option<&Value> {
-    t.recs
-        .iter()
-        .rev()
-        .filter(|r| r.ty() == "last-prompt")
-        .find_map(|r| r.v.get("lastPrompt"))
+/// Claude Code's latest `lastPrompt` in `t` (read from `doc`, its document).
+pub fn latest_prompt(t: &Transcript, doc: &LinesDoc) -> Result<Option<Value>, ReadError> {
+    let prompts = (0..t.recs.len()).rev();
+    for i in prompts.filter(|&i| t.recs[i].ty() == "last-prompt") {
+        if let Some(p) = t.whole(doc, i)?.v.get_mut("lastPrompt") {
+            return Ok(Some(p.take()));
+        }
+    }
+    Ok(None)
 }
 
 /// The `sessionId` of the last record that has one.
-pub fn session_id(t: &Transcript) -> Option<&Value> {
-    t.recs.iter().rev().find_map(|r| r.v.get("sessionId"))
+pub fn session_id(t: &Transcript, doc: &LinesDoc) -> Result<Option<Value>, ReadError> {
+    for i in (0..t.recs.len()).rev() {
+        if let Some(id) = t.whole(doc, i)?.v.get_mut("sessionId") {
+            return Ok(Some(id.take()));
+        }
+    }
+    Ok(None)
 }
 
 /// The record the rewritten thread ends in: the last entry when it is a new record, else
@@ -71,7 +73,13 @@ pub fn new_leaf(
 /// The marker ending a rewrite laid out as `entries`, whose thread ends in `leaf`. It
 /// repeats Claude Code's latest `lastPrompt` (else the last user prompt kept) and carries
 /// the compaction's id when the rewrite is one.
-pub fn after_rewrite(t: &Transcript, leaf: &str, entries: &[Entry], session: &Session) -> Value {
+pub fn after_rewrite(
+    t: &Transcript,
+    doc: &LinesDoc,
+    leaf: &str,
+    entries: &[Entry],
+    session: &Session,
+) -> Result<Value, ReadError> {
     let kept = || {
         entries.iter().rev().find_map(|e| match e {
             Entry::Msg { idx, .. } => {
@@ -82,9 +90,8 @@ pub fn after_rewrite(t: &Transcript, leaf: &str, entries: &[Entry], session: &Se
             _ => None,
         })
     };
-    let prompt = latest_prompt(t)
-        .cloned()
-        .unwrap_or_else(|| Value::String(kept().unwrap_or_default()));
+    let prompt =
+        latest_prompt(t, doc)?.unwrap_or_else(|| Value::String(kept().unwrap_or_default()));
     let mut meta = Map::new();
     meta.insert("rewrite".into(), Value::Bool(true));
     let id = entries.iter().find_map(|e| match e {
@@ -96,5 +103,10 @@ pub fn after_rewrite(t: &Transcript, leaf: &str, entries: &[Entry], session: &Se
     if let Some(id) = id {
         meta.insert("compact_id".into(), id.clone());
     }
-    rewrite_marker(leaf, prompt, session_id(t), meta)
+    Ok(rewrite_marker(
+        leaf,
+        prompt,
+        session_id(t, doc)?.as_ref(),
+        meta,
+    ))
 }

@@ -32,23 +32,32 @@ use crate::formats::message::{self, Notes};
 use crate::formats::{lines_doc, Codec};
 use crate::session::{parse_agent_version, Item, Keep, RestorePlan, WriteError};
 use crate::session::{
-    AgentLimits, CompactMeta, Document, Format, LinesDoc, Message, Origin, ReadError,
+    AgentLimits, CompactMeta, Document, Format, LinesDoc, Message, Origin, Part, ReadError,
     ReportedUsage, Role, Session,
 };
-use marker::is_rewrite_marker;
 pub use thread::{Rec, Transcript, SYNTHETIC_MODEL};
 
 /// The messages of a transcript's live thread, and per message the records it came from.
+///
+/// Each record is parsed again from `doc` (the document `t` was parsed from) as its turn
+/// comes, its text going into its message, unless `text` is false (a writer wants only
+/// which records make each message: their text is read, checked and dropped).
 pub fn messages(
     t: &Transcript,
+    doc: &LinesDoc,
     notes: &mut Notes,
+    text: bool,
 ) -> Result<Vec<(Message, Vec<usize>)>, ReadError> {
+    let keep = |parts: Vec<Part>| if text { parts } else { Vec::new() };
     let mut out: Vec<(Message, Vec<usize>)> = Vec::new();
     let mut group: HashMap<&str, usize> = HashMap::new();
     for &i in &t.order {
-        let r = &t.recs[i];
+        if !matches!(t.recs[i].ty(), "attachment" | "user" | "assistant") {
+            continue;
+        }
+        let r = &t.whole(doc, i)?;
         if r.ty() == "attachment" {
-            let mut m = Message::new(Role::System, attach::parts(r), Origin::Record(r.line));
+            let mut m = Message::new(Role::System, keep(attach::parts(r)), Origin::Record(r.line));
             m.id = r.uuid.clone();
             out.push((m, vec![i]));
             continue;
@@ -60,12 +69,13 @@ pub fn messages(
         let Some(msg) = r.v.get("message").filter(|m| m.is_object()) else {
             return Err(ReadError::shape(place, "a \"message\" object"));
         };
-        let parts = message::content_parts(
+        let parts = keep(message::content_parts(
             msg.get("content"),
             &format!("{place}.message.content"),
             notes,
-        )?;
-        if let Some(&m) = r.message_id().and_then(|id| group.get(id)) {
+        )?);
+        let head = &t.recs[i];
+        if let Some(&m) = head.message_id().and_then(|id| group.get(id)) {
             let (existing, recs) = &mut out[m];
             existing.parts.extend(parts);
             recs.push(i);
@@ -82,7 +92,7 @@ pub fn messages(
         m.pinned = r.v.get("_preserve").and_then(Value::as_bool) == Some(true);
         m.agent_kept = t.preserved(i);
         m.compact = compact_meta(r).map(Box::new);
-        if let Some(id) = r.message_id() {
+        if let Some(id) = head.message_id() {
             group.insert(id, out.len());
         }
         out.push((m, vec![i]));
@@ -111,34 +121,40 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     let t = Transcript::parse(&doc)?;
     doc.truncated_tail = t.truncated_tail;
     let mut notes = Notes::default();
-    let msgs = messages(&t, &mut notes)?;
-    let model = t
-        .recs
-        .iter()
-        .enumerate()
+    let msgs = messages(&t, &doc, &mut notes, true)?;
+    let named = |i: &usize| t.recs[*i].named_model;
+    let model = (0..t.recs.len())
         .rev()
-        .filter(|(i, _)| t.live[*i])
-        .filter_map(|(_, r)| model_of(r))
-        .next()
-        .or_else(|| t.recs.iter().rev().find_map(model_of))
-        .map(str::to_string);
+        .filter(|&i| t.live[i])
+        .find(named)
+        .or_else(|| (0..t.recs.len()).rev().find(named))
+        .map(|i| t.whole(&doc, i))
+        .transpose()?
+        .and_then(|r| model_of(&r).map(str::to_string));
     let reported_usage = usage(&t, &msgs);
     let compacted_at = t
         .boundary
         .filter(|_| reported_usage.is_none())
         .map(|b| t.recs[b].line);
     let conversation = || t.recs.iter().filter(|r| r.is_conversation());
-    let request_extra = attach::prompt_snapshot(&t.recs);
+    let snapshot = (0..t.recs.len()).rev().find(|&i| t.recs[i].snapshot);
+    let request_extra = match snapshot {
+        Some(i) => attach::prompt_snapshot(&[t.whole(&doc, i)?]),
+        None => None,
+    };
+    // The latest version wins: a session resumed after an upgrade sends the new prompt.
+    let mut agent_version = None;
+    for i in (0..t.recs.len()).rev() {
+        let r = t.whole(&doc, i)?;
+        if let Some(v) = r.v.get("version").and_then(Value::as_str) {
+            agent_version = parse_agent_version(v);
+            break;
+        }
+    }
     let agent_limits = AgentLimits {
         subagent: conversation().next().is_some() && conversation().all(|r| r.sidechain()),
         prompt_measured: request_extra.is_some(),
-        // The latest version wins: a session resumed after an upgrade sends the new prompt.
-        agent_version: t
-            .recs
-            .iter()
-            .rev()
-            .find_map(|r| r.v.get("version").and_then(Value::as_str))
-            .and_then(parse_agent_version),
+        agent_version,
         compacted_at,
         ..AgentLimits::default()
     };
@@ -175,13 +191,14 @@ pub fn before_compaction(doc: &LinesDoc, line: usize) -> Option<(Vec<Message>, R
         return None;
     }
     let mut notes = Notes::default();
-    let msgs = messages(&t, &mut notes).ok()?;
+    let msgs = messages(&t, &prefix, &mut notes, true).ok()?;
     let u = usage(&t, &msgs)?;
     let held = u.request_end?.min(msgs.len());
     let msgs = msgs.into_iter().take(held).map(|(m, _)| m).collect();
     Some((msgs, u))
 }
 
+/// The model an assistant record names, unless it is Claude Code's own made-up one.
 fn model_of(r: &Rec) -> Option<&str> {
     if r.ty() != "assistant" {
         return None;
@@ -196,8 +213,12 @@ fn model_of(r: &Rec) -> Option<&str> {
 /// usage the agent reports after resuming counts again; a ctxctl summary with no marker after
 /// it (older ctxctl builds) leaves no usage current.
 fn stale_until(t: &Transcript) -> Option<usize> {
-    let r = t.recs.iter().rev().find(|r| r.v.get("ctxctl").is_some())?;
-    Some(if is_rewrite_marker(&r.v) {
+    let r = t
+        .recs
+        .iter()
+        .rev()
+        .find(|r| r.rare.get("ctxctl").is_some())?;
+    Some(if r.is_rewrite_marker() {
         r.line
     } else {
         usize::MAX
@@ -221,10 +242,8 @@ fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage
         .enumerate()
         .filter(|(_, (m, recs))| {
             m.role == Role::Assistant
-                && model_of(&t.recs[recs[0]]).is_some()
-                && recs
-                    .iter()
-                    .any(|&i| t.recs[i].v.pointer("/message/usage").is_some())
+                && t.recs[recs[0]].named_model
+                && recs.iter().any(|&i| t.recs[i].usage.is_some())
         })
         .map(|(i, (_, recs))| (i, recs))
         .collect();
@@ -255,13 +274,9 @@ fn usage(t: &Transcript, msgs: &[(Message, Vec<usize>)]) -> Option<ReportedUsage
 fn usage_of(t: &Transcript, recs: &[usize]) -> Option<(u64, u64)> {
     let mut found = None;
     for &i in recs {
-        let Some(u) = t.recs[i].v.pointer("/message/usage") else {
+        let Some((input, output)) = t.recs[i].usage else {
             continue;
         };
-        let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-        let input =
-            n("input_tokens") + n("cache_read_input_tokens") + n("cache_creation_input_tokens");
-        let output = n("output_tokens");
         found = Some(match found {
             Some((i, o)) => (input.max(i), output.max(o)),
             None => (input, output),
@@ -335,7 +350,16 @@ impl Codec for ClaudeCode {
     }
 
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
-        write::write(session, lines_doc(session)?, items)
+        Ok(write::write(session, lines_doc(session)?, items)?.into_bytes())
+    }
+
+    fn write_to(
+        &self,
+        session: &Session,
+        items: &[Item],
+        out: &mut dyn std::io::Write,
+    ) -> Result<(), WriteError> {
+        Ok(write::write(session, lines_doc(session)?, items)?.write_to(out)?)
     }
 
     fn restores_summaries(&self) -> bool {

@@ -28,7 +28,7 @@ pub struct Place<'a> {
     /// `parentUuid` (`None`: null).
     pub parent: Option<String>,
     /// The neighbour whose envelope is copied.
-    pub template: Option<&'a Value>,
+    pub template: Option<Value>,
     pub timestamp: Value,
 }
 
@@ -39,7 +39,7 @@ fn start(place: &Place, logical_parent: Option<Option<String>>) -> Map<String, V
     if let Some(l) = logical_parent {
         obj.insert("logicalParentUuid".into(), uuid(l));
     }
-    if let Some(Value::Object(tpl)) = place.template {
+    if let Some(Value::Object(tpl)) = &place.template {
         for key in ENVELOPE {
             if let Some(v) = tpl.get(key) {
                 obj.insert(key.to_string(), v.clone());
@@ -110,7 +110,7 @@ mod tests {
         Place {
             uuid: "u-1",
             parent: parent.map(str::to_string),
-            template: Some(tpl),
+            template: Some(tpl.clone()),
             timestamp: json!("2026-01-01T00:00:00.000Z"),
         }
     }

@@ -17,7 +17,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::marker::{is_rewrite_marker, latest_prompt, rewrite_marker, session_id};
+use super::marker::{latest_prompt, rewrite_marker, session_id};
 use super::splice;
 use super::{messages, Transcript};
 use crate::formats::edit::same_messages;
@@ -37,7 +37,7 @@ pub fn restore(
     plan: &RestorePlan,
 ) -> Result<Vec<u8>, WriteError> {
     let t = Transcript::parse(doc)?;
-    let msgs = messages(&t, &mut Notes::default())?;
+    let msgs = messages(&t, doc, &mut Notes::default(), false)?;
     same_messages(msgs.len(), session)?;
     let summary = &msgs[plan.at].1;
     let Some(&first) = summary.iter().min() else {
@@ -52,7 +52,7 @@ pub fn restore(
         .collect();
     let empty = Map::new();
     let parents = boundary
-        .and_then(|b| t.recs[b].v.pointer(&format!("/ctxctl/{PARENTS_KEY}")))
+        .and_then(|b| t.recs[b].rare.pointer(&format!("/ctxctl/{PARENTS_KEY}")))
         .and_then(Value::as_object)
         .unwrap_or(&empty);
 
@@ -62,10 +62,10 @@ pub fn restore(
         .as_ref()
         .and_then(|c| c.id.as_deref());
     let markers = (0..t.recs.len()).filter(|&i| {
-        let v = &t.recs[i].v;
-        is_rewrite_marker(v)
+        let r = &t.recs[i];
+        r.is_rewrite_marker()
             && id.is_some()
-            && v.pointer("/ctxctl/compact_id").and_then(Value::as_str) == id
+            && r.rare.pointer("/ctxctl/compact_id").and_then(Value::as_str) == id
     });
     removed.extend(markers.collect::<Vec<_>>());
 
@@ -98,7 +98,7 @@ pub fn restore(
         let uuid = v.get("uuid").and_then(Value::as_str);
         match in_file[k] {
             Some(i) => {
-                if t.recs[i].v != **v {
+                if t.whole(doc, i)?.v != **v {
                     out.set(t.recs[i].line, LineOut::Rewrite(r.line()?.into_owned()));
                     replaced.insert(i);
                 }
@@ -115,7 +115,7 @@ pub fn restore(
     }
     // What followed the summary continues from where the summarized history ended.
     let logical = boundary
-        .and_then(|b| t.recs[b].v.get("logicalParentUuid"))
+        .and_then(|b| t.recs[b].rare.get("logicalParentUuid"))
         .and_then(Value::as_str)
         .filter(|u| {
             restored_uuids.contains(u) || t.by_uuid.get(*u).is_some_and(|i| !removed.contains(i))
@@ -149,7 +149,7 @@ pub fn restore(
                 fields.push(("parentUuid", uuid_value(want)));
             }
         }
-        let leaf = r.v.get("leafUuid").and_then(Value::as_str);
+        let leaf = r.rare.get("leafUuid").and_then(Value::as_str);
         if leaf.is_some_and(|l| removed_uuids.contains(l)) {
             fields.push(("leafUuid", uuid_value(reconnect.clone())));
         }
@@ -164,7 +164,7 @@ pub fn restore(
     let flattened = boundary
         .and_then(|b| {
             t.recs[b]
-                .v
+                .rare
                 .pointer(&format!("/ctxctl/{}", splice::UNFLATTEN_KEY))
         })
         .map(splice::flattened)
@@ -175,7 +175,7 @@ pub fn restore(
         .filter(|i| !removed.contains(i) && !replaced.contains(i))
     {
         let r = &t.recs[i];
-        if let Some(line) = splice::unflatten(doc.line(r.line), &r.v)? {
+        if let Some(line) = splice::unflatten(doc.line(r.line), &r.rare)? {
             out.set(r.line, LineOut::Rewrite(line));
         }
     }
@@ -191,10 +191,8 @@ pub fn restore(
             if let Some(id) = id {
                 meta.insert("restored".into(), Value::String(id.to_string()));
             }
-            let prompt = latest_prompt(&t)
-                .cloned()
-                .unwrap_or_else(|| Value::String(String::new()));
-            let marker = rewrite_marker(&leaf, prompt, session_id(&t), meta);
+            let prompt = latest_prompt(&t, doc)?.unwrap_or_else(|| Value::String(String::new()));
+            let marker = rewrite_marker(&leaf, prompt, session_id(&t, doc)?.as_ref(), meta);
             out.append(serde_json::to_string(&marker)?);
         }
     }

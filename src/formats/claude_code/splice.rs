@@ -34,7 +34,7 @@ pub const PRESERVED_KEY: &str = "preserved";
 pub fn flatten(t: &Transcript) -> Vec<(usize, Vec<(&'static str, Value)>)> {
     t.splices
         .iter()
-        .filter_map(|s| Some((s.boundary, flatten_one(&t.recs[s.boundary].v)?)))
+        .filter_map(|s| Some((s.boundary, flatten_one(&t.recs[s.boundary].rare)?)))
         .collect()
 }
 

@@ -30,7 +30,7 @@ use crate::session::{LinesDoc, ReadError};
 /// interruptions); they carry no real usage.
 pub const SYNTHETIC_MODEL: &str = "<synthetic>";
 
-/// One parsed line of a transcript.
+/// One parsed line of a transcript, whole: what a message is made from.
 #[derive(Debug)]
 pub struct Rec {
     pub line: usize,
@@ -54,44 +54,154 @@ impl Rec {
         self.v.get("type").and_then(Value::as_str).unwrap_or("")
     }
 
+    pub fn timestamp(&self) -> Option<&str> {
+        self.v.get("timestamp").and_then(Value::as_str)
+    }
+}
+
+/// The keys of a record a [`Head`] keeps in [`Head::rare`], where the record has them: the
+/// few the thread and a rewrite read that only a few records carry.
+const RARE: [&str; 4] = ["leafUuid", "compactMetadata", "ctxctl", "logicalParentUuid"];
+
+/// A record's `type`: the ones Claude Code writes without a copy each.
+#[derive(Debug)]
+enum Ty {
+    Known(&'static str),
+    Other(Box<str>),
+}
+
+const KNOWN_TYPES: [&str; 11] = [
+    "",
+    "user",
+    "assistant",
+    "system",
+    "attachment",
+    "last-prompt",
+    "summary",
+    "progress",
+    "file-history-snapshot",
+    "queue-operation",
+    "mode",
+];
+
+/// One line of a transcript reduced to what its thread is traced from and a rewrite
+/// plans by: its ids, type, a few flags and its [`RARE`] keys. Its text (message content,
+/// tool results, attachments) stays in the file: [`Transcript::whole`] parses the line
+/// again when it is wanted, so that a transcript's records take memory by their number,
+/// not their size.
+#[derive(Debug)]
+pub struct Head {
+    pub line: usize,
+    pub uuid: Option<String>,
+    pub parent: Option<String>,
+    /// The record's [`RARE`] keys it has (an empty object for most records).
+    pub rare: Value,
+    ty: Ty,
+    sidechain: bool,
+    boundary: bool,
+    message_id: Option<Box<str>>,
+    results: Box<[Box<str>]>,
+    /// An assistant record naming a real model (see [`super::model_of`]).
+    pub named_model: bool,
+    /// `message.usage`, when the record has one: its prompt (input, cache reads and
+    /// writes) and output tokens.
+    pub usage: Option<(u64, u64)>,
+    /// Its `attachment` is a `prompt_snapshot`.
+    pub snapshot: bool,
+}
+
+impl Head {
+    fn new(line: usize, v: Value) -> Head {
+        let r = Rec::new(line, v);
+        let ty = match KNOWN_TYPES.iter().find(|&&k| k == r.ty()) {
+            Some(k) => Ty::Known(k),
+            None => Ty::Other(r.ty().into()),
+        };
+        let v = &r.v;
+        let assistant = r.ty() == "assistant";
+        let results = match r.ty() {
+            "user" => v
+                .pointer("/message/content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
+                .map(Box::from)
+                .collect(),
+            _ => Box::default(),
+        };
+        let usage = v.pointer("/message/usage").map(|u| {
+            let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+            (
+                n("input_tokens") + n("cache_read_input_tokens") + n("cache_creation_input_tokens"),
+                n("output_tokens"),
+            )
+        });
+        let rare: serde_json::Map<String, Value> = RARE
+            .iter()
+            .filter_map(|&k| Some((k.to_string(), v.get(k)?.clone())))
+            .collect();
+        Head {
+            line,
+            sidechain: v.get("isSidechain").and_then(Value::as_bool) == Some(true),
+            boundary: r.ty() == "system"
+                && v.get("subtype").and_then(Value::as_str) == Some("compact_boundary"),
+            message_id: match assistant {
+                true => v
+                    .pointer("/message/id")
+                    .and_then(Value::as_str)
+                    .map(Box::from),
+                false => None,
+            },
+            results,
+            named_model: super::model_of(&r).is_some(),
+            usage,
+            snapshot: v
+                .get("attachment")
+                .and_then(|a| a.get("type"))
+                .and_then(Value::as_str)
+                == Some("prompt_snapshot"),
+            rare: Value::Object(rare),
+            ty,
+            uuid: r.uuid,
+            parent: r.parent,
+        }
+    }
+
+    pub fn ty(&self) -> &str {
+        match &self.ty {
+            Ty::Known(k) => k,
+            Ty::Other(t) => t,
+        }
+    }
+
     /// A record of the conversation tree that can be a leaf.
     pub fn is_conversation(&self) -> bool {
         self.uuid.is_some() && matches!(self.ty(), "user" | "assistant" | "system" | "attachment")
     }
 
     pub fn sidechain(&self) -> bool {
-        self.v.get("isSidechain").and_then(Value::as_bool) == Some(true)
+        self.sidechain
     }
 
     /// `message.id` of an assistant record (shared by the records of one API response).
     pub fn message_id(&self) -> Option<&str> {
-        if self.ty() != "assistant" {
-            return None;
-        }
-        self.v.pointer("/message/id").and_then(Value::as_str)
+        self.message_id.as_deref()
     }
 
     pub fn is_boundary(&self) -> bool {
-        self.ty() == "system"
-            && self.v.get("subtype").and_then(Value::as_str) == Some("compact_boundary")
+        self.boundary
     }
 
     /// The `tool_use_id`s a user record answers.
     pub fn result_ids(&self) -> Vec<&str> {
-        if self.ty() != "user" {
-            return Vec::new();
-        }
-        let blocks = self.v.pointer("/message/content").and_then(Value::as_array);
-        blocks
-            .into_iter()
-            .flatten()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-            .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
-            .collect()
+        self.results.iter().map(|r| &**r).collect()
     }
 
-    pub fn timestamp(&self) -> Option<&str> {
-        self.v.get("timestamp").and_then(Value::as_str)
+    /// Whether it is the marker [`super::marker::rewrite_marker`] writes.
+    pub fn is_rewrite_marker(&self) -> bool {
+        self.ty() == "last-prompt" && self.rare.get("ctxctl").is_some()
     }
 }
 
@@ -99,7 +209,7 @@ impl Rec {
 #[derive(Debug)]
 pub struct Transcript {
     /// Parsed lines in file order (blank lines and a truncated tail are skipped).
-    pub recs: Vec<Rec>,
+    pub recs: Vec<Head>,
     pub by_uuid: HashMap<String, usize>,
     /// Per record: part of the active context.
     pub live: Vec<bool>,
@@ -131,7 +241,7 @@ impl Transcript {
         let mut truncated_tail = None;
         for record in records(doc) {
             match record? {
-                Record::Line(i, v) if v.is_object() => recs.push(Rec::new(i, v)),
+                Record::Line(i, v) if v.is_object() => recs.push(Head::new(i, v)),
                 Record::Line(i, _) => {
                     return Err(ReadError::shape(format!("line {}", i + 1), "a JSON object"))
                 }
@@ -165,6 +275,14 @@ impl Transcript {
         };
         t.trace();
         Ok(t)
+    }
+
+    /// Record `i` whole, its line of `doc` (the document the transcript was parsed from)
+    /// parsed again.
+    pub fn whole(&self, doc: &LinesDoc, i: usize) -> Result<Rec, ReadError> {
+        let line = self.recs[i].line;
+        let v = serde_json::from_str(doc.line(line)).map_err(|e| ReadError::json(&e, line))?;
+        Ok(Rec::new(line, v))
     }
 
     /// Whether live record `i` is one Claude Code's compaction preserved from before its
@@ -286,8 +404,9 @@ impl Transcript {
                 .find(|&i| self.recs[i].ty() != "system")
                 .or_else(|| (0..n).rev().find(|&i| candidate(i) && ok(i)))
         };
-        let named_by = |r: &Rec| {
-            r.v.get("leafUuid")
+        let named_by = |r: &Head| {
+            r.rare
+                .get("leafUuid")
                 .and_then(Value::as_str)
                 .and_then(|u| self.by_uuid.get(u).copied())
                 .filter(|&i| candidate(i))
@@ -423,7 +542,7 @@ impl Splice {
     /// The segment of boundary `b`, when it names one; an error (a warning) when its records
     /// cannot be followed from tail to head on the thread as relinked so far.
     fn find(t: &Transcript, b: usize, main: bool) -> Result<Option<Splice>, String> {
-        let Some(seg) = t.recs[b].v.pointer("/compactMetadata/preservedSegment") else {
+        let Some(seg) = t.recs[b].rare.pointer("/compactMetadata/preservedSegment") else {
             return Ok(None);
         };
         if seg.is_null() {

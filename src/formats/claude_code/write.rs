@@ -33,18 +33,23 @@ use super::restore::PARENTS_KEY;
 use super::splice;
 use super::{messages, Transcript};
 use crate::formats::edit::{same_messages, set_result_text};
-use crate::formats::lines_out::{LineOut, LinePlan};
+use crate::formats::lines_out::{LineOut, LinePlan, Rendered};
 use crate::formats::message::Notes;
 use crate::formats::raw::set_fields;
-use crate::session::{Item, PartEdit, WriteError};
+use crate::session::{Item, PartEdit, ReadError, WriteError};
 use crate::session::{LinesDoc, Session};
 
-pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+/// `session` (read from `doc`) rewritten by `items`, to be written whole or as it goes.
+pub fn write<'d>(
+    session: &Session,
+    doc: &'d LinesDoc,
+    items: &[Item],
+) -> Result<Rendered<'d>, WriteError> {
     if items == session.keep_all().as_slice() {
-        return Ok(doc.text.as_bytes().to_vec());
+        return Ok(Rendered::Same(doc));
     }
     let t = Transcript::parse(doc)?;
-    let msgs = messages(&t, &mut Notes::default())?;
+    let msgs = messages(&t, doc, &mut Notes::default(), false)?;
     same_messages(msgs.len(), session)?;
     let msg_recs: Vec<&[usize]> = msgs.iter().map(|(_, r)| r.as_slice()).collect();
 
@@ -52,15 +57,18 @@ pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8
     let fates = fates(&t, &msg_recs, &entries, items);
     let w = Writer {
         t: &t,
+        doc,
         fates: &fates,
         entries: &entries,
         msg_recs: &msg_recs,
     };
-    w.render(session, doc)
+    w.render(session, doc).map(Rendered::Plan)
 }
 
 struct Writer<'a> {
     t: &'a Transcript,
+    /// The document `t` was parsed from.
+    doc: &'a LinesDoc,
     fates: &'a [Fate],
     entries: &'a [Entry<'a>],
     msg_recs: &'a [&'a [usize]],
@@ -198,7 +206,7 @@ impl Writer<'_> {
         first.map(|r| self.t.recs[r].line)
     }
 
-    fn render(&self, session: &Session, doc: &LinesDoc) -> Result<Vec<u8>, WriteError> {
+    fn render<'d>(&self, session: &Session, doc: &'d LinesDoc) -> Result<LinePlan<'d>, WriteError> {
         let t = self.t;
         let mut plan = LinePlan::new(doc);
         let mut changes: HashMap<usize, Vec<(&str, Value)>> = HashMap::new();
@@ -224,7 +232,7 @@ impl Writer<'_> {
                     .or_default()
                     .push(("parentUuid", new_parent.map_or(Value::Null, Value::String)));
             }
-            if let Some(leaf) = r.v.get("leafUuid").and_then(Value::as_str) {
+            if let Some(leaf) = r.rare.get("leafUuid").and_then(Value::as_str) {
                 if let Some(&j) = t.by_uuid.get(leaf) {
                     if self.fates[j] == Fate::Removed {
                         let up = self.up_uuid(&self.nearest(j, Self::on_thread));
@@ -263,9 +271,9 @@ impl Writer<'_> {
         for k in 0..self.entries.len() {
             let record = match &self.entries[k] {
                 Entry::Msg { .. } => continue,
-                Entry::Boundary { uuid } => self.boundary(k, uuid, session, &rethreaded),
+                Entry::Boundary { uuid } => self.boundary(k, uuid, session, &rethreaded)?,
                 Entry::New { uuid, m, summary } => {
-                    new::message(&self.place(k, uuid, self.insert_parent(k)), m, *summary)
+                    new::message(&self.place(k, uuid, self.insert_parent(k))?, m, *summary)
                 }
             };
             let text = serde_json::to_string(&record)?;
@@ -276,10 +284,10 @@ impl Writer<'_> {
         }
         let leaf = marker::new_leaf(t, self.entries, self.fates, self.msg_recs);
         if let Some(leaf) = leaf {
-            let m = marker::after_rewrite(t, &leaf, self.entries, session);
+            let m = marker::after_rewrite(t, self.doc, &leaf, self.entries, session)?;
             plan.append(serde_json::to_string(&m)?);
         }
-        Ok(plan.render())
+        Ok(plan)
     }
 
     fn edit(
@@ -288,19 +296,30 @@ impl Writer<'_> {
         edits: &[PartEdit],
         changes: &mut HashMap<usize, Vec<(&str, Value)>>,
     ) -> Result<(), WriteError> {
-        let mut messages: HashMap<usize, Value> = HashMap::new();
+        // Each record's `message` as it is in the file, and as edited.
+        let mut messages: HashMap<usize, (Option<Value>, Value)> = HashMap::new();
         for edit in edits {
             let PartEdit::ResultText { call_id, text } = edit;
-            let done = self.msg_recs[idx].iter().any(|&r| {
-                let msg = messages.entry(r).or_insert_with(|| {
-                    self.t.recs[r]
-                        .v
-                        .get("message")
-                        .cloned()
-                        .unwrap_or(Value::Null)
-                });
-                set_result_text(msg, call_id, text)
-            });
+            let mut done = false;
+            for &r in self.msg_recs[idx] {
+                let msg = match messages.entry(r) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        let old = self
+                            .t
+                            .whole(self.doc, r)?
+                            .v
+                            .get_mut("message")
+                            .map(Value::take);
+                        let new = old.clone().unwrap_or(Value::Null);
+                        e.insert((old, new))
+                    }
+                };
+                if set_result_text(&mut msg.1, call_id, text) {
+                    done = true;
+                    break;
+                }
+            }
             if !done {
                 return Err(WriteError::NoSuchResult {
                     index: idx,
@@ -308,8 +327,8 @@ impl Writer<'_> {
                 });
             }
         }
-        for (r, msg) in messages {
-            if self.t.recs[r].v.get("message") != Some(&msg) {
+        for (r, (old, msg)) in messages {
+            if old.as_ref() != Some(&msg) {
                 changes.entry(r).or_default().push(("message", msg));
             }
         }
@@ -318,7 +337,7 @@ impl Writer<'_> {
 
     /// The record whose envelope new records copy: the next kept message, else the previous
     /// one, else the leaf.
-    fn template(&self, k: usize) -> Option<&Value> {
+    fn template(&self, k: usize) -> Result<Option<Value>, ReadError> {
         let first = |e: &Entry| match e {
             Entry::Msg { idx, .. } => self.msg_recs[*idx].first().copied(),
             _ => None,
@@ -329,31 +348,37 @@ impl Writer<'_> {
             .or_else(|| self.entries[..k].iter().rev().find_map(first))
             .or(self.t.leaf)
             .or_else(|| self.t.recs.iter().position(|r| r.is_conversation()))
-            .map(|r| &self.t.recs[r].v)
+            .map(|r| self.t.whole(self.doc, r).map(|r| r.v))
+            .transpose()
     }
 
     /// The timestamp of the last record before where entry `k` is written (of the first
     /// after it when it goes first).
-    fn timestamp(&self, k: usize) -> Value {
+    fn timestamp(&self, k: usize) -> Result<Value, ReadError> {
         let line = self.insert_line(k).unwrap_or(usize::MAX);
         let recs = &self.t.recs;
         let split = recs.partition_point(|r| r.line < line);
-        recs[..split]
-            .iter()
-            .rev()
-            .chain(&recs[split..])
-            .find_map(|r| r.timestamp())
-            .map_or(Value::Null, |s| Value::String(s.to_string()))
+        for i in (0..split).rev().chain(split..recs.len()) {
+            if let Some(s) = self.t.whole(self.doc, i)?.timestamp() {
+                return Ok(Value::String(s.to_string()));
+            }
+        }
+        Ok(Value::Null)
     }
 
     /// Where and how the record for entry `k` is written.
-    fn place<'b>(&'b self, k: usize, uuid: &'b str, parent: Option<String>) -> Place<'b> {
-        Place {
+    fn place<'b>(
+        &'b self,
+        k: usize,
+        uuid: &'b str,
+        parent: Option<String>,
+    ) -> Result<Place<'b>, ReadError> {
+        Ok(Place {
             uuid,
             parent,
-            template: self.template(k),
-            timestamp: self.timestamp(k),
-        }
+            template: self.template(k)?,
+            timestamp: self.timestamp(k)?,
+        })
     }
 
     fn boundary(
@@ -362,7 +387,7 @@ impl Writer<'_> {
         uuid: &str,
         session: &Session,
         rethreaded: &Map<String, Value>,
-    ) -> Value {
+    ) -> Result<Value, ReadError> {
         let summarized = self
             .t
             .recs
@@ -387,7 +412,7 @@ impl Writer<'_> {
                     .map(|u| u.input_tokens + u.output_tokens)
             })
             .unwrap_or(0);
-        let mut record = new::boundary(&self.place(k, uuid, None), logical, pre_tokens);
+        let mut record = new::boundary(&self.place(k, uuid, None)?, logical, pre_tokens);
         let mut meta = Map::new();
         if let Some(id) = summary.and_then(|m| m.meta.get("compact_id")) {
             meta.insert("compact_id".into(), id.clone());
@@ -408,7 +433,7 @@ impl Writer<'_> {
             ),
         );
         record["ctxctl"] = Value::Object(meta);
-        record
+        Ok(record)
     }
 }
 

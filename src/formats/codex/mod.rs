@@ -490,7 +490,16 @@ impl Codec for Codex {
     }
 
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
-        write::write(session, lines_doc(session)?, items)
+        Ok(write::write(session, lines_doc(session)?, items)?.into_bytes())
+    }
+
+    fn write_to(
+        &self,
+        session: &Session,
+        items: &[Item],
+        out: &mut dyn std::io::Write,
+    ) -> Result<(), WriteError> {
+        Ok(write::write(session, lines_doc(session)?, items)?.write_to(out)?)
     }
 
     /// A message read from a `compacted` record's `replacement_history` is archived as its

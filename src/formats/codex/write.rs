@@ -13,19 +13,24 @@ use serde_json::{json, Value};
 use super::restore::{self, archived_item};
 use super::{append, ActiveItem, Rollout};
 use crate::formats::edit::same_messages;
-use crate::formats::lines_out::{LineOut, LinePlan};
+use crate::formats::lines_out::{LineOut, LinePlan, Rendered};
 use crate::session::{restore_plan, Item, NewMessage, PartEdit, WriteError};
 use crate::session::{LinesDoc, Role, Session};
 
-pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8>, WriteError> {
+/// `session` (read from `doc`) rewritten by `items`, to be written whole or as it goes.
+pub fn write<'d>(
+    session: &Session,
+    doc: &'d LinesDoc,
+    items: &[Item],
+) -> Result<Rendered<'d>, WriteError> {
     if items == session.keep_all().as_slice() {
-        return Ok(doc.text.as_bytes().to_vec());
+        return Ok(Rendered::Same(doc));
     }
     let r = Rollout::parse(doc)?;
     let offset = usize::from(r.system.is_some());
     same_messages(r.items.len() + offset, session)?;
     if r.legacy {
-        return legacy(doc, items, &r.items, offset);
+        return legacy(doc, items, &r.items, offset).map(Rendered::Bytes);
     }
     // Message index -> its item (the instructions message has none).
     let item = |i: usize| i.checked_sub(offset).map(|k| &r.items[k]);
@@ -51,7 +56,7 @@ pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8
     if let Some(p) = restore_plan(session, items) {
         if let Some(at) = p.at.checked_sub(offset) {
             if let Some(bytes) = restore::undo(doc, &r, at, &history)? {
-                return Ok(bytes);
+                return Ok(Rendered::Bytes(bytes));
             }
         }
     }
@@ -59,7 +64,7 @@ pub fn write(session: &Session, doc: &LinesDoc, items: &[Item]) -> Result<Vec<u8
     for line in append::records(doc, &r, summary.unwrap_or_default(), history)? {
         plan.append(line);
     }
-    Ok(plan.render())
+    Ok(Rendered::Plan(plan))
 }
 
 /// A Responses API message item for a message ctxctl adds; ctxctl's metadata (compaction
