@@ -99,9 +99,10 @@ pub type Version = Option<Option<AgentVersion>>;
 /// the skeleton cannot read it.
 pub fn node(text: &str, line: usize, at: u64) -> Option<(Node, Option<String>, Version)> {
     // Serde would take an array for the skeleton's fields in order: a record is an object.
-    if !text
-        .trim_start_matches([' ', '\t', '\r', '\n'])
-        .starts_with('{')
+    if crate::formats::stream::loose::too_deep(text)
+        || !text
+            .trim_start_matches([' ', '\t', '\r', '\n'])
+            .starts_with('{')
     {
         return None;
     }

@@ -97,9 +97,10 @@ pub enum Rec {
 /// it.
 pub fn rec(text: &str) -> Option<Rec> {
     // Serde would take an array for the skeleton's fields in order: a record is an object.
-    if !text
-        .trim_start_matches([' ', '\t', '\r', '\n'])
-        .starts_with('{')
+    if crate::formats::stream::loose::too_deep(text)
+        || !text
+            .trim_start_matches([' ', '\t', '\r', '\n'])
+            .starts_with('{')
     {
         return None;
     }

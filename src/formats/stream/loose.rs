@@ -10,6 +10,45 @@ use std::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
+/// Nesting at which a skeleton gives up on a line. A skipped value is not held to
+/// serde_json's recursion limit (128) as a parsed one is, so a line nested deeper than a
+/// whole read can take would pass the skeleton: such a line goes to the whole reader,
+/// which words the error.
+const DEEPEST: usize = 100;
+
+/// Whether `text` (one record) nests arrays and objects deeper than a skeleton takes. A
+/// line with fewer brackets than that is not scanned.
+pub fn too_deep(text: &str) -> bool {
+    let b = text.as_bytes();
+    if memchr::memchr2_iter(b'[', b'{', b).count() <= DEEPEST {
+        return false;
+    }
+    let (mut depth, mut in_str, mut escaped) = (0usize, false, false);
+    for &c in b {
+        if in_str {
+            match c {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > DEEPEST {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Any JSON value, kept only when it is a string, a boolean or (as `T`) an object.
 #[derive(Default)]
 pub enum Loose<'a, T = IgnoredAny> {
@@ -187,5 +226,21 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for SeqVisitor<T> {
 
     fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
         Ok(Seq(None))
+    }
+}
+
+#[cfg(test)]
+mod depth_tests {
+    use super::too_deep;
+
+    #[test]
+    fn nesting_is_measured_outside_strings() {
+        let deep = format!("{}{}", "[".repeat(150), "]".repeat(150));
+        assert!(too_deep(&format!(r#"{{"a":{deep}}}"#)));
+        assert!(!too_deep(&format!(r#"{{"a":"{deep}"}}"#)));
+        let escaped = format!(r#"{{"a":"\"{deep}"}}"#);
+        assert!(!too_deep(&escaped));
+        let wide = format!("[{}]", "[],".repeat(300) + "[]");
+        assert!(!too_deep(&wide));
     }
 }
