@@ -125,6 +125,21 @@ fn archived(env: &TestEnv) -> usize {
 /// Runs each of `runs` and checks it is refused: exit 2, one error, nothing written.
 /// Returns each error line, as a snapshot shows it (the agent's process id as `[PID]`): it
 /// must name the file, the signal and --include-live.
+/// `line` with the process named as the writer redacted whatever its number: the agent
+/// and a child it started may both hold the file, and either may be the one named.
+fn any_writer_pid(line: &str) -> String {
+    const AT: &str = "held open for writing by process ";
+    let Some(i) = line.find(AT) else {
+        return line.to_string();
+    };
+    let start = i + AT.len();
+    let digits = line[start..].bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return line.to_string();
+    }
+    format!("{}[PID]{}", &line[..start], &line[start + digits..])
+}
+
 fn refused(env: &TestEnv, runs: &[Vec<String>], file: &Path, before: &[u8], pid: u32) -> String {
     let mut said = String::new();
     for args in runs {
@@ -140,6 +155,7 @@ fn refused(env: &TestEnv, runs: &[Vec<String>], file: &Path, before: &[u8], pid:
         let error = env
             .redact(errors[0])
             .replace(&format!(" {pid} "), " [PID] ");
+        let error = any_writer_pid(&error);
         said.push_str(&format!("$ {}\n{error}\n", args.join(" ")));
     }
     said
