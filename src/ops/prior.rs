@@ -25,8 +25,8 @@
 //! NotebookEdit, the cron, plan-mode and worktree tools …, and every MCP tool): it sends
 //! their names in an `<available-deferred-tools>` message and a `ToolSearch` tool instead
 //! of their schemas. It does so only for a first-party base URL unless
-//! `ENABLE_TOOL_SEARCH` is set (its bundle logs "[ToolSearch:optimistic] disabled:
-//! ANTHROPIC_BASE_URL=… is not a first-party Anthropic host"), so a run against a local
+//! `ENABLE_TOOL_SEARCH` is set (its bundle logs "`[ToolSearch:optimistic] disabled:
+//! ANTHROPIC_BASE_URL=… is not a first-party Anthropic host`"), so a run against a local
 //! fake API sends every schema in full: measured that way, 2.1.81–2.1.150 came to
 //! 23–28K where their users' first requests held far less. The measurement sets
 //! `ENABLE_TOOL_SEARCH=true` and counts the tools not sent with `defer_loading` plus the
