@@ -8,7 +8,7 @@
 //! ([`indexed::trace`]); the second pass fetches the live records one by one by their
 //! offsets, makes them into messages as the whole-file reader does
 //! ([`indexed::read`]), counts the messages a batch at a time and folds each batch into
-//! the [`Tally`], its text gone.
+//! the [`Tally`](crate::ops::figures::Tally), its text gone.
 //!
 //! The figures are the whole-file reader's, held equal on every fixture by
 //! `tests/agent_stream.rs`. Whatever this path does not take as that reader would (a line
@@ -20,7 +20,6 @@
 //! open handle.
 
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use crate::context::Context;
@@ -28,19 +27,13 @@ use crate::formats::claude_code::indexed::{self, Index};
 use crate::formats::claude_code::skel::{self, Node};
 use crate::formats::stream::{Block, LineReader};
 use crate::ops::counted::Counted;
-use crate::ops::figures::{Chunk, Tally, Wants};
+use crate::ops::figures::Wants;
 use crate::ops::load::{self, scale, Fingerprint};
 use crate::ops::ordered::{in_order, parse_json};
+use crate::ops::stream_count::{read_at, Batches};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message, Part};
 use crate::tokens::Counter;
-
-/// Bytes of message text counted at a time: enough for the counting threads to share
-/// (a transcript's records are mostly ids and metadata, so a batch cut by the records'
-/// bytes held too little text to be counted on more than one thread).
-const BATCH_TEXT: usize = 2 << 20;
-/// Messages counted at a time, at most.
-const BATCH_MESSAGES: usize = 16384;
 
 /// One line of a block: its node and the model it names, or a line that does not parse
 /// as JSON because it ends early (a truncated last line, if it is the last).
@@ -75,49 +68,16 @@ pub fn tally(
     let guess = ctx.resolve_model_quietly(Some(&traced.model));
     let counter = ctx.counter(guess.encoding);
     let threads = ctx.counting_threads();
-    let mut tally = Tally::default();
-    let mut batch: (Vec<Message>, usize) = (Vec::new(), 0);
-    let count = |batch: &mut (Vec<Message>, usize), tally: &mut Tally| {
-        let messages = std::mem::take(&mut batch.0);
-        let counts = ctx.count_messages(&counter, &messages, threads);
-        let counts: Vec<usize> = counts.into_iter().map(|n| scale(n, guess.factor)).collect();
-        let first = tally.len();
-        let chunk = Chunk::of(
-            ctx,
-            &counter,
-            &messages,
-            &counts,
-            first,
-            (guess.factor, threads),
-            wants,
-            None,
-        );
-        tally.add(chunk);
-    };
+    let mut batches = Batches::new(ctx, &counter, (guess.factor, threads), wants);
     bar.set_position(0);
     let mut fetch = |nodes: &[&Node]| -> Option<Vec<serde_json::Value>> {
-        let mut texts = Vec::with_capacity(nodes.len());
-        for n in nodes {
-            let mut text = vec![0; n.len as usize];
-            file.read_exact_at(&mut text, n.at).ok()?;
-            bar.set_position(n.at + u64::from(n.len));
-            texts.push(text);
-        }
+        let texts = read_at(&file, bar, nodes.iter().map(|n| (n.at, n.len)))?;
         let parsed = parse_json(&texts, threads)?;
         unchanged(nodes, &parsed).then_some(parsed)
     };
-    let mut emit = |m: Message| {
-        batch.1 += crate::tokens::parallel::approx_bytes(&m);
-        batch.0.push(m);
-        if batch.0.len() >= BATCH_MESSAGES || batch.1 >= BATCH_TEXT {
-            count(&mut batch, &mut tally);
-            batch.1 = 0;
-        }
-    };
+    let mut emit = |m: Message| batches.push(m);
     let read = indexed::read(&index, traced, &mut fetch, &mut emit)?;
-    if !batch.0.is_empty() {
-        count(&mut batch, &mut tally);
-    }
+    let tally = batches.finish();
     // Cut short between the passes: what the first pass saw is gone.
     let now = file.metadata().ok()?.len();
     if tally.len() != read.messages || now < fingerprint.len as u64 {

@@ -8,7 +8,7 @@
 //! offsets, reads the lines after it again (their items parsed a window at a time on the
 //! counting threads),
 //! makes the messages as the whole-file reader does ([`Maker`]), counts them a batch at a
-//! time and folds each batch into the [`Tally`], its text gone.
+//! time and folds each batch into the [`Tally`](crate::ops::figures::Tally), its text gone.
 //!
 //! The figures are the whole-file reader's, held equal on every fixture by
 //! `tests/agent_stream.rs`. Whatever this path does not take as that reader would (a line
@@ -17,7 +17,6 @@
 
 use std::fs::File;
 use std::io::{Seek, SeekFrom};
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use crate::context::Context;
@@ -26,19 +25,14 @@ use crate::formats::codex::skel;
 use crate::formats::codex::stream::{At, Plan};
 use crate::formats::stream::{Block, LineReader};
 use crate::ops::counted::Counted;
-use crate::ops::figures::{Chunk, Tally, Wants};
-use crate::ops::load::{self, scale, Fingerprint};
+use crate::ops::figures::Wants;
+use crate::ops::load::{self, Fingerprint};
 use crate::ops::ordered::{in_order, parse_json};
+use crate::ops::stream_count::{read_at, Batches};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message};
 use crate::tokens::Counter;
 
-/// Bytes of message text counted at a time: enough for the counting threads to share (an
-/// item's line is mostly encrypted reasoning and metadata, as `agent_stream` found of
-/// Claude Code's records).
-const BATCH_TEXT: usize = 2 << 20;
-/// Messages counted at a time, at most.
-const BATCH_MESSAGES: usize = 16384;
 /// Bytes of the tail's items parsed at a time (on the counting threads).
 const WINDOW_BYTES: usize = 256 << 10;
 
@@ -64,44 +58,12 @@ pub fn tally(
     let guess = ctx.resolve_model_quietly(planned.model.as_deref());
     let counter = ctx.counter(guess.encoding);
     let threads = ctx.counting_threads();
-    let mut tally = Tally::default();
-    let mut batch: (Vec<Message>, usize) = (Vec::new(), 0);
-    let count = |batch: &mut (Vec<Message>, usize), tally: &mut Tally| {
-        let messages = std::mem::take(&mut batch.0);
-        let counts = ctx.count_messages(&counter, &messages, threads);
-        let counts: Vec<usize> = counts.into_iter().map(|n| scale(n, guess.factor)).collect();
-        let first = tally.len();
-        let chunk = Chunk::of(
-            ctx,
-            &counter,
-            &messages,
-            &counts,
-            first,
-            (guess.factor, threads),
-            wants,
-            None,
-        );
-        tally.add(chunk);
-    };
+    let mut batches = Batches::new(ctx, &counter, (guess.factor, threads), wants);
     bar.set_position(0);
     let mut fetch = |places: &[(u64, u32)]| -> Option<Vec<serde_json::Value>> {
-        let mut texts = Vec::with_capacity(places.len());
-        for &(at, len) in places {
-            let mut text = vec![0; len as usize];
-            file.read_exact_at(&mut text, at).ok()?;
-            bar.set_position(at + u64::from(len));
-            texts.push(text);
-        }
-        parse_json(&texts, threads)
+        parse_json(&read_at(file, bar, places.iter().copied())?, threads)
     };
-    let mut emit = |m: Message| {
-        batch.1 += crate::tokens::parallel::approx_bytes(&m);
-        batch.0.push(m);
-        if batch.0.len() >= BATCH_MESSAGES || batch.1 >= BATCH_TEXT {
-            count(&mut batch, &mut tally);
-            batch.1 = 0;
-        }
-    };
+    let mut emit = |m: Message| batches.push(m);
     let mut maker = Maker::new(&planned);
     maker.head(&mut fetch, &mut emit)?;
     // The tail's lines, read again from where it starts.
@@ -139,9 +101,7 @@ pub fn tally(
     }
     made &= parse(&mut window).is_some();
     let made = maker.finish().filter(|_| made)?;
-    if !batch.0.is_empty() {
-        count(&mut batch, &mut tally);
-    }
+    let tally = batches.finish();
     // Cut short between the passes: what the first pass saw is gone.
     let now = file.metadata().ok()?.len();
     if tally.len() != planned.len || now < fingerprint.len as u64 {

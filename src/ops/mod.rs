@@ -46,6 +46,7 @@ pub mod search;
 pub mod session_files;
 pub mod sessions;
 pub mod store;
+pub mod stream_count;
 pub mod testhook;
 pub mod usage;
 pub mod walk;

@@ -153,6 +153,24 @@ fn what_is_not_streamed_reads_whole_with_the_same_errors() {
     assert_eq!(r.file()["tokenizer"], "cl100k_base", "{r:?}");
 }
 
+/// Every command on a copy of fixture `rel`, and `count` on it cut short in its last line
+/// (the agent still writing: the same warning), streamed and read whole as `format`.
+fn fixture_both_ways(env: &TestEnv, rel: &str, format: &str) {
+    let path = fixture(rel);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let name = path.file_name().unwrap().to_str().unwrap();
+    let copy = env.write(name, &text);
+    for args in COMMANDS {
+        both_ways(env, args, copy.to_str().unwrap(), format);
+    }
+    let mut end = text.trim_end().len() - 10;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = env.write(&format!("cut-{name}"), &text[..end]);
+    both_ways(env, &["count", "--json"], cut.to_str().unwrap(), format);
+}
+
 #[test]
 fn claude_code_transcripts_stream_as_they_read_whole() {
     let env = TestEnv::new();
@@ -162,25 +180,7 @@ fn claude_code_transcripts_stream_as_they_read_whole() {
         "claude-code/spotter_compact_boundary_excerpt_L1222-1300.jsonl",
     ];
     for rel in cases {
-        let path = fixture(rel);
-        let text = std::fs::read_to_string(&path).unwrap();
-        let name = path.file_name().unwrap().to_str().unwrap();
-        let copy = env.write(name, &text);
-        for args in COMMANDS {
-            both_ways(&env, args, copy.to_str().unwrap(), "claude-code");
-        }
-        // Cut short in its last line (Claude Code still writing): the same warning.
-        let mut end = text.trim_end().len() - 10;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let cut = env.write(&format!("cut-{name}"), &text[..end]);
-        both_ways(
-            &env,
-            &["count", "--json"],
-            cut.to_str().unwrap(),
-            "claude-code",
-        );
+        fixture_both_ways(&env, rel, "claude-code");
     }
     // A record the reader refuses: read whole, its error with its place.
     let good = std::fs::read_to_string(fixture(
@@ -205,20 +205,7 @@ fn codex_rollouts_stream_as_they_read_whole() {
         "codex/acidicsoil_rollout_v0.58.0_cli.jsonl",
     ];
     for rel in cases {
-        let path = fixture(rel);
-        let text = std::fs::read_to_string(&path).unwrap();
-        let name = path.file_name().unwrap().to_str().unwrap();
-        let copy = env.write(name, &text);
-        for args in COMMANDS {
-            both_ways(&env, args, copy.to_str().unwrap(), "codex");
-        }
-        // Cut short in its last line (Codex still writing): the same warning.
-        let mut end = text.trim_end().len() - 10;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let cut = env.write(&format!("cut-{name}"), &text[..end]);
-        both_ways(&env, &["count", "--json"], cut.to_str().unwrap(), "codex");
+        fixture_both_ways(&env, rel, "codex");
     }
     // An active item the reader refuses: read whole, its error with its place.
     let good = std::fs::read_to_string(fixture(
