@@ -39,9 +39,10 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent.parent / "shared"
-DEFAULT_DIRS = ["/work/shared/fixtures/wild"]
-DEFAULT_RESUME = "/work/shared/fixtures/realclients/claude-code-2.1.332"
+# The shared directory sits beside the checkout (see the README).
+SHARED = REPO.parent / "shared"
+DEFAULT_DIRS = [str(SHARED / "fixtures" / "wild")]
+DEFAULT_RESUME = str(SHARED / "fixtures" / "realclients" / "claude-code-2.1.332")
 
 
 def records(lines):

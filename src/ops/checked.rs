@@ -353,7 +353,7 @@ fn finish(
         };
         ctx.remember_digest(key, &digest);
     }
-    let carried = carried(ctx, l.usage.is_none(), fingerprint.len, fingerprint.hash);
+    let carried = load::carried(ctx, l.usage.is_none(), fingerprint.len, fingerprint.hash);
     Ok(Checked {
         path: path.to_path_buf(),
         usage: l.usage.clone(),
@@ -366,16 +366,6 @@ fn finish(
         api: None,
         carried,
     })
-}
-
-/// The hidden part a rewrite carried over to the `len`/`hash` bytes, when the file has no
-/// live usage of its own (`no_usage`) and the cache may be read.
-fn carried(ctx: &Context, no_usage: bool, len: usize, hash: u128) -> Option<usize> {
-    if !no_usage || ctx.digests().is_none() {
-        return None;
-    }
-    let c = crate::cache::carried::get(&ctx.digests_dir()?, len, hash)?;
-    Some(c.overhead)
 }
 
 /// The check of `path` from its digest, if the digest's counts fit the model resolved now;
@@ -398,7 +388,7 @@ fn from_digest(ctx: &Context, path: &Path, d: &Digest, how: &str) -> Option<Chec
         path: path.to_path_buf(),
         model,
         counts,
-        carried: carried(ctx, d.usage.is_none(), d.len, d.hash),
+        carried: load::carried(ctx, d.usage.is_none(), d.len, d.hash),
         usage: d.usage.as_ref().map(Into::into),
         problems: d.problems.clone(),
         agent: d.agent_limits,

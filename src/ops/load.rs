@@ -38,6 +38,10 @@ pub struct Loaded {
     /// The hidden part of the next request the rewrite under way leaves, when it knows
     /// where it cuts ([`Loaded::hidden_after_rewrite`]); reported and carried over.
     pub hidden_after: Option<usize>,
+    /// The hidden part an earlier rewrite carried over to exactly these bytes, when the
+    /// session records no live usage ([`carried`]): a rewrite of a rewritten file keeps
+    /// that figure, as `check` of it does, rather than falling back to a prior.
+    pub carried: Option<usize>,
 }
 
 impl Loaded {
@@ -56,6 +60,14 @@ impl Loaded {
 
     /// The predicted input tokens of the session's next request (see [`crate::ops::predict`]).
     pub fn prediction(&self) -> crate::ops::predict::Prediction {
+        if let (None, Some(overhead)) = (self.live_usage(), self.carried) {
+            return crate::ops::predict::Prediction {
+                tokens: self.total + overhead,
+                source: crate::ops::predict::NextSource::Carried,
+                overhead,
+                ratio: None,
+            };
+        }
         crate::ops::predict::predict(
             self.live_usage(),
             &self.counts,
@@ -551,6 +563,12 @@ pub(crate) fn counted_session(
         let n = ctx.count_parts(&counter, &[&part]);
         scale(n.first().copied().unwrap_or(0), model.factor)
     });
+    let carried = carried(
+        ctx,
+        session.reported_usage.is_none(),
+        fingerprint.len,
+        fingerprint.hash,
+    );
     Ok(Loaded {
         target: std::fs::canonicalize(path).ok(),
         path: path.to_path_buf(),
@@ -564,7 +582,19 @@ pub(crate) fn counted_session(
         extra_tokens,
         streamed: false,
         hidden_after: None,
+        carried,
     })
+}
+
+/// The hidden part a rewrite carried over to the `len`/`hash` bytes
+/// ([`crate::cache::carried`]), when the file has no live usage of its own (`no_usage`)
+/// and the cache may be read.
+pub fn carried(ctx: &Context, no_usage: bool, len: usize, hash: u128) -> Option<usize> {
+    if !no_usage || ctx.digests().is_none() {
+        return None;
+    }
+    let c = crate::cache::carried::get(&ctx.digests_dir()?, len, hash)?;
+    Some(c.overhead)
 }
 
 /// Length and 128-bit hash of a file's content: enough to notice that an agent appended to

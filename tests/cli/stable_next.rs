@@ -205,3 +205,55 @@ fn a_claude_code_compaction_reports_what_a_check_without_the_cache_says() {
         );
     }
 }
+
+/// A rewrite of a file an earlier rewrite wrote keeps the hidden part carried over to it:
+/// each rewrite in a row reports what the next check says, and no check says more than
+/// the one before (the second rewrite used to fall back to the prior, and report it).
+#[test]
+fn rewrites_in_a_row_keep_the_carried_figure() {
+    let env = TestEnv::new();
+    let f = copy(&env, SESSIONS[4], "s.jsonl");
+    let mut before = check(&env, &f, &[]);
+    let rewrites: [&[&str]; 4] = [
+        &[
+            "trim",
+            "--strategy",
+            "tool-results",
+            "--max-result-tokens",
+            "40",
+        ],
+        &["compact", "--tail-tokens", "300"],
+        &[
+            "trim",
+            "--strategy",
+            "mask-tool-results",
+            "--keep-recent",
+            "1",
+        ],
+        &["trim", "--strategy", "sliding-window", "--window", "2"],
+    ];
+    for rewrite_args in rewrites {
+        let mut args = rewrite_args.to_vec();
+        args.extend([f.as_str(), "--in-place"]);
+        let reported = rewrite(&env, &args).unwrap();
+        let after = check(&env, &f, &[]);
+        assert!(agree(&format!("{args:?}"), before, reported, after.clone()));
+        before = after;
+    }
+}
+
+/// A Claude Code session its agent compacted has no report since; `check` measures its
+/// hidden part on the reports before the agent's boundary (`compacted`). A compaction of
+/// it carries that figure to what it writes: the next check used to fall back to the
+/// prior, a quarter below what the compaction reported.
+#[test]
+fn a_compaction_of_an_agent_compacted_session_carries_its_hidden_part() {
+    let env = TestEnv::new();
+    let rel = "realclients/claude-code/realclient_v2.1.197_self_compacted.jsonl";
+    let f = copy(&env, rel, "s.jsonl");
+    let before = check(&env, &f, &[]);
+    assert_eq!(before.1, "compacted");
+    let out = s(&env.path().join("out.jsonl")).to_string();
+    let reported = rewrite(&env, &["compact", &f, "--tail-tokens", "300", "-o", &out]).unwrap();
+    assert!(agree(rel, before, reported, check(&env, &out, &[])));
+}

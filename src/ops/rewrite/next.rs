@@ -9,8 +9,8 @@ use crate::ops::write::Destination;
 
 /// Leaves the hidden part of `loaded`'s next request for the next check of the bytes just
 /// written to `dest` (whose fingerprint `written` gives). Nothing for standard output,
-/// without usage (the prior applies before and after alike), or under `--no-cache`; a
-/// failure only logs.
+/// without a measured hidden part (the prior applies before and after alike), or under
+/// `--no-cache`; a failure only logs.
 pub(super) fn carry(
     ctx: &Context,
     dest: &Destination,
@@ -19,7 +19,14 @@ pub(super) fn carry(
 ) {
     use crate::ops::predict::NextSource;
     let p = loaded.prediction();
-    let measured = matches!(p.source, NextSource::Reported | NextSource::Calibrated);
+    // Whatever the session's own figures measured, including a hidden part measured
+    // before the agent's compaction or carried over by an earlier rewrite: a rewrite of
+    // such a file would otherwise leave the next check a prior (on a Claude Code session
+    // compacted by its agent, 25% below what the rewrite reported).
+    let measured = matches!(
+        p.source,
+        NextSource::Reported | NextSource::Calibrated | NextSource::Compacted | NextSource::Carried
+    );
     if *dest == Destination::Stdout || !measured || ctx.digests().is_none() {
         return;
     }
