@@ -1,5 +1,6 @@
 //! Counting a Claude Code transcript as it is read, in memory independent of its size (a
-//! Codex rollout is handed to [`crate::ops::codex_stream`]).
+//! Codex rollout is handed to [`crate::ops::codex_stream`], a Gemini CLI log to
+//! [`crate::ops::gemini_stream`], a goose JSONL session to [`crate::ops::goose_stream`]).
 //!
 //! Two passes over the file. The first reads it a block of lines at a time
 //! ([`LineReader`]), the counting threads reducing each line to its [`Node`] (ids hashed,
@@ -42,8 +43,8 @@ enum Line {
     Cut { line: usize, end: u64 },
 }
 
-/// `path` streamed and counted when it is a Claude Code transcript or a Codex rollout
-/// ([`crate::ops::codex_stream`]), else `None`.
+/// `path` streamed and counted when it is a Claude Code transcript or another line-based
+/// agent's session (Codex, Gemini CLI, goose), else `None`.
 pub fn tally(
     ctx: &Context,
     path: &Path,
@@ -61,6 +62,10 @@ pub fn tally(
         Format::Codex => {
             return crate::ops::codex_stream::tally(ctx, path, wants, bar, &file, reader);
         }
+        Format::Gemini => {
+            return crate::ops::gemini_stream::tally(ctx, path, wants, bar, &file, reader);
+        }
+        Format::Goose => return crate::ops::goose_stream::tally(ctx, path, wants, reader),
         _ => return None,
     }
     let (index, fingerprint) = index(ctx, reader)?;

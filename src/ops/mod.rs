@@ -25,6 +25,8 @@ pub mod counted;
 pub mod data_dir;
 pub mod describe;
 pub mod figures;
+pub mod gemini_stream;
+pub mod goose_stream;
 pub mod filter;
 pub mod grown;
 pub mod here;
