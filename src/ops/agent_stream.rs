@@ -90,7 +90,14 @@ pub fn tally(
     if model.encoding != guess.encoding || model.factor != guess.factor {
         return None;
     }
-    debug_line(ctx, &shown, fingerprint.len, Format::ClaudeCode, tally.len(), &model);
+    debug_line(
+        ctx,
+        &shown,
+        fingerprint.len,
+        Format::ClaudeCode,
+        tally.len(),
+        &model,
+    );
     let mut agent_limits = read.agent_limits;
     crate::ops::compacted::streamed(
         ctx,

@@ -108,7 +108,14 @@ pub fn tally(
         ctx.printer.warn(&format!("{shown}: {w}"));
     }
     let model = ctx.resolve_model(&shown, planned.model.as_deref());
-    debug_line(ctx, &shown, fingerprint.len, Format::Codex, tally.len(), &model);
+    debug_line(
+        ctx,
+        &shown,
+        fingerprint.len,
+        Format::Codex,
+        tally.len(),
+        &model,
+    );
     Some(Counted {
         path: path.to_path_buf(),
         fingerprint,

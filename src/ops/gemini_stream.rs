@@ -54,10 +54,20 @@ pub fn tally(
 ) -> Option<Counted> {
     let mut index = Index::default();
     let make = |text: &str, line: usize, at: u64| {
-        Some((stream::rec(text)?, line, at, u32::try_from(text.len()).ok()?))
+        Some((
+            stream::rec(text)?,
+            line,
+            at,
+            u32::try_from(text.len()).ok()?,
+        ))
     };
-    let fold = |(rec, line, at, len)| index.record(rec, line, at, len);
+    let mut placed = true;
+    let fold = |(rec, line, at, len)| placed &= index.record(rec, line, at, len).is_some();
     let (fingerprint, truncated) = first_pass(ctx, reader, &make, fold)?;
+    if !placed {
+        return None;
+    }
+    index.replayed();
     let session_model = Some(index.model.clone().unwrap_or_else(|| DEFAULT_MODEL.into()));
     let guess = ctx.resolve_model_quietly(session_model.as_deref());
     let counter = ctx.counter(guess.encoding);
@@ -68,34 +78,32 @@ pub fn tally(
     let mut maker = Maker::default();
     let mut checkpoint = Checkpoint::new(&index);
     let cp_line = index.checkpoint.map_or(0, |(line, _, _)| line);
-    let live = &index.live;
     let mut k = 0;
-    while k < live.len() {
-        if let (id, Place::Checkpoint { index: i }) = live[k] {
+    while let Some((id, place)) = index.get(k) {
+        if let Place::Checkpoint { index: i } = place {
             let value = checkpoint.take(file, &index, i as usize)?;
-            maker.take((id, live[k].1), value, cp_line, &mut emit)?;
+            maker.take((id, place), value, cp_line, &mut emit)?;
             k += 1;
             continue;
         }
         // The records on lines of their own from `k` on, a window of them.
-        let mut end = k;
-        let mut bytes = 0;
-        while let Some(&(_, Place::Line { len, .. })) = live.get(end) {
+        let (mut window, mut bytes) = (Vec::new(), 0);
+        while let Some((id, place @ Place::Line { len, .. })) = index.get(k + window.len()) {
             if bytes >= WINDOW_BYTES {
                 break;
             }
             bytes += u64::from(len);
-            end += 1;
+            window.push((id, place));
         }
-        let places = live[k..end].iter().filter_map(|(_, p)| match *p {
+        let places = window.iter().filter_map(|(_, p)| match *p {
             Place::Line { at, len, .. } => Some((at, len)),
             Place::Checkpoint { .. } => None,
         });
         let values = parse_json(&read_at(file, bar, places)?, threads)?;
-        for (&entry, value) in live[k..end].iter().zip(values) {
+        k += window.len();
+        for (entry, value) in window.into_iter().zip(values) {
             maker.take(entry, value, cp_line, &mut emit)?;
         }
-        k = end;
     }
     drop(checkpoint);
     let made = maker.finish(&mut emit);

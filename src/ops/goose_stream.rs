@@ -74,7 +74,14 @@ pub fn tally(
         ctx.printer.warn(&format!("{shown}: {w}"));
     }
     let model = ctx.resolve_model(&shown, None);
-    debug_line(ctx, &shown, fingerprint.len, Format::Goose, tally.len(), &model);
+    debug_line(
+        ctx,
+        &shown,
+        fingerprint.len,
+        Format::Goose,
+        tally.len(),
+        &model,
+    );
     Some(Counted {
         path: path.to_path_buf(),
         fingerprint,

@@ -185,7 +185,14 @@ pub fn first_pass<T: Send>(
 }
 
 /// The debug line of a streamed read.
-pub fn debug_line(ctx: &Context, shown: &str, len: usize, format: Format, n: usize, model: &ResolvedModel) {
+pub fn debug_line(
+    ctx: &Context,
+    shown: &str,
+    len: usize,
+    format: Format,
+    n: usize,
+    model: &ResolvedModel,
+) {
     ctx.printer.debug(&format!(
         "{shown}: {len} bytes, {format} format, {n} messages; model {} (from {}), {} tokenizer (streamed)",
         model.name, model.source, model.encoding

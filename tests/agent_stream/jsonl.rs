@@ -172,7 +172,12 @@ fn gemini_logs_stream_as_read_whole() {
             continue;
         }
         for (variant, text) in variants(&text) {
-            same(dir.path(), &format!("{name} {variant}"), &text, Format::Gemini);
+            same(
+                dir.path(),
+                &format!("{name} {variant}"),
+                &text,
+                Format::Gemini,
+            );
             checked += 1;
         }
     }
@@ -184,9 +189,7 @@ fn goose_cases() -> Vec<(&'static str, String)> {
     let real = support::goose_session_from_recording();
     let meta = json!({"working_dir": "/w", "description": "d", "message_count": 4,
         "input_tokens": 120, "output_tokens": 9});
-    let text = |id: Value, role: &str, t: &str| {
-        json!({"id": id, "role": role, "created": 1, "content": [{"type": "text", "text": t}]})
-    };
+    let text = |id: Value, role: &str, t: &str| json!({"id": id, "role": role, "created": 1, "content": [{"type": "text", "text": t}]});
     let mut hidden = text(json!(null), "user", "old");
     hidden["metadata"] = json!({"userVisible": true, "agentVisible": false});
     let call = json!({"id": "m1", "role": "assistant", "created": 2, "content": [
@@ -216,7 +219,12 @@ fn goose_sessions_stream_as_read_whole() {
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in goose_cases() {
         for (variant, text) in variants(&text) {
-            same(dir.path(), &format!("{name} {variant}"), &text, Format::Goose);
+            same(
+                dir.path(),
+                &format!("{name} {variant}"),
+                &text,
+                Format::Goose,
+            );
         }
     }
 }
@@ -230,11 +238,27 @@ fn a_log_the_whole_reader_refuses_is_left_to_it() {
     let (_, gemini) = gemini_cases().swap_remove(0);
     let (_, goose) = goose_cases().swap_remove(1);
     for (name, text, bad) in [
-        ("gemini: a non-string id", &gemini, r#"{"id":7,"type":"user"}"#),
-        ("gemini: a checkpoint, no list", &gemini, r#"{"$set":{"messages":{}}}"#),
-        ("gemini: a rewind to no id", &gemini, r#"{"$rewindTo":null}"#),
+        (
+            "gemini: a non-string id",
+            &gemini,
+            r#"{"id":7,"type":"user"}"#,
+        ),
+        (
+            "gemini: a checkpoint, no list",
+            &gemini,
+            r#"{"$set":{"messages":{}}}"#,
+        ),
+        (
+            "gemini: a rewind to no id",
+            &gemini,
+            r#"{"$rewindTo":null}"#,
+        ),
         ("gemini: a broken line", &gemini, r#"{"id": nope}"#),
-        ("goose: content, no list", &goose, r#"{"role":"user","content":"x"}"#),
+        (
+            "goose: content, no list",
+            &goose,
+            r#"{"role":"user","content":"x"}"#,
+        ),
         ("goose: a line, no object", &goose, "[1, 2]"),
     ] {
         let mut lines: Vec<&str> = text.lines().collect();

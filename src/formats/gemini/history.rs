@@ -269,7 +269,8 @@ impl Builder {
                 if ignored {
                     return None;
                 }
-                if let Some(prev) = (self.last.as_mut()).filter(|p| repeats_results(&p.message, &parts))
+                if let Some(prev) =
+                    (self.last.as_mut()).filter(|p| repeats_results(&p.message, &parts))
                 {
                     let again = message(Role::User, &parts, vec![line], notes);
                     prev.message.parts.extend(again.parts);

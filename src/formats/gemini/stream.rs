@@ -145,17 +145,57 @@ pub fn rec(text: &str) -> Option<Rec> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {
     /// A line of its own: its index, offset and length.
-    Line { line: usize, at: u64, len: u32 },
+    Line { line: u32, at: u64, len: u32 },
     /// Element `index` of the last checkpoint's `$set.messages`.
     Checkpoint { index: u32 },
+}
+
+/// A live message in the index: its id (hashed) and its [`Place`], in 24 bytes (a
+/// checkpoint's element has [`Slot::CHECKPOINT`] for a line, its index for an offset).
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    id: u64,
+    at: u64,
+    len: u32,
+    line: u32,
+}
+
+impl Slot {
+    const CHECKPOINT: u32 = u32::MAX;
+
+    fn new(id: u64, place: Place) -> Slot {
+        match place {
+            Place::Line { line, at, len } => Slot { id, at, len, line },
+            Place::Checkpoint { index } => Slot {
+                id,
+                at: u64::from(index),
+                len: 0,
+                line: Slot::CHECKPOINT,
+            },
+        }
+    }
+
+    fn place(self) -> Place {
+        match self.line {
+            Slot::CHECKPOINT => Place::Checkpoint {
+                index: self.at as u32,
+            },
+            line => Place::Line {
+                line,
+                at: self.at,
+                len: self.len,
+            },
+        }
+    }
 }
 
 /// The live messages of a replayed log, by where their records are.
 #[derive(Debug, Default)]
 pub struct Index {
-    /// Each live message's id (hashed) and place, in Gemini's order.
-    pub live: Vec<(u64, Place)>,
-    by_id: HashMap<u64, usize>,
+    /// The live messages, in Gemini's order.
+    live: Vec<Slot>,
+    /// Positions in `live` by id (hashed), while the log is replayed.
+    by_id: HashMap<u64, u32>,
     /// The last `$set.messages` checkpoint's line: its index, offset and length.
     pub checkpoint: Option<(usize, u64, u32)>,
     /// The model of the last `gemini` message recorded anywhere in the file.
@@ -163,45 +203,62 @@ pub struct Index {
 }
 
 impl Index {
-    /// Replays line `line` (at `at`, `len` bytes long), reduced to `rec`.
-    pub fn record(&mut self, rec: Rec, line: usize, at: u64, len: u32) {
+    /// Replays line `line` (at `at`, `len` bytes long), reduced to `rec`; `None` for a
+    /// line past what the index can place (4G lines).
+    pub fn record(&mut self, rec: Rec, line: usize, at: u64, len: u32) -> Option<()> {
+        let line = u32::try_from(line)
+            .ok()
+            .filter(|&l| l != Slot::CHECKPOINT)?;
         match rec {
             Rec::Set(None) | Rec::Other => {}
             Rec::Set(Some(list)) => {
                 self.live.clear();
                 self.by_id.clear();
-                self.checkpoint = Some((line, at, len));
+                self.checkpoint = Some((line as usize, at, len));
                 for (index, m) in list.into_iter().enumerate() {
-                    let index = u32::try_from(index).unwrap_or(u32::MAX);
-                    self.message(m, Place::Checkpoint { index });
+                    let index = u32::try_from(index).ok()?;
+                    self.message(m, Place::Checkpoint { index })?;
                 }
             }
             Rec::Rewind(id) => {
                 let keep = self.by_id.get(&id).copied().unwrap_or(0);
-                self.live.truncate(keep);
+                self.live.truncate(keep as usize);
                 self.by_id.retain(|_, p| *p < keep);
             }
-            Rec::Message(m) => self.message(m, Place::Line { line, at, len }),
+            Rec::Message(m) => self.message(m, Place::Line { line, at, len })?,
         }
+        Some(())
     }
 
-    fn message(&mut self, m: Msg, place: Place) {
+    fn message(&mut self, m: Msg, place: Place) -> Option<()> {
         if m.model.is_some() {
             self.model = m.model;
         }
         match self.by_id.get(&m.id) {
-            Some(&p) => self.live[p] = (m.id, place),
+            Some(&p) => self.live[p as usize] = Slot::new(m.id, place),
             None => {
-                self.by_id.insert(m.id, self.live.len());
-                self.live.push((m.id, place));
+                self.by_id
+                    .insert(m.id, u32::try_from(self.live.len()).ok()?);
+                self.live.push(Slot::new(m.id, place));
             }
         }
+        Some(())
+    }
+
+    /// The log is replayed: the ids are not needed any more.
+    pub fn replayed(&mut self) {
+        self.by_id = HashMap::new();
+    }
+
+    /// Live message `k`: its id (hashed) and place.
+    pub fn get(&self, k: usize) -> Option<(u64, Place)> {
+        self.live.get(k).map(|s| (s.id, s.place()))
     }
 
     /// Live messages read from the checkpoint.
     pub fn from_checkpoint(&self) -> usize {
         (self.live.iter())
-            .filter(|(_, p)| matches!(p, Place::Checkpoint { .. }))
+            .filter(|s| s.line == Slot::CHECKPOINT)
             .count()
     }
 }
@@ -236,7 +293,7 @@ impl Maker {
             return None;
         }
         let from = match place {
-            Place::Line { line, .. } => From::Line(line),
+            Place::Line { line, .. } => From::Line(line as usize),
             Place::Checkpoint { index } => From::Checkpoint {
                 line: checkpoint_line,
                 index: index as usize,
@@ -293,11 +350,13 @@ mod tests {
     #[test]
     fn the_index_replays_replacements_checkpoints_and_rewinds() {
         let mut ix = Index::default();
-        let msg = |id: &str| Rec::Message(Msg {
-            id: id_hash(id),
-            model: None,
-        });
-        ix.record(msg("old"), 0, 0, 1);
+        let msg = |id: &str| {
+            Rec::Message(Msg {
+                id: id_hash(id),
+                model: None,
+            })
+        };
+        ix.record(msg("old"), 0, 0, 1).unwrap();
         let set = |ids: &[&str]| {
             Rec::Set(Some(
                 (ids.iter())
@@ -308,18 +367,26 @@ mod tests {
                     .collect(),
             ))
         };
-        ix.record(set(&["a", "b"]), 1, 10, 5);
-        ix.record(msg("c"), 2, 20, 1);
-        ix.record(msg("b"), 3, 30, 1);
-        ix.record(msg("d"), 4, 40, 1);
-        ix.record(Rec::Rewind(id_hash("d")), 5, 50, 1);
-        let places: Vec<Place> = ix.live.iter().map(|(_, p)| *p).collect();
+        ix.record(set(&["a", "b"]), 1, 10, 5).unwrap();
+        ix.record(msg("c"), 2, 20, 1).unwrap();
+        ix.record(msg("b"), 3, 30, 1).unwrap();
+        ix.record(msg("d"), 4, 40, 1).unwrap();
+        ix.record(Rec::Rewind(id_hash("d")), 5, 50, 1).unwrap();
+        let places: Vec<Place> = (0..).map_while(|k| ix.get(k)).map(|(_, p)| p).collect();
         assert_eq!(
             places,
             [
                 Place::Checkpoint { index: 0 },
-                Place::Line { line: 3, at: 30, len: 1 },
-                Place::Line { line: 2, at: 20, len: 1 },
+                Place::Line {
+                    line: 3,
+                    at: 30,
+                    len: 1
+                },
+                Place::Line {
+                    line: 2,
+                    at: 20,
+                    len: 1
+                },
             ]
         );
         assert_eq!(ix.checkpoint, Some((1, 10, 5)));
