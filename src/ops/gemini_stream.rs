@@ -166,7 +166,7 @@ impl Checkpoint {
     fn new(index: &Index) -> Checkpoint {
         Checkpoint {
             held: None,
-            left: index.from_checkpoint(),
+            left: index.checkpointed(),
         }
     }
 

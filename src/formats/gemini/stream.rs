@@ -256,7 +256,7 @@ impl Index {
     }
 
     /// Live messages read from the checkpoint.
-    pub fn from_checkpoint(&self) -> usize {
+    pub fn checkpointed(&self) -> usize {
         (self.live.iter())
             .filter(|s| s.line == Slot::CHECKPOINT)
             .count()
@@ -390,6 +390,6 @@ mod tests {
             ]
         );
         assert_eq!(ix.checkpoint, Some((1, 10, 5)));
-        assert_eq!(ix.from_checkpoint(), 1);
+        assert_eq!(ix.checkpointed(), 1);
     }
 }
