@@ -5,6 +5,7 @@
 //! not part of what the model sees: they are carried along untouched, not read as messages.
 
 pub(crate) mod restore;
+mod stream;
 pub(crate) mod write;
 
 use std::path::Path;
@@ -16,10 +17,10 @@ use crate::formats::jsonl::{records, Record};
 use crate::formats::message::{self, args_text, Notes};
 use crate::formats::{lines_doc, Codec};
 use crate::session::{
-    CompactMeta, Document, Format, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role,
-    Session,
+    CompactMeta, Document, Format, LinesDoc, Message, Origin, Part, ReadError, Role, Session,
 };
 use crate::session::{Item, Keep, RestorePlan, WriteError};
+pub(crate) use stream::{line_read, reported, LineRead};
 
 /// Content types goose uses for the UI and control flow; not sent to the model.
 const UI_TYPES: [&str; 7] = [
@@ -100,64 +101,6 @@ impl GooseFile {
             })
             .collect()
     }
-}
-
-/// One line of a goose session as [`GooseFile::parse`] and [`read`] take it, for the
-/// streamed read ([`crate::ops::goose_stream`]).
-pub(crate) enum LineRead {
-    /// No `role`: the metadata line if it is the first, with the token counts it reports.
-    NoRole {
-        input: Option<u64>,
-        output: Option<u64>,
-    },
-    /// A message the agent sees, and what its parts noted.
-    Visible(Message, Notes),
-    /// A message the agent does not see.
-    Hidden,
-}
-
-/// Line `line` (its `text`) as the whole reader takes it; `None` where that gives an error.
-pub(crate) fn line_read(text: &str, line: usize) -> Option<LineRead> {
-    let v: Value = serde_json::from_str(text).ok()?;
-    if !v.is_object() {
-        return None;
-    }
-    if v.get("role").is_none() {
-        let n = |k: &str| v.get(k).and_then(Value::as_u64);
-        return Some(LineRead::NoRole {
-            input: n("input_tokens"),
-            output: n("output_tokens"),
-        });
-    }
-    if !agent_visible(&v) {
-        return Some(LineRead::Hidden);
-    }
-    let mut notes = Notes::default();
-    let place = format!("line {}", line + 1);
-    let m = message(&v, &place, Origin::Record(line), &mut notes).ok()?;
-    Some(LineRead::Visible(m, notes))
-}
-
-/// The usage goose's metadata line reports (its `input_tokens` and `output_tokens`), the
-/// messages being as [`message::rewritten_by_ctxctl`] and the last assistant message's
-/// index say.
-pub(crate) fn reported(
-    (input, output): (Option<u64>, Option<u64>),
-    rewritten: bool,
-    last_assistant: Option<usize>,
-) -> Option<ReportedUsage> {
-    // The metadata line has no place in the history: once ctxctl has rewritten the
-    // history, the report describes what is gone, until goose writes a new one.
-    input
-        .filter(|&i| i > 0 && !rewritten)
-        .map(|input_tokens| ReportedUsage {
-            input_tokens,
-            output_tokens: output.unwrap_or(0),
-            after_message: last_assistant,
-            request_end: None,
-            earlier: Vec::new(),
-            dropped: 0,
-        })
 }
 
 /// `metadata.agentVisible`, true when absent (older files have no metadata).
