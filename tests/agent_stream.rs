@@ -4,9 +4,12 @@
 //! lines' skeletons, its items fetched and counted a batch at a time). These tests hold that route to the whole-file reader's figures (every message's
 //! count and role, the tally's shapes, previews, tools and largest messages, the
 //! reported usage and the next-request prediction, the model, the warnings) on every
-//! session file in `shared/fixtures/`, and check that every Claude Code and Codex fixture
-//! is taken by it.
+//! session file in `shared/fixtures/`, and check that every Claude Code, Codex and Gemini
+//! CLI JSONL fixture is taken by it. Gemini CLI and goose JSONL have their own cases in
+//! `agent_stream/jsonl.rs`.
 
+#[path = "agent_stream/jsonl.rs"]
+mod jsonl;
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -110,12 +113,13 @@ fn every_fixture_counts_streamed_as_read_whole() {
         let is_jsonl = path.extension().is_some_and(|e| e == "jsonl");
         let claude = under("claude-code") && is_jsonl;
         let codex = under("codex") && is_jsonl;
-        agent_files += usize::from(claude || codex);
+        let gemini = under("gemini") && is_jsonl;
+        agent_files += usize::from(claude || codex || gemini);
         codex_files += usize::from(codex);
         for wants in WANTS {
             let Some(got) = agent_stream::tally(&ctx, &path, wants, &bar) else {
                 assert!(
-                    !(claude || codex),
+                    !(claude || codex || gemini),
                     "{}: an agent transcript not streamed",
                     path.display()
                 );

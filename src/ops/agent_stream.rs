@@ -1,5 +1,6 @@
 //! Counting a Claude Code transcript as it is read, in memory independent of its size (a
-//! Codex rollout is handed to [`crate::ops::codex_stream`]).
+//! Codex rollout is handed to [`crate::ops::codex_stream`], a Gemini CLI log to
+//! [`crate::ops::gemini_stream`], a goose JSONL session to [`crate::ops::goose_stream`]).
 //!
 //! Two passes over the file. The first reads it a block of lines at a time
 //! ([`LineReader`]), the counting threads reducing each line to its [`Node`] (ids hashed,
@@ -25,25 +26,18 @@ use std::path::Path;
 use crate::context::Context;
 use crate::formats::claude_code::indexed::{self, Index};
 use crate::formats::claude_code::skel::{self, Node};
-use crate::formats::stream::{Block, LineReader};
+use crate::formats::stream::LineReader;
 use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
 use crate::ops::load::{self, scale, Fingerprint};
-use crate::ops::ordered::{in_order, parse_json};
-use crate::ops::stream_count::{read_at, Batches};
+use crate::ops::ordered::parse_json;
+use crate::ops::stream_count::{debug_line, first_pass, read_at, Batches};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message, Part};
 use crate::tokens::Counter;
 
-/// One line of a block: its node and the model it names, or a line that does not parse
-/// as JSON because it ends early (a truncated last line, if it is the last).
-enum Line {
-    Node(Node, Option<String>, skel::Version),
-    Cut { line: usize, end: u64 },
-}
-
-/// `path` streamed and counted when it is a Claude Code transcript or a Codex rollout
-/// ([`crate::ops::codex_stream`]), else `None`.
+/// `path` streamed and counted when it is a Claude Code transcript or another line-based
+/// agent's session (Codex, Gemini CLI, goose), else `None`.
 pub fn tally(
     ctx: &Context,
     path: &Path,
@@ -61,6 +55,10 @@ pub fn tally(
         Format::Codex => {
             return crate::ops::codex_stream::tally(ctx, path, wants, bar, &file, reader);
         }
+        Format::Gemini => {
+            return crate::ops::gemini_stream::tally(ctx, path, wants, bar, &file, reader);
+        }
+        Format::Goose => return crate::ops::goose_stream::tally(ctx, path, wants, reader),
         _ => return None,
     }
     let (index, fingerprint) = index(ctx, reader)?;
@@ -92,15 +90,14 @@ pub fn tally(
     if model.encoding != guess.encoding || model.factor != guess.factor {
         return None;
     }
-    ctx.printer.debug(&format!(
-        "{shown}: {} bytes, {} format, {} messages; model {} (from {}), {} tokenizer (streamed)",
+    debug_line(
+        ctx,
+        &shown,
         fingerprint.len,
         Format::ClaudeCode,
         tally.len(),
-        model.name,
-        model.source,
-        model.encoding
-    ));
+        &model,
+    );
     let mut agent_limits = read.agent_limits;
     crate::ops::compacted::streamed(
         ctx,
@@ -146,63 +143,20 @@ fn unchanged(nodes: &[&Node], parsed: &[serde_json::Value]) -> bool {
 }
 
 /// The first pass: every line's node, and the file's fingerprint.
-fn index(ctx: &Context, mut reader: LineReader<Reading<File>>) -> Option<(Index, Fingerprint)> {
+fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fingerprint)> {
     let mut index = Index::default();
-    let mut cut = None;
-    in_order(ctx.counting_threads(), &mut reader, &block, |lines| {
-        for l in lines {
-            match l {
-                // Only the last line may be cut short.
-                _ if cut.is_some() => cut = Some(None),
-                Line::Node(mut n, model, version) => {
-                    n.model = index.model_number(model);
-                    // The latest record naming a version wins, as the whole reader has it.
-                    if let Some(v) = version {
-                        index.version = v;
-                    }
-                    index.nodes.push(n);
-                }
-                Line::Cut { line, end } => cut = Some(Some((line, end))),
-            }
+    let make = |text: &str, line: usize, at: u64| skel::node(text, line, at);
+    let fold = |(mut n, model, version): (Node, Option<String>, skel::Version)| {
+        n.model = index.model_number(model);
+        // The latest record naming a version wins, as the whole reader has it.
+        if let Some(v) = version {
+            index.version = v;
         }
-    })?;
-    let outline = reader.finish();
-    if let Some(cut) = cut {
-        let (line, end) = cut?;
-        if line + 1 != outline.lines || end != outline.len as u64 {
-            return None;
-        }
-        index.truncated = Some(format!(
-            "line {}: incomplete last line (still being written?); ignored and kept as is",
-            line + 1
-        ));
-    }
-    let fingerprint = Fingerprint {
-        len: outline.len,
-        hash: outline.hash,
+        index.nodes.push(n);
     };
+    let (fingerprint, truncated) = first_pass(ctx, reader, &make, fold)?;
+    index.truncated = truncated;
     Some((index, fingerprint))
-}
-
-/// A block's lines reduced to nodes; `None` when one is not read as the whole reader
-/// reads it.
-fn block(block: &Block) -> Option<Vec<Line>> {
-    let mut out = Vec::with_capacity(block.spans.len());
-    for (span, &line) in block.spans.iter().zip(&block.records) {
-        let text = &block.text[span.clone()];
-        let at = (block.at + span.start) as u64;
-        match skel::node(text, line, at) {
-            Some((n, model, version)) => out.push(Line::Node(n, model, version)),
-            None => match serde_json::from_str::<serde_json::Value>(text) {
-                Err(e) if e.is_eof() => out.push(Line::Cut {
-                    line,
-                    end: (block.at + span.end) as u64,
-                }),
-                _ => return None,
-            },
-        }
-    }
-    Some(out)
 }
 
 #[cfg(test)]

@@ -23,25 +23,18 @@ use crate::context::Context;
 use crate::formats::codex::fetch::Maker;
 use crate::formats::codex::skel;
 use crate::formats::codex::stream::{At, Plan};
-use crate::formats::stream::{Block, LineReader};
+use crate::formats::stream::LineReader;
 use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
 use crate::ops::load::{self, Fingerprint};
-use crate::ops::ordered::{in_order, parse_json};
-use crate::ops::stream_count::{read_at, Batches};
+use crate::ops::ordered::parse_json;
+use crate::ops::stream_count::{debug_line, first_pass, read_at, Batches};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message};
 use crate::tokens::Counter;
 
 /// Bytes of the tail's items parsed at a time (on the counting threads).
 const WINDOW_BYTES: usize = 256 << 10;
-
-/// One line of a block: its skeleton, or a line that does not parse as JSON because it
-/// ends early (a truncated last line, if it is the last).
-enum Line {
-    Rec(At, skel::Rec),
-    Cut { line: usize, end: u64 },
-}
 
 /// `file` (at `path`, its head read by `reader`: a Codex rollout) streamed and counted;
 /// `None` when it is read whole instead.
@@ -115,15 +108,14 @@ pub fn tally(
         ctx.printer.warn(&format!("{shown}: {w}"));
     }
     let model = ctx.resolve_model(&shown, planned.model.as_deref());
-    ctx.printer.debug(&format!(
-        "{shown}: {} bytes, {} format, {} messages; model {} (from {}), {} tokenizer (streamed)",
+    debug_line(
+        ctx,
+        &shown,
         fingerprint.len,
         Format::Codex,
         tally.len(),
-        model.name,
-        model.source,
-        model.encoding
-    ));
+        &model,
+    );
     Some(Counted {
         path: path.to_path_buf(),
         fingerprint,
@@ -144,58 +136,17 @@ pub fn tally(
 }
 
 /// The first pass: every line's skeleton folded into the plan, and the file's fingerprint.
-fn plan(ctx: &Context, mut reader: LineReader<Reading<File>>) -> Option<(Plan, Fingerprint)> {
+fn plan(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Plan, Fingerprint)> {
     let mut plan = Plan::default();
-    let mut cut = None;
-    in_order(ctx.counting_threads(), &mut reader, &block, |lines| {
-        for l in lines {
-            match l {
-                // Only the last line may be cut short.
-                _ if cut.is_some() => cut = Some(None),
-                Line::Rec(at, rec) => plan.record(at, rec),
-                Line::Cut { line, end } => cut = Some(Some((line, end))),
-            }
-        }
-    })?;
-    let outline = reader.finish();
-    if let Some(cut) = cut {
-        let (line, end) = cut?;
-        if line + 1 != outline.lines || end != outline.len as u64 {
-            return None;
-        }
-        plan.truncated(format!(
-            "line {}: incomplete last line (still being written?); ignored and kept as is",
-            line + 1
-        ));
-    }
-    let fingerprint = Fingerprint {
-        len: outline.len,
-        hash: outline.hash,
+    let make = |text: &str, line: usize, at: u64| {
+        let len = u32::try_from(text.len()).ok()?;
+        Some((At { line, at, len }, skel::rec(text)?))
     };
-    Some((plan, fingerprint))
-}
-
-/// A block's lines reduced to skeletons; `None` when one is not read as the whole reader
-/// reads it.
-fn block(block: &Block) -> Option<Vec<Line>> {
-    let mut out = Vec::with_capacity(block.spans.len());
-    for (span, &line) in block.spans.iter().zip(&block.records) {
-        let text = &block.text[span.clone()];
-        let at = At {
-            line,
-            at: (block.at + span.start) as u64,
-            len: u32::try_from(text.len()).ok()?,
-        };
-        match skel::rec(text) {
-            Some(rec) => out.push(Line::Rec(at, rec)),
-            None => match serde_json::from_str::<serde_json::Value>(text) {
-                Err(e) if e.is_eof() => out.push(Line::Cut {
-                    line,
-                    end: (block.at + span.end) as u64,
-                }),
-                _ => return None,
-            },
-        }
+    let (fingerprint, truncated) = first_pass(ctx, reader, &make, |(at, rec)| {
+        plan.record(at, rec);
+    })?;
+    if let Some(w) = truncated {
+        plan.truncated(w);
     }
-    Some(out)
+    Some((plan, fingerprint))
 }

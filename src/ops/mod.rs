@@ -26,6 +26,8 @@ pub mod data_dir;
 pub mod describe;
 pub mod figures;
 pub mod filter;
+pub mod gemini_stream;
+pub mod goose_stream;
 pub mod grown;
 pub mod here;
 pub mod json_reread;

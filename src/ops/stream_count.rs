@@ -1,15 +1,21 @@
 //! What the streamed agent routes ([`agent_stream`](super::agent_stream) for Claude Code,
-//! [`codex_stream`](super::codex_stream) for Codex) share once they know which records
-//! make the messages: reading those records at their offsets, and counting the messages
-//! a batch at a time into the [`Tally`], their text gone.
+//! [`codex_stream`](super::codex_stream) for Codex, [`gemini_stream`](super::gemini_stream)
+//! for Gemini CLI, [`goose_stream`](super::goose_stream) for goose) share: a first pass
+//! over the lines ([`first_pass`]: each line made into what the route keeps of it on the
+//! counting threads, a truncated last line told as the whole reader tells it), reading
+//! records at their offsets, and counting the messages a batch at a time into the
+//! [`Tally`], their text gone.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
-use crate::context::Context;
+use crate::context::{Context, ResolvedModel};
+use crate::formats::stream::{Block, LineReader};
 use crate::ops::figures::{Chunk, Tally, Wants};
-use crate::ops::load::scale;
-use crate::session::Message;
+use crate::ops::load::{scale, Fingerprint};
+use crate::ops::ordered::in_order;
+use crate::render::progress::Reading;
+use crate::session::{Format, Message};
 use crate::tokens::Counter;
 
 /// Bytes of message text counted at a time: enough for the counting threads to share (a
@@ -103,4 +109,92 @@ pub fn read_at(
         texts.push(text);
     }
     Some(texts)
+}
+
+/// One line of a first pass: what the route made of it, or a line that does not parse as
+/// JSON because it ends early (a truncated last line, if it is the last).
+pub enum Line<T> {
+    Made(T),
+    Cut { line: usize, end: u64 },
+}
+
+/// Each line of `block` made by `make` (its text, its line's index, its offset); a line
+/// `make` cannot take is a cut one if it ends early, else the block gives `None`.
+pub fn lines_of<T>(
+    block: &Block,
+    make: &impl Fn(&str, usize, u64) -> Option<T>,
+) -> Option<Vec<Line<T>>> {
+    let mut out = Vec::with_capacity(block.spans.len());
+    for (span, &line) in block.spans.iter().zip(&block.records) {
+        let text = &block.text[span.clone()];
+        match make(text, line, (block.at + span.start) as u64) {
+            Some(t) => out.push(Line::Made(t)),
+            None => match serde_json::from_str::<serde_json::Value>(text) {
+                Err(e) if e.is_eof() => out.push(Line::Cut {
+                    line,
+                    end: (block.at + span.end) as u64,
+                }),
+                _ => return None,
+            },
+        }
+    }
+    Some(out)
+}
+
+/// A first pass over the lines of `reader`: each made by `make` on the counting threads
+/// and `fold`ed in file order. Gives the file's fingerprint and the whole reader's warning
+/// for a truncated last line; `None` when a line is not read as the whole reader reads it
+/// (or a line other than the last is cut short).
+pub fn first_pass<T: Send>(
+    ctx: &Context,
+    mut reader: LineReader<Reading<File>>,
+    make: &(impl Fn(&str, usize, u64) -> Option<T> + Sync),
+    mut fold: impl FnMut(T),
+) -> Option<(Fingerprint, Option<String>)> {
+    let mut cut = None;
+    let work = |b: &Block| lines_of(b, make);
+    in_order(ctx.counting_threads(), &mut reader, &work, |lines| {
+        for l in lines {
+            match l {
+                // Only the last line may be cut short.
+                _ if cut.is_some() => cut = Some(None),
+                Line::Made(t) => fold(t),
+                Line::Cut { line, end } => cut = Some(Some((line, end))),
+            }
+        }
+    })?;
+    let outline = reader.finish();
+    let truncated = match cut {
+        None => None,
+        Some(cut) => {
+            let (line, end) = cut?;
+            if line + 1 != outline.lines || end != outline.len as u64 {
+                return None;
+            }
+            Some(format!(
+                "line {}: incomplete last line (still being written?); ignored and kept as is",
+                line + 1
+            ))
+        }
+    };
+    let fingerprint = Fingerprint {
+        len: outline.len,
+        hash: outline.hash,
+    };
+    Some((fingerprint, truncated))
+}
+
+/// The debug line of a streamed read.
+pub fn debug_line(
+    ctx: &Context,
+    shown: &str,
+    len: usize,
+    format: Format,
+    n: usize,
+    model: &ResolvedModel,
+) {
+    ctx.printer.debug(&format!(
+        "{shown}: {len} bytes, {format} format, {n} messages; model {} (from {}), {} tokenizer (streamed)",
+        model.name, model.source, model.encoding
+    ));
 }

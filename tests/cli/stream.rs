@@ -1,4 +1,5 @@
-//! Read-only commands stream JSON documents and plain JSONL (src/ops/json_stream.rs); what
+//! Read-only commands stream JSON documents, plain JSONL (src/ops/json_stream.rs) and
+//! agents' JSONL sessions (src/ops/agent_stream.rs and the routes it hands to); what
 //! they print must be what reading the file whole prints. `--format` makes ctxctl read
 //! the file whole (the streamed path only takes detected files), so each command is run
 //! both ways and the outputs compared byte for byte; `-v` shows which way was taken.
@@ -159,7 +160,12 @@ fn fixture_both_ways(env: &TestEnv, rel: &str, format: &str) {
     let path = fixture(rel);
     let text = std::fs::read_to_string(&path).unwrap();
     let name = path.file_name().unwrap().to_str().unwrap();
-    let copy = env.write(name, &text);
+    text_both_ways(env, name, &text, format);
+}
+
+/// [`fixture_both_ways`] on `text`, written as `name`.
+fn text_both_ways(env: &TestEnv, name: &str, text: &str, format: &str) {
+    let copy = env.write(name, text);
     for args in COMMANDS {
         both_ways(env, args, copy.to_str().unwrap(), format);
     }
@@ -225,5 +231,29 @@ fn codex_rollouts_stream_as_they_read_whole() {
             .contains("payload: expected a message with a \"role\""),
         "{r:?}"
     );
+    assert_eq!(format!("{r:?}"), format!("{whole:?}"));
+}
+
+#[test]
+fn gemini_cli_logs_and_goose_sessions_stream_as_they_read_whole() {
+    let env = TestEnv::new();
+    for rel in [
+        "gemini-cli/run-a/session-2026-11-23T20-14-f3111096.jsonl",
+        "gemini-cli/run-0-title-and-headless-compress/session-2026-11-23T20-13-3e7d6094.jsonl",
+        "gemini-cli/run-b-with-resume-stub/session-2026-11-23T20-23-897a9d3d.jsonl",
+    ] {
+        fixture_both_ways(&env, rel, "gemini-cli");
+    }
+    let goose = crate::shared::goose_session_from_recording();
+    text_both_ways(&env, "goose-session.jsonl", &goose, "goose");
+    // A message the reader refuses: read whole, its error with its place.
+    let bad = format!(
+        "{goose}{}\n",
+        r#"{"role":"user","created":1,"content":"x"}"#
+    );
+    let bad = env.write("bad-goose.jsonl", bad);
+    let r = env.run(&["count", bad.to_str().unwrap()]);
+    let whole = env.run(&["count", bad.to_str().unwrap(), "--format", "goose"]);
+    assert_eq!(r.code, 2, "{r:?}");
     assert_eq!(format!("{r:?}"), format!("{whole:?}"));
 }

@@ -231,7 +231,35 @@ fn message(role: Role, parts: &[Value], lines: Vec<usize>, notes: &mut Notes) ->
 /// The history Gemini sends for the live list `live`.
 pub fn history(live: &[Live], notes: &mut Notes) -> Result<Vec<Sent>, ReadError> {
     let mut out: Vec<Sent> = Vec::new();
+    let mut emit = |s: Sent| out.push(s);
+    let mut b = Builder::default();
     for (k, l) in live.iter().enumerate() {
+        b.push(k, l, notes, &mut emit);
+    }
+    b.finish(&mut emit);
+    Ok(out)
+}
+
+/// The history made a live message at a time (the whole list need not be held): each
+/// sent message is handed out once no later live message can add to it (only the last
+/// one can take the recorded copy of its results).
+#[derive(Default)]
+pub struct Builder {
+    last: Option<Sent>,
+    /// Sent messages made so far, `last` included.
+    made: usize,
+}
+
+impl Builder {
+    /// Takes live message `k`: the first and last sent messages made from it (as itself or
+    /// as its response turn), if any.
+    pub fn push(
+        &mut self,
+        k: usize,
+        l: &Live,
+        notes: &mut Notes,
+        emit: &mut impl FnMut(Sent),
+    ) -> Option<(usize, usize)> {
         let v = &l.value;
         let line = l.from.line();
         match l.kind() {
@@ -239,11 +267,10 @@ pub fn history(live: &[Live], notes: &mut Notes) -> Result<Vec<Sent>, ReadError>
                 let parts = ensure_parts(v.get("content"));
                 let (ignored, context) = user_kind(&parts);
                 if ignored {
-                    continue;
+                    return None;
                 }
-                if let Some(prev) = out
-                    .last_mut()
-                    .filter(|p| repeats_results(&p.message, &parts))
+                if let Some(prev) =
+                    (self.last.as_mut()).filter(|p| repeats_results(&p.message, &parts))
                 {
                     let again = message(Role::User, &parts, vec![line], notes);
                     prev.message.parts.extend(again.parts);
@@ -253,42 +280,53 @@ pub fn history(live: &[Live], notes: &mut Notes) -> Result<Vec<Sent>, ReadError>
                     }
                     prev.message.origin = Origin::Records(lines);
                     prev.sources.push(Source::Record(k));
-                    continue;
+                    return Some((self.made - 1, self.made - 1));
                 }
                 let mut m = message(Role::User, &parts, vec![line], notes);
                 m.id = Some(l.id().to_string());
                 m.injected = context;
                 m.compact = summary_meta(v, &m).map(Box::new);
-                out.push(Sent {
-                    message: m,
-                    sources: vec![Source::Record(k)],
-                });
+                self.add(m, Source::Record(k), emit);
+                Some((self.made - 1, self.made - 1))
             }
             "gemini" => {
                 let parts = model_parts(v);
                 if parts.is_empty() {
-                    continue;
+                    return None;
                 }
                 let mut m = message(Role::Assistant, &parts, vec![line], notes);
                 m.id = Some(l.id().to_string());
-                out.push(Sent {
-                    message: m,
-                    sources: vec![Source::Record(k)],
-                });
+                self.add(m, Source::Record(k), emit);
+                let first = self.made - 1;
                 let results = response_parts(v);
                 if !results.is_empty() {
                     let mut m = message(Role::User, &results, vec![line], notes);
                     m.id = Some(format!("{}_response", l.id()));
-                    out.push(Sent {
-                        message: m,
-                        sources: vec![Source::Responses(k)],
-                    });
+                    self.add(m, Source::Responses(k), emit);
                 }
+                Some((first, self.made - 1))
             }
-            _ => {}
+            _ => None,
         }
     }
-    Ok(out)
+
+    /// Hands out the last sent message.
+    pub fn finish(self, emit: &mut impl FnMut(Sent)) {
+        if let Some(last) = self.last {
+            emit(last);
+        }
+    }
+
+    fn add(&mut self, message: Message, source: Source, emit: &mut impl FnMut(Sent)) {
+        let sent = Sent {
+            message,
+            sources: vec![source],
+        };
+        if let Some(prev) = self.last.replace(sent) {
+            emit(prev);
+        }
+        self.made += 1;
+    }
 }
 
 /// Whether user `parts` are only results that `prev` already holds (the recorded copy of

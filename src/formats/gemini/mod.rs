@@ -7,6 +7,7 @@
 mod history;
 mod paths;
 mod replay;
+pub(crate) mod stream;
 mod usage;
 mod write;
 
@@ -20,7 +21,8 @@ use crate::formats::{lines_doc, Codec, Found};
 use crate::session::{
     Document, Format, Item, Keep, LinesDoc, ReadError, RestorePlan, Session, WriteError,
 };
-use history::{history, response_record, Sent, Source};
+pub(crate) use history::Sent;
+use history::{history, response_record, Source};
 use replay::{is_message, Replay};
 
 /// The model Gemini CLI uses when the log names none (its `DEFAULT_GEMINI_MODEL`).

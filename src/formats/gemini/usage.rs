@@ -15,47 +15,64 @@ use crate::session::ReportedUsage;
 /// lines of their own count.
 pub fn reported(live: &[Live], sent: &[Sent]) -> Option<ReportedUsage> {
     let spans = spans(live.len(), sent);
-    // (request end, last message of the response, input, output, whether it called tools)
-    let mut points: Vec<(usize, usize, u64, u64, bool)> = Vec::new();
-    for (k, l) in live.iter().enumerate() {
-        if l.kind() != "gemini" {
-            continue;
-        }
-        if matches!(l.from, From::Checkpoint { .. }) {
-            continue;
+    let mut reports = Reports::default();
+    for (l, span) in live.iter().zip(spans) {
+        reports.take(l, span);
+    }
+    reports.finish()
+}
+
+/// The usage reports of the live list, taken a live message at a time (with the first
+/// and last history messages made from it) by [`reported`] and by the streamed read.
+#[derive(Debug, Default)]
+pub struct Reports {
+    /// (request end, last message of the response, input, output, whether it called tools)
+    points: Vec<(usize, usize, u64, u64, bool)>,
+}
+
+impl Reports {
+    /// Takes live message `l`, which made history messages `span`.
+    pub fn take(&mut self, l: &Live, span: Option<(usize, usize)>) {
+        if l.kind() != "gemini" || matches!(l.from, From::Checkpoint { .. }) {
+            return;
         }
         let tokens = l.value.get("tokens");
         let n = |key: &str| tokens.and_then(|t| t.get(key)).and_then(Value::as_u64);
         let Some(input) = n("input").filter(|&i| i > 0) else {
-            continue;
+            return;
         };
-        let Some((start, after)) = spans[k] else {
-            continue;
+        let Some((start, after)) = span else {
+            return;
         };
         let calls = l
             .value
             .get("toolCalls")
             .and_then(Value::as_array)
             .is_some_and(|c| !c.is_empty());
-        points.push((start, after, input, n("output").unwrap_or(0), calls));
+        (self.points).push((start, after, input, n("output").unwrap_or(0), calls));
     }
-    // A turn's final answer (no tool call) reports a larger input than the history before
-    // it holds (by a third or more on real chats): a later request is better predicted
-    // from the latest response that called tools, when there is one.
-    if points.len() > 1 && points.last().is_some_and(|p| !p.4) {
-        if let Some(k) = points.iter().rposition(|p| p.4) {
-            points.truncate(k + 1);
+
+    /// The latest report and the earlier ones.
+    pub fn finish(self) -> Option<ReportedUsage> {
+        let mut points = self.points;
+        // A turn's final answer (no tool call) reports a larger input than the history
+        // before it holds (by a third or more on real chats): a later request is better
+        // predicted from the latest response that called tools, when there is one.
+        if points.len() > 1 && points.last().is_some_and(|p| !p.4) {
+            if let Some(k) = points.iter().rposition(|p| p.4) {
+                points.truncate(k + 1);
+            }
         }
+        let (end, after, input, output, _) = points.pop()?;
+        Some(ReportedUsage {
+            input_tokens: input,
+            output_tokens: output,
+            after_message: Some(after),
+            request_end: Some(end),
+            earlier: points.iter().map(|&(e, _, i, _, _)| (e, i)).collect(),
+            dropped: 0,
+        })
     }
-    let (end, after, input, output, _) = points.pop()?;
-    Some(ReportedUsage {
-        input_tokens: input,
-        output_tokens: output,
-        after_message: Some(after),
-        request_end: Some(end),
-        earlier: points.iter().map(|&(e, _, i, _, _)| (e, i)).collect(),
-        dropped: 0,
-    })
 }
 
 /// For each of `n` live messages, the first and last history messages written back from it

@@ -5,6 +5,7 @@
 //! not part of what the model sees: they are carried along untouched, not read as messages.
 
 pub(crate) mod restore;
+mod stream;
 pub(crate) mod write;
 
 use std::path::Path;
@@ -16,10 +17,10 @@ use crate::formats::jsonl::{records, Record};
 use crate::formats::message::{self, args_text, Notes};
 use crate::formats::{lines_doc, Codec};
 use crate::session::{
-    CompactMeta, Document, Format, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role,
-    Session,
+    CompactMeta, Document, Format, LinesDoc, Message, Origin, Part, ReadError, Role, Session,
 };
 use crate::session::{Item, Keep, RestorePlan, WriteError};
+pub(crate) use stream::{line_read, reported, LineRead};
 
 /// Content types goose uses for the UI and control flow; not sent to the model.
 const UI_TYPES: [&str; 7] = [
@@ -114,7 +115,7 @@ fn text_of(v: &Value, key: &str) -> String {
         .to_string()
 }
 
-fn message(
+pub(crate) fn message(
     v: &Value,
     place: &str,
     origin: Origin,
@@ -294,18 +295,11 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     // The metadata's token counts are the provider's last report.
     let meta = g.metadata.as_ref().map(|(_, v)| v);
     let n = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_u64);
-    // The metadata line has no place in the history: once ctxctl has rewritten the
-    // history, the report describes what is gone, until goose writes a new one.
-    let reported_usage = n("input_tokens")
-        .filter(|&i| i > 0 && !message::rewritten_by_ctxctl(&messages))
-        .map(|input_tokens| ReportedUsage {
-            input_tokens,
-            output_tokens: n("output_tokens").unwrap_or(0),
-            after_message: messages.iter().rposition(|m| m.role == Role::Assistant),
-            request_end: None,
-            earlier: Vec::new(),
-            dropped: 0,
-        });
+    let reported_usage = reported(
+        (n("input_tokens"), n("output_tokens")),
+        message::rewritten_by_ctxctl(&messages),
+        messages.iter().rposition(|m| m.role == Role::Assistant),
+    );
     let mut warnings = g.warnings;
     warnings.extend(notes.into_warnings());
     Ok(Session {
