@@ -117,7 +117,15 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
     match (&bytes, reread) {
         (Some(bytes), _) => tx.write(dest, &loaded, bytes)?,
         (None, reread) => {
-            tx.write_by(dest, &loaded, &mut |out| plan.write_to(&loaded, out))?;
+            // A plan the writer refuses is its own error, not the write's.
+            let mut refused = None;
+            let written = tx.write_by(dest, &loaded, &mut |out| {
+                plan.write_to(&loaded, out, &mut refused)
+            });
+            if let Some(e) = refused {
+                return Err(e.into());
+            }
+            written?;
             if let Some(p) = &reread {
                 loaded.release_document();
                 // Counted as `count` counts the file, streamed.
@@ -221,16 +229,25 @@ impl Plan<'_> {
     }
 
     /// The restored session written into `out` as it is made (an undo script once
-    /// checked: [`crate::archive::Undo::check`]).
-    fn write_to(&self, loaded: &load::Loaded, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    /// checked: [`crate::archive::Undo::check`]); a plan the writer refuses is put in
+    /// `refused`.
+    fn write_to(
+        &self,
+        loaded: &load::Loaded,
+        out: &mut dyn std::io::Write,
+        refused: &mut Option<crate::session::WriteError>,
+    ) -> std::io::Result<()> {
         match self {
             Plan::Undo(undo) => undo.write_to(now_text(loaded), out),
-            Plan::Items(items) => {
-                formats::write_to(&loaded.session, items, out).map_err(|e| match e {
-                    crate::session::WriteError::Io(io) => io,
-                    other => std::io::Error::other(other.to_string()),
-                })
-            }
+            Plan::Items(items) => match formats::write_to(&loaded.session, items, out) {
+                Ok(()) => Ok(()),
+                Err(crate::session::WriteError::Io(io)) => Err(io),
+                Err(other) => {
+                    let said = std::io::Error::other(other.to_string());
+                    *refused = Some(other);
+                    Err(said)
+                }
+            },
         }
     }
 }
