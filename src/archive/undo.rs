@@ -230,6 +230,10 @@ mod tests {
         let mut damaged = undo.clone();
         damaged.steps.push(Step::Text("extra".into()));
         assert_eq!(damaged.apply(b"x\n"), Err(UndoError::Damaged));
+        assert_eq!(damaged.check(b"x\n"), Err(UndoError::Damaged));
+        let mut past_the_end = undo.clone();
+        past_the_end.steps = vec![Step::Copy { from: 1, n: 1 }];
+        assert_eq!(past_the_end.check(b"x\n"), Err(UndoError::Damaged));
     }
 
     proptest! {
@@ -242,6 +246,11 @@ mod tests {
             let (original, written) = (original.concat(), written.concat());
             let undo = Undo::new(&original, written.as_bytes());
             prop_assert_eq!(undo.apply(written.as_bytes()).unwrap(), original.as_bytes());
+            // Checked, then written piece by piece: the same bytes.
+            prop_assert_eq!(undo.check(written.as_bytes()), Ok(()));
+            let mut streamed = Vec::new();
+            undo.write_to(written.as_bytes(), &mut streamed).unwrap();
+            prop_assert_eq!(streamed, original.as_bytes());
         }
     }
 }
