@@ -299,10 +299,7 @@ fn codex_appends_a_compacted_record() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let orig = std::fs::read(&path).unwrap();
         let s = formats::read(&orig, None).unwrap();
-        let mut plans = vec![
-            ("trim", plan(&s, None)),
-            ("compact", plan(&s, Some(summary()))),
-        ];
+        let mut plans = vec![("trim", plan(&s, None))];
         plans.extend(with_edit(&s, plan(&s, None)).map(|p| ("edit", p)));
         let ordinal = last_ordinal(&orig);
         paginated += usize::from(ordinal.is_some());
@@ -421,10 +418,7 @@ fn goose_hides_instead_of_deleting() {
         let s = formats::read(orig, None).unwrap();
         assert_eq!(s.format, Format::Goose, "{name}");
         assert_eq!(formats::write(&s, &s.keep_all()).unwrap(), orig, "{name}");
-        let mut plans = vec![
-            ("trim", plan(&s, None)),
-            ("compact", plan(&s, Some(summary()))),
-        ];
+        let mut plans = vec![("trim", plan(&s, None))];
         plans.extend(with_edit(&s, plan(&s, Some(summary()))).map(|p| ("edit", p)));
         for (what, items) in plans {
             let name = format!("{name} {what}");
@@ -487,7 +481,7 @@ fn written_as_made_equals_written_whole() {
     ]
     .into_iter()
     .flat_map(fixtures_in);
-    let mut edits = 0;
+    let (mut edits, mut restores) = (0, 0);
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let orig = std::fs::read(&path).unwrap();
@@ -504,6 +498,48 @@ fn written_as_made_equals_written_whole() {
             assert!(whole != orig, "{name} {what}: the plan changes nothing");
             assert!(streamed == whole, "{name} {what}: written as made differs");
         }
+        // `archive restore` of the compaction: its records back in place of the summary.
+        let items = plan(&s, Some(summary()));
+        let compacted = formats::write(&s, &items).unwrap();
+        let c = formats::read(&compacted, None).unwrap();
+        let restore = restore_items(&s, &items, &c);
+        let whole = formats::write(&c, &restore).unwrap();
+        let mut streamed = Vec::new();
+        formats::write_to(&c, &restore, &mut streamed).unwrap();
+        assert!(
+            whole != compacted,
+            "{name} restore: the plan changes nothing"
+        );
+        assert!(streamed == whole, "{name} restore: written as made differs");
+        restores += 1;
     }
     assert!(edits > 0, "no fixture has a tool result to shorten");
+    assert!(restores > 0, "no fixture was restored");
+}
+
+/// The plan `archive restore` makes of `c`, session `s` compacted by `items`: the records
+/// of the messages the compaction left out, verbatim, in place of its summary.
+fn restore_items(s: &Session, items: &[Item], c: &Session) -> Vec<Item> {
+    let at = c
+        .messages
+        .iter()
+        .position(|m| m.compact.is_some())
+        .expect("the compaction's summary");
+    let kept: HashSet<usize> = items.iter().filter_map(Item::index).collect();
+    let session::Document::Lines(doc) = &s.doc else {
+        unreachable!("agent transcripts are JSONL")
+    };
+    let mut out: Vec<Item> = (0..at).map(Item::Keep).collect();
+    for (i, m) in s.messages.iter().enumerate() {
+        if kept.contains(&i) {
+            continue;
+        }
+        for &line in m.origin.records() {
+            out.push(Item::InsertRecord(
+                session::Record::verbatim(doc.line(line)).unwrap(),
+            ));
+        }
+    }
+    out.extend((at + 1..c.messages.len()).map(Item::Keep));
+    out
 }

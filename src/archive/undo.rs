@@ -100,6 +100,19 @@ impl Undo {
 
     /// The original, rebuilt from `now`, which must be exactly what the rewrite wrote.
     pub fn apply(&self, now: &[u8]) -> Result<Vec<u8>, UndoError> {
+        self.check(now)?;
+        let mut original = Vec::with_capacity(self.original_len);
+        self.pieces(now, &mut |piece| {
+            original.extend_from_slice(piece);
+            Ok::<(), UndoError>(())
+        })?;
+        Ok(original)
+    }
+
+    /// Checks that `now` is exactly what the rewrite wrote and that the script rebuilds the
+    /// original from it (its length and hash), holding nothing of the original: the errors
+    /// [`Undo::apply`] gives, before anything is written ([`Undo::write_to`]).
+    pub fn check(&self, now: &[u8]) -> Result<(), UndoError> {
         if now.len() != self.written_len || hash(now) != self.written_hash {
             if now.len() == self.original_len && hash(now) == self.original_hash {
                 return Err(UndoError::AlreadyRestored);
@@ -109,22 +122,79 @@ impl Undo {
                 written: self.written_len,
             });
         }
-        let text = std::str::from_utf8(now).map_err(|_| UndoError::Damaged)?;
-        let out = lines(text);
-        let mut original = String::with_capacity(self.original_len);
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut len = 0;
+        self.pieces(now, &mut |piece| {
+            hasher.update(piece);
+            len += piece.len();
+            Ok::<(), UndoError>(())
+        })?;
+        if len != self.original_len || format!("{:032x}", hasher.digest128()) != self.original_hash
+        {
+            return Err(UndoError::Damaged);
+        }
+        Ok(())
+    }
+
+    /// The original, rebuilt from `now` into `out` piece by piece (never held whole), once
+    /// [`Undo::check`] passed on the same `now`.
+    pub fn write_to(&self, now: &[u8], out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        self.pieces(now, &mut |piece| out.write_all(piece))
+            .map_err(|e| e.either(|u| std::io::Error::other(u.to_string())))
+    }
+
+    /// Hands the original's pieces, in order, to `f`: runs of `now`'s lines and the texts
+    /// it no longer has.
+    fn pieces<E>(
+        &self,
+        now: &[u8],
+        f: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), Either<UndoError, E>> {
+        let text = std::str::from_utf8(now).map_err(|_| Either::Undo(UndoError::Damaged))?;
+        // Where each line of `now` starts, and its end.
+        let mut starts: Vec<usize> = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        if starts.last() == Some(&text.len()) {
+            starts.pop();
+        }
+        starts.push(text.len());
+        let lines = starts.len() - 1;
         for step in &self.steps {
             match step {
                 Step::Copy { from, n } => {
-                    let run = out.get(*from..from + n).ok_or(UndoError::Damaged)?;
-                    run.iter().for_each(|l| original.push_str(l));
+                    let end = from.checked_add(*n).filter(|&e| e <= lines);
+                    let Some(end) = end else {
+                        return Err(Either::Undo(UndoError::Damaged));
+                    };
+                    f(&now[starts[*from]..starts[end]]).map_err(Either::Out)?;
                 }
-                Step::Text(t) => original.push_str(t),
+                Step::Text(t) => f(t.as_bytes()).map_err(Either::Out)?,
             }
         }
-        if original.len() != self.original_len || hash(original.as_bytes()) != self.original_hash {
-            return Err(UndoError::Damaged);
+        Ok(())
+    }
+}
+
+/// An undo's own error or its output's.
+enum Either<U, E> {
+    Undo(U),
+    Out(E),
+}
+
+impl<E> Either<UndoError, E> {
+    fn either(self, undo: impl FnOnce(UndoError) -> E) -> E {
+        match self {
+            Either::Undo(u) => undo(u),
+            Either::Out(e) => e,
         }
-        Ok(original.into_bytes())
+    }
+}
+
+impl From<Either<UndoError, UndoError>> for UndoError {
+    fn from(e: Either<UndoError, UndoError>) -> UndoError {
+        match e {
+            Either::Undo(u) | Either::Out(u) => u,
+        }
     }
 }
 
@@ -160,6 +230,10 @@ mod tests {
         let mut damaged = undo.clone();
         damaged.steps.push(Step::Text("extra".into()));
         assert_eq!(damaged.apply(b"x\n"), Err(UndoError::Damaged));
+        assert_eq!(damaged.check(b"x\n"), Err(UndoError::Damaged));
+        let mut past_the_end = undo.clone();
+        past_the_end.steps = vec![Step::Copy { from: 1, n: 1 }];
+        assert_eq!(past_the_end.check(b"x\n"), Err(UndoError::Damaged));
     }
 
     proptest! {
@@ -172,6 +246,11 @@ mod tests {
             let (original, written) = (original.concat(), written.concat());
             let undo = Undo::new(&original, written.as_bytes());
             prop_assert_eq!(undo.apply(written.as_bytes()).unwrap(), original.as_bytes());
+            // Checked, then written piece by piece: the same bytes.
+            prop_assert_eq!(undo.check(written.as_bytes()), Ok(()));
+            let mut streamed = Vec::new();
+            undo.write_to(written.as_bytes(), &mut streamed).unwrap();
+            prop_assert_eq!(streamed, original.as_bytes());
         }
     }
 }

@@ -137,6 +137,16 @@ pub trait Codec: Sync {
         Err(WriteError::Unsupported(session.format))
     }
 
+    /// [`Codec::restore`] into `out`, as it is made where the format can (else whole).
+    fn restore_to(
+        &self,
+        session: &Session,
+        plan: &RestorePlan,
+        out: &mut dyn std::io::Write,
+    ) -> Result<(), WriteError> {
+        Ok(out.write_all(&self.restore(session, plan)?)?)
+    }
+
     /// For each message, the item it came from when that is not a whole record of the
     /// file (an agent's compaction history), as the archive keeps it; `None` when every
     /// message is whole records.
@@ -398,7 +408,16 @@ pub fn write_to(
 ) -> Result<(), WriteError> {
     let raw = items.iter().any(|i| matches!(i, Item::InsertRecord(_)));
     if raw && session.format.codec().restores_summaries() {
-        return Ok(out.write_all(&write(session, items)?)?);
+        if let Some(bad) = items
+            .iter()
+            .filter_map(Item::index)
+            .find(|&i| i >= session.messages.len())
+        {
+            return Err(WriteError::NoSuchMessage(bad));
+        }
+        let plan = restore_plan(session, items)
+            .ok_or(WriteError::InsertRecordUnsupported(session.format))?;
+        return session.format.codec().restore_to(session, &plan, out);
     }
     if let Some(bad) = items
         .iter()

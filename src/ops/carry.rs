@@ -125,11 +125,33 @@ fn same_file(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
 pub fn replace(
     path: &Path,
     bytes: &[u8],
+    old: File,
+    old_len: usize,
+    lines: bool,
+) -> io::Result<Carried> {
+    replace_by(path, &mut |f| f.write_all(bytes), old, old_len, lines)
+}
+
+/// [`replace`] with what `produce` writes, piece by piece (a large rewrite is never held
+/// whole).
+pub fn replace_by(
+    path: &Path,
+    produce: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
     mut old: File,
     old_len: usize,
     lines: bool,
 ) -> io::Result<Carried> {
-    fsutil::write_atomic(path, bytes, false)?;
+    // Whether what was written ends a line: carried records start on a line of their own.
+    let mut last = None;
+    fsutil::write_atomic_by(path, false, &mut |f| {
+        let mut out = LastByte {
+            inner: f,
+            last: None,
+        };
+        produce(&mut out)?;
+        last = out.last;
+        Ok(())
+    })?;
     old.seek(SeekFrom::Start(old_len as u64))?;
     let mut carried = 0;
     let mut pending = Vec::new();
@@ -148,7 +170,7 @@ pub fn replace(
         if let Some(end) = pending.iter().rposition(|&b| b == b'\n') {
             let whole: Vec<u8> = pending.drain(..=end).collect();
             let mut new = OpenOptions::new().append(true).open(path)?;
-            if carried == 0 && !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            if carried == 0 && last.is_some_and(|b| b != b'\n') {
                 new.write_all(b"\n")?;
             }
             new.write_all(&whole)?;
@@ -185,6 +207,26 @@ pub fn replace(
     } else {
         Carried::Appended(carried)
     })
+}
+
+/// A writer that remembers the last byte written through it.
+struct LastByte<'a> {
+    inner: &'a mut dyn Write,
+    last: Option<u8>,
+}
+
+impl Write for LastByte<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if n > 0 {
+            self.last = Some(buf[n - 1]);
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Puts the replaced file (open as `old`) back in place, with everything appended to it.

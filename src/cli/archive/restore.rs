@@ -56,28 +56,36 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
             return Ok(ExitStatus::Success);
         }
     }
-    let loaded = load::load_selected(ctx, &target, file.agent_session.as_deref())?;
-    let bytes = match &file.undo {
-        // A trim: the original comes back from what the trim wrote.
-        Some(undo) => {
-            let now = loaded.session.doc.text().unwrap_or_default().as_bytes();
-            undo.apply(now).map_err(|e| {
-                anyhow::Error::new(e).context(format!(
-                    "restoring {} into {}",
-                    entry.id,
-                    loaded.display()
-                ))
-            })?
-        }
-        None => compaction_restored(store, &entry, &file, &loaded)?,
+    let mut loaded = match file.agent_session.as_deref() {
+        // An agent's database session is read, and written back, whole.
+        Some(wanted) => load::load_selected(ctx, &target, Some(wanted))?,
+        // The plan reads no text: each message's goes once counted.
+        None => load::load_for_rewrite(ctx, &target, load::PlanReads::Structure)?,
     };
-    let restored = formats::read(&bytes, Some(loaded.session.format))
-        .context("reading the restored session back")?;
-    // Scaled like the session's own count (Claude estimates are ×1.2), so the two compare.
-    let restored_counts: Vec<usize> = (loaded.counter.messages(&restored).into_iter())
-        .map(|n| loaded.scaled(n))
-        .collect();
-    let restored_tokens = crate::tokens::Counter::total(&restored_counts);
+    let plan = plan(store, &entry, &file, &loaded)?;
+    if let Plan::Undo(undo) = &plan {
+        undo.check(now_text(&loaded))
+            .map_err(|e| in_restore(e.into(), &entry, &loaded))?;
+    }
+    // Written as it is made and counted from the written file unless it cannot be read
+    // back (a dry run, standard output, a device) or goes into an agent's database.
+    let dest = match args.dry_run {
+        true => None,
+        false => Some(destination(ctx, args, &target)?),
+    };
+    let reread = dest
+        .as_ref()
+        .and_then(|d| written_file(d))
+        .filter(|_| loaded.db_session.is_none())
+        .map(Path::to_path_buf);
+    let bytes = match reread {
+        Some(_) => None,
+        None => Some(plan.bytes(&loaded, &entry)?),
+    };
+    let restored_tokens = match &bytes {
+        Some(bytes) => whole_count(&loaded, bytes)?,
+        None => 0,
+    };
     let mut report = RestoreReport {
         restored: !args.dry_run,
         id: entry.id.clone(),
@@ -103,28 +111,36 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
         }
         return Ok(ExitStatus::Failure);
     }
-    let dest = match &args.output {
-        Some(p) if p == Path::new("-") => Destination::Stdout,
-        Some(p) => Destination::File(p.clone()),
-        None if target == Path::new("-") => {
-            anyhow::bail!("reading standard input: give -o FILE (or -o -) for the restored session")
-        }
-        None => {
-            let in_place = write::OutputChoice {
-                output: None,
-                in_place: true,
-            };
-            rewrite::guard_input(ctx, &in_place, &target, false)?;
-            Destination::InPlace(target.clone())
-        }
+    let Some(dest) = &dest else {
+        anyhow::bail!("a restore that is no dry run has a destination");
     };
-    tx.write(&dest, &loaded, &bytes)?;
-    if let Destination::InPlace(p) = &dest {
+    match (&bytes, reread) {
+        (Some(bytes), _) => tx.write(dest, &loaded, bytes)?,
+        (None, reread) => {
+            // A plan the writer refuses is its own error, not the write's.
+            let mut refused = None;
+            let written = tx.write_by(dest, &loaded, &mut |out| {
+                plan.write_to(&loaded, out, &mut refused)
+            });
+            if let Some(e) = refused {
+                return Err(e.into());
+            }
+            written?;
+            if let Some(p) = &reread {
+                loaded.release_document();
+                // Counted as `count` counts the file, streamed.
+                report.restored_tokens =
+                    crate::ops::read_only::load(ctx, p, Default::default())?.total;
+            }
+        }
+    }
+    if let Destination::InPlace(p) = dest {
         tx.mark_restored(&entry.id, &entry.path, &absolute(p));
     }
     report.output = Some(dest.display());
+    let restored_tokens = report.restored_tokens;
     if ctx.printer.json {
-        if dest != Destination::Stdout {
+        if *dest != Destination::Stdout {
             ctx.printer.json(&report)?;
         }
     } else {
@@ -194,13 +210,69 @@ fn target(
     })
 }
 
-/// The session with `file`'s records back in place of the summary of its compaction.
-fn compaction_restored(
+/// What a restore writes: the original a trim's undo script rebuilds from the file, or
+/// the session with a compaction's records back in place of its summary.
+enum Plan<'a> {
+    Undo(&'a crate::archive::Undo),
+    Items(Vec<crate::session::Item>),
+}
+
+impl Plan<'_> {
+    /// The restored session, whole.
+    fn bytes(&self, loaded: &load::Loaded, entry: &ArchiveEntry) -> anyhow::Result<Vec<u8>> {
+        match self {
+            Plan::Undo(undo) => undo
+                .apply(now_text(loaded))
+                .map_err(|e| in_restore(e.into(), entry, loaded)),
+            Plan::Items(items) => Ok(formats::write(&loaded.session, items)?),
+        }
+    }
+
+    /// The restored session written into `out` as it is made (an undo script once
+    /// checked: [`crate::archive::Undo::check`]); a plan the writer refuses is put in
+    /// `refused`.
+    fn write_to(
+        &self,
+        loaded: &load::Loaded,
+        out: &mut dyn std::io::Write,
+        refused: &mut Option<crate::session::WriteError>,
+    ) -> std::io::Result<()> {
+        match self {
+            Plan::Undo(undo) => undo.write_to(now_text(loaded), out),
+            Plan::Items(items) => match formats::write_to(&loaded.session, items, out) {
+                Ok(()) => Ok(()),
+                Err(crate::session::WriteError::Io(io)) => Err(io),
+                Err(other) => {
+                    let said = std::io::Error::other(other.to_string());
+                    *refused = Some(other);
+                    Err(said)
+                }
+            },
+        }
+    }
+}
+
+/// The session's text as read.
+fn now_text(loaded: &load::Loaded) -> &[u8] {
+    loaded.session.doc.text().unwrap_or_default().as_bytes()
+}
+
+/// `e` said of restoring `entry` into `loaded`.
+fn in_restore(e: anyhow::Error, entry: &ArchiveEntry, loaded: &load::Loaded) -> anyhow::Error {
+    e.context(format!("restoring {} into {}", entry.id, loaded.display()))
+}
+
+/// The restore `file` (archive `entry`) makes of `loaded`.
+fn plan<'a>(
     store: &ArchiveStore,
     entry: &ArchiveEntry,
-    file: &ArchiveFile,
+    file: &'a ArchiveFile,
     loaded: &load::Loaded,
-) -> anyhow::Result<Vec<u8>> {
+) -> anyhow::Result<Plan<'a>> {
+    if let Some(undo) = &file.undo {
+        // A trim: the original comes back from what the trim wrote.
+        return Ok(Plan::Undo(undo));
+    }
     let items = archive::restore(&loaded.session, file).map_err(|e| {
         let newer = match &e {
             archive::RestoreError::SummaryNotFound { id } => holder(store, entry, id),
@@ -212,10 +284,51 @@ fn compaction_restored(
             ),
             None => anyhow::Error::new(e),
         };
-        err.context(format!("restoring {} into {}", entry.id, loaded.display()))
+        in_restore(err, entry, loaded)
     })?;
-    let bytes = formats::write(&loaded.session, &items)?;
-    Ok(bytes)
+    Ok(Plan::Items(items))
+}
+
+/// The total of `bytes`, `loaded` restored, counted as `loaded` was.
+fn whole_count(loaded: &load::Loaded, bytes: &[u8]) -> anyhow::Result<usize> {
+    let restored = formats::read(bytes, Some(loaded.session.format))
+        .context("reading the restored session back")?;
+    // Scaled like the session's own count (Claude estimates are ×1.2), so the two compare.
+    let counts: Vec<usize> = (loaded.counter.messages(&restored).into_iter())
+        .map(|n| loaded.scaled(n))
+        .collect();
+    Ok(crate::tokens::Counter::total(&counts))
+}
+
+/// Where the restore goes: `-o FILE`, `-o -`, else in place of `target`.
+fn destination(ctx: &Context, args: &RestoreArgs, target: &Path) -> anyhow::Result<Destination> {
+    Ok(match &args.output {
+        Some(p) if p == Path::new("-") => Destination::Stdout,
+        Some(p) => Destination::File(p.clone()),
+        None if target == Path::new("-") => {
+            anyhow::bail!("reading standard input: give -o FILE (or -o -) for the restored session")
+        }
+        None => {
+            let in_place = write::OutputChoice {
+                output: None,
+                in_place: true,
+            };
+            rewrite::guard_input(ctx, &in_place, target, false)?;
+            Destination::InPlace(target.to_path_buf())
+        }
+    })
+}
+
+/// The file a restore written to `dest` can be read back from once written: `-o FILE` (a
+/// regular file, or none yet) and the session replaced; not standard output or a device.
+fn written_file(dest: &Destination) -> Option<&Path> {
+    match dest {
+        Destination::File(p) | Destination::InPlace(p) | Destination::Store { path: p, .. } => {
+            let regular = std::fs::metadata(p).map_or(true, |m| m.is_file());
+            regular.then_some(p.as_path())
+        }
+        Destination::Stdout => None,
+    }
 }
 
 /// `p` made absolute (the way archives record session paths), without resolving symlinks.

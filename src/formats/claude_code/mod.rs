@@ -372,7 +372,16 @@ impl Codec for ClaudeCode {
     }
 
     fn restore(&self, session: &Session, plan: &RestorePlan) -> Result<Vec<u8>, WriteError> {
-        restore::restore(session, lines_doc(session)?, plan)
+        Ok(restore::restore(session, lines_doc(session)?, plan)?.render())
+    }
+
+    fn restore_to(
+        &self,
+        session: &Session,
+        plan: &RestorePlan,
+        out: &mut dyn std::io::Write,
+    ) -> Result<(), WriteError> {
+        Ok(restore::restore(session, lines_doc(session)?, plan)?.render_to(out)?)
     }
 
     fn classify_path(&self, path: &std::path::Path) -> Option<crate::formats::Found> {

@@ -25,17 +25,17 @@ use crate::formats::lines_out::{LineOut, LinePlan};
 use crate::formats::message::Notes;
 use crate::formats::raw::set_fields;
 use crate::session::{LinesDoc, Session};
-use crate::session::{RestorePlan, WriteError};
+use crate::session::{Record, RestorePlan, WriteError};
 
 /// Key of the boundary's `ctxctl` metadata mapping the uuid of each record the compaction
 /// re-threaded to its original `parentUuid`.
 pub const PARENTS_KEY: &str = "parents";
 
-pub fn restore(
+pub fn restore<'d>(
     session: &Session,
-    doc: &LinesDoc,
+    doc: &'d LinesDoc,
     plan: &RestorePlan,
-) -> Result<Vec<u8>, WriteError> {
+) -> Result<LinePlan<'d>, WriteError> {
     let t = Transcript::parse(doc)?;
     let msgs = messages(&t, doc, &mut Notes::default(), false)?;
     same_messages(msgs.len(), session)?;
@@ -75,17 +75,17 @@ pub fn restore(
     }
     // The archived records: still in the file (as a compaction leaves them), or put back
     // before the next one that is (else where the summary was), so file order is kept.
-    let values: Vec<Cow<Value>> = plan
+    // Only each record's uuid is read up front: an archive may hold most of a large file.
+    let uuids: Vec<Option<String>> = plan
         .records
         .iter()
-        .map(|r| r.value())
+        .map(|r| record_uuid(r))
         .collect::<Result<_, _>>()?;
-    let in_file: Vec<Option<usize>> = values
+    let in_file: Vec<Option<usize>> = uuids
         .iter()
-        .map(|v| {
-            let uuid = v.get("uuid").and_then(Value::as_str)?;
+        .map(|uuid| {
             t.by_uuid
-                .get(uuid)
+                .get(uuid.as_deref()?)
                 .copied()
                 .filter(|i| !removed.contains(i))
         })
@@ -94,11 +94,13 @@ pub fn restore(
     let mut restored_uuids = HashSet::new();
     let mut last_restored = None;
     // Written back as their original lines.
-    for (k, (r, v)) in plan.records.iter().zip(&values).enumerate() {
-        let uuid = v.get("uuid").and_then(Value::as_str);
+    for (k, (r, uuid)) in plan.records.iter().zip(&uuids).enumerate() {
+        let uuid = uuid.as_deref();
         match in_file[k] {
             Some(i) => {
-                if t.whole(doc, i)?.v != **v {
+                // The same text is the same value; else the two are parsed and compared.
+                let same_text = r.original_line() == Some(doc.line(t.recs[i].line));
+                if !same_text && t.whole(doc, i)?.v != *r.value()? {
                     out.set(t.recs[i].line, LineOut::Rewrite(r.line()?.into_owned()));
                     replaced.insert(i);
                 }
@@ -196,7 +198,25 @@ pub fn restore(
             out.append(serde_json::to_string(&marker)?);
         }
     }
-    Ok(out.render())
+    Ok(out)
+}
+
+/// The `uuid` of an archived record (`None` when it is no object or its uuid no string),
+/// read without building its value when it is verbatim.
+fn record_uuid(r: &Record) -> Result<Option<String>, serde_json::Error> {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        uuid: Option<Cow<'a, str>>,
+    }
+    if let Some(text) = r.original_line() {
+        if let Ok(head) = serde_json::from_str::<Head>(text) {
+            return Ok(head.uuid.map(Cow::into_owned));
+        }
+    }
+    // An object whose uuid is no string, a key given twice, no object: as its value has it.
+    let v = r.value()?;
+    Ok(v.get("uuid").and_then(Value::as_str).map(str::to_string))
 }
 
 /// The `compact_boundary` the compaction put above record `i`: the first one up its chain.

@@ -270,6 +270,31 @@ impl<'a> Transaction<'a> {
         Ok(())
     }
 
+    /// [`Transaction::write`] of what `produce` writes, piece by piece, never holding it
+    /// whole; replacing the input checks it as [`Transaction::write`] does. Not for an
+    /// agent's database, written in its own transaction from whole bytes.
+    pub fn write_by(
+        &self,
+        dest: &Destination,
+        loaded: &Loaded,
+        produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> anyhow::Result<()> {
+        match dest {
+            Destination::InPlace(p) if loaded.db_session.is_some() => {
+                Err(RewriteError::WholeOutput(p.display().to_string()).into())
+            }
+            Destination::InPlace(p) => {
+                crate::ops::testhook::hold_before_replace(self.ctx, p);
+                live::recheck(self.ctx, p)?;
+                replace::file_by(self.ctx, p, loaded, produce)?;
+                // Hashed as written, read back.
+                next::carry(self.ctx, dest, loaded, || Fingerprint::of_file(p));
+                Ok(())
+            }
+            other => write_new_by(self.ctx, other, loaded, produce),
+        }
+    }
+
     /// [`Transaction::write`] without carrying the next request over.
     fn write_bytes(&self, dest: &Destination, loaded: &Loaded, bytes: &[u8]) -> anyhow::Result<()> {
         match dest {

@@ -16,39 +16,10 @@ use crate::ops::load::{Changed, Fingerprint, Loaded};
 /// whole records an agent appends between the check and the rename are carried into the
 /// new file. A symlink stays a symlink: the file it leads to is what gets replaced.
 pub(super) fn file(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> anyhow::Result<()> {
-    let real = std::fs::canonicalize(p).with_context(|| format!("re-reading {}", p.display()))?;
-    if let Some(read) = loaded.target.as_ref().filter(|t| **t != real) {
-        // A symlink pointed elsewhere meanwhile: the file checked is not the one the path
-        // names now, and neither is replaced.
-        return Err(RewriteError::Relinked {
-            path: p.display().to_string(),
-            read: read.display().to_string(),
-            now: real.display().to_string(),
-        }
-        .into());
-    }
-    let changed = || -> anyhow::Error {
-        Changed {
-            path: p.to_path_buf(),
-        }
-        .into()
-    };
-    let old = carry::open_unchanged(&real, loaded.fingerprint)
-        .with_context(|| format!("re-reading {}", p.display()))?;
-    let Some(old) = old else {
-        return Err(changed());
-    };
+    let (real, old) = checked(p, loaded)?;
     // The agent's last activity, kept: ctxctl's own rewrite must not make the session look
     // active (`sessions`, `--since`) or live (the recent-write window) to the next run.
     let activity = std::fs::metadata(&real).and_then(|m| m.modified()).ok();
-    let keep_activity = || {
-        if let Some(t) = activity {
-            let _ = std::fs::File::options()
-                .append(true)
-                .open(&real)
-                .and_then(|f| f.set_modified(t));
-        }
-    };
     let lines = loaded.session.format.is_lines();
     // Only lines added at the end: appended, so that nothing an agent holding the file
     // writes meanwhile is lost and no byte of the original moves.
@@ -57,9 +28,12 @@ pub(super) fn file(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> an
         let appended = carry::append(&real, &bytes[len..], &old, len)
             .with_context(|| format!("appending to {}", p.display()))?;
         if !appended {
-            return Err(changed());
+            return Err(Changed {
+                path: p.to_path_buf(),
+            }
+            .into());
         }
-        keep_activity();
+        replaced(ctx, p, &real, activity, Carried::Nothing)?;
         ctx.printer.debug(&format!(
             "{}: the rewrite only adds lines: {} bytes appended",
             p.display(),
@@ -67,11 +41,67 @@ pub(super) fn file(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> an
         ));
         return Ok(());
     }
-    match carry::replace(&real, bytes, old, loaded.fingerprint.len, lines)
-        .with_context(|| format!("replacing {}", p.display()))?
-    {
+    let carried = carry::replace(&real, bytes, old, len, lines)
+        .with_context(|| format!("replacing {}", p.display()))?;
+    replaced(ctx, p, &real, activity, carried)
+}
+
+/// [`file`] of what `produce` writes, piece by piece (never held whole). Always a
+/// replacement: whether the rewrite only adds lines is not known before it is written.
+pub(super) fn file_by(
+    ctx: &Context,
+    p: &Path,
+    loaded: &Loaded,
+    produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    let (real, old) = checked(p, loaded)?;
+    let activity = std::fs::metadata(&real).and_then(|m| m.modified()).ok();
+    let lines = loaded.session.format.is_lines();
+    let carried = carry::replace_by(&real, produce, old, loaded.fingerprint.len, lines)
+        .with_context(|| format!("replacing {}", p.display()))?;
+    replaced(ctx, p, &real, activity, carried)
+}
+
+/// The file `p` leads to, open and checked to hold what `loaded` read (else the error
+/// the rewrite gives).
+fn checked(p: &Path, loaded: &Loaded) -> anyhow::Result<(std::path::PathBuf, std::fs::File)> {
+    let real = std::fs::canonicalize(p).with_context(|| format!("re-reading {}", p.display()))?;
+    if let Some(read) = loaded.target.as_ref().filter(|t| **t != real) {
+        return Err(RewriteError::Relinked {
+            path: p.display().to_string(),
+            read: read.display().to_string(),
+            now: real.display().to_string(),
+        }
+        .into());
+    }
+    let old = carry::open_unchanged(&real, loaded.fingerprint)
+        .with_context(|| format!("re-reading {}", p.display()))?;
+    match old {
+        Some(old) => Ok((real, old)),
+        None => Err(Changed {
+            path: p.to_path_buf(),
+        }
+        .into()),
+    }
+}
+
+/// The outcome of a replacement of `p` (the file `real`): its last activity time kept
+/// (`activity`), what an agent appended meanwhile noted, a roll-back an error.
+fn replaced(
+    ctx: &Context,
+    p: &Path,
+    real: &Path,
+    activity: Option<std::time::SystemTime>,
+    carried: Carried,
+) -> anyhow::Result<()> {
+    match carried {
         Carried::Nothing => {
-            keep_activity();
+            if let Some(t) = activity {
+                let _ = std::fs::File::options()
+                    .append(true)
+                    .open(real)
+                    .and_then(|f| f.set_modified(t));
+            }
             Ok(())
         }
         Carried::Appended(n) => {
@@ -81,7 +111,10 @@ pub(super) fn file(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> an
             ));
             Ok(())
         }
-        Carried::RolledBack => Err(changed()),
+        Carried::RolledBack => Err(Changed {
+            path: p.to_path_buf(),
+        }
+        .into()),
     }
 }
 
