@@ -76,7 +76,8 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<ExitStatus> {
     let store = ctx.data_dir().ok().map(|d| ArchiveStore::new(d.value));
     let mut status = ExitStatus::Success;
     let mut rows = Vec::new();
-    let work = |c: &Candidate| sessions::measure(ctx, c);
+    let listing = sessions::listing(ctx)?;
+    let work = |c: &Candidate| sessions::measure_listed(ctx, c, listing.as_ref());
     batch::run_items(
         ctx,
         &candidates,
@@ -102,6 +103,9 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<ExitStatus> {
             Ok(())
         },
     )?;
+    if let Some(Err(e)) = listing.map(|l| l.save()) {
+        ctx.printer.debug(&format!("listing index not saved: {e}"));
+    }
     sort(&mut rows, args.sort, args.reverse);
     let now = crate::ops::store::clock(ctx)?.unix();
     ctx.printer.report(&Listing {
