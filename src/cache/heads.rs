@@ -113,6 +113,15 @@ impl HeadStore {
         (described, false)
     }
 
+    /// Whether the head kept of `path` vouches for the file seen as `seen` unread (it was
+    /// described, so it is a session file, not a database).
+    pub fn vouches(&self, path: &Path, seen: Option<Seen>) -> bool {
+        match (seen, self.known.get(path)) {
+            (Some(now), Some(head)) => head.seen.vouches_for(&now.stat),
+            _ => false,
+        }
+    }
+
     fn used(&self) -> std::sync::MutexGuard<'_, (HashMap<PathBuf, Head>, bool)> {
         self.used.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -33,7 +33,10 @@ pub const MAX_ENTRIES: usize = 50_000;
 pub struct ListingStore {
     file: PathBuf,
     build: String,
-    known: HashMap<PathBuf, Digest>,
+    /// The index's bytes, where the known entries' counts are read from when asked for.
+    raw: Vec<u8>,
+    /// Each entry's digest without its counts, and where they are in `raw`.
+    known: HashMap<PathBuf, (Digest, std::ops::Range<usize>)>,
     changes: Mutex<Changes>,
 }
 
@@ -57,13 +60,12 @@ impl ListingStore {
 
     fn for_build(dir: &Path, build: String) -> ListingStore {
         let file = dir.join("listing");
-        let known = fs::read(&file)
-            .ok()
-            .and_then(|b| decode(&b, &build))
-            .unwrap_or_default();
+        let raw = fs::read(&file).unwrap_or_default();
+        let known = decode(&raw, &build).unwrap_or_default();
         ListingStore {
             file,
             build,
+            raw,
             known,
             changes: Mutex::new(Changes::default()),
         }
@@ -71,12 +73,12 @@ impl ListingStore {
 
     /// The digest of the file at the canonical path `path`, whose stat identity is now
     /// `now`, if the entry kept vouches for it unread.
-    pub fn get(&self, path: &Path, now: &Stat) -> Option<&Digest> {
-        let d = self.known.get(path)?;
+    pub fn get(&self, path: &Path, now: &Stat) -> Option<Digest> {
+        let (d, counts) = self.known.get(path)?;
         match d.seen {
             Some(seen) if seen.vouches_for(now) => {
                 self.changes().kept.insert(path.to_path_buf());
-                Some(d)
+                Some(self.whole(d, counts.clone()))
             }
             _ => {
                 let mut c = self.changes();
@@ -98,12 +100,27 @@ impl ListingStore {
             ..digest.clone()
         };
         let mut c = self.changes();
-        if self.known.get(path) == Some(&light) {
+        let same = self
+            .known
+            .get(path)
+            .is_some_and(|(d, counts)| self.whole(d, counts.clone()) == light);
+        if same {
             c.kept.insert(path.to_path_buf());
             return;
         }
         c.added.insert(path.to_path_buf(), light);
         c.dirty = true;
+    }
+
+    /// `d` with its counts, read from `raw[counts]`.
+    fn whole(&self, d: &Digest, counts: std::ops::Range<usize>) -> Digest {
+        Digest {
+            counts: self.raw[counts]
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+            ..d.clone()
+        }
     }
 
     fn changes(&self) -> std::sync::MutexGuard<'_, Changes> {
@@ -112,28 +129,29 @@ impl ListingStore {
 
     /// Writes the index back when this run changed it: this run's entries, then the others
     /// known that are not stale, up to [`MAX_ENTRIES`].
-    pub fn save(self) -> io::Result<()> {
-        let c = self.changes.into_inner().unwrap_or_else(|e| e.into_inner());
+    pub fn save(mut self) -> io::Result<()> {
+        let c = std::mem::take(&mut *self.changes());
         if !c.dirty {
             return Ok(());
         }
-        let mut known = self.known;
+        let mut known = std::mem::take(&mut self.known);
         let mut entries: Vec<(PathBuf, Digest)> = c.added.into_iter().collect();
+        let added: HashSet<PathBuf> = entries.iter().map(|(p, _)| p.clone()).collect();
         for p in c.kept {
-            if let Some(d) = known.remove(&p) {
-                if !entries.iter().any(|(q, _)| *q == p) {
-                    entries.push((p, d));
+            if let Some((d, counts)) = known.remove(&p) {
+                if !added.contains(&p) {
+                    entries.push((p, self.whole(&d, counts)));
                 }
             }
         }
         let room = MAX_ENTRIES.saturating_sub(entries.len());
-        let added: HashSet<PathBuf> = entries.iter().map(|(p, _)| p.clone()).collect();
-        entries.extend(
-            known
-                .into_iter()
-                .filter(|(p, _)| !added.contains(p) && !c.stale.contains(p))
-                .take(room),
-        );
+        let others: Vec<(PathBuf, Digest)> = known
+            .into_iter()
+            .filter(|(p, _)| !added.contains(p) && !c.stale.contains(p))
+            .take(room)
+            .map(|(p, (d, counts))| (p, self.whole(&d, counts)))
+            .collect();
+        entries.extend(others);
         entries.truncate(MAX_ENTRIES);
         let bytes = encode(&self.build, &entries);
         let dir = self.file.parent().unwrap_or(Path::new("."));
@@ -169,9 +187,9 @@ fn encode(build: &str, entries: &[(PathBuf, Digest)]) -> Vec<u8> {
     out
 }
 
-/// Reads the index `b` for `build`; `None` for anything else (damaged, foreign, another
-/// version or build).
-fn decode(b: &[u8], build: &str) -> Option<HashMap<PathBuf, Digest>> {
+/// Reads the index `b` for `build`: each entry's digest without its counts, and where they
+/// are in `b`; `None` for anything else (damaged, foreign, another version or build).
+fn decode(b: &[u8], build: &str) -> Option<HashMap<PathBuf, (Digest, std::ops::Range<usize>)>> {
     let (body, sum) = b.split_at_checked(b.len().checked_sub(8)?)?;
     if xxhash_rust::xxh3::xxh3_64(body) != u64::from_le_bytes(sum.try_into().ok()?) {
         return None;
@@ -187,17 +205,14 @@ fn decode(b: &[u8], build: &str) -> Option<HashMap<PathBuf, Digest>> {
     let mut out = HashMap::with_capacity(n.min(MAX_ENTRIES as u64) as usize);
     for _ in 0..n {
         let path = PathBuf::from(path_of(r.bytes()?)?);
-        let mut d: Digest = serde_json::from_slice(r.bytes()?).ok()?;
+        let d: Digest = serde_json::from_slice(r.bytes()?).ok()?;
         let counts = usize::try_from(r.u64()?).ok()?;
-        let raw = r.take(counts.checked_mul(4)?)?;
-        d.counts = raw
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        if d.version != DIGEST_VERSION || d.counts.len() != d.messages {
+        let start = body.len() - r.0.len();
+        r.take(counts.checked_mul(4)?)?;
+        if d.version != DIGEST_VERSION || counts != d.messages {
             return None;
         }
-        out.insert(path, d);
+        out.insert(path, (d, start..start + counts * 4));
     }
     r.0.is_empty().then_some(out)
 }
@@ -287,7 +302,7 @@ mod tests {
         let store = ListingStore::for_build(dir.path(), "b1".into());
         assert_eq!(
             store.get(a, &seen(1, 10).stat),
-            Some(&digest(seen(1, 10), vec![4, 5]))
+            Some(digest(seen(1, 10), vec![4, 5]))
         );
         // Grown, replaced (another inode), rewritten (a later change time): not answered.
         assert_eq!(store.get(b, &seen(2, 21).stat), None);

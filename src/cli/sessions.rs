@@ -74,6 +74,8 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<ExitStatus> {
     }
     let candidates = sessions::discover(ctx, &roots, &filter)?;
     let store = ctx.data_dir().ok().map(|d| ArchiveStore::new(d.value));
+    let archived = store.as_ref().and_then(|s| s.sessions().ok());
+    let archived = archived.map(|names| names.into_iter().collect());
     let mut status = ExitStatus::Success;
     let mut rows = Vec::new();
     let listing = sessions::listing(ctx)?;
@@ -90,7 +92,11 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<ExitStatus> {
                 Err(e) if crate::exit::is_broken_pipe(&e) => return Err(e),
                 Err(e) => (Err(format!("{e:#}")), Some(e)),
             };
-            let row = row(c, measured, sessions::archives(store.as_ref(), c));
+            let row = row(
+                c,
+                measured,
+                sessions::archives(store.as_ref(), archived.as_ref(), c),
+            );
             if !filter.keeps_result(row.next_request_tokens.unwrap_or(0), row.status) {
                 return Ok(());
             }

@@ -141,7 +141,12 @@ pub fn discover_with(
         heads: heads.as_ref(),
     };
     for entry in entries {
-        if crate::ops::load::is_database(&entry.path) {
+        // A file whose head was described, unchanged since, is no database (a database is
+        // never described): not opened to tell.
+        let described = heads
+            .as_ref()
+            .is_some_and(|h| h.vouches(&entry.path, entry.seen));
+        if !described && crate::ops::load::is_database(&entry.path) {
             out.extend(database(ctx, &entry, filter, now));
             continue;
         }
@@ -328,7 +333,7 @@ pub fn measure_listed(
     };
     let listed = indexed.and_then(|(listing, w)| {
         let d = listing.get(&w.canonical, &w.seen.stat)?;
-        checked::from_listed(ctx, &c.path, d)
+        checked::from_listed(ctx, &c.path, &d)
     });
     let checked: Checked = match (listed, &c.db_session, indexed) {
         (Some(checked), _, _) => checked,
@@ -368,11 +373,20 @@ pub fn measure_listed(
     })
 }
 
-/// How many archives ctxctl keeps of `c` (what its rewrites removed).
-pub fn archives(store: Option<&ArchiveStore>, c: &Candidate) -> usize {
+/// How many archives ctxctl keeps of `c` (what its rewrites removed); `archived`, when
+/// known, names every session that has any (listed once: most sessions have none, and
+/// looking for each one's directory cost a failed open per session).
+pub fn archives(
+    store: Option<&ArchiveStore>,
+    archived: Option<&std::collections::BTreeSet<String>>,
+    c: &Candidate,
+) -> usize {
     let (Some(store), Some(name)) = (store, archive_name(c)) else {
         return 0;
     };
+    if archived.is_some_and(|a| !a.contains(&name)) {
+        return 0;
+    }
     store.count(&name).unwrap_or(0)
 }
 
