@@ -114,15 +114,8 @@ pub fn discover_with(
     let describe = describe || filter.needs_description();
     let now = crate::ops::store::clock(ctx)?.unix();
     let mut entries: Vec<Entry> = Vec::new();
-    for root in roots {
-        if root.is_dir() {
-            entries.extend(walk_dir(root, true)?);
-        } else {
-            let mut entry =
-                Entry::of(root).map_err(|e| anyhow::anyhow!("{}: {e}", root.display()))?;
-            entry.canonical = std::fs::canonicalize(root).ok();
-            entries.push(entry);
-        }
+    for found in walk_roots(roots) {
+        entries.extend(found?);
     }
     entries.sort_by(|a, b| a.path.cmp(&b.path));
     entries.dedup_by(|a, b| a.path == b.path);
@@ -186,6 +179,30 @@ pub fn discover_with(
         ctx.printer.debug(&format!("session heads not saved: {e}"));
     }
     Ok(out)
+}
+
+/// The session files below each of `roots` (a root that is a file, itself), each root
+/// walked on a thread of its own: a home's stores are walked at once (the walk is most of
+/// a warm listing's time, and mostly waits on the kernel).
+fn walk_roots(roots: &[PathBuf]) -> Vec<anyhow::Result<Vec<Entry>>> {
+    let one = |root: &PathBuf| -> anyhow::Result<Vec<Entry>> {
+        if root.is_dir() {
+            return walk_dir(root, true);
+        }
+        let mut entry = Entry::of(root).map_err(|e| anyhow::anyhow!("{}: {e}", root.display()))?;
+        entry.canonical = std::fs::canonicalize(root).ok();
+        Ok(vec![entry])
+    };
+    if roots.len() < 2 {
+        return roots.iter().map(one).collect();
+    }
+    std::thread::scope(|s| {
+        let walks: Vec<_> = roots.iter().map(|r| s.spawn(move || one(r))).collect();
+        walks
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
 }
 
 /// How the files found are made candidates.
