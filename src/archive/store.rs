@@ -452,7 +452,7 @@ impl ArchiveStore {
     }
 
     /// Session names that have an archive directory, sorted.
-    fn sessions(&self) -> Result<Vec<String>, ArchiveError> {
+    pub fn sessions(&self) -> Result<Vec<String>, ArchiveError> {
         let mut out = Vec::new();
         let rd = match fs::read_dir(&self.root) {
             Ok(rd) => rd,

@@ -92,6 +92,11 @@ pub struct Seen {
 }
 
 impl Seen {
+    /// The time to take before a stat that a [`Seen`] is made of.
+    pub fn clock() -> Option<i128> {
+        nanos(SystemTime::now())
+    }
+
     /// The regular file at `path` as it is now; `None` for anything else, or off Unix.
     pub fn now(path: &Path) -> Option<Seen> {
         let at = nanos(SystemTime::now())?;

@@ -80,7 +80,17 @@ impl HeadStore {
     /// else from `describe` (reading it), remembered with the file's identity taken before;
     /// and whether it came from the store.
     pub fn describe(&self, path: &Path, describe: impl FnOnce() -> Described) -> (Described, bool) {
-        let seen = Seen::now(path);
+        self.describe_seen(path, Seen::now(path), describe)
+    }
+
+    /// [`HeadStore::describe`] of the file `seen` is the identity of, taken by the caller
+    /// (a walk that stat'ed it) before its head is read.
+    pub fn describe_seen(
+        &self,
+        path: &Path,
+        seen: Option<Seen>,
+        describe: impl FnOnce() -> Described,
+    ) -> (Described, bool) {
         if let (Some(now), Some(head)) = (seen, self.known.get(path)) {
             if head.seen.vouches_for(&now.stat) {
                 if let Some(d) = head.described() {
@@ -101,6 +111,15 @@ impl HeadStore {
             used.1 = true;
         }
         (described, false)
+    }
+
+    /// Whether the head kept of `path` vouches for the file seen as `seen` unread (it was
+    /// described, so it is a session file, not a database).
+    pub fn vouches(&self, path: &Path, seen: Option<Seen>) -> bool {
+        match (seen, self.known.get(path)) {
+            (Some(now), Some(head)) => head.seen.vouches_for(&now.stat),
+            _ => false,
+        }
     }
 
     fn used(&self) -> std::sync::MutexGuard<'_, (HashMap<PathBuf, Head>, bool)> {

@@ -1,6 +1,6 @@
 //! ctxctl's disk caches under `~/.cache/ctxctl`: token counts of texts seen before
 //! ([`counts`], keyed by [`crate::tokens::key`]) and one digest per checked session file
-//! ([`digest`]), what session files' heads said ([`heads`]), and the hidden part a rewrite carries to the file it wrote ([`carried`]).
+//! ([`digest`]), what session files' heads said ([`heads`]), what `sessions` listed ([`listing`]), and the hidden part a rewrite carries to the file it wrote ([`carried`]).
 //! All are only ever a shortcut: a missing, stale or damaged cache gives
 //! the same answers, slower. [`crate::tokens`] stays pure counting.
 
@@ -10,6 +10,7 @@ pub mod digest;
 mod entry;
 #[cfg(feature = "cli")]
 pub mod heads;
+pub mod listing;
 mod log;
 
 pub use counts::CountStore;

@@ -375,6 +375,7 @@ fn plan(
         modified: None,
         subagents: Vec::new(),
         unreadable: None,
+        walked: None,
     };
     let id = here::session_id(&candidate).ok_or_else(|| {
         anyhow::anyhow!(

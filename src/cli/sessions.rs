@@ -74,9 +74,12 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<ExitStatus> {
     }
     let candidates = sessions::discover(ctx, &roots, &filter)?;
     let store = ctx.data_dir().ok().map(|d| ArchiveStore::new(d.value));
+    let archived = store.as_ref().and_then(|s| s.sessions().ok());
+    let archived = archived.map(|names| names.into_iter().collect());
     let mut status = ExitStatus::Success;
     let mut rows = Vec::new();
-    let work = |c: &Candidate| sessions::measure(ctx, c);
+    let listing = sessions::listing(ctx)?;
+    let work = |c: &Candidate| sessions::measure_listed(ctx, c, listing.as_ref());
     batch::run_items(
         ctx,
         &candidates,
@@ -89,7 +92,11 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<ExitStatus> {
                 Err(e) if crate::exit::is_broken_pipe(&e) => return Err(e),
                 Err(e) => (Err(format!("{e:#}")), Some(e)),
             };
-            let row = row(c, measured, sessions::archives(store.as_ref(), c));
+            let row = row(
+                c,
+                measured,
+                sessions::archives(store.as_ref(), archived.as_ref(), c),
+            );
             if !filter.keeps_result(row.next_request_tokens.unwrap_or(0), row.status) {
                 return Ok(());
             }
@@ -102,6 +109,9 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<ExitStatus> {
             Ok(())
         },
     )?;
+    if let Some(Err(e)) = listing.map(|l| l.save()) {
+        ctx.printer.debug(&format!("listing index not saved: {e}"));
+    }
     sort(&mut rows, args.sort, args.reverse);
     let now = crate::ops::store::clock(ctx)?.unix();
     ctx.printer.report(&Listing {

@@ -111,6 +111,12 @@ pub fn load_session(ctx: &Context, path: &Path, session: Option<&str>) -> anyhow
 
 /// Reads one session for a check.
 pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
+    load_noting(ctx, path, &|_| {})
+}
+
+/// [`load`], handing `note` the digest that describes the file as it was read (stored
+/// anew, or found still true), for the listing index ([`crate::cache::listing`]).
+pub fn load_noting(ctx: &Context, path: &Path, note: &dyn Fn(&Digest)) -> anyhow::Result<Checked> {
     if crate::ops::count_api::enabled(ctx)? {
         // The provider counts the messages themselves: read them all (its answers are
         // cached by request, so an unchanged session sends nothing again).
@@ -134,17 +140,17 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
     };
     let previous = digests.zip(key).and_then(|(d, key)| d.get(key));
     let Some(d) = previous else {
-        return fresh(ctx, path, slot);
+        return fresh(ctx, path, slot, note);
     };
     // A session that did not change is answered from its digest (unread when its stat
     // identity vouches for it, else hashed in blocks, never held, and only when its length
     // is the digest's); one that grew is read from where its digest ends.
-    if let Some(checked) = unchanged(ctx, path, slot, &d) {
+    if let Some(checked) = unchanged(ctx, path, slot, &d, note) {
         return Ok(checked);
     }
     match &d.resume {
-        Some(_) => resumed(ctx, path, slot, d),
-        None => fresh(ctx, path, slot),
+        Some(_) => resumed(ctx, path, slot, d, note),
+        None => fresh(ctx, path, slot, note),
     }
 }
 
@@ -165,21 +171,32 @@ impl Slot {
 
 /// Reads `path` from the start (streamed when it can be), and brings the digest up to
 /// date.
-fn fresh(ctx: &Context, path: &Path, slot: Slot) -> anyhow::Result<Checked> {
+fn fresh(
+    ctx: &Context,
+    path: &Path,
+    slot: Slot,
+    note: &dyn Fn(&Digest),
+) -> anyhow::Result<Checked> {
     let t = read_only::load(ctx, path, WANTS)?;
-    finish(ctx, path, slot, t, None)
+    finish_noting(ctx, path, slot, t, None, note)
 }
 
 /// Reads `path`, which its digest `d` may describe the start of, from where `d` ends: once,
 /// parsing only the new records (see `grown`), when the file starts with the bytes `d`
 /// describes, goes on, and reads as before; and brings the digest up to date. Any other
 /// file is read from the start, as a first check reads it.
-fn resumed(ctx: &Context, path: &Path, slot: Slot, d: Digest) -> anyhow::Result<Checked> {
+fn resumed(
+    ctx: &Context,
+    path: &Path,
+    slot: Slot,
+    d: Digest,
+    note: &dyn Fn(&Digest),
+) -> anyhow::Result<Checked> {
     let (Some(r), Some(format)) = (&d.resume, Format::from_name(&d.format)) else {
-        return fresh(ctx, path, slot);
+        return fresh(ctx, path, slot, note);
     };
     let Ok(Some(mut grown)) = grown::read(path, &r.point, format) else {
-        return fresh(ctx, path, slot);
+        return fresh(ctx, path, slot, note);
     };
     let (point, fingerprint, added) = (grown.point, grown.fingerprint, grown.added());
     let text = std::mem::take(&mut grown.text);
@@ -189,7 +206,7 @@ fn resumed(ctx: &Context, path: &Path, slot: Slot, d: Digest) -> anyhow::Result<
     // part does not start a record, it does not parse): read it all.
     let mut session = match session {
         Ok(s) if s.skipped && s.format.name() == d.format => s,
-        _ => return full(ctx, path, slot),
+        _ => return full(ctx, path, slot, note),
     };
     session.resume = session.resume.and_then(|p| grown.real(p, &added));
     // A file that names its model in its first records only keeps the earlier read's.
@@ -199,7 +216,7 @@ fn resumed(ctx: &Context, path: &Path, slot: Slot, d: Digest) -> anyhow::Result<
     // The file may now name another model (another tokenizer or scale): read it all.
     let model = ctx.resolve_model_quietly(session.model.as_deref());
     if d.counts_for(model.encoding, model.factor).is_none() {
-        return full(ctx, path, slot);
+        return full(ctx, path, slot, note);
     }
     ctx.printer.debug(&format!(
         "{}: grown since its last check; read from record {} on ({} new messages; {parsed} of its {} bytes held)",
@@ -211,7 +228,7 @@ fn resumed(ctx: &Context, path: &Path, slot: Slot, d: Digest) -> anyhow::Result<
     load::warn_session(ctx, path, &session);
     let l = load::count_session(ctx, path, session, fingerprint)?;
     let t = counted::of_loaded(ctx, l, WANTS, None);
-    finish(ctx, path, slot, t, Some(d))
+    finish_noting(ctx, path, slot, t, Some(d), note)
 }
 
 /// The check of a regular file still as its digest `d` describes it. Unread when the
@@ -222,19 +239,27 @@ fn resumed(ctx: &Context, path: &Path, slot: Slot, d: Digest) -> anyhow::Result<
 /// file. A file found unchanged by its hash gets its digest re-stamped with its identity
 /// now, once its times are old enough to vouch for it, so that the next check reads
 /// nothing.
-fn unchanged(ctx: &Context, path: &Path, slot: Slot, d: &Digest) -> Option<Checked> {
+fn unchanged(
+    ctx: &Context,
+    path: &Path,
+    slot: Slot,
+    d: &Digest,
+    note: &dyn Fn(&Digest),
+) -> Option<Checked> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() || meta.len() != d.len as u64 {
         return None;
     }
     if let (Some(was), Some(now)) = (d.seen, slot.seen) {
         if was.vouches_for(&now.stat) {
-            return from_digest(
+            let checked = from_digest(
                 ctx,
                 path,
                 d,
                 "its size, times and inode as the digest saw them; not read",
-            );
+            )?;
+            note(d);
+            return Some(checked);
         }
     }
     let now = load::Fingerprint::of_file(path).ok()?;
@@ -244,13 +269,12 @@ fn unchanged(ctx: &Context, path: &Path, slot: Slot, d: &Digest) -> Option<Check
     let checked = from_digest(ctx, path, d, "the same bytes, hashed")?;
     if let (Some(key), Some(seen)) = (slot.key, slot.seen) {
         if seen.can_vouch() {
-            ctx.remember_digest(
-                key,
-                &Digest {
-                    seen: Some(seen),
-                    ..d.clone()
-                },
-            );
+            let stamped = Digest {
+                seen: Some(seen),
+                ..d.clone()
+            };
+            ctx.remember_digest(key, &stamped);
+            note(&stamped);
         }
     }
     Some(checked)
@@ -269,16 +293,11 @@ pub fn load_db(ctx: &Context, path: &Path, id: &str) -> anyhow::Result<Checked> 
 }
 
 /// Reads `path` whole, without its digest's help, and brings the digest up to date.
-fn full(ctx: &Context, path: &Path, slot: Slot) -> anyhow::Result<Checked> {
+fn full(ctx: &Context, path: &Path, slot: Slot, note: &dyn Fn(&Digest)) -> anyhow::Result<Checked> {
     let (bytes, fingerprint) = load::read(path)?;
     let l = load::load_bytes(ctx, path, bytes, fingerprint, Keep::After(None))?;
-    finish(
-        ctx,
-        path,
-        slot,
-        counted::of_loaded(ctx, l, WANTS, None),
-        None,
-    )
+    let t = counted::of_loaded(ctx, l, WANTS, None);
+    finish_noting(ctx, path, slot, t, None, note)
 }
 
 /// The check of a read session `l`, whose first messages are those of the digest
@@ -287,8 +306,20 @@ fn finish(
     ctx: &Context,
     path: &Path,
     slot: Slot,
+    l: Counted,
+    before: Option<Digest>,
+) -> anyhow::Result<Checked> {
+    finish_noting(ctx, path, slot, l, before, &|_| {})
+}
+
+/// [`finish`], handing `note` the digest stored.
+fn finish_noting(
+    ctx: &Context,
+    path: &Path,
+    slot: Slot,
     mut l: Counted,
     mut before: Option<Digest>,
+    note: &dyn Fn(&Digest),
 ) -> anyhow::Result<Checked> {
     let fingerprint = l.fingerprint;
     let mut counts: Vec<usize> = before
@@ -352,6 +383,7 @@ fn finish(
             seen: slot.seen,
         };
         ctx.remember_digest(key, &digest);
+        note(&digest);
     }
     let carried = load::carried(ctx, l.usage.is_none(), fingerprint.len, fingerprint.hash);
     Ok(Checked {
@@ -366,6 +398,17 @@ fn finish(
         api: None,
         carried,
     })
+}
+
+/// The check of `path` from the digest `d` the listing index kept of it (the index has
+/// made sure `d` still describes the file), if its counts fit the model resolved now.
+pub fn from_listed(ctx: &Context, path: &Path, d: &Digest) -> Option<Checked> {
+    from_digest(
+        ctx,
+        path,
+        d,
+        "its size, times and inode as the listing index saw them; not read",
+    )
 }
 
 /// The check of `path` from its digest, if the digest's counts fit the model resolved now;

@@ -1,12 +1,17 @@
 //! The session files below a directory, in a stable order: JSON and JSONL files and, when
 //! asked, the agents' SQLite databases among them, each with its size and time. The leaf
 //! that [`crate::ops::walk`] (a command's inputs) and [`crate::ops::sessions`] (every
-//! agent's sessions) both walk with.
+//! agent's sessions) both walk with. Each file is stat'ed once, by the walk: its identity
+//! (for the caches that vouch for unchanged files, [`Seen`]) and its canonical path (the
+//! walked directory resolved once, the names below it joined: a walk follows no symlink)
+//! come with it, so that no later step stats or resolves it again.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use anyhow::Context as _;
+
+use crate::cache::digest::{Seen, Stat};
 
 /// A file found below a directory.
 #[derive(Debug, Clone)]
@@ -14,12 +19,29 @@ pub struct Entry {
     pub path: PathBuf,
     pub len: u64,
     pub modified: Option<SystemTime>,
+    /// The file's stat identity as the walk saw it, and a time taken before.
+    pub seen: Option<Seen>,
+    /// Its path with every symlink resolved, when the walk knows it.
+    pub canonical: Option<PathBuf>,
 }
 
 impl Entry {
     /// Seconds between the file's last change and `now` (Unix seconds); 0 if unknown.
     pub fn age(&self, now: i64) -> i64 {
         now - self.modified_unix().unwrap_or(now)
+    }
+
+    /// The file at `path` (not walked to), stat'ed now.
+    pub fn of(path: &Path) -> std::io::Result<Entry> {
+        let at = Seen::clock();
+        let meta = std::fs::metadata(path)?;
+        Ok(Entry {
+            path: path.to_path_buf(),
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            seen: seen(at, &meta),
+            canonical: None,
+        })
     }
 
     /// When the file last changed, in Unix seconds.
@@ -33,28 +55,55 @@ impl Entry {
 /// `databases`), sorted by path.
 pub fn walk_dir(dir: &Path, databases: bool) -> anyhow::Result<Vec<Entry>> {
     let mut found = Vec::new();
-    walk(dir, databases, &mut found).with_context(|| format!("{}", dir.display()))?;
+    let real = std::fs::canonicalize(dir).ok();
+    let at = Seen::clock();
+    let walk = Walk { databases, at };
+    walk.dir(dir, real.as_deref(), &mut found)
+        .with_context(|| format!("{}", dir.display()))?;
     found.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(found)
 }
 
-fn walk(dir: &Path, databases: bool, out: &mut Vec<Entry>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        let ty = entry.file_type()?;
-        if ty.is_dir() {
-            walk(&path, databases, out)?;
-        } else if ty.is_file() && (is_session_file(&path) || databases && is_db_file(&path)) {
-            let meta = entry.metadata()?;
-            out.push(Entry {
-                path,
-                len: meta.len(),
-                modified: meta.modified().ok(),
-            });
+/// One walk: whether it takes databases, and a time taken before any file was stat'ed.
+struct Walk {
+    databases: bool,
+    at: Option<i128>,
+}
+
+impl Walk {
+    /// The files below `dir`, whose canonical path is `real`.
+    fn dir(&self, dir: &Path, real: Option<&Path>, out: &mut Vec<Entry>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let path = entry.path();
+            let ty = entry.file_type()?;
+            // Neither a symlink nor `..`: the name joined to a canonical directory is canonical.
+            let real = real.map(|r| r.join(entry.file_name()));
+            if ty.is_dir() {
+                self.dir(&path, real.as_deref(), out)?;
+            } else if ty.is_file()
+                && (is_session_file(&path) || self.databases && is_db_file(&path))
+            {
+                let meta = entry.metadata()?;
+                out.push(Entry {
+                    path,
+                    len: meta.len(),
+                    modified: meta.modified().ok(),
+                    seen: seen(self.at, &meta),
+                    canonical: real,
+                });
+            }
         }
+        Ok(())
     }
-    Ok(())
+}
+
+/// The identity `meta` gives, taken after the time `at`.
+fn seen(at: Option<i128>, meta: &std::fs::Metadata) -> Option<Seen> {
+    Some(Seen {
+        stat: Stat::of(meta)?,
+        at: at?,
+    })
 }
 
 /// A JSON or JSONL file, or an agent's database that walks read

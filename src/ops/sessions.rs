@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::archive::{ArchiveStore, Timestamp};
+use crate::cache::digest::Seen;
 use crate::cache::heads::HeadStore;
+use crate::cache::listing::ListingStore;
 use crate::context::Context;
 use crate::formats::agent::default_stores;
 use crate::formats::{classify_path, Found};
@@ -31,6 +33,16 @@ pub struct Candidate {
     pub subagents: Vec<PathBuf>,
     /// Why a database could not even be listed.
     pub unreadable: Option<String>,
+    /// The file's stat identity and canonical path, as the walk that found it saw them.
+    pub walked: Option<Walked>,
+}
+
+/// A session file as the walk that found it saw it.
+#[derive(Debug, Clone)]
+pub struct Walked {
+    pub seen: Seen,
+    /// Its path with every symlink resolved.
+    pub canonical: PathBuf,
 }
 
 /// What a session measures, as `check` would say.
@@ -102,18 +114,8 @@ pub fn discover_with(
     let describe = describe || filter.needs_description();
     let now = crate::ops::store::clock(ctx)?.unix();
     let mut entries: Vec<Entry> = Vec::new();
-    for root in roots {
-        if root.is_dir() {
-            entries.extend(walk_dir(root, true)?);
-        } else {
-            let meta =
-                std::fs::metadata(root).map_err(|e| anyhow::anyhow!("{}: {e}", root.display()))?;
-            entries.push(Entry {
-                path: root.clone(),
-                len: meta.len(),
-                modified: meta.modified().ok(),
-            });
-        }
+    for found in walk_roots(roots) {
+        entries.extend(found?);
     }
     entries.sort_by(|a, b| a.path.cmp(&b.path));
     entries.dedup_by(|a, b| a.path == b.path);
@@ -132,7 +134,12 @@ pub fn discover_with(
         heads: heads.as_ref(),
     };
     for entry in entries {
-        if crate::ops::load::is_database(&entry.path) {
+        // A file whose head was described, unchanged since, is no database (a database is
+        // never described): not opened to tell.
+        let described = heads
+            .as_ref()
+            .is_some_and(|h| h.vouches(&entry.path, entry.seen));
+        if !described && crate::ops::load::is_database(&entry.path) {
             out.extend(database(ctx, &entry, filter, now));
             continue;
         }
@@ -174,6 +181,30 @@ pub fn discover_with(
     Ok(out)
 }
 
+/// The session files below each of `roots` (a root that is a file, itself), each root
+/// walked on a thread of its own: a home's stores are walked at once (the walk is most of
+/// a warm listing's time, and mostly waits on the kernel).
+fn walk_roots(roots: &[PathBuf]) -> Vec<anyhow::Result<Vec<Entry>>> {
+    let one = |root: &PathBuf| -> anyhow::Result<Vec<Entry>> {
+        if root.is_dir() {
+            return walk_dir(root, true);
+        }
+        let mut entry = Entry::of(root).map_err(|e| anyhow::anyhow!("{}: {e}", root.display()))?;
+        entry.canonical = std::fs::canonicalize(root).ok();
+        Ok(vec![entry])
+    };
+    if roots.len() < 2 {
+        return roots.iter().map(one).collect();
+    }
+    std::thread::scope(|s| {
+        let walks: Vec<_> = roots.iter().map(|r| s.spawn(move || one(r))).collect();
+        walks
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}
+
 /// How the files found are made candidates.
 struct Look<'a> {
     ctx: &'a Context,
@@ -194,7 +225,7 @@ impl Look<'_> {
         let read = || describe(&entry.path, ctx.settings.format);
         let described = match (look.describe, look.heads) {
             (true, Some(heads)) => {
-                let (d, kept) = heads.describe(&entry.path, read);
+                let (d, kept) = heads.describe_seen(&entry.path, entry.seen, read);
                 if kept {
                     ctx.printer.debug(&format!(
                         "{}: agent and project as its head said before (unchanged; not opened)",
@@ -219,6 +250,10 @@ impl Look<'_> {
             modified: entry.modified_unix(),
             subagents: Vec::new(),
             unreadable: None,
+            walked: entry
+                .seen
+                .zip(entry.canonical.clone())
+                .map(|(seen, canonical)| Walked { seen, canonical }),
         })
     }
 }
@@ -257,6 +292,7 @@ fn database(ctx: &Context, entry: &Entry, filter: &Filter, now: i64) -> Vec<Cand
                 modified: entry.modified_unix(),
                 subagents: Vec::new(),
                 unreadable: Some(format!("{e:#}")),
+                walked: None,
             }];
         }
     };
@@ -277,19 +313,52 @@ fn database(ctx: &Context, entry: &Entry, filter: &Filter, now: i64) -> Vec<Cand
                 modified: at.or(entry.modified_unix()),
                 subagents: Vec::new(),
                 unreadable: None,
+                walked: None,
             })
         })
         .collect()
 }
 
+/// The listing index of this run (see [`crate::cache::listing`]), when it may be used:
+/// the cache is on, formats are detected (the index keeps what detection read) and the
+/// provider does not count.
+pub fn listing(ctx: &Context) -> anyhow::Result<Option<ListingStore>> {
+    if ctx.settings.format.is_some() || crate::ops::count_api::enabled(ctx)? {
+        return Ok(None);
+    }
+    Ok(ctx.digests().map(|d| ListingStore::open(d.dir())))
+}
+
 /// Measures `c` as `check` with its default limits and threshold would.
 pub fn measure(ctx: &Context, c: &Candidate) -> anyhow::Result<Measured> {
+    measure_listed(ctx, c, None)
+}
+
+/// [`measure`], answered from the listing index `listing` when it vouches for the file
+/// unread (the walk's stat identity is the one it kept), and noting there what it read.
+pub fn measure_listed(
+    ctx: &Context,
+    c: &Candidate,
+    listing: Option<&ListingStore>,
+) -> anyhow::Result<Measured> {
     if let Some(e) = &c.unreadable {
         anyhow::bail!("{e}");
     }
-    let checked: Checked = match &c.db_session {
-        Some(id) => checked::load_db(ctx, &c.path, id)?,
-        None => checked::load(ctx, &c.path)?,
+    let indexed = match (&c.db_session, listing, &c.walked) {
+        (None, Some(listing), Some(w)) => Some((listing, w)),
+        _ => None,
+    };
+    let listed = indexed.and_then(|(listing, w)| {
+        let d = listing.get(&w.canonical, &w.seen.stat)?;
+        checked::from_listed(ctx, &c.path, &d)
+    });
+    let checked: Checked = match (listed, &c.db_session, indexed) {
+        (Some(checked), _, _) => checked,
+        (None, Some(id), _) => checked::load_db(ctx, &c.path, id)?,
+        (None, None, Some((listing, w))) => {
+            checked::load_noting(ctx, &c.path, &|d| listing.put(&w.canonical, d))?
+        }
+        (None, None, None) => checked::load(ctx, &c.path)?,
     };
     let window = checked.window();
     let model = &checked.model;
@@ -321,11 +390,20 @@ pub fn measure(ctx: &Context, c: &Candidate) -> anyhow::Result<Measured> {
     })
 }
 
-/// How many archives ctxctl keeps of `c` (what its rewrites removed).
-pub fn archives(store: Option<&ArchiveStore>, c: &Candidate) -> usize {
+/// How many archives ctxctl keeps of `c` (what its rewrites removed); `archived`, when
+/// known, names every session that has any (listed once: most sessions have none, and
+/// looking for each one's directory cost a failed open per session).
+pub fn archives(
+    store: Option<&ArchiveStore>,
+    archived: Option<&std::collections::BTreeSet<String>>,
+    c: &Candidate,
+) -> usize {
     let (Some(store), Some(name)) = (store, archive_name(c)) else {
         return 0;
     };
+    if archived.is_some_and(|a| !a.contains(&name)) {
+        return 0;
+    }
     store.count(&name).unwrap_or(0)
 }
 

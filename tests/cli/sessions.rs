@@ -451,6 +451,80 @@ fn a_second_run_lists_unchanged_files_without_opening_them_and_sees_a_changed_he
 }
 
 #[test]
+fn a_warm_listing_never_shows_a_file_grown_or_replaced_since_it_was_indexed() {
+    let env = agent_home();
+    // Their change times old enough to vouch for them (waited out, as above).
+    std::thread::sleep(Duration::from_millis(2100));
+    let indexed = "as the listing index saw them; not read";
+    let cold = env.run(&["sessions", "-vv", "--json"]);
+    assert!(!cold.stderr.contains(indexed), "{cold:?}");
+    let warm = env.run(&["sessions", "-vv", "--json"]);
+    assert_eq!(warm.stdout, cold.stdout);
+    let shop = env.home().join(".local/share/goose/sessions/shop.jsonl");
+    let from_index = |run: &crate::support::Run| {
+        run.stderr
+            .lines()
+            .any(|l| l.contains("shop.jsonl") && l.contains(indexed))
+    };
+    assert!(from_index(&warm), "{warm:?}");
+    let messages = |run: &crate::support::Run| {
+        sessions(run)
+            .iter()
+            .find(|r| r["path"].as_str().unwrap_or("").ends_with("shop.jsonl"))
+            .map(|r| r["messages"].as_u64().unwrap())
+            .unwrap()
+    };
+    let mtime = std::fs::metadata(&shop).unwrap().modified().unwrap();
+    let put_back = |p: &Path| {
+        std::fs::File::options()
+            .write(true)
+            .open(p)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap()
+    };
+    // Grown by one message, its modification time put back as it was.
+    let mut text = std::fs::read_to_string(&shop).unwrap();
+    text.push_str("{\"id\":null,\"role\":\"user\",\"created\":1773479999,\"content\":[{\"type\":\"text\",\"text\":\"one more thing\"}]}\n");
+    std::fs::write(&shop, &text).unwrap();
+    put_back(&shop);
+    let grown = env.run(&["sessions", "-vv", "--json"]);
+    assert!(!from_index(&grown), "{grown:?}");
+    assert_eq!(messages(&grown), messages(&warm) + 1, "{grown:?}");
+    let bare = env.run(&["sessions", "--json", "--no-cache"]);
+    assert_eq!(grown.stdout, bare.stdout);
+    // Replaced by another file of the same length and modification time (renamed over
+    // it, as editors and rewrites do): another inode, read again.
+    std::thread::sleep(Duration::from_millis(2100));
+    // Hashed, found unchanged and indexed by one run; answered by the index in the next.
+    let hashed = env.run(&["sessions", "-vv", "--json"]);
+    assert!(!from_index(&hashed), "{hashed:?}");
+    let again = env.run(&["sessions", "-vv", "--json"]);
+    assert!(
+        from_index(&again),
+        "indexed again once old enough: {again:?}"
+    );
+    let other = text.replace("one more thing", "two more word");
+    let other = format!("{other}{}", " ".repeat(text.len() - other.len()));
+    assert_eq!(other.len(), text.len());
+    let tmp = shop.with_extension("tmp");
+    std::fs::write(&tmp, &other).unwrap();
+    put_back(&tmp);
+    std::fs::rename(&tmp, &shop).unwrap();
+    let replaced = env.run(&["sessions", "-vv", "--json"]);
+    assert!(!from_index(&replaced), "{replaced:?}");
+    let bare = env.run(&["sessions", "--json", "--no-cache"]);
+    assert_eq!(replaced.stdout, bare.stdout);
+    // A damaged index is ignored, and the listing is the same.
+    let index = env.home().join(".cache/ctxctl/digests/listing");
+    assert!(index.exists());
+    std::fs::write(&index, "not an index").unwrap();
+    let damaged = env.run(&["sessions", "--json"]);
+    assert_eq!(damaged.code, bare.code, "{damaged:?}");
+    assert_eq!(damaged.stdout, bare.stdout);
+}
+
+#[test]
 fn recursive_runs_take_the_same_filters_and_plain_directories() {
     let env = agent_home();
     // A directory given as FILE is walked as with -r.

@@ -1,0 +1,359 @@
+//! The listing index: what `ctxctl sessions` needs of every session it listed, in one
+//! file, so that a warm listing of thousands of unchanged sessions reads one file instead
+//! of one JSON digest per session (3,000 of them took most of a warm run's time).
+//!
+//! Each entry is a session file's digest ([`Digest`], without the resume point's shapes,
+//! which only a grown file's check reads), keyed by the file's canonical path and kept with
+//! the file's stat identity ([`Seen`]) before it was read. An entry answers only while the
+//! file's identity is exactly that one, with times old enough to vouch for it (the rule of
+//! the session digests, see [`crate::cache::digest`]): a file grown, rewritten or replaced
+//! since is checked again through its own digest, and its entry replaced.
+//!
+//! The file (`listing` in the digests directory, so that `cache clear` removes it) is
+//! binary: a magic, this build's id ([`build_id`]: another build may count differently),
+//! the entries (path, the digest's small fields as JSON, its counts as little-endian
+//! `u32`s), then an xxh3 checksum of all before it. It is read once per run and written
+//! back (temp file, then rename, private) only when the run learned or dropped an entry:
+//! at most [`MAX_ENTRIES`], this run's first. A missing, damaged or foreign file is empty.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::digest::{build_id, Digest, Stat, DIGEST_VERSION};
+
+const MAGIC: &[u8; 8] = b"ctxlst01";
+/// At most this many sessions are kept.
+pub const MAX_ENTRIES: usize = 50_000;
+
+/// The listing index of one run: the entries read, and what this run changed.
+#[derive(Debug)]
+pub struct ListingStore {
+    file: PathBuf,
+    build: String,
+    /// The index's bytes, where the known entries' counts are read from when asked for.
+    raw: Vec<u8>,
+    /// Each entry's digest without its counts, and where they are in `raw`.
+    known: HashMap<PathBuf, (Digest, std::ops::Range<usize>)>,
+    changes: Mutex<Changes>,
+}
+
+#[derive(Debug, Default)]
+struct Changes {
+    /// Known entries this run used as they were.
+    kept: HashSet<PathBuf>,
+    /// Entries this run made anew.
+    added: HashMap<PathBuf, Digest>,
+    /// Known entries found stale (dropped when the file is written back).
+    stale: HashSet<PathBuf>,
+    /// Whether the file must be written back (an entry added or found stale).
+    dirty: bool,
+}
+
+impl ListingStore {
+    /// The index kept in the digests directory `dir`, for this build.
+    pub fn open(dir: &Path) -> ListingStore {
+        ListingStore::for_build(dir, build_id())
+    }
+
+    fn for_build(dir: &Path, build: String) -> ListingStore {
+        let file = dir.join("listing");
+        let raw = fs::read(&file).unwrap_or_default();
+        let known = decode(&raw, &build).unwrap_or_default();
+        ListingStore {
+            file,
+            build,
+            raw,
+            known,
+            changes: Mutex::new(Changes::default()),
+        }
+    }
+
+    /// The digest of the file at the canonical path `path`, whose stat identity is now
+    /// `now`, if the entry kept vouches for it unread.
+    pub fn get(&self, path: &Path, now: &Stat) -> Option<Digest> {
+        let (d, counts) = self.known.get(path)?;
+        match d.seen {
+            Some(seen) if seen.vouches_for(now) => {
+                self.changes().kept.insert(path.to_path_buf());
+                Some(self.whole(d, counts.clone()))
+            }
+            _ => {
+                let mut c = self.changes();
+                c.stale.insert(path.to_path_buf());
+                c.dirty = true;
+                None
+            }
+        }
+    }
+
+    /// Remembers `digest` of the file at the canonical path `path`, if its stat identity
+    /// can vouch for the file unread (else it would never answer).
+    pub fn put(&self, path: &Path, digest: &Digest) {
+        if !digest.seen.is_some_and(|s| s.can_vouch()) {
+            return;
+        }
+        let light = Digest {
+            resume: None,
+            ..digest.clone()
+        };
+        let mut c = self.changes();
+        let same = self
+            .known
+            .get(path)
+            .is_some_and(|(d, counts)| self.whole(d, counts.clone()) == light);
+        if same {
+            c.kept.insert(path.to_path_buf());
+            return;
+        }
+        c.added.insert(path.to_path_buf(), light);
+        c.dirty = true;
+    }
+
+    /// `d` with its counts, read from `raw[counts]`.
+    fn whole(&self, d: &Digest, counts: std::ops::Range<usize>) -> Digest {
+        Digest {
+            counts: self.raw[counts]
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+            ..d.clone()
+        }
+    }
+
+    fn changes(&self) -> std::sync::MutexGuard<'_, Changes> {
+        self.changes.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes the index back when this run changed it: this run's entries, then the others
+    /// known that are not stale, up to [`MAX_ENTRIES`].
+    pub fn save(mut self) -> io::Result<()> {
+        let c = std::mem::take(&mut *self.changes());
+        if !c.dirty {
+            return Ok(());
+        }
+        let mut known = std::mem::take(&mut self.known);
+        let mut entries: Vec<(PathBuf, Digest)> = c.added.into_iter().collect();
+        let added: HashSet<PathBuf> = entries.iter().map(|(p, _)| p.clone()).collect();
+        for p in c.kept {
+            if let Some((d, counts)) = known.remove(&p) {
+                if !added.contains(&p) {
+                    entries.push((p, self.whole(&d, counts)));
+                }
+            }
+        }
+        let room = MAX_ENTRIES.saturating_sub(entries.len());
+        let others: Vec<(PathBuf, Digest)> = known
+            .into_iter()
+            .filter(|(p, _)| !added.contains(p) && !c.stale.contains(p))
+            .take(room)
+            .map(|(p, (d, counts))| (p, self.whole(&d, counts)))
+            .collect();
+        entries.extend(others);
+        entries.truncate(MAX_ENTRIES);
+        let bytes = encode(&self.build, &entries);
+        let dir = self.file.parent().unwrap_or(Path::new("."));
+        crate::fsutil::create_private_dir(dir)?;
+        crate::fsutil::write_replace_cache(&self.file, &bytes)
+    }
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    out.extend_from_slice(&(b.len() as u64).to_le_bytes());
+    out.extend_from_slice(b);
+}
+
+fn encode(build: &str, entries: &[(PathBuf, Digest)]) -> Vec<u8> {
+    let mut out = MAGIC.to_vec();
+    out.extend_from_slice(&DIGEST_VERSION.to_le_bytes());
+    put_bytes(&mut out, build.as_bytes());
+    out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    for (path, d) in entries {
+        put_bytes(&mut out, path.as_os_str().as_encoded_bytes());
+        let small = Digest {
+            counts: Vec::new(),
+            ..d.clone()
+        };
+        put_bytes(&mut out, &serde_json::to_vec(&small).unwrap_or_default());
+        out.extend_from_slice(&(d.counts.len() as u64).to_le_bytes());
+        for n in &d.counts {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+    let sum = xxhash_rust::xxh3::xxh3_64(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// Reads the index `b` for `build`: each entry's digest without its counts, and where they
+/// are in `b`; `None` for anything else (damaged, foreign, another version or build).
+fn decode(b: &[u8], build: &str) -> Option<HashMap<PathBuf, (Digest, std::ops::Range<usize>)>> {
+    let (body, sum) = b.split_at_checked(b.len().checked_sub(8)?)?;
+    if xxhash_rust::xxh3::xxh3_64(body) != u64::from_le_bytes(sum.try_into().ok()?) {
+        return None;
+    }
+    let mut r = Reader(body);
+    if r.take(8)? != MAGIC
+        || u32::from_le_bytes(r.take(4)?.try_into().ok()?) != DIGEST_VERSION
+        || r.bytes()? != build.as_bytes()
+    {
+        return None;
+    }
+    let n = r.u64()?;
+    let mut out = HashMap::with_capacity(n.min(MAX_ENTRIES as u64) as usize);
+    for _ in 0..n {
+        let path = PathBuf::from(path_of(r.bytes()?)?);
+        let d: Digest = serde_json::from_slice(r.bytes()?).ok()?;
+        let counts = usize::try_from(r.u64()?).ok()?;
+        let start = body.len() - r.0.len();
+        r.take(counts.checked_mul(4)?)?;
+        if d.version != DIGEST_VERSION || counts != d.messages {
+            return None;
+        }
+        out.insert(path, (d, start..start + counts * 4));
+    }
+    r.0.is_empty().then_some(out)
+}
+
+#[cfg(unix)]
+fn path_of(b: &[u8]) -> Option<std::ffi::OsString> {
+    use std::os::unix::ffi::OsStrExt;
+    Some(std::ffi::OsStr::from_bytes(b).to_os_string())
+}
+
+#[cfg(not(unix))]
+fn path_of(b: &[u8]) -> Option<std::ffi::OsString> {
+    Some(std::str::from_utf8(b).ok()?.into())
+}
+
+/// The bytes of an index not read yet.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        self.take(n)
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::cache::digest::Seen;
+    use crate::session::AgentLimits;
+
+    /// The digest of a file seen as `seen`.
+    fn digest(seen: Seen, counts: Vec<u32>) -> Digest {
+        Digest {
+            version: DIGEST_VERSION,
+            len: seen.stat.len as usize,
+            hash: 7,
+            format: "claude-code".into(),
+            model: Some("claude-sonnet-4-5".into()),
+            messages: counts.len(),
+            warnings: vec!["a warning".into()],
+            usage: None,
+            problems: Vec::new(),
+            encoding: "o200k_base".into(),
+            factor: 1.1,
+            counts,
+            resume: None,
+            agent_limits: AgentLimits::default(),
+            extra_tokens: 3,
+            seen: Some(seen),
+        }
+    }
+
+    /// A file seen long after its last write (its entry can vouch for it).
+    fn seen(ino: u64, len: u64) -> Seen {
+        Seen {
+            stat: Stat {
+                dev: 1,
+                ino,
+                len,
+                mtime: 1_000_000_000,
+                ctime: 1_000_000_000,
+            },
+            at: 100_000_000_000,
+        }
+    }
+
+    #[test]
+    fn an_entry_answers_only_for_the_identity_it_was_taken_of() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (Path::new("/s/a.jsonl"), Path::new("/s/b.jsonl"));
+        let store = ListingStore::for_build(dir.path(), "b1".into());
+        store.put(a, &digest(seen(1, 10), vec![4, 5]));
+        store.put(b, &digest(seen(2, 20), vec![6]));
+        store.save().unwrap();
+
+        let store = ListingStore::for_build(dir.path(), "b1".into());
+        assert_eq!(
+            store.get(a, &seen(1, 10).stat),
+            Some(digest(seen(1, 10), vec![4, 5]))
+        );
+        // Grown, replaced (another inode), rewritten (a later change time): not answered.
+        assert_eq!(store.get(b, &seen(2, 21).stat), None);
+        assert_eq!(store.get(b, &seen(3, 20).stat), None);
+        let later = Stat {
+            ctime: 2_000_000_000,
+            ..seen(2, 20).stat
+        };
+        assert_eq!(store.get(b, &later), None);
+        assert_eq!(store.get(Path::new("/s/c.jsonl"), &seen(1, 10).stat), None);
+        store.save().unwrap();
+        let store = ListingStore::for_build(dir.path(), "b1".into());
+        assert_eq!(store.known.len(), 1, "the stale entry is dropped");
+    }
+
+    #[test]
+    fn an_identity_too_recent_to_vouch_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ListingStore::for_build(dir.path(), "b1".into());
+        let mut recent = seen(1, 10);
+        recent.at = recent.stat.ctime;
+        store.put(Path::new("/s/a.jsonl"), &digest(recent, vec![1]));
+        store.save().unwrap();
+        assert!(!dir.path().join("listing").exists());
+    }
+
+    #[test]
+    fn a_damaged_or_foreign_index_is_empty_and_written_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = Path::new("/s/a.jsonl");
+        let store = ListingStore::for_build(dir.path(), "b1".into());
+        store.put(a, &digest(seen(1, 10), vec![4, 5]));
+        store.save().unwrap();
+        let file = dir.path().join("listing");
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let good = fs::read(&file).unwrap();
+        assert_eq!(decode(&good, "b1").unwrap().len(), 1);
+        assert_eq!(decode(&good, "b2"), None, "another build");
+        for at in [0, 9, good.len() / 2, good.len() - 12, good.len() - 1] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x20;
+            assert_eq!(decode(&bad, "b1"), None, "a byte flipped at {at}");
+        }
+        assert_eq!(decode(&good[..good.len() - 3], "b1"), None, "cut short");
+        assert_eq!(decode(b"", "b1"), None);
+        fs::write(&file, b"not an index").unwrap();
+        let store = ListingStore::for_build(dir.path(), "b1".into());
+        assert!(store.known.is_empty());
+    }
+}
