@@ -4,7 +4,7 @@
 //!
 //! Each entry is a session file's digest ([`Digest`], without the resume point's shapes,
 //! which only a grown file's check reads), keyed by the file's canonical path and kept with
-//! the file's stat identity ([`Seen`]) before it was read. An entry answers only while the
+//! the file's stat identity ([`Seen`](crate::cache::digest::Seen)) before it was read. An entry answers only while the
 //! file's identity is exactly that one, with times old enough to vouch for it (the rule of
 //! the session digests, see [`crate::cache::digest`]): a file grown, rewritten or replaced
 //! since is checked again through its own digest, and its entry replaced.

@@ -114,7 +114,7 @@ pub fn load(ctx: &Context, path: &Path) -> anyhow::Result<Checked> {
     load_noting(ctx, path, &|_| {})
 }
 
-/// [`load`], handing `note` the digest that describes the file as it was read (stored
+/// `load`, handing `note` the digest that describes the file as it was read (stored
 /// anew, or found still true), for the listing index ([`crate::cache::listing`]).
 pub fn load_noting(ctx: &Context, path: &Path, note: &dyn Fn(&Digest)) -> anyhow::Result<Checked> {
     if crate::ops::count_api::enabled(ctx)? {

@@ -7,7 +7,7 @@
 mod history;
 mod paths;
 mod replay;
-pub(crate) mod stream;
+pub mod stream;
 mod usage;
 mod write;
 

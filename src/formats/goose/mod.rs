@@ -5,7 +5,7 @@
 //! not part of what the model sees: they are carried along untouched, not read as messages.
 
 pub(crate) mod restore;
-mod stream;
+pub mod stream;
 pub(crate) mod write;
 
 use std::path::Path;
@@ -20,7 +20,7 @@ use crate::session::{
     CompactMeta, Document, Format, LinesDoc, Message, Origin, Part, ReadError, Role, Session,
 };
 use crate::session::{Item, Keep, RestorePlan, WriteError};
-pub(crate) use stream::{line_read, reported, LineRead};
+pub use stream::{line_read, reported, LineRead};
 
 /// Content types goose uses for the UI and control flow; not sent to the model.
 const UI_TYPES: [&str; 7] = [

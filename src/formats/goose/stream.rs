@@ -8,9 +8,9 @@ use super::{agent_visible, message};
 use crate::formats::message::Notes;
 use crate::session::{Message, Origin, ReportedUsage};
 
-/// One line of a goose session as [`GooseFile::parse`] and [`read`] take it, for the
+/// One line of a goose session as `GooseFile::parse` and `read` take it, for the
 /// streamed read ([`crate::ops::goose_stream`]).
-pub(crate) enum LineRead {
+pub enum LineRead {
     /// No `role`: the metadata line if it is the first, with the token counts it reports.
     NoRole {
         input: Option<u64>,
@@ -23,7 +23,7 @@ pub(crate) enum LineRead {
 }
 
 /// Line `line` (its `text`) as the whole reader takes it; `None` where that gives an error.
-pub(crate) fn line_read(text: &str, line: usize) -> Option<LineRead> {
+pub fn line_read(text: &str, line: usize) -> Option<LineRead> {
     let v: Value = serde_json::from_str(text).ok()?;
     if !v.is_object() {
         return None;
@@ -47,7 +47,7 @@ pub(crate) fn line_read(text: &str, line: usize) -> Option<LineRead> {
 /// The usage goose's metadata line reports (its `input_tokens` and `output_tokens`), the
 /// messages being as [`crate::formats::message::rewritten_by_ctxctl`] and the last assistant message's
 /// index say.
-pub(crate) fn reported(
+pub fn reported(
     (input, output): (Option<u64>, Option<u64>),
     rewritten: bool,
     last_assistant: Option<usize>,
