@@ -172,7 +172,7 @@ impl Reattach {
             .iter()
             .filter(|(p, _)| !self.never_restored(p))
             .collect();
-        recent.sort_by(|a, b| b.1.seq.cmp(&a.1.seq));
+        recent.sort_by_key(|f| std::cmp::Reverse(f.1.seq));
         let mut out = Vec::new();
         let mut total = 0;
         for (path, f) in recent.into_iter().take(FILES) {
