@@ -12,31 +12,64 @@
 //! ([`AgentLimits::compacted_at`]); this module counts the thread before the boundary, the
 //! whole reader's way ([`claude_code::before_compaction`]) or the streamed route's
 //! ([`Index::before`]), both through [`measure`], so the two give the same figure.
+//!
+//! Builds before 2.1.97 also send, after the boundary, the files the thread read or wrote
+//! last and do not write them to the file: [`measure`] adds Claude Code's re-attachment
+//! of them, rebuilt from that thread's records ([`reattach`]), to the hidden part.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
 use crate::context::Context;
+use crate::formats::claude_code::reattach::{self, Reattach};
 use crate::formats::claude_code::{self, indexed, indexed::Index};
 use crate::ops::predict;
-use crate::session::{AgentLimits, Document, Message, ReportedUsage};
+use crate::session::{AgentLimits, AgentVersion, Document, Message, Origin, Part};
+use crate::session::{ReportedUsage, Role};
 use crate::tokens::Counter;
 
 /// The hidden part `u`'s thread measures over `held` (the messages its latest request
-/// held), their counts scaled by `factor` as the session's are.
+/// held), their counts scaled by `factor` as the session's are, plus what Claude Code
+/// `version` re-attaches of `files` without writing it ([`reattached`]).
 pub fn measure(
     ctx: &Context,
     counter: &Counter,
     factor: f64,
     held: &[Message],
     u: &ReportedUsage,
+    files: &Reattach,
+    version: Option<AgentVersion>,
 ) -> Option<u64> {
     let counts: Vec<usize> = ctx
         .count_messages(counter, held, ctx.counting_threads())
         .into_iter()
         .map(|n| scaled(n, factor))
         .collect();
-    predict::first_hidden_part(u, &counts, factor).map(|h| h as u64)
+    let hidden = predict::first_hidden_part(u, &counts, factor)?;
+    Some((hidden + reattached(ctx, counter, factor, files, version)) as u64)
+}
+
+/// ctxctl's count (scaled by `factor`) of the files Claude Code `version` re-attaches
+/// after its compaction and does not write to the file (0 for a build that writes them,
+/// or an unknown one).
+pub fn reattached(
+    ctx: &Context,
+    counter: &Counter,
+    factor: f64,
+    files: &Reattach,
+    version: Option<AgentVersion>,
+) -> usize {
+    let Some(v) = version.filter(|_| reattach::modelled(version)) else {
+        return 0;
+    };
+    let tokens = |text: &str| scaled(counter.text(text), factor);
+    let messages: Vec<Message> = (files.texts(v, &tokens).into_iter())
+        .map(|t| Message::new(Role::User, vec![Part::Text(t)], Origin::Record(0)))
+        .collect();
+    (ctx.count_messages(counter, &messages, ctx.counting_threads())
+        .into_iter())
+    .map(|n| scaled(n, factor))
+    .sum()
 }
 
 /// `n` scaled by `factor` as the session's counts are (the loader's rounding; kept here so
@@ -64,8 +97,9 @@ pub fn whole(
     if doc.text.is_empty() {
         return;
     }
+    let version = agent.agent_version;
     agent.hidden_before_compaction = claude_code::before_compaction(doc, line)
-        .and_then(|(held, u)| measure(ctx, counter, factor, &held, &u));
+        .and_then(|(held, u, files)| measure(ctx, counter, factor, &held, &u, &files, version));
 }
 
 /// The same for a transcript streamed from `file` (indexed as `index`). `None` when a
@@ -89,20 +123,36 @@ pub fn streamed(
         agent.hidden_before_compaction = None;
         return Some(());
     }
+    // The thread's records as the reader fetches them, by place in the file: the files
+    // they leave for Claude Code to re-attach are traced in file order, as the whole
+    // reader traces them.
+    let mut seen: std::collections::BTreeMap<u64, serde_json::Value> = Default::default();
     let mut fetch = |nodes: &[&claude_code::skel::Node]| -> Option<Vec<serde_json::Value>> {
         (nodes.iter())
             .map(|n| {
                 let mut text = vec![0; n.len as usize];
                 file.read_exact_at(&mut text, n.at).ok()?;
-                serde_json::from_slice(&text).ok()
+                let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
+                if matches!(
+                    v.get("type").and_then(serde_json::Value::as_str),
+                    Some("user" | "assistant")
+                ) {
+                    seen.entry(n.at).or_insert_with(|| v.clone());
+                }
+                Some(v)
             })
             .collect()
     };
     let mut messages = Vec::new();
     let read = indexed::read(&before, traced, &mut fetch, &mut |m| messages.push(m))?;
+    let mut files = Reattach::new();
+    for v in seen.values() {
+        files.observe(v);
+    }
+    let version = agent.agent_version;
     agent.hidden_before_compaction = read.reported_usage.and_then(|u| {
         let held = u.request_end?.min(messages.len());
-        measure(ctx, counter, factor, &messages[..held], &u)
+        measure(ctx, counter, factor, &messages[..held], &u, &files, version)
     });
     Some(())
 }

@@ -15,6 +15,7 @@ mod marker;
 mod new;
 mod paths;
 mod plan;
+pub mod reattach;
 mod relink;
 mod restore;
 pub mod skel;
@@ -35,6 +36,7 @@ use crate::session::{
     AgentLimits, CompactMeta, Document, Format, LinesDoc, Message, Origin, Part, ReadError,
     ReportedUsage, Role, Session,
 };
+pub use reattach::Reattach;
 pub use thread::{Rec, Transcript, SYNTHETIC_MODEL};
 
 /// The messages of a transcript's live thread, and per message the records it came from.
@@ -182,8 +184,12 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
 /// report's request held, and that report. `None` when it has none, or when that thread
 /// starts at a record whose parent is not in the file (an excerpt: its first report held
 /// history the file does not have). The hidden part that report measures (system prompt,
-/// tools) is still sent after the boundary ([`AgentLimits::compacted_at`]).
-pub fn before_compaction(doc: &LinesDoc, line: usize) -> Option<(Vec<Message>, ReportedUsage)> {
+/// tools) is still sent after the boundary ([`AgentLimits::compacted_at`]). With them, the
+/// files that thread left for Claude Code to re-attach ([`Reattach`]).
+pub fn before_compaction(
+    doc: &LinesDoc,
+    line: usize,
+) -> Option<(Vec<Message>, ReportedUsage, Reattach)> {
     let end = doc.lines.get(line)?.start;
     let prefix = LinesDoc::new(doc.text.get(..end)?.to_string());
     let t = Transcript::parse(&prefix).ok()?;
@@ -195,7 +201,15 @@ pub fn before_compaction(doc: &LinesDoc, line: usize) -> Option<(Vec<Message>, R
     let u = usage(&t, &msgs)?;
     let held = u.request_end?.min(msgs.len());
     let msgs = msgs.into_iter().take(held).map(|(m, _)| m).collect();
-    Some((msgs, u))
+    let mut files = Reattach::new();
+    for &i in &t.order {
+        if matches!(t.recs[i].ty(), "user" | "assistant") {
+            if let Ok(r) = t.whole(&prefix, i) {
+                files.observe(&r.v);
+            }
+        }
+    }
+    Some((msgs, u, files))
 }
 
 /// The model an assistant record names, unless it is Claude Code's own made-up one.

@@ -142,7 +142,7 @@ fn a_thread_just_compacted_is_marked_and_its_thread_before_read_back() {
     assert!(s.reported_usage.is_none());
     assert_eq!(s.agent_limits.compacted_at, Some(4));
     let doc = LinesDoc::new(text.clone());
-    let (held, u) = super::super::before_compaction(&doc, 4).unwrap();
+    let (held, u, _) = super::super::before_compaction(&doc, 4).unwrap();
     // The latest report before the boundary, the messages its request held, and the
     // earlier report (the hidden part is measured at the earliest).
     assert_eq!((u.input_tokens, u.request_end), (30_003, Some(3)));
