@@ -58,12 +58,7 @@ impl Checked {
             return p;
         }
         if let (None, Some(overhead)) = (&self.usage, self.carried) {
-            return Prediction {
-                tokens: crate::tokens::Counter::total(&self.counts) + overhead,
-                source: predict::NextSource::Carried,
-                overhead,
-                ratio: None,
-            };
+            return Prediction::carried(crate::tokens::Counter::total(&self.counts), overhead);
         }
         predict::predict(
             self.usage.as_ref(),

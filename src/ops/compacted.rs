@@ -97,7 +97,13 @@ pub fn whole(
     if doc.text.is_empty() {
         return;
     }
-    let version = agent.agent_version;
+    // As [`streamed`]: no re-attached files once ctxctl has rewritten the file since.
+    let rewritten = (doc.lines.iter().enumerate().skip(line + 1)).any(|(i, l)| {
+        let text = doc.text.get(l.start..l.end).unwrap_or("");
+        text.contains("\"ctxctl\"")
+            && claude_code::skel::node(text, i, 0).is_some_and(|(n, _, _)| n.ctxctl)
+    });
+    let version = agent.agent_version.filter(|_| !rewritten);
     agent.hidden_before_compaction = claude_code::before_compaction(doc, line)
         .and_then(|(held, u, files)| measure(ctx, counter, factor, &held, &u, &files, version));
 }
@@ -123,21 +129,28 @@ pub fn streamed(
         agent.hidden_before_compaction = None;
         return Some(());
     }
-    // The thread's records as the reader fetches them, by place in the file: the files
-    // they leave for Claude Code to re-attach are traced in file order, as the whole
-    // reader traces them.
-    let mut seen: std::collections::BTreeMap<u64, serde_json::Value> = Default::default();
+    // Re-attached files are modelled only where Claude Code kept them in memory: its own
+    // boundary, for a build that does not write them, and no ctxctl rewrite since.
+    let rewritten = (index.nodes.iter()).any(|n| n.line > line && n.ctxctl);
+    let version = agent.agent_version.filter(|_| !rewritten);
+    let modelled = reattach::modelled(version);
+    // The thread's user and assistant records by place in the file (offset → length):
+    // the files they leave for Claude Code to re-attach are traced in file order, as the
+    // whole reader traces them, each record read again then rather than held.
+    let mut places: std::collections::BTreeMap<u64, u32> = Default::default();
     let mut fetch = |nodes: &[&claude_code::skel::Node]| -> Option<Vec<serde_json::Value>> {
         (nodes.iter())
             .map(|n| {
                 let mut text = vec![0; n.len as usize];
                 file.read_exact_at(&mut text, n.at).ok()?;
                 let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
-                if matches!(
-                    v.get("type").and_then(serde_json::Value::as_str),
-                    Some("user" | "assistant")
-                ) {
-                    seen.entry(n.at).or_insert_with(|| v.clone());
+                if modelled
+                    && matches!(
+                        v.get("type").and_then(serde_json::Value::as_str),
+                        Some("user" | "assistant")
+                    )
+                {
+                    places.insert(n.at, n.len);
                 }
                 Some(v)
             })
@@ -146,10 +159,11 @@ pub fn streamed(
     let mut messages = Vec::new();
     let read = indexed::read(&before, traced, &mut fetch, &mut |m| messages.push(m))?;
     let mut files = Reattach::new();
-    for v in seen.values() {
-        files.observe(v);
+    for (&at, &len) in &places {
+        let mut text = vec![0; len as usize];
+        file.read_exact_at(&mut text, at).ok()?;
+        files.observe(&serde_json::from_slice(&text).ok()?);
     }
-    let version = agent.agent_version;
     agent.hidden_before_compaction = read.reported_usage.and_then(|u| {
         let held = u.request_end?.min(messages.len());
         measure(ctx, counter, factor, &messages[..held], &u, &files, version)

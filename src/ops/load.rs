@@ -61,12 +61,7 @@ impl Loaded {
     /// The predicted input tokens of the session's next request (see [`crate::ops::predict`]).
     pub fn prediction(&self) -> crate::ops::predict::Prediction {
         if let (None, Some(overhead)) = (self.live_usage(), self.carried) {
-            return crate::ops::predict::Prediction {
-                tokens: self.total + overhead,
-                source: crate::ops::predict::NextSource::Carried,
-                overhead,
-                ratio: None,
-            };
+            return crate::ops::predict::Prediction::carried(self.total, overhead);
         }
         crate::ops::predict::predict(
             self.live_usage(),

@@ -65,6 +65,20 @@ pub struct Prediction {
     pub ratio: Option<f64>,
 }
 
+impl Prediction {
+    /// The next request of messages totalling `total` whose hidden part a rewrite carried
+    /// (see [`crate::cache::carried`]): what the rewrite reported, while the agent has not
+    /// yet reported a request of its own.
+    pub fn carried(total: usize, overhead: usize) -> Prediction {
+        Prediction {
+            tokens: total + overhead,
+            source: NextSource::Carried,
+            overhead,
+            ratio: None,
+        }
+    }
+}
+
 /// The hidden part assumed where the session has no live usage to learn it from (see
 /// [`crate::ops::prior`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
