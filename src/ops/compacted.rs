@@ -216,3 +216,7 @@ pub fn streamed(
     set(agent, measured);
     Some(())
 }
+
+#[cfg(test)]
+#[path = "compacted_tests.rs"]
+mod tests;
