@@ -47,18 +47,18 @@ pub struct Measured {
 }
 
 /// The hidden part `u`'s thread measures over `held` (the messages its latest request
-/// held), their counts scaled by `factor` as the session's are, plus, after the agent's
-/// `own` boundary, what Claude Code `version` re-attaches of `files` without writing it
-/// ([`reattached`], counted at the session's ratio where the reports calibrate one).
+/// held), their counts scaled by `factor` as the session's are. After the agent's own
+/// boundary (`own`: the files its thread left and the agent's version; `None` after a
+/// boundary ctxctl wrote), also the session's ratio and what Claude Code re-attaches of
+/// those files without writing it ([`reattached`], counted at that ratio where the
+/// reports calibrate one).
 pub fn measure(
     ctx: &Context,
     counter: &Counter,
     factor: f64,
     held: &[Message],
     u: &ReportedUsage,
-    files: &Reattach,
-    version: Option<AgentVersion>,
-    own: bool,
+    own: Option<(&Reattach, Option<AgentVersion>)>,
 ) -> Option<Measured> {
     let counts: Vec<usize> = ctx
         .count_messages(counter, held, ctx.counting_threads())
@@ -66,12 +66,12 @@ pub fn measure(
         .map(|n| scaled(n, factor))
         .collect();
     let hidden = predict::first_hidden_part(u, &counts, factor)?;
-    if !own {
+    let Some((files, version)) = own else {
         return Some(Measured {
             hidden: hidden as u64,
             ratio: None,
         });
-    }
+    };
     let ratio = predict::session_ratio(u, &counts, factor);
     let files = reattached(ctx, counter, ratio.unwrap_or(factor), files, version);
     Some(Measured {
@@ -140,7 +140,8 @@ pub fn whole(
     // ctxctl's compaction marks its summary (and every rewrite its last record).
     let own = !(line..doc.lines.len()).any(|i| written_by_ctxctl(doc.line(i)));
     let measured = claude_code::before_compaction(doc, line).and_then(|(held, u, files)| {
-        measure(ctx, counter, factor, &held, &u, &files, version, own)
+        let own = own.then_some((&files, version));
+        measure(ctx, counter, factor, &held, &u, own)
     });
     set(agent, measured);
 }
@@ -202,16 +203,8 @@ pub fn streamed(
     let own = !(index.nodes.iter()).any(|n| n.line >= line && n.ctxctl);
     let measured = read.reported_usage.and_then(|u| {
         let held = u.request_end?.min(messages.len());
-        measure(
-            ctx,
-            counter,
-            factor,
-            &messages[..held],
-            &u,
-            &files,
-            version,
-            own,
-        )
+        let own = own.then_some((&files, version));
+        measure(ctx, counter, factor, &messages[..held], &u, own)
     });
     set(agent, measured);
     Some(())
