@@ -16,6 +16,15 @@
 //! Builds before 2.1.97 also send, after the boundary, the files the thread read or wrote
 //! last and do not write them to the file: [`measure`] adds Claude Code's re-attachment
 //! of them, rebuilt from that thread's records ([`reattach`]), to the hidden part.
+//!
+//! The messages after the agent's own boundary (its summary, the files it re-attached)
+//! are the provider's tokens at the session's ratio, as a calibrated prediction counts
+//! the whole thread: [`measure`] gives the ratio the reports before the boundary
+//! calibrate, and the prediction counts those messages at it
+//! ([`AgentLimits::ratio_before_compaction`]). Not after a boundary ctxctl wrote (its
+//! compaction): what Claude Code sends after ctxctl's summary is what the rewrite
+//! reported (the hidden part and ctxctl's count, [`crate::ops::load::Loaded`]), and
+//! Claude Code re-attaches nothing there.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -28,25 +37,55 @@ use crate::session::{AgentLimits, AgentVersion, Document, Message, Origin, Part}
 use crate::session::{ReportedUsage, Role};
 use crate::tokens::Counter;
 
+/// What the thread before a boundary measures: the hidden part and the session's ratio.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measured {
+    pub hidden: u64,
+    /// The ratio of the provider's count to ctxctl's tokenizer the reports calibrate
+    /// ([`predict::session_ratio`]).
+    pub ratio: Option<f64>,
+}
+
 /// The hidden part `u`'s thread measures over `held` (the messages its latest request
-/// held), their counts scaled by `factor` as the session's are, plus what Claude Code
-/// `version` re-attaches of `files` without writing it ([`reattached`]).
+/// held), their counts scaled by `factor` as the session's are. After the agent's own
+/// boundary (`own`: the files its thread left and the agent's version; `None` after a
+/// boundary ctxctl wrote), also the session's ratio and what Claude Code re-attaches of
+/// those files without writing it ([`reattached`], counted at that ratio where the
+/// reports calibrate one).
 pub fn measure(
     ctx: &Context,
     counter: &Counter,
     factor: f64,
     held: &[Message],
     u: &ReportedUsage,
-    files: &Reattach,
-    version: Option<AgentVersion>,
-) -> Option<u64> {
+    own: Option<(&Reattach, Option<AgentVersion>)>,
+) -> Option<Measured> {
     let counts: Vec<usize> = ctx
         .count_messages(counter, held, ctx.counting_threads())
         .into_iter()
         .map(|n| scaled(n, factor))
         .collect();
     let hidden = predict::first_hidden_part(u, &counts, factor)?;
-    Some((hidden + reattached(ctx, counter, factor, files, version)) as u64)
+    let Some((files, version)) = own else {
+        return Some(Measured {
+            hidden: hidden as u64,
+            ratio: None,
+        });
+    };
+    let ratio = predict::session_ratio(u, &counts, factor);
+    let files = reattached(ctx, counter, ratio.unwrap_or(factor), files, version);
+    Some(Measured {
+        hidden: (hidden + files) as u64,
+        ratio,
+    })
+}
+
+/// Sets `agent`'s hidden part and ratio from what [`measure`] gave.
+fn set(agent: &mut AgentLimits, measured: Option<Measured>) {
+    agent.hidden_before_compaction = measured.map(|m| m.hidden);
+    agent.ratio_before_compaction = measured
+        .and_then(|m| m.ratio)
+        .map(|r| (r * 1e6).round() as u32);
 }
 
 /// ctxctl's count (scaled by `factor`) of the files Claude Code `version` re-attaches
@@ -97,15 +136,20 @@ pub fn whole(
     if doc.text.is_empty() {
         return;
     }
-    // As [`streamed`]: no re-attached files once ctxctl has rewritten the file since.
-    let rewritten = (doc.lines.iter().enumerate().skip(line + 1)).any(|(i, l)| {
-        let text = doc.text.get(l.start..l.end).unwrap_or("");
-        text.contains("\"ctxctl\"")
-            && claude_code::skel::node(text, i, 0).is_some_and(|(n, _, _)| n.ctxctl)
+    let version = agent.agent_version;
+    // ctxctl's compaction marks its summary (and every rewrite its last record).
+    let own = !(line..doc.lines.len()).any(|i| written_by_ctxctl(doc.line(i)));
+    let measured = claude_code::before_compaction(doc, line).and_then(|(held, u, files)| {
+        let own = own.then_some((&files, version));
+        measure(ctx, counter, factor, &held, &u, own)
     });
-    let version = agent.agent_version.filter(|_| !rewritten);
-    agent.hidden_before_compaction = claude_code::before_compaction(doc, line)
-        .and_then(|(held, u, files)| measure(ctx, counter, factor, &held, &u, &files, version));
+    set(agent, measured);
+}
+
+/// Whether a record carries the `ctxctl` key ctxctl's rewrites put on what they write.
+fn written_by_ctxctl(line: &str) -> bool {
+    line.contains("\"ctxctl\"")
+        && serde_json::from_str::<serde_json::Value>(line).is_ok_and(|v| v.get("ctxctl").is_some())
 }
 
 /// The same for a transcript streamed from `file` (indexed as `index`). `None` when a
@@ -126,14 +170,15 @@ pub fn streamed(
     let traced = indexed::trace(&before);
     if traced.cut_short() {
         // An excerpt, as [`claude_code::before_compaction`] has it.
-        agent.hidden_before_compaction = None;
+        set(agent, None);
         return Some(());
     }
     // Re-attached files are modelled only where Claude Code kept them in memory: its own
-    // boundary, for a build that does not write them, and no ctxctl rewrite since.
-    let rewritten = (index.nodes.iter()).any(|n| n.line > line && n.ctxctl);
-    let version = agent.agent_version.filter(|_| !rewritten);
-    let modelled = reattach::modelled(version);
+    // boundary, for a build that does not write them, and no ctxctl rewrite since
+    // (ctxctl's compaction marks its summary, and every rewrite its last record).
+    let own = !(index.nodes.iter()).any(|n| n.line >= line && n.ctxctl);
+    let version = agent.agent_version;
+    let modelled = own && reattach::modelled(version);
     // The thread's user and assistant records by place in the file (offset → length):
     // the files they leave for Claude Code to re-attach are traced in file order, as the
     // whole reader traces them, each record read again then rather than held.
@@ -164,9 +209,15 @@ pub fn streamed(
         file.read_exact_at(&mut text, at).ok()?;
         files.observe(&serde_json::from_slice(&text).ok()?);
     }
-    agent.hidden_before_compaction = read.reported_usage.and_then(|u| {
+    let measured = read.reported_usage.and_then(|u| {
         let held = u.request_end?.min(messages.len());
-        measure(ctx, counter, factor, &messages[..held], &u, &files, version)
+        let own = own.then_some((&files, version));
+        measure(ctx, counter, factor, &messages[..held], &u, own)
     });
+    set(agent, measured);
     Some(())
 }
+
+#[cfg(test)]
+#[path = "compacted_tests.rs"]
+mod tests;

@@ -81,11 +81,15 @@ impl Prediction {
 
 /// The hidden part assumed where the session has no live usage to learn it from (see
 /// [`crate::ops::prior`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Prior {
     pub tokens: usize,
     /// Measured on the session's own reports before the agent compacted it, not assumed.
     pub measured: bool,
+    /// The session's Claude-to-tokenizer ratio calibrated on those reports (see
+    /// [`session_ratio`]): the messages after the agent's boundary are counted at it, as
+    /// a calibrated prediction counts the whole thread.
+    pub ratio: Option<f64>,
 }
 
 impl Prior {
@@ -94,6 +98,7 @@ impl Prior {
         Prior {
             tokens,
             measured: false,
+            ratio: None,
         }
     }
 }
@@ -119,8 +124,20 @@ pub fn predict(
 ) -> Prediction {
     let total = Counter::total(counts);
     let Some(u) = usage else {
+        // Measured before the agent's compaction and calibrated there: the messages as
+        // the provider would count them (the priming tokens as they are).
+        let ratio = prior.ratio.filter(|_| prior.measured && factor != 1.0);
+        let counted = match ratio {
+            Some(r) => {
+                let raw: usize = counts.iter().sum();
+                let scaled = (raw as f64 * r / factor).round() as usize;
+                scaled + total.saturating_sub(raw)
+            }
+            None => total,
+        };
+        let tokens = counted + extra + prior.tokens;
         return Prediction {
-            tokens: total + extra + prior.tokens,
+            tokens,
             source: if prior.measured {
                 NextSource::Compacted
             } else if exact && prior.tokens == 0 {
@@ -128,8 +145,8 @@ pub fn predict(
             } else {
                 NextSource::Estimate
             },
-            overhead: extra + prior.tokens,
-            ratio: None,
+            overhead: tokens.saturating_sub(total),
+            ratio,
         };
     };
     let ratio = ratio_of(u, counts, factor);
@@ -157,6 +174,13 @@ pub fn predict(
         overhead: tokens.saturating_sub(total),
         ratio,
     }
+}
+
+/// The session's ratio of the provider's count to ctxctl's tokenizer, calibrated on `u`'s
+/// reports over `counts` (scaled by `factor`); `None` for exact tokenizers (`factor`
+/// 1.0) or when the reports tell too little.
+pub fn session_ratio(u: &ReportedUsage, counts: &[usize], factor: f64) -> Option<f64> {
+    ratio_of(u, counts, factor)
 }
 
 /// The session's calibrated ratio, for estimates (`factor` ≠ 1.0).
@@ -303,11 +327,41 @@ mod tests {
         let measured = Prior {
             tokens: 20_000,
             measured: true,
+            ratio: None,
         };
         let p = predict(None, &[10, 20], 0, false, 1.2, measured);
         assert_eq!(
             (p.tokens, p.source, p.overhead),
             (20_033, NextSource::Compacted, 20_000)
+        );
+    }
+
+    #[test]
+    fn after_the_agents_compaction_the_messages_count_at_the_sessions_ratio() {
+        // Calibrated at 1.5 before the boundary, counts at 1.2: the 1,200 counted tokens
+        // after it are 1,500 of the provider's, the 3 priming tokens stay 3.
+        let measured = Prior {
+            tokens: 20_000,
+            measured: true,
+            ratio: Some(1.5),
+        };
+        let p = predict(None, &[600, 600], 0, false, 1.2, measured);
+        assert_eq!(
+            (p.tokens, p.source, p.overhead, p.ratio),
+            (21_503, NextSource::Compacted, 20_300, Some(1.5))
+        );
+        // An exact tokenizer, or an assumed prior, keeps the count as it is.
+        assert_eq!(
+            predict(None, &[600, 600], 0, true, 1.0, measured).tokens,
+            21_203
+        );
+        let assumed = Prior {
+            measured: false,
+            ..measured
+        };
+        assert_eq!(
+            predict(None, &[600, 600], 0, false, 1.2, assumed).tokens,
+            21_203
         );
     }
 

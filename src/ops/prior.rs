@@ -158,6 +158,7 @@ pub fn of(format: Format, agent: &AgentLimits) -> Prior {
         Some(h) if !agent.prompt_measured => Prior {
             tokens: usize::try_from(h).unwrap_or(usize::MAX),
             measured: true,
+            ratio: (agent.ratio_before_compaction).map(|r| f64::from(r) / 1e6),
         },
         _ => Prior::assumed(hidden(format, agent)),
     }
@@ -198,7 +199,13 @@ mod tests {
             ..AgentLimits::default()
         };
         let p = of(Format::ClaudeCode, &agent);
-        assert_eq!((p.tokens, p.measured), (40_000, true));
+        assert_eq!((p.tokens, p.measured, p.ratio), (40_000, true, None));
+        // With the session's ratio calibrated there (in millionths).
+        let calibrated = AgentLimits {
+            ratio_before_compaction: Some(1_410_000),
+            ..agent
+        };
+        assert_eq!(of(Format::ClaudeCode, &calibrated).ratio, Some(1.41));
         // Without it, the prior; a file holding its prompt adds nothing either way.
         let none = of(Format::ClaudeCode, &AgentLimits::default());
         assert_eq!((none.tokens, none.measured), (CLAUDE_CODE_MAIN, false));

@@ -427,6 +427,11 @@ pub struct AgentLimits {
     /// first report after the boundary (`ops::prior`).
     #[serde(default)]
     pub hidden_before_compaction: Option<u64>,
+    /// The session's ratio of the provider's count to ctxctl's tokenizer calibrated on
+    /// those reports, in millionths, when the boundary is the agent's own: the messages
+    /// after it are counted at that ratio (`ops::prior`, `ops::predict`).
+    #[serde(default)]
+    pub ratio_before_compaction: Option<u32>,
 }
 
 /// An agent's version as its first three numbers (`2.1.97` → `[2, 1, 97]`).

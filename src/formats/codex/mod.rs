@@ -698,6 +698,7 @@ mod tests {
                 agent_version: None,
                 compacted_at: None,
                 hidden_before_compaction: None,
+                ratio_before_compaction: None,
             }
         );
         // A compaction (or a later answer) ends it.
