@@ -292,6 +292,15 @@ impl Tally {
         }
     }
 
+    /// The pairing problems of the messages (as [`crate::session::pairs::problems`] finds
+    /// them), however they were kept.
+    pub fn pairing_problems(&self) -> Vec<crate::session::pairs::Problem> {
+        match &self.pairing {
+            Some(p) => p.problems(),
+            None => crate::session::pairs::problems(&self.shapes.turns()),
+        }
+    }
+
     /// Calls, tokens and failures per tool name, the most tokens first (results are
     /// matched to calls by id).
     pub fn tools(&self) -> Vec<ToolTally> {

@@ -115,6 +115,14 @@ impl Pairing {
         self.taken == 0
     }
 
+    /// The problems of the messages taken so far, as [`pairs::problems`] lists them.
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut out = self.reasoning.clone();
+        out.extend(self.pairing.iter().cloned());
+        out.sort_by_key(Problem::index);
+        out
+    }
+
     /// The problems of every message taken, as [`pairs::problems`] lists them.
     pub fn finish(self) -> Vec<Problem> {
         let mut out = self.reasoning;
