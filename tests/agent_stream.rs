@@ -2,7 +2,7 @@
 //! thread traced over a compact index, the live records fetched and counted a batch at a
 //! time) and Codex rollouts (src/ops/codex_stream.rs: the active history planned over the
 //! lines' skeletons, its items fetched and counted a batch at a time). These tests hold that route to the whole-file reader's figures (every message's
-//! count and role, the tally's shapes, previews, tools and largest messages, the
+//! count and role, the pairing problems, previews, tools and largest messages, the
 //! reported usage and the next-request prediction, the model, the warnings) on every
 //! session file in `shared/fixtures/`, and check that every Claude Code, Codex and Gemini
 //! CLI JSONL fixture is taken by it. Gemini CLI and goose JSONL have their own cases in
@@ -72,6 +72,19 @@ fn figures(t: &Counted) -> String {
 /// order) sorted.
 fn tally(t: &Counted) -> String {
     let text = format!("{:?}", t.tally);
+    // The pairing, kept as every message's shape or checked as the messages were read
+    // (Codex, Gemini CLI): the problems it finds.
+    let cut = |text: &str| -> Option<String> {
+        let from = text.find(", shapes: ")?;
+        let to = text.find(", previews: ")?;
+        let problems = t.tally.pairing_problems();
+        Some(format!(
+            "{}, problems: {problems:?}{}",
+            &text[..from],
+            &text[to..]
+        ))
+    };
+    let text = cut(&text).expect("the tally's shapes and previews");
     let Some(at) = text.find("name_of: {") else {
         return text;
     };

@@ -326,19 +326,28 @@ fn finish_noting(
     } else {
         counts.extend_from_slice(l.counts());
     }
+    // Checked as the messages were read (a streamed read: no earlier messages, no resume
+    // point), or from every message's shape.
+    let paired =
+        (l.tally.pairing.take()).filter(|_| before.is_none() && !l.format.anthropic_bound());
     let mut all = Shapes::default();
-    if let Some(r) = before
-        .as_ref()
-        .and_then(|d| Some((d.resume.as_ref()?, d.messages)))
-    {
-        r.0.push_shapes(r.1, &mut all);
+    if paired.is_none() {
+        if let Some(r) = before
+            .as_ref()
+            .and_then(|d| Some((d.resume.as_ref()?, d.messages)))
+        {
+            r.0.push_shapes(r.1, &mut all);
+        }
+        all.append(std::mem::take(&mut l.tally.shapes));
+    } else {
+        l.resume = None;
     }
-    all.append(std::mem::take(&mut l.tally.shapes));
     let shapes = all.turns();
-    let problems: Vec<String> = order::problems(l.format, &shapes)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    let problems = match paired {
+        Some(p) => p.finish(),
+        None => order::problems(l.format, &shapes),
+    };
+    let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
     if let (Some(key), true) = (slot.key, l.keeps_counts) {
         let usage = l.usage.as_ref().map(Into::into);
         let warnings = l.warnings.clone();

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::context::Context;
 use crate::render::preview::preview;
+use crate::session::pairing::Pairing;
 use crate::session::pairs::{Shape, Shapes};
 use crate::session::{Message, Part, Role};
 use crate::tokens::Counter;
@@ -192,8 +193,11 @@ pub struct Tally {
     pub counts: Vec<usize>,
     /// Parts counted by their size (see [`Message::estimated_parts`]).
     pub estimated: usize,
-    /// Each message's pairing shape, when wanted.
+    /// Each message's pairing shape, when wanted (and not [`Tally::pair_as_read`]).
     pub shapes: Shapes,
+    /// The pairing checked as the messages were added, instead of keeping their shapes
+    /// (see [`Tally::pair_as_read`]).
+    pub pairing: Option<Pairing>,
     /// Each message's preview, when wanted.
     pub previews: Vec<String>,
     pub compactions: Vec<Compaction>,
@@ -210,7 +214,10 @@ impl Tally {
         self.roles.extend(c.roles);
         self.counts.extend(c.counts);
         self.estimated += c.estimated;
-        self.shapes.append(c.shapes);
+        match &mut self.pairing {
+            Some(p) => c.shapes.turns().iter().for_each(|t| p.take(t)),
+            None => self.shapes.append(c.shapes),
+        }
         self.previews.extend(c.previews);
         self.compactions.extend(c.compactions);
         self.largest.extend(c.largest);
@@ -247,7 +254,7 @@ impl Tally {
     /// after the message list): `false`, and nothing changed, when they hold tool parts,
     /// which would pair with the others in another order.
     pub fn prepend(&mut self, c: Chunk) -> bool {
-        if !c.tools.is_empty() {
+        if !c.tools.is_empty() || self.pairing.is_some() {
             return false;
         }
         let n = c.roles.len();
@@ -272,6 +279,26 @@ impl Tally {
         self.tools = rest.tools;
         self.name_of = rest.name_of;
         true
+    }
+
+    /// From now on (before any message is added), checks the messages' pairing as they
+    /// are added ([`Pairing`]) instead of keeping their shapes: memory that follows the
+    /// calls still open, not the session's length. For a read that needs no shapes
+    /// afterwards (no resume point for `check`'s digest, no earlier messages to put
+    /// before these).
+    pub fn pair_as_read(&mut self) {
+        if self.is_empty() {
+            self.pairing = Some(Pairing::default());
+        }
+    }
+
+    /// The pairing problems of the messages (as [`crate::session::pairs::problems`] finds
+    /// them), however they were kept.
+    pub fn pairing_problems(&self) -> Vec<crate::session::pairs::Problem> {
+        match &self.pairing {
+            Some(p) => p.problems(),
+            None => crate::session::pairs::problems(&self.shapes.turns()),
+        }
     }
 
     /// Calls, tokens and failures per tool name, the most tokens first (results are

@@ -57,6 +57,14 @@ impl<'a> Batches<'a> {
         }
     }
 
+    /// Checks the messages' pairing as they are counted rather than keeping their shapes
+    /// (see [`Tally::pair_as_read`]), when shapes are wanted.
+    pub fn pair_as_read(&mut self) {
+        if self.wants.shapes {
+            self.tally.pair_as_read();
+        }
+    }
+
     /// Takes the next message, counting the batch when it is full.
     pub fn push(&mut self, m: Message) {
         self.text += crate::tokens::parallel::approx_bytes(&m);

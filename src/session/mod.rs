@@ -10,6 +10,7 @@
 mod doc;
 mod error;
 pub mod order;
+pub mod pairing;
 pub mod pairs;
 mod plan;
 pub(crate) mod summary;

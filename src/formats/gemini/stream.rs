@@ -12,7 +12,7 @@
 //! A line the skeleton cannot take, or one the whole reader would refuse, gives `None`:
 //! the caller reads the file whole and words any error.
 
-use std::collections::HashMap;
+use std::hash::BuildHasher;
 
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -195,7 +195,7 @@ pub struct Index {
     /// The live messages, in Gemini's order.
     live: Vec<Slot>,
     /// Positions in `live` by id (hashed), while the log is replayed.
-    by_id: HashMap<u64, u32>,
+    by_id: Positions,
     /// The last `$set.messages` checkpoint's line: its index, offset and length.
     pub checkpoint: Option<(usize, u64, u32)>,
     /// The model of the last `gemini` message recorded anywhere in the file.
@@ -221,9 +221,9 @@ impl Index {
                 }
             }
             Rec::Rewind(id) => {
-                let keep = self.by_id.get(&id).copied().unwrap_or(0);
+                let keep = self.by_id.find(&self.live, id).unwrap_or(0);
                 self.live.truncate(keep as usize);
-                self.by_id.retain(|_, p| *p < keep);
+                self.by_id.rebuild(&self.live);
             }
             Rec::Message(m) => self.message(m, Place::Line { line, at, len })?,
         }
@@ -234,12 +234,12 @@ impl Index {
         if m.model.is_some() {
             self.model = m.model;
         }
-        match self.by_id.get(&m.id) {
-            Some(&p) => self.live[p as usize] = Slot::new(m.id, place),
+        match self.by_id.find(&self.live, m.id) {
+            Some(p) => self.live[p as usize] = Slot::new(m.id, place),
             None => {
-                self.by_id
-                    .insert(m.id, u32::try_from(self.live.len()).ok()?);
+                let p = u32::try_from(self.live.len()).ok()?;
                 self.live.push(Slot::new(m.id, place));
+                self.by_id.insert(&self.live, p);
             }
         }
         Some(())
@@ -247,7 +247,7 @@ impl Index {
 
     /// The log is replayed: the ids are not needed any more.
     pub fn replayed(&mut self) {
-        self.by_id = HashMap::new();
+        self.by_id = Positions::default();
     }
 
     /// Live message `k`: its id (hashed) and place.
@@ -260,6 +260,77 @@ impl Index {
         (self.live.iter())
             .filter(|s| s.line == Slot::CHECKPOINT)
             .count()
+    }
+}
+
+/// Positions in the live list by id: an open-addressing table of positions, 4 bytes a
+/// bucket, the ids themselves read from the list (a map from id to position took 17
+/// bytes a bucket, the largest part of a long log's index).
+#[derive(Debug, Default)]
+struct Positions {
+    /// Each bucket: a position, or [`Positions::EMPTY`]; a power of two long.
+    buckets: Vec<u32>,
+    len: usize,
+    hasher: crate::fasthash::FastState,
+}
+
+impl Positions {
+    const EMPTY: u32 = u32::MAX;
+
+    /// The buckets an id is looked for in, in probing order.
+    fn probe(&self, id: u64) -> impl Iterator<Item = usize> {
+        let mask = self.buckets.len().wrapping_sub(1);
+        let start = self.hasher.hash_one(id) as usize;
+        (0..self.buckets.len()).map(move |k| start.wrapping_add(k) & mask)
+    }
+
+    /// The position of the live message of id `id`.
+    fn find(&self, live: &[Slot], id: u64) -> Option<u32> {
+        for b in self.probe(id) {
+            match self.buckets[b] {
+                Positions::EMPTY => return None,
+                p if live[p as usize].id == id => return Some(p),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Adds position `p` of `live`, whose id is not in the table yet.
+    fn insert(&mut self, live: &[Slot], p: u32) {
+        if (self.len + 1) * 4 > self.buckets.len() * 3 {
+            let wider = (self.buckets.len() * 2).max(1024);
+            let old = std::mem::replace(&mut self.buckets, vec![Positions::EMPTY; wider]);
+            self.len = 0;
+            for q in old.into_iter().filter(|&q| q != Positions::EMPTY) {
+                self.place(live, q);
+            }
+        }
+        self.place(live, p);
+    }
+
+    fn place(&mut self, live: &[Slot], p: u32) {
+        let id = live[p as usize].id;
+        if let Some(b) = self
+            .probe(id)
+            .find(|&b| self.buckets[b] == Positions::EMPTY)
+        {
+            self.buckets[b] = p;
+            self.len += 1;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.buckets.fill(Positions::EMPTY);
+        self.len = 0;
+    }
+
+    /// The table of `live` as it is now (after it was cut).
+    fn rebuild(&mut self, live: &[Slot]) {
+        self.clear();
+        for p in 0..live.len() {
+            self.insert(live, p as u32);
+        }
     }
 }
 
@@ -391,5 +462,42 @@ mod tests {
         );
         assert_eq!(ix.checkpoint, Some((1, 10, 5)));
         assert_eq!(ix.checkpointed(), 1);
+    }
+
+    #[test]
+    fn the_index_finds_every_id_as_it_grows_and_after_a_rewind() {
+        let mut ix = Index::default();
+        let msg = |k: usize| {
+            Rec::Message(Msg {
+                id: id_hash(&format!("m{k}")),
+                model: None,
+            })
+        };
+        for k in 0..5000 {
+            ix.record(msg(k), k, k as u64, 1).unwrap();
+        }
+        // Each id again: replaced in place, nothing added.
+        for k in 0..5000 {
+            ix.record(msg(k), 5000 + k, 0, 1).unwrap();
+        }
+        assert_eq!(ix.live.len(), 5000);
+        assert_eq!(
+            ix.get(7),
+            Some((
+                id_hash("m7"),
+                Place::Line {
+                    line: 5007,
+                    at: 0,
+                    len: 1
+                }
+            ))
+        );
+        ix.record(Rec::Rewind(id_hash("m300")), 10_000, 0, 1)
+            .unwrap();
+        assert_eq!(ix.live.len(), 300);
+        ix.record(msg(4000), 10_001, 0, 1).unwrap();
+        ix.record(msg(299), 10_002, 0, 1).unwrap();
+        assert_eq!(ix.live.len(), 301);
+        assert_eq!(ix.get(300).map(|(id, _)| id), Some(id_hash("m4000")));
     }
 }

@@ -24,10 +24,27 @@ pub fn reported(live: &[Live], sent: &[Sent]) -> Option<ReportedUsage> {
 
 /// The usage reports of the live list, taken a live message at a time (with the first
 /// and last history messages made from it) by [`reported`] and by the streamed read.
+/// Every report keeps 16 bytes (where its request ended and its input, what calibration
+/// reads); only the latest and the latest that called tools keep the rest.
 #[derive(Debug, Default)]
 pub struct Reports {
-    /// (request end, last message of the response, input, output, whether it called tools)
-    points: Vec<(usize, usize, u64, u64, bool)>,
+    /// (request end, input) of every report, in order.
+    points: Vec<(usize, u64)>,
+    /// The latest report.
+    last: Option<Point>,
+    /// The latest report whose response called tools.
+    last_calling: Option<Point>,
+}
+
+/// A report as [`Reports::finish`] gives it.
+#[derive(Debug, Clone, Copy)]
+struct Point {
+    /// Its place in `points`.
+    k: usize,
+    /// The last message of its response.
+    after: usize,
+    output: u64,
+    calls: bool,
 }
 
 impl Reports {
@@ -49,27 +66,39 @@ impl Reports {
             .get("toolCalls")
             .and_then(Value::as_array)
             .is_some_and(|c| !c.is_empty());
-        (self.points).push((start, after, input, n("output").unwrap_or(0), calls));
+        let point = Point {
+            k: self.points.len(),
+            after,
+            output: n("output").unwrap_or(0),
+            calls,
+        };
+        self.points.push((start, input));
+        self.last = Some(point);
+        if calls {
+            self.last_calling = Some(point);
+        }
     }
 
     /// The latest report and the earlier ones.
     pub fn finish(self) -> Option<ReportedUsage> {
         let mut points = self.points;
+        let mut chosen = self.last?;
         // A turn's final answer (no tool call) reports a larger input than the history
         // before it holds (by a third or more on real chats): a later request is better
         // predicted from the latest response that called tools, when there is one.
-        if points.len() > 1 && points.last().is_some_and(|p| !p.4) {
-            if let Some(k) = points.iter().rposition(|p| p.4) {
-                points.truncate(k + 1);
+        if points.len() > 1 && !chosen.calls {
+            if let Some(c) = self.last_calling {
+                chosen = c;
             }
         }
-        let (end, after, input, output, _) = points.pop()?;
+        points.truncate(chosen.k + 1);
+        let (end, input) = points.pop()?;
         Some(ReportedUsage {
             input_tokens: input,
-            output_tokens: output,
-            after_message: Some(after),
+            output_tokens: chosen.output,
+            after_message: Some(chosen.after),
             request_end: Some(end),
-            earlier: points.iter().map(|&(e, _, i, _, _)| (e, i)).collect(),
+            earlier: points,
             dropped: 0,
         })
     }
@@ -115,5 +144,51 @@ mod tests {
             spans(4, &history),
             vec![Some((0, 1)), None, Some((1, 2)), None]
         );
+    }
+
+    fn report(input: u64, calls: bool) -> Live {
+        let mut value =
+            serde_json::json!({"type": "gemini", "tokens": {"input": input, "output": input / 10}});
+        if calls {
+            value["toolCalls"] = serde_json::json!([{"id": "c"}]);
+        }
+        Live {
+            value,
+            from: From::Line(0),
+        }
+    }
+
+    #[test]
+    fn a_final_answer_gives_way_to_the_latest_report_that_called_tools() {
+        let mut r = Reports::default();
+        // (input, calls), its span (request end, last message of the response).
+        for (k, (input, calls)) in [(100, true), (150, true), (200, false), (300, false)]
+            .into_iter()
+            .enumerate()
+        {
+            r.take(&report(input, calls), Some((2 * k, 2 * k + 1)));
+        }
+        let u = r.finish().unwrap();
+        assert_eq!(
+            (
+                u.input_tokens,
+                u.output_tokens,
+                u.request_end,
+                u.after_message
+            ),
+            (150, 15, Some(2), Some(3))
+        );
+        assert_eq!(u.earlier, [(0, 100)]);
+        // Without a report that called tools, or when the latest did, the latest.
+        let mut r = Reports::default();
+        r.take(&report(100, false), Some((0, 1)));
+        r.take(&report(200, false), Some((2, 3)));
+        let u = r.finish().unwrap();
+        assert_eq!((u.input_tokens, u.earlier), (200, vec![(0, 100)]));
+        let mut r = Reports::default();
+        r.take(&report(100, false), Some((0, 1)));
+        r.take(&report(200, true), Some((2, 3)));
+        assert_eq!(r.finish().unwrap().input_tokens, 200);
+        assert!(Reports::default().finish().is_none());
     }
 }
