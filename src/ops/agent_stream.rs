@@ -99,14 +99,7 @@ pub fn tally(
         &model,
     );
     let mut agent_limits = read.agent_limits;
-    crate::ops::compacted::streamed(
-        ctx,
-        &counter,
-        model.factor,
-        &file,
-        &index,
-        &mut agent_limits,
-    )?;
+    crate::ops::compacted::streamed(ctx, &counter, model.factor, &file, index, &mut agent_limits)?;
     let extra_tokens = read.request_extra.as_ref().map_or(0, |t| {
         let part = Part::Text(t.clone());
         let n = ctx.count_parts(&counter, &[&part]);
@@ -145,9 +138,16 @@ fn unchanged(nodes: &[&Node], parsed: &[serde_json::Value]) -> bool {
 /// The first pass: every line's node, and the file's fingerprint.
 fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fingerprint)> {
     let mut index = Index::default();
+    let mut too_many = false;
     let make = |text: &str, line: usize, at: u64| skel::node(text, line, at);
-    let fold = |(mut n, model, version): (Node, Option<String>, skel::Version)| {
+    let fold = |(mut n, extra, model, version): skel::Made| {
         n.model = index.model_number(model);
+        // A file of 2^32 records is left to the whole reader.
+        let Ok(i) = u32::try_from(index.nodes.len()) else {
+            too_many = true;
+            return;
+        };
+        index.rare.push(i, extra);
         // The latest record naming a version wins, as the whole reader has it.
         if let Some(v) = version {
             index.version = v;
@@ -155,6 +155,9 @@ fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fin
         index.nodes.push(n);
     };
     let (fingerprint, truncated) = first_pass(ctx, reader, &make, fold)?;
+    if too_many {
+        return None;
+    }
     index.truncated = truncated;
     Some((index, fingerprint))
 }
@@ -166,7 +169,7 @@ mod tests {
     #[test]
     fn a_record_rewritten_in_place_between_the_passes_is_seen() {
         let first = r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
-        let (node, _, _) = skel::node(first, 0, 0).expect("a node");
+        let (node, _, _, _) = skel::node(first, 0, 0).expect("a node");
         let seen: serde_json::Value = serde_json::from_str(first).unwrap();
         assert!(unchanged(&[&node], &[seen]));
         let now = r#"{"type":"user","uuid":"u9","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;

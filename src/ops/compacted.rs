@@ -110,7 +110,7 @@ pub fn streamed(
     counter: &Counter,
     factor: f64,
     file: &File,
-    index: &Index,
+    index: Index,
     agent: &mut AgentLimits,
 ) -> Option<()> {
     let Some(line) = agent.compacted_at else {

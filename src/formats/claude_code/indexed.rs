@@ -15,7 +15,7 @@ use std::collections::{HashMap, VecDeque};
 use serde_json::Value;
 
 use super::live::{self, Thread};
-use super::skel::{Id, Kind, Node};
+use super::skel::{Id, Kind, Node, Rare};
 use super::{attach, compact_meta, Rec, DEFAULT_MODEL};
 use crate::formats::message::{self, Notes};
 use crate::session::{AgentLimits, Message, Origin, ReportedUsage, Role};
@@ -25,6 +25,8 @@ use crate::session::{AgentLimits, Message, Origin, ReportedUsage, Role};
 pub struct Index {
     /// Every record, in file order (blank lines and a truncated last line left out).
     pub nodes: Vec<Node>,
+    /// What few nodes hold beyond their [`Node`].
+    pub rare: Rare,
     /// The models the nodes name (`Node::model` - 1).
     pub models: Vec<String>,
     /// The warning of a truncated last line.
@@ -35,23 +37,18 @@ pub struct Index {
 
 impl Index {
     /// The index of the file up to line `line` (the records before it), as the whole
-    /// reader reads that part of the file on its own ([`super::before_compaction`]).
-    pub fn before(&self, line: usize) -> Index {
-        Index {
-            nodes: self
-                .nodes
-                .iter()
-                .take_while(|n| n.line < line)
-                .cloned()
-                .collect(),
-            models: self.models.clone(),
-            truncated: None,
-            version: self.version,
-        }
+    /// reader reads that part of the file on its own ([`super::before_compaction`]): this
+    /// one cut short, so that the nodes are not held twice.
+    pub fn before(mut self, line: usize) -> Index {
+        let n = self.nodes.partition_point(|n| (n.line as usize) < line);
+        self.nodes.truncate(n);
+        self.rare.truncate(n);
+        self.truncated = None;
+        self
     }
 
     /// Numbers `model` for [`Node::model`].
-    pub fn model_number(&mut self, model: Option<String>) -> u32 {
+    pub fn model_number(&mut self, model: Option<String>) -> u16 {
         let Some(model) = model else { return 0 };
         let at = match self.models.iter().position(|m| *m == model) {
             Some(k) => k,
@@ -60,7 +57,7 @@ impl Index {
                 self.models.len() - 1
             }
         };
-        u32::try_from(at + 1).unwrap_or(u32::MAX)
+        u16::try_from(at + 1).unwrap_or(u16::MAX)
     }
 }
 
@@ -110,7 +107,7 @@ impl Traced {
 /// Traces the live thread of the transcript `index` describes.
 pub fn trace(index: &Index) -> Traced {
     let nodes = &index.nodes;
-    let thread = live::trace(nodes);
+    let thread = live::trace(nodes, &index.rare);
     let model = (nodes.iter().enumerate().rev())
         .filter(|(i, n)| thread.live[*i] && n.model > 0)
         .map(|(_, n)| n.model)
@@ -148,7 +145,7 @@ pub fn read(
         let p = v.get("parentUuid").and_then(Value::as_str)?;
         thread_warnings[w] = format!(
             "line {}: parent record {p} is not in this file; the thread starts here",
-            nodes[i].line + 1
+            nodes[i].line as usize + 1
         );
     }
     warnings.extend(thread_warnings);
@@ -159,7 +156,7 @@ pub fn read(
         Some(n) => {
             let v = fetch(&[n])?.pop()?;
             attach::prompt_snapshot(&[Rec {
-                line: n.line,
+                line: n.line as usize,
                 v,
                 uuid: None,
                 parent: None,
@@ -175,7 +172,7 @@ pub fn read(
         agent_version: index.version,
         compacted_at: (thread.boundary)
             .filter(|_| reported_usage.is_none())
-            .map(|b| nodes[b].line),
+            .map(|b| nodes[b].line as usize),
         ..AgentLimits::default()
     };
     Some(Read {
@@ -202,11 +199,12 @@ fn messages(
     // The last place in the thread's order of each response's records.
     let mut last: HashMap<Id, usize> = HashMap::new();
     for (rank, &i) in thread.order.iter().enumerate() {
+        let i = i as usize;
         if let Some(id) = nodes[i].message_id.filter(|_| merges(&nodes[i])) {
             last.insert(id, rank);
         }
     }
-    let preserved_before = thread.splice_boundary.map(|b| nodes[b].line);
+    let preserved_before = thread.splice_boundary.map(|b| nodes[b].line as usize);
     let mut facts: Vec<Fact> = Vec::new();
     let mut open: VecDeque<Open> = VecDeque::new();
     // Message index (in `facts`) of the first open message, and of each open response.
@@ -216,11 +214,13 @@ fn messages(
     let mut parsed = std::collections::VecDeque::new();
     let mut fetched_to = 0;
     for (rank, &i) in thread.order.iter().enumerate() {
+        let i = i as usize;
         let n = &nodes[i];
         if rank == fetched_to {
             // The next window of records, parsed at once.
             let (mut batch, mut bytes) = (Vec::new(), 0);
             for &j in &thread.order[rank..] {
+                let j = j as usize;
                 if batch.len() >= WINDOW_RECORDS || (bytes >= WINDOW_BYTES && !batch.is_empty()) {
                     break;
                 }
@@ -235,7 +235,7 @@ fn messages(
         if wanted(n) {
             let v = parsed.pop_front()?;
             let r = Rec {
-                line: n.line,
+                line: n.line as usize,
                 uuid: v.get("uuid").and_then(Value::as_str).map(str::to_string),
                 parent: None,
                 v,
@@ -247,11 +247,11 @@ fn messages(
                     assistant: false,
                     named: n.model > 0,
                     usage: None,
-                    first_line: n.line,
+                    first_line: r.line,
                 });
                 open.push_back(Open {
                     message: m,
-                    lines: vec![n.line],
+                    lines: vec![r.line],
                     group: None,
                 });
             } else {
@@ -364,12 +364,12 @@ fn usage(index: &Index, thread: &Thread, facts: &[Fact]) -> Option<ReportedUsage
     let nodes = &index.nodes;
     let stale = nodes.iter().rev().find(|n| n.ctxctl).map(|n| {
         if n.kind == Kind::LastPrompt {
-            n.line
+            n.line as usize
         } else {
             usize::MAX
         }
     });
-    let boundary = thread.splice_boundary.map(|b| nodes[b].line);
+    let boundary = thread.splice_boundary.map(|b| nodes[b].line as usize);
     let live = |f: &Fact| {
         stale.is_none_or(|s| f.first_line > s) && boundary.is_none_or(|b| f.first_line >= b)
     };
