@@ -127,17 +127,18 @@ pub fn streamed(
     // they leave for Claude Code to re-attach are traced in file order, as the whole
     // reader traces them.
     let mut seen: std::collections::BTreeMap<u64, serde_json::Value> = Default::default();
-    let mut fetch = |nodes: &[&claude_code::skel::Node]| -> Option<Vec<serde_json::Value>> {
+    let mut fetch = |nodes: &[usize]| -> Option<Vec<serde_json::Value>> {
         (nodes.iter())
-            .map(|n| {
-                let mut text = vec![0; n.len as usize];
-                file.read_exact_at(&mut text, n.at).ok()?;
+            .map(|&i| {
+                let (at, len) = before.place(i);
+                let mut text = vec![0; usize::try_from(len).ok()?];
+                file.read_exact_at(&mut text, at).ok()?;
                 let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
                 if matches!(
                     v.get("type").and_then(serde_json::Value::as_str),
                     Some("user" | "assistant")
                 ) {
-                    seen.entry(n.at).or_insert_with(|| v.clone());
+                    seen.entry(at).or_insert_with(|| v.clone());
                 }
                 Some(v)
             })

@@ -11,6 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::indexed::Index;
 use super::relink::Children;
 use super::skel::{Id, Kind, Node, Rare};
 
@@ -73,6 +74,7 @@ impl ById {
 }
 
 struct Tracer<'a> {
+    index: &'a Index,
     nodes: &'a [Node],
     rare: &'a Rare,
     by_uuid: ById,
@@ -83,12 +85,13 @@ struct Tracer<'a> {
     main: bool,
 }
 
-/// The live thread of `nodes` (a transcript's records in file order, their extras in
-/// `rare`).
-pub fn trace(nodes: &[Node], rare: &Rare) -> Thread {
+/// The live thread of the records `index` holds.
+pub fn trace(index: &Index) -> Thread {
+    let (nodes, rare) = (&index.nodes[..], &index.rare);
     let by_uuid = ById::new(nodes, |n| n.uuid, |_| true);
-    let main = nodes.iter().any(|n| n.is_conversation() && !n.sidechain);
+    let main = nodes.iter().any(|n| n.is_conversation() && !n.sidechain());
     let mut t = Tracer {
+        index,
         nodes,
         rare,
         by_uuid,
@@ -133,7 +136,7 @@ impl Tracer<'_> {
     }
 
     fn eligible(&self, i: usize) -> bool {
-        !self.main || !self.nodes[i].sidechain
+        !self.main || !self.nodes[i].sidechain()
     }
 
     fn walk(&mut self, leaf: usize, thread: &mut Thread) {
@@ -141,14 +144,14 @@ impl Tracer<'_> {
         let mut seen = vec![false; self.nodes.len()];
         let mut cur = Some(leaf);
         while let Some(i) = cur {
-            if self.nodes[i].boundary {
+            if self.nodes[i].boundary() {
                 thread.boundary = Some(i);
                 break;
             }
             if std::mem::replace(&mut seen[i], true) {
                 self.warnings.push(format!(
                     "line {}: parentUuid links loop back; the thread starts here",
-                    self.nodes[i].line as usize + 1
+                    self.index.line(i) + 1
                 ));
                 break;
             }
@@ -173,7 +176,7 @@ impl Tracer<'_> {
 
     fn relink_segments(&mut self) {
         let boundaries: Vec<usize> = (0..self.nodes.len())
-            .filter(|&i| self.nodes[i].boundary)
+            .filter(|&i| self.nodes[i].boundary())
             .collect();
         // A map of every node's children, built for the first segment that needs it.
         let mut children = None;
@@ -197,7 +200,7 @@ impl Tracer<'_> {
         let Some(seg) = self.rare.segment(b) else {
             return Ok(None);
         };
-        let line = self.nodes[b].line as usize + 1;
+        let line = self.index.line(b) + 1;
         let at = |k: Option<Id>| self.uuid(k);
         let (Some(head), Some(anchor), Some(tail)) = (at(seg[0]), at(seg[1]), at(seg[2])) else {
             return Err(format!(
@@ -208,7 +211,8 @@ impl Tracer<'_> {
         let mut seen = HashSet::new();
         let mut cur = Some(tail);
         while let Some(i) = cur {
-            let bad = self.nodes[i].boundary || !self.eligible(i) || i == anchor || !seen.insert(i);
+            let bad =
+                self.nodes[i].boundary() || !self.eligible(i) || i == anchor || !seen.insert(i);
             if bad {
                 break;
             }
@@ -292,7 +296,8 @@ impl Tracer<'_> {
         let by_message = ById::new(self.nodes, |n| n.message_id, eligible);
         let live = &mut thread.live;
         let mut answered: HashSet<Id> = HashSet::new();
-        // Each live node's place: (place of its chain record, 0 on the chain, else 1 + line).
+        // Each live node's place: (place of its chain record, 0 on the chain, else 1 + its
+        // index, in file order as its line).
         let mut key: Vec<(u32, u32)> = vec![(u32::MAX, u32::MAX); self.nodes.len()];
         for (pos, &i) in chain.iter().enumerate() {
             live[i as usize] = true;
@@ -309,7 +314,7 @@ impl Tracer<'_> {
             for &j in same.into_iter().flatten() {
                 if !live[j as usize] {
                     live[j as usize] = true;
-                    key[j as usize] = (at, self.nodes[j as usize].line.saturating_add(1));
+                    key[j as usize] = (at, j.saturating_add(1));
                     queue.push(j);
                 }
             }
@@ -321,7 +326,7 @@ impl Tracer<'_> {
                 }
                 answered.extend(ids.iter().copied());
                 live[c as usize] = true;
-                key[c as usize] = (at, self.nodes[c as usize].line.saturating_add(1));
+                key[c as usize] = (at, c.saturating_add(1));
                 queue.push(c);
             }
         }

@@ -1,6 +1,6 @@
 //! One line of a Claude Code transcript reduced to what its live thread is traced from
-//! ([`Node`]): its ids as 64-bit hashes, its type and a few flags, and where its text is
-//! in the file, the few fields only some records hold kept aside ([`Rare`]). The line is
+//! ([`Node`], 32 bytes): its ids as 64-bit hashes, its type and a few flags, and where its
+//! text is in the file, the few fields only some records hold kept aside ([`Rare`]). The line is
 //! deserialized into a skeleton that skips everything else
 //! (message text, tool results, base64 images) without copying it, so that a transcript
 //! of any size is indexed in memory proportional to its number of records.
@@ -50,30 +50,45 @@ impl Kind {
     }
 }
 
-/// A record of the transcript, without its text: 48 bytes, with no allocation of its own
-/// (what few records hold, their `leafUuid`, the `tool_use_id`s they answer and a
-/// boundary's preserved segment, is kept beside the nodes, in [`Rare`]).
+/// A record of the transcript, without its text: 32 bytes, with no allocation of its own.
+/// Its line and its place in the file are kept by the index in a few bytes (`at` holds
+/// the low 32 bits of its offset; its line is its number among the records but for
+/// blank lines; its text ends where the next record's starts), and what few records hold,
+/// their `leafUuid`, the `tool_use_id`s they answer and a boundary's preserved segment,
+/// beside the nodes, in [`Rare`].
 #[derive(Debug, Clone)]
 pub struct Node {
-    /// Where its text is in the file.
-    pub at: u64,
     pub uuid: Option<Id>,
     pub parent: Option<Id>,
     /// `message.id` of an assistant record.
     pub message_id: Option<Id>,
-    /// Its line (0-based, blank lines counted).
-    pub line: u32,
-    pub len: u32,
+    /// The low 32 bits of where its text is in the file.
+    pub at: u32,
     /// The model it names (see `model_of`), as its reader numbers them (0: none).
     pub model: u16,
     pub kind: Kind,
-    pub sidechain: bool,
-    pub boundary: bool,
-    pub api_error: bool,
-    /// Whether it holds a `ctxctl` key.
-    pub ctxctl: bool,
-    /// Whether its `attachment` is a `prompt_snapshot`.
-    pub snapshot: bool,
+    flags: u8,
+}
+
+const SIDECHAIN: u8 = 1;
+const BOUNDARY: u8 = 2;
+const API_ERROR: u8 = 4;
+const CTXCTL: u8 = 8;
+const SNAPSHOT: u8 = 16;
+
+/// A line the skeleton made: its node, where it is, and what the node does not keep.
+#[derive(Debug)]
+pub struct Made {
+    pub node: Node,
+    /// Its line (0-based, blank lines counted).
+    pub line: usize,
+    /// Where its text is in the file.
+    pub at: u64,
+    pub len: u32,
+    pub extra: Extra,
+    /// The model it names (see `model_of`).
+    pub model: Option<String>,
+    pub version: Version,
 }
 
 /// What a record holds beyond its [`Node`], when it holds any.
@@ -148,6 +163,29 @@ impl Rare {
 }
 
 impl Node {
+    pub fn sidechain(&self) -> bool {
+        self.flags & SIDECHAIN != 0
+    }
+
+    /// A `compact_boundary`.
+    pub fn boundary(&self) -> bool {
+        self.flags & BOUNDARY != 0
+    }
+
+    pub fn api_error(&self) -> bool {
+        self.flags & API_ERROR != 0
+    }
+
+    /// Whether it holds a `ctxctl` key.
+    pub fn ctxctl(&self) -> bool {
+        self.flags & CTXCTL != 0
+    }
+
+    /// Whether its `attachment` is a `prompt_snapshot`.
+    pub fn snapshot(&self) -> bool {
+        self.flags & SNAPSHOT != 0
+    }
+
     /// A record of the conversation tree that can be a leaf.
     pub fn is_conversation(&self) -> bool {
         self.uuid.is_some()
@@ -162,12 +200,7 @@ impl Node {
 /// else that string parsed (`Some(None)`: not a version ctxctl reads).
 pub type Version = Option<Option<AgentVersion>>;
 
-/// What the skeleton makes of a line: its node, its extras, the model it names (see
-/// `model_of`) and its `version`.
-pub type Made = (Node, Extra, Option<String>, Version);
-
-/// `line`'s node, with its extras, the model it names and its `version`; `None` when the
-/// skeleton cannot read it.
+/// `line`'s node, with what it does not keep; `None` when the skeleton cannot read it.
 pub fn node(text: &str, line: usize, at: u64) -> Option<Made> {
     // Serde would take an array for the skeleton's fields in order: a record is an object.
     if crate::formats::stream::loose::too_deep(text)
@@ -205,26 +238,24 @@ pub fn node(text: &str, line: usize, at: u64) -> Option<Made> {
         ]),
         Some(_) => Some([None, None, None]),
     };
+    let flag = |on: bool, f: u8| if on { f } else { 0 };
     let node = Node {
-        // The index numbers nodes with 32 bits.
-        line: u32::try_from(line).ok()?,
-        at,
-        len: u32::try_from(text.len()).ok()?,
-        kind,
         uuid: s.uuid.as_str().map(id),
         parent: s.parent.as_str().map(id),
         message_id: (kind == Kind::Assistant)
             .then(|| msg.id.as_str().map(id))
             .flatten(),
-        sidechain: s.sidechain.as_bool() == Some(true),
-        boundary,
-        api_error: s.api_error.as_bool() == Some(true),
-        ctxctl: !matches!(s.ctxctl, Loose::Absent),
-        snapshot: s
-            .attachment
-            .0
-            .is_some_and(|a| a.ty.as_str() == Some("prompt_snapshot")),
+        at: 0,
         model: 0,
+        kind,
+        flags: flag(s.sidechain.as_bool() == Some(true), SIDECHAIN)
+            | flag(boundary, BOUNDARY)
+            | flag(s.api_error.as_bool() == Some(true), API_ERROR)
+            | flag(!matches!(s.ctxctl, Loose::Absent), CTXCTL)
+            | flag(
+                (s.attachment.0).is_some_and(|a| a.ty.as_str() == Some("prompt_snapshot")),
+                SNAPSHOT,
+            ),
     };
     let extra = Extra {
         leaf: s.leaf.as_str().map(id),
@@ -232,7 +263,15 @@ pub fn node(text: &str, line: usize, at: u64) -> Option<Made> {
         segment: segment.filter(|_| boundary),
     };
     let version = s.version.as_str().map(parse_agent_version);
-    Some((node, extra, model, version))
+    Some(Made {
+        node,
+        line,
+        at,
+        len: u32::try_from(text.len()).ok()?,
+        extra,
+        model,
+        version,
+    })
 }
 
 /// The fields of a record the thread reads.
@@ -310,7 +349,12 @@ mod tests {
 
     #[test]
     fn fields_of_another_type_are_absent_as_a_values_get_finds_them() {
-        let (n, x, model, _) = node(
+        let Made {
+            node: n,
+            extra: x,
+            model,
+            ..
+        } = node(
             r#"{"type":"assistant","uuid":7,"parentUuid":"p","isSidechain":"yes","message":{"id":"m","model":"claude-x","content":[1,{"type":"tool_result","tool_use_id":"t"}]}}"#,
             3,
             10,
@@ -320,18 +364,26 @@ mod tests {
             (n.kind, n.uuid, n.parent),
             (Kind::Assistant, None, Some(id("p")))
         );
-        assert_eq!((n.message_id, n.sidechain), (Some(id("m")), false));
+        assert_eq!((n.message_id, n.sidechain()), (Some(id("m")), false));
         // Only a user record answers tool calls.
         assert!(x.results.is_empty());
         assert_eq!(model.as_deref(), Some("claude-x"));
-        let (n, x, _, _) = node(
+        let Made {
+            node: n, extra: x, ..
+        } = node(
             r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"},"x"]},"ctxctl":null}"#,
             0,
             0,
         )
         .unwrap();
         assert_eq!(x.results, [id("t")]);
-        assert!(n.ctxctl);
+        assert!(n.ctxctl() && !n.snapshot() && !n.boundary());
+    }
+
+    #[test]
+    fn a_node_takes_32_bytes() {
+        // The index of a 2 GB transcript holds millions of them.
+        assert_eq!(std::mem::size_of::<Node>(), 32);
     }
 
     #[test]
@@ -377,13 +429,15 @@ mod tests {
         ] {
             assert!(node(text, 0, 0).is_none(), "{text}");
         }
-        let (n, x, _, _) = node(
+        let Made {
+            node: n, extra: x, ..
+        } = node(
             r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"preservedSegment":5}}"#,
             0,
             0,
         )
         .unwrap();
-        assert!(n.boundary);
+        assert!(n.boundary() && !n.api_error());
         assert_eq!(x.segment, Some([None, None, None]));
     }
 }
