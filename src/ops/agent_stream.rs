@@ -1,13 +1,14 @@
-//! Counting a Claude Code transcript as it is read, in memory independent of its size (a
+//! Counting a Claude Code transcript as it is read, holding some tens of bytes per record (a
 //! Codex rollout is handed to [`crate::ops::codex_stream`], a Gemini CLI log to
 //! [`crate::ops::gemini_stream`], a goose JSONL session to [`crate::ops::goose_stream`]).
 //!
 //! Two passes over the file. The first reads it a block of lines at a time
-//! ([`LineReader`]), the counting threads reducing each line to its [`Node`] (ids hashed,
-//! a few flags, where its text is; message text, tool results and images are skipped
-//! unparsed), and keeps only those. The live thread is traced over the nodes
-//! ([`indexed::trace`]); the second pass fetches the live records one by one by their
-//! offsets, makes them into messages as the whole-file reader does
+//! ([`LineReader`]), the counting threads reducing each line to its
+//! [`Node`](skel::Node) (32 bytes: ids hashed, a few flags, the low bits of its offset;
+//! message text, tool results and images are skipped unparsed), and keeps only those in
+//! an [`Index`] (lines, offsets' high bits and the fields few records hold kept aside). The
+//! live thread is traced over the nodes ([`indexed::trace`]); the second pass fetches the
+//! live records by their offsets, makes them into messages as the whole-file reader does
 //! ([`indexed::read`]), counts the messages a batch at a time and folds each batch into
 //! the [`Tally`](crate::ops::figures::Tally), its text gone.
 //!
@@ -25,7 +26,7 @@ use std::path::Path;
 
 use crate::context::Context;
 use crate::formats::claude_code::indexed::{self, Index};
-use crate::formats::claude_code::skel::{self, Node};
+use crate::formats::claude_code::skel::{self, Id};
 use crate::formats::stream::LineReader;
 use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
@@ -68,10 +69,17 @@ pub fn tally(
     let threads = ctx.counting_threads();
     let mut batches = Batches::new(ctx, &counter, (guess.factor, threads), wants);
     bar.set_position(0);
-    let mut fetch = |nodes: &[&Node]| -> Option<Vec<serde_json::Value>> {
-        let texts = read_at(&file, bar, nodes.iter().map(|n| (n.at, n.len)))?;
+    let mut fetch = |nodes: &[usize]| -> Option<Vec<serde_json::Value>> {
+        let places = (nodes.iter())
+            .map(|&i| {
+                let (at, len) = index.place(i);
+                Some((at, u32::try_from(len).ok()?))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let texts = read_at(&file, bar, places.into_iter())?;
         let parsed = parse_json(&texts, threads)?;
-        unchanged(nodes, &parsed).then_some(parsed)
+        let uuids: Vec<Option<Id>> = nodes.iter().map(|&i| index.nodes[i].uuid).collect();
+        unchanged(&uuids, &parsed).then_some(parsed)
     };
     let mut emit = |m: Message| batches.push(m);
     let read = indexed::read(&index, traced, &mut fetch, &mut emit)?;
@@ -99,14 +107,7 @@ pub fn tally(
         &model,
     );
     let mut agent_limits = read.agent_limits;
-    crate::ops::compacted::streamed(
-        ctx,
-        &counter,
-        model.factor,
-        &file,
-        &index,
-        &mut agent_limits,
-    )?;
+    crate::ops::compacted::streamed(ctx, &counter, model.factor, &file, index, &mut agent_limits)?;
     let extra_tokens = read.request_extra.as_ref().map_or(0, |t| {
         let part = Part::Text(t.clone());
         let n = ctx.count_parts(&counter, &[&part]);
@@ -134,27 +135,27 @@ pub fn tally(
 /// Whether each record fetched is the one the first pass indexed at its place (by its
 /// `uuid`); not so when the file was rewritten in place between the passes, and a whole
 /// read then words what it holds now.
-fn unchanged(nodes: &[&Node], parsed: &[serde_json::Value]) -> bool {
-    let same = |(n, v): (&&Node, &serde_json::Value)| {
+fn unchanged(uuids: &[Option<Id>], parsed: &[serde_json::Value]) -> bool {
+    let same = |(u, v): (&Option<Id>, &serde_json::Value)| {
         let uuid = v.get("uuid").and_then(serde_json::Value::as_str);
-        n.uuid == uuid.map(skel::id)
+        *u == uuid.map(skel::id)
     };
-    nodes.len() == parsed.len() && nodes.iter().zip(parsed).all(same)
+    uuids.len() == parsed.len() && uuids.iter().zip(parsed).all(same)
 }
 
 /// The first pass: every line's node, and the file's fingerprint.
 fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fingerprint)> {
     let mut index = Index::default();
+    let mut too_many = false;
     let make = |text: &str, line: usize, at: u64| skel::node(text, line, at);
-    let fold = |(mut n, model, version): (Node, Option<String>, skel::Version)| {
-        n.model = index.model_number(model);
-        // The latest record naming a version wins, as the whole reader has it.
-        if let Some(v) = version {
-            index.version = v;
-        }
-        index.nodes.push(n);
+    let fold = |made: skel::Made| {
+        // A file of 2^32 records is left to the whole reader.
+        too_many |= index.push(made).is_none();
     };
     let (fingerprint, truncated) = first_pass(ctx, reader, &make, fold)?;
+    if too_many {
+        return None;
+    }
     index.truncated = truncated;
     Some((index, fingerprint))
 }
@@ -166,12 +167,12 @@ mod tests {
     #[test]
     fn a_record_rewritten_in_place_between_the_passes_is_seen() {
         let first = r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
-        let (node, _, _) = skel::node(first, 0, 0).expect("a node");
+        let node = skel::node(first, 0, 0).expect("a node").node;
         let seen: serde_json::Value = serde_json::from_str(first).unwrap();
-        assert!(unchanged(&[&node], &[seen]));
+        assert!(unchanged(&[node.uuid], &[seen]));
         let now = r#"{"type":"user","uuid":"u9","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
         let now: serde_json::Value = serde_json::from_str(now).unwrap();
-        assert!(!unchanged(&[&node], &[now]));
-        assert!(!unchanged(&[&node], &[]));
+        assert!(!unchanged(&[node.uuid], &[now]));
+        assert!(!unchanged(&[node.uuid], &[]));
     }
 }

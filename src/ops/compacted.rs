@@ -160,12 +160,21 @@ pub fn streamed(
     counter: &Counter,
     factor: f64,
     file: &File,
-    index: &Index,
+    index: Index,
     agent: &mut AgentLimits,
 ) -> Option<()> {
     let Some(line) = agent.compacted_at else {
         return Some(());
     };
+    // Re-attached files are modelled only where Claude Code kept them in memory: its own
+    // boundary, for a build that does not write them, and no ctxctl rewrite since
+    // (ctxctl's compaction marks its summary, and every rewrite its last record).
+    let own = !(0..index.nodes.len())
+        .rev()
+        .take_while(|&i| index.line(i) >= line)
+        .any(|i| index.nodes[i].ctxctl());
+    let version = agent.agent_version;
+    let modelled = own && reattach::modelled(version);
     let before = index.before(line);
     let traced = indexed::trace(&before);
     if traced.cut_short() {
@@ -173,21 +182,16 @@ pub fn streamed(
         set(agent, None);
         return Some(());
     }
-    // Re-attached files are modelled only where Claude Code kept them in memory: its own
-    // boundary, for a build that does not write them, and no ctxctl rewrite since
-    // (ctxctl's compaction marks its summary, and every rewrite its last record).
-    let own = !(index.nodes.iter()).any(|n| n.line >= line && n.ctxctl);
-    let version = agent.agent_version;
-    let modelled = own && reattach::modelled(version);
     // The thread's user and assistant records by place in the file (offset → length):
     // the files they leave for Claude Code to re-attach are traced in file order, as the
     // whole reader traces them, each record read again then rather than held.
-    let mut places: std::collections::BTreeMap<u64, u32> = Default::default();
-    let mut fetch = |nodes: &[&claude_code::skel::Node]| -> Option<Vec<serde_json::Value>> {
+    let mut places: std::collections::BTreeMap<u64, u64> = Default::default();
+    let mut fetch = |nodes: &[usize]| -> Option<Vec<serde_json::Value>> {
         (nodes.iter())
-            .map(|n| {
-                let mut text = vec![0; n.len as usize];
-                file.read_exact_at(&mut text, n.at).ok()?;
+            .map(|&i| {
+                let (at, len) = before.place(i);
+                let mut text = vec![0; usize::try_from(len).ok()?];
+                file.read_exact_at(&mut text, at).ok()?;
                 let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
                 if modelled
                     && matches!(
@@ -195,7 +199,7 @@ pub fn streamed(
                         Some("user" | "assistant")
                     )
                 {
-                    places.insert(n.at, n.len);
+                    places.insert(at, len);
                 }
                 Some(v)
             })

@@ -1,5 +1,6 @@
-//! A Claude Code transcript read from its index ([`Index`], one [`Node`] per record)
-//! rather than from its whole text: the live thread is traced over the nodes
+//! A Claude Code transcript read from its index ([`Index`], one 32-byte [`Node`] per
+//! record, its line and place in the file kept in a few bytes besides) rather than from
+//! its whole text: the live thread is traced over the nodes
 //! ([`live::trace`]), then only the live records are fetched and parsed, a window of them
 //! at a time (the caller may parse a window on several threads), and turned into the
 //! messages [`super::read`] gives, each handed out once no later record can add to
@@ -10,59 +11,16 @@
 //! Whatever the whole reader would word as an error gives `None`: the caller reads the
 //! file whole, and the error is its.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 
+pub use super::index::Index;
 use super::live::{self, Thread};
 use super::skel::{Id, Kind, Node};
 use super::{attach, compact_meta, Rec, DEFAULT_MODEL};
 use crate::formats::message::{self, Notes};
 use crate::session::{AgentLimits, Message, Origin, ReportedUsage, Role};
-
-/// A transcript's records, indexed.
-#[derive(Debug, Default)]
-pub struct Index {
-    /// Every record, in file order (blank lines and a truncated last line left out).
-    pub nodes: Vec<Node>,
-    /// The models the nodes name (`Node::model` - 1).
-    pub models: Vec<String>,
-    /// The warning of a truncated last line.
-    pub truncated: Option<String>,
-    /// The agent's version, as the latest record naming one gives it.
-    pub version: Option<crate::session::AgentVersion>,
-}
-
-impl Index {
-    /// The index of the file up to line `line` (the records before it), as the whole
-    /// reader reads that part of the file on its own ([`super::before_compaction`]).
-    pub fn before(&self, line: usize) -> Index {
-        Index {
-            nodes: self
-                .nodes
-                .iter()
-                .take_while(|n| n.line < line)
-                .cloned()
-                .collect(),
-            models: self.models.clone(),
-            truncated: None,
-            version: self.version,
-        }
-    }
-
-    /// Numbers `model` for [`Node::model`].
-    pub fn model_number(&mut self, model: Option<String>) -> u32 {
-        let Some(model) = model else { return 0 };
-        let at = match self.models.iter().position(|m| *m == model) {
-            Some(k) => k,
-            None => {
-                self.models.push(model);
-                self.models.len() - 1
-            }
-        };
-        u32::try_from(at + 1).unwrap_or(u32::MAX)
-    }
-}
 
 /// What the transcript holds besides its messages, as [`super::read`] gives it.
 #[derive(Debug)]
@@ -92,6 +50,22 @@ struct Open {
     message: Message,
     lines: Vec<usize>,
     group: Option<Id>,
+    fact: Fact,
+}
+
+/// A message handed out whose usage counts (an assistant's, naming a model, reporting
+/// usage): all the reader keeps of it.
+struct Reported {
+    /// Its index among the messages.
+    index: u32,
+    first_line: u32,
+    usage: (u64, u64),
+}
+
+/// What [`messages`] handed out.
+struct Handed {
+    messages: usize,
+    reported: Vec<Reported>,
 }
 
 /// The live thread of an indexed transcript, and the model it names.
@@ -110,7 +84,7 @@ impl Traced {
 /// Traces the live thread of the transcript `index` describes.
 pub fn trace(index: &Index) -> Traced {
     let nodes = &index.nodes;
-    let thread = live::trace(nodes);
+    let thread = live::trace(index);
     let model = (nodes.iter().enumerate().rev())
         .filter(|(i, n)| thread.live[*i] && n.model > 0)
         .map(|(_, n)| n.model)
@@ -128,8 +102,9 @@ const WINDOW_RECORDS: usize = 1024;
 /// Bytes of records fetched and parsed at a time, at most (or one record, if larger).
 const WINDOW_BYTES: usize = 256 << 10;
 
-/// Gives the parsed records of the nodes asked for, in order (`None`: one cannot be read).
-pub type Fetch<'a> = dyn FnMut(&[&Node]) -> Option<Vec<Value>> + 'a;
+/// Gives the parsed records of the nodes asked for (by index), in order (`None`: one
+/// cannot be read).
+pub type Fetch<'a> = dyn FnMut(&[usize]) -> Option<Vec<Value>> + 'a;
 
 /// Reads the transcript `index` describes, traced: `fetch` gives nodes' records, `emit`
 /// gets each message, in order. `None` where the whole reader gives an error.
@@ -144,22 +119,22 @@ pub fn read(
     let mut warnings: Vec<String> = index.truncated.iter().cloned().collect();
     let mut thread_warnings = thread.warnings.clone();
     for &(w, i) in &thread.missing {
-        let v = fetch(&[&nodes[i]])?.pop()?;
+        let v = fetch(&[i])?.pop()?;
         let p = v.get("parentUuid").and_then(Value::as_str)?;
         thread_warnings[w] = format!(
             "line {}: parent record {p} is not in this file; the thread starts here",
-            nodes[i].line + 1
+            index.line(i) + 1
         );
     }
     warnings.extend(thread_warnings);
     let mut notes = Notes::default();
-    let facts = messages(index, &thread, fetch, emit, &mut notes)?;
+    let handed = messages(index, &thread, fetch, emit, &mut notes)?;
     warnings.extend(notes.into_warnings());
-    let request_extra = match nodes.iter().rev().find(|n| n.snapshot) {
-        Some(n) => {
-            let v = fetch(&[n])?.pop()?;
+    let request_extra = match (0..nodes.len()).rev().find(|&i| nodes[i].snapshot()) {
+        Some(i) => {
+            let v = fetch(&[i])?.pop()?;
             attach::prompt_snapshot(&[Rec {
-                line: n.line,
+                line: index.line(i),
                 v,
                 uuid: None,
                 parent: None,
@@ -168,14 +143,14 @@ pub fn read(
         None => None,
     };
     let conversation = || nodes.iter().filter(|n| n.is_conversation());
-    let reported_usage = usage(index, &thread, &facts);
+    let reported_usage = usage(index, &thread, &handed.reported);
     let agent_limits = AgentLimits {
-        subagent: conversation().next().is_some() && conversation().all(|n| n.sidechain),
+        subagent: conversation().next().is_some() && conversation().all(|n| n.sidechain()),
         prompt_measured: request_extra.is_some(),
         agent_version: index.version,
         compacted_at: (thread.boundary)
             .filter(|_| reported_usage.is_none())
-            .map(|b| nodes[b].line),
+            .map(|b| index.line(b)),
         ..AgentLimits::default()
     };
     Some(Read {
@@ -184,58 +159,64 @@ pub fn read(
         reported_usage,
         agent_limits,
         request_extra,
-        messages: facts.len(),
+        messages: handed.messages,
     })
 }
 
 /// The messages of the live thread handed to `emit`, as [`super::messages`] makes them:
-/// the facts of each.
+/// how many, and the facts of those whose usage counts.
 fn messages(
     index: &Index,
     thread: &Thread,
     fetch: &mut Fetch,
     emit: &mut dyn FnMut(Message),
     notes: &mut Notes,
-) -> Option<Vec<Fact>> {
+) -> Option<Handed> {
     let nodes = &index.nodes;
-    let merges = |n: &Node| matches!(n.kind, Kind::User | Kind::Assistant) && !n.api_error;
-    // The last place in the thread's order of each response's records.
-    let mut last: HashMap<Id, usize> = HashMap::new();
-    for (rank, &i) in thread.order.iter().enumerate() {
-        if let Some(id) = nodes[i].message_id.filter(|_| merges(&nodes[i])) {
-            last.insert(id, rank);
-        }
-    }
-    let preserved_before = thread.splice_boundary.map(|b| nodes[b].line);
-    let mut facts: Vec<Fact> = Vec::new();
+    let merges = |n: &Node| matches!(n.kind, Kind::User | Kind::Assistant) && !n.api_error();
+    let response = |rank: usize| {
+        let n = &nodes[thread.order[rank] as usize];
+        n.message_id.filter(|_| merges(n))
+    };
+    // Whether each place in the thread's order holds the last record of its response.
+    let closes = closing(thread.order.len(), response);
+    // The open responses whose last record is read.
+    let mut closed: HashSet<Id> = HashSet::new();
+    let preserved_before = thread.splice_boundary.map(|b| index.line(b));
+    let mut reported: Vec<Reported> = Vec::new();
     let mut open: VecDeque<Open> = VecDeque::new();
-    // Message index (in `facts`) of the first open message, and of each open response.
+    // Message index of the first open message, and of each open response.
     let mut base = 0;
     let mut group: HashMap<Id, usize> = HashMap::new();
     let wanted = |n: &Node| n.kind == Kind::Attachment || merges(n);
     let mut parsed = std::collections::VecDeque::new();
     let mut fetched_to = 0;
     for (rank, &i) in thread.order.iter().enumerate() {
+        let i = i as usize;
         let n = &nodes[i];
         if rank == fetched_to {
             // The next window of records, parsed at once.
             let (mut batch, mut bytes) = (Vec::new(), 0);
             for &j in &thread.order[rank..] {
+                let j = j as usize;
                 if batch.len() >= WINDOW_RECORDS || (bytes >= WINDOW_BYTES && !batch.is_empty()) {
                     break;
                 }
                 fetched_to += 1;
                 if wanted(&nodes[j]) {
-                    bytes += nodes[j].len as usize;
-                    batch.push(&nodes[j]);
+                    bytes += index.place(j).1 as usize;
+                    batch.push(j);
                 }
             }
             parsed.extend(fetch(&batch)?);
         }
+        if closes[rank] {
+            closed.extend(response(rank));
+        }
         if wanted(n) {
             let v = parsed.pop_front()?;
             let r = Rec {
-                line: n.line,
+                line: index.line(i),
                 uuid: v.get("uuid").and_then(Value::as_str).map(str::to_string),
                 parent: None,
                 v,
@@ -243,16 +224,17 @@ fn messages(
             if n.kind == Kind::Attachment {
                 let mut m = Message::new(Role::System, attach::parts(&r), Origin::Record(r.line));
                 m.id = r.uuid.clone();
-                facts.push(Fact {
+                let fact = Fact {
                     assistant: false,
                     named: n.model > 0,
                     usage: None,
-                    first_line: n.line,
-                });
+                    first_line: r.line,
+                };
                 open.push_back(Open {
                     message: m,
-                    lines: vec![n.line],
+                    lines: vec![r.line],
                     group: None,
+                    fact,
                 });
             } else {
                 add(
@@ -262,7 +244,6 @@ fn messages(
                     preserved_before,
                     thread,
                     notes,
-                    &mut facts,
                     &mut open,
                     &mut group,
                     base,
@@ -271,24 +252,62 @@ fn messages(
         }
         // Hand out the messages no later record adds to.
         while let Some(o) = open.front() {
-            if o.group
-                .is_some_and(|g| last.get(&g).is_some_and(|&l| l > rank))
-            {
+            if o.group.is_some_and(|g| !closed.contains(&g)) {
                 break;
             }
             let o = open.pop_front()?;
             if let Some(g) = o.group {
                 group.remove(&g);
+                closed.remove(&g);
             }
-            emit(o.message);
-            base += 1;
+            hand_out(o, &mut base, &mut reported, emit)?;
         }
     }
     debug_assert!(open.is_empty());
     for o in open {
-        emit(o.message);
+        hand_out(o, &mut base, &mut reported, emit)?;
     }
-    Some(facts)
+    Some(Handed {
+        messages: base,
+        reported,
+    })
+}
+
+/// Of the `n` places of a thread's order, those that hold the last record of the response
+/// (`response` of a place) it is part of: a bit per place, where a map of responses would
+/// take tens of bytes each.
+fn closing(n: usize, response: impl Fn(usize) -> Option<Id>) -> Vec<bool> {
+    let mut by_response: Vec<u32> = (0..n as u32)
+        .filter(|&r| response(r as usize).is_some())
+        .collect();
+    by_response.sort_unstable_by_key(|&r| (response(r as usize), r));
+    let mut closes = vec![false; n];
+    for run in by_response.chunk_by(|&a, &b| response(a as usize) == response(b as usize)) {
+        if let Some(&last) = run.last() {
+            closes[last as usize] = true;
+        }
+    }
+    closes
+}
+
+/// Hands out `o`, message `base`, keeping its fact when its usage counts.
+fn hand_out(
+    o: Open,
+    base: &mut usize,
+    reported: &mut Vec<Reported>,
+    emit: &mut dyn FnMut(Message),
+) -> Option<()> {
+    let f = o.fact;
+    if let Some(usage) = f.usage.filter(|_| f.assistant && f.named) {
+        reported.push(Reported {
+            index: u32::try_from(*base).ok()?,
+            first_line: u32::try_from(f.first_line).ok()?,
+            usage,
+        });
+    }
+    emit(o.message);
+    *base += 1;
+    Some(())
 }
 
 /// Record `i` (`r`, a user or assistant record) added to the open messages.
@@ -300,7 +319,6 @@ fn add(
     preserved_before: Option<usize>,
     thread: &Thread,
     notes: &mut Notes,
-    facts: &mut Vec<Fact>,
     open: &mut VecDeque<Open>,
     group: &mut HashMap<Id, usize>,
     base: usize,
@@ -324,7 +342,7 @@ fn add(
         o.message.parts.extend(parts);
         o.lines.push(r.line);
         o.message.origin = Origin::Records(o.lines.clone());
-        let f = &mut facts[m];
+        let f = &mut o.fact;
         f.usage = match (f.usage, reported) {
             (Some((a, b)), Some((c, d))) => Some((a.max(c), b.max(d))),
             (a, b) => a.or(b),
@@ -343,48 +361,50 @@ fn add(
     m.agent_kept = preserved_before.is_some_and(|b| thread.live[i] && r.line < b);
     m.compact = compact_meta(r).map(Box::new);
     if let Some(id) = n.message_id {
-        group.insert(id, facts.len());
+        group.insert(id, base + open.len());
     }
-    facts.push(Fact {
+    let fact = Fact {
         assistant: role == Role::Assistant,
         named: n.model > 0,
         usage: reported,
         first_line: r.line,
-    });
+    };
     open.push_back(Open {
         message: m,
         lines: vec![r.line],
         group: n.message_id,
+        fact,
     });
     Some(())
 }
 
 /// The reported usage, as `usage` in `super` tells it from the messages' records.
-fn usage(index: &Index, thread: &Thread, facts: &[Fact]) -> Option<ReportedUsage> {
+fn usage(index: &Index, thread: &Thread, reported: &[Reported]) -> Option<ReportedUsage> {
     let nodes = &index.nodes;
-    let stale = nodes.iter().rev().find(|n| n.ctxctl).map(|n| {
-        if n.kind == Kind::LastPrompt {
-            n.line
-        } else {
-            usize::MAX
-        }
-    });
-    let boundary = thread.splice_boundary.map(|b| nodes[b].line);
-    let live = |f: &Fact| {
-        stale.is_none_or(|s| f.first_line > s) && boundary.is_none_or(|b| f.first_line >= b)
+    let stale = (0..nodes.len())
+        .rev()
+        .find(|&i| nodes[i].ctxctl())
+        .map(|i| {
+            if nodes[i].kind == Kind::LastPrompt {
+                index.line(i)
+            } else {
+                usize::MAX
+            }
+        });
+    let boundary = thread.splice_boundary.map(|b| index.line(b));
+    let live = |r: &Reported| {
+        let first = r.first_line as usize;
+        stale.is_none_or(|s| first > s) && boundary.is_none_or(|b| first >= b)
     };
-    let reported: Vec<(usize, &Fact)> = (facts.iter().enumerate())
-        .filter(|(_, f)| f.assistant && f.named && f.usage.is_some())
-        .collect();
-    let &(idx, f) = reported.last()?;
-    if !live(f) {
+    let (last, earlier) = reported.split_last()?;
+    if !live(last) {
         return None;
     }
-    let (input_tokens, output_tokens) = f.usage?;
-    let earlier = reported[..reported.len() - 1]
-        .iter()
-        .filter(|(_, f)| live(f))
-        .filter_map(|&(i, f)| f.usage.map(|(input, _)| (i, input)))
+    let (input_tokens, output_tokens) = last.usage;
+    let idx = last.index as usize;
+    let earlier = (earlier.iter())
+        .filter(|r| live(r))
+        .map(|r| (r.index as usize, r.usage.0))
         .collect();
     Some(ReportedUsage {
         input_tokens,

@@ -3,11 +3,17 @@
 //! records: the same leaf, the same relinked preserved segments, the same records beside
 //! the chain, the same order and the same warnings. The two are held equal on every
 //! fixture by `tests/agent_stream.rs`.
+//!
+//! What the trace holds per node is kept to a few bytes: nodes are found by an id through
+//! a permutation of their 32-bit indices sorted by it ([`ById`], binary-searched), the
+//! children map of [`Children`] is built only when a boundary has a preserved segment to
+//! relink, and the thread's order is kept as 32-bit indices.
 
 use std::collections::{HashMap, HashSet};
 
+use super::indexed::Index;
 use super::relink::Children;
-use super::skel::{Id, Kind, Node};
+use super::skel::{Id, Kind, Node, Rare};
 
 /// The live thread of a transcript's nodes.
 #[derive(Debug)]
@@ -15,7 +21,7 @@ pub struct Thread {
     /// Per node: part of the active context.
     pub live: Vec<bool>,
     /// The live nodes in the order Claude Code sends them.
-    pub order: Vec<usize>,
+    pub order: Vec<u32>,
     /// The `compact_boundary` the active context starts after.
     pub boundary: Option<usize>,
     /// The boundary of the preserved segment the thread goes through, when it does.
@@ -35,31 +41,42 @@ struct Splice {
     tail: usize,
 }
 
-/// Node indices by an id, sorted by id and then index: a compact multimap.
-struct ById(Vec<(Id, usize)>);
+/// Node indices by an id (`key` of the node), sorted by id and then index: a multimap of
+/// four bytes per node.
+struct ById {
+    idx: Vec<u32>,
+    key: fn(&Node) -> Option<Id>,
+}
 
 impl ById {
-    fn new(pairs: impl Iterator<Item = (Id, usize)>) -> ById {
-        let mut v: Vec<(Id, usize)> = pairs.collect();
-        v.sort_unstable();
-        ById(v)
+    /// The nodes `keep` takes that have a `key`.
+    fn new(nodes: &[Node], key: fn(&Node) -> Option<Id>, keep: impl Fn(usize) -> bool) -> ById {
+        let mut idx: Vec<u32> = (0..nodes.len())
+            .filter(|&i| keep(i) && key(&nodes[i]).is_some())
+            .map(|i| i as u32)
+            .collect();
+        idx.sort_unstable_by_key(|&i| (key(&nodes[i as usize]), i));
+        ById { idx, key }
     }
 
     /// The indices of `id`, in file order.
-    fn all(&self, id: Id) -> &[(Id, usize)] {
-        let from = self.0.partition_point(|&(k, _)| k < id);
-        let to = from + self.0[from..].partition_point(|&(k, _)| k == id);
-        &self.0[from..to]
+    fn all(&self, nodes: &[Node], id: Id) -> &[u32] {
+        let k = |i: &u32| (self.key)(&nodes[*i as usize]);
+        let from = self.idx.partition_point(|i| k(i) < Some(id));
+        let to = from + self.idx[from..].partition_point(|i| k(i) == Some(id));
+        &self.idx[from..to]
     }
 
     /// The last index of `id` (a uuid given twice names its last record).
-    fn get(&self, id: &Id) -> Option<&usize> {
-        self.all(*id).last().map(|(_, i)| i)
+    fn get(&self, nodes: &[Node], id: Id) -> Option<usize> {
+        self.all(nodes, id).last().map(|&i| i as usize)
     }
 }
 
 struct Tracer<'a> {
+    index: &'a Index,
     nodes: &'a [Node],
+    rare: &'a Rare,
     by_uuid: ById,
     relink: HashMap<usize, usize>,
     splices: Vec<Splice>,
@@ -68,12 +85,15 @@ struct Tracer<'a> {
     main: bool,
 }
 
-/// The live thread of `nodes` (a transcript's records in file order).
-pub fn trace(nodes: &[Node]) -> Thread {
-    let by_uuid = ById::new((nodes.iter().enumerate()).filter_map(|(i, n)| Some((n.uuid?, i))));
-    let main = nodes.iter().any(|n| n.is_conversation() && !n.sidechain);
+/// The live thread of the records `index` holds.
+pub fn trace(index: &Index) -> Thread {
+    let (nodes, rare) = (&index.nodes[..], &index.rare);
+    let by_uuid = ById::new(nodes, |n| n.uuid, |_| true);
+    let main = nodes.iter().any(|n| n.is_conversation() && !n.sidechain());
     let mut t = Tracer {
+        index,
         nodes,
+        rare,
         by_uuid,
         relink: HashMap::new(),
         splices: Vec::new(),
@@ -107,33 +127,35 @@ impl Tracer<'_> {
     }
 
     fn file_parent(&self, i: usize) -> Option<usize> {
-        self.nodes[i]
-            .parent
-            .and_then(|p| self.by_uuid.get(&p))
-            .copied()
+        self.uuid(self.nodes[i].parent)
+    }
+
+    /// The node `id` names (the last, if several).
+    fn uuid(&self, id: Option<Id>) -> Option<usize> {
+        id.and_then(|u| self.by_uuid.get(self.nodes, u))
     }
 
     fn eligible(&self, i: usize) -> bool {
-        !self.main || !self.nodes[i].sidechain
+        !self.main || !self.nodes[i].sidechain()
     }
 
     fn walk(&mut self, leaf: usize, thread: &mut Thread) {
-        let mut chain = Vec::new();
-        let mut seen = HashSet::new();
+        let mut chain: Vec<u32> = Vec::new();
+        let mut seen = vec![false; self.nodes.len()];
         let mut cur = Some(leaf);
         while let Some(i) = cur {
-            if self.nodes[i].boundary {
+            if self.nodes[i].boundary() {
                 thread.boundary = Some(i);
                 break;
             }
-            if !seen.insert(i) {
+            if std::mem::replace(&mut seen[i], true) {
                 self.warnings.push(format!(
                     "line {}: parentUuid links loop back; the thread starts here",
-                    self.nodes[i].line + 1
+                    self.index.line(i) + 1
                 ));
                 break;
             }
-            chain.push(i);
+            chain.push(i as u32);
             cur = self.parent(i);
             if cur.is_none() && self.nodes[i].parent.is_some() {
                 // The original words the parent's uuid, which the index does not hold.
@@ -141,10 +163,11 @@ impl Tracer<'_> {
                 self.missing.push((self.warnings.len() - 1, i));
             }
         }
+        drop(seen);
         chain.reverse();
         let splice = thread.boundary.and_then(|b| {
             (self.splices.iter())
-                .find(|s| s.boundary == b && chain.contains(&s.anchor))
+                .find(|s| s.boundary == b && chain.contains(&(s.anchor as u32)))
                 .cloned()
         });
         thread.splice_boundary = splice.as_ref().map(|s| s.boundary);
@@ -153,14 +176,17 @@ impl Tracer<'_> {
 
     fn relink_segments(&mut self) {
         let boundaries: Vec<usize> = (0..self.nodes.len())
-            .filter(|&i| self.nodes[i].boundary)
+            .filter(|&i| self.nodes[i].boundary())
             .collect();
-        let mut children = Children::of(self.nodes.len(), |c| self.parent(c));
+        // A map of every node's children, built for the first segment that needs it.
+        let mut children = None;
         for b in boundaries {
             match self.find_splice(b) {
                 Ok(Some(s)) => {
                     let head_parent = self.parent(s.head);
                     let link = (s.head, s.anchor, s.tail);
+                    let children = children
+                        .get_or_insert_with(|| Children::of(self.nodes.len(), |c| self.parent(c)));
                     children.splice(&mut self.relink, head_parent, link);
                     self.splices.push(s);
                 }
@@ -171,11 +197,11 @@ impl Tracer<'_> {
     }
 
     fn find_splice(&self, b: usize) -> Result<Option<Splice>, String> {
-        let Some(seg) = &self.nodes[b].segment else {
+        let Some(seg) = self.rare.segment(b) else {
             return Ok(None);
         };
-        let line = self.nodes[b].line + 1;
-        let at = |k: Option<Id>| k.and_then(|u| self.by_uuid.get(&u).copied());
+        let line = self.index.line(b) + 1;
+        let at = |k: Option<Id>| self.uuid(k);
         let (Some(head), Some(anchor), Some(tail)) = (at(seg[0]), at(seg[1]), at(seg[2])) else {
             return Err(format!(
                 "line {line}: the compact boundary's preserved segment names records not in this \
@@ -185,7 +211,8 @@ impl Tracer<'_> {
         let mut seen = HashSet::new();
         let mut cur = Some(tail);
         while let Some(i) = cur {
-            let bad = self.nodes[i].boundary || !self.eligible(i) || i == anchor || !seen.insert(i);
+            let bad =
+                self.nodes[i].boundary() || !self.eligible(i) || i == anchor || !seen.insert(i);
             if bad {
                 break;
             }
@@ -215,13 +242,10 @@ impl Tracer<'_> {
                 .find(|&i| self.nodes[i].kind != Kind::System)
                 .or_else(|| (0..n).rev().find(|&i| candidate(i) && ok(i)))
         };
-        let named_by = |r: &Node| {
-            r.leaf
-                .and_then(|u| self.by_uuid.get(&u).copied())
-                .filter(|&i| candidate(i))
-        };
-        let prompt = (self.nodes.iter().rev())
-            .filter(|r| r.kind == Kind::LastPrompt)
+        let named_by = |r: usize| self.uuid(self.rare.leaf(r)).filter(|&i| candidate(i));
+        let prompt = (0..n)
+            .rev()
+            .filter(|&r| self.nodes[r].kind == Kind::LastPrompt)
             .find_map(named_by);
         if let Some(named) = prompt {
             let mut memo = vec![None; n];
@@ -229,8 +253,9 @@ impl Tracer<'_> {
             return last_of(&|i| below[i]).or(Some(named));
         }
         let last = last_of(&|_| true)?;
-        let summary = (self.nodes[last + 1..].iter().rev())
-            .filter(|r| r.kind == Kind::Summary)
+        let summary = (last + 1..n)
+            .rev()
+            .filter(|&r| self.nodes[r].kind == Kind::Summary)
             .find_map(named_by);
         Some(summary.unwrap_or(last))
     }
@@ -260,50 +285,57 @@ impl Tracer<'_> {
         found
     }
 
-    fn expand(&self, chain: Vec<usize>, spliced: bool, thread: &mut Thread) {
+    fn expand(&self, chain: Vec<u32>, spliced: bool, thread: &mut Thread) {
         let after = match (spliced, thread.boundary) {
             (false, Some(b)) => b + 1,
             _ => 0,
         };
-        let eligible =
-            || (self.nodes.iter().enumerate().skip(after)).filter(|&(i, _)| self.eligible(i));
+        let eligible = |i: usize| i >= after && self.eligible(i);
         // Parallel tool results hang from their `tool_use` record by `parentUuid`.
-        let children = ById::new(eligible().filter_map(|(i, r)| Some((r.parent?, i))));
-        let by_message = ById::new(eligible().filter_map(|(i, r)| Some((r.message_id?, i))));
+        let children = ById::new(self.nodes, |n| n.parent, eligible);
+        let by_message = ById::new(self.nodes, |n| n.message_id, eligible);
         let live = &mut thread.live;
         let mut answered: HashSet<Id> = HashSet::new();
-        let mut key: Vec<(usize, usize)> = vec![(usize::MAX, usize::MAX); self.nodes.len()];
+        // Each live node's place: (place of its chain record, 0 on the chain, else 1 + its
+        // index, in file order as its line).
+        let mut key: Vec<(u32, u32)> = vec![(u32::MAX, u32::MAX); self.nodes.len()];
         for (pos, &i) in chain.iter().enumerate() {
-            live[i] = true;
-            key[i] = (pos, 0);
-            answered.extend(self.nodes[i].results.iter().copied());
+            live[i as usize] = true;
+            key[i as usize] = (pos as u32, 0);
+            answered.extend(self.rare.results(i as usize).iter().copied());
         }
         let mut queue = chain;
         while let Some(i) = queue.pop() {
+            let i = i as usize;
             let r = &self.nodes[i];
             let at = key[i].0;
-            let same = r.message_id.map(|id| by_message.all(id));
-            let kids = r.uuid.map(|u| children.all(u));
-            for &(_, j) in same.into_iter().flatten() {
-                if !live[j] {
-                    live[j] = true;
-                    key[j] = (at, 1 + self.nodes[j].line);
+            let same = r.message_id.map(|id| by_message.all(self.nodes, id));
+            let kids = r.uuid.map(|u| children.all(self.nodes, u));
+            for &j in same.into_iter().flatten() {
+                if !live[j as usize] {
+                    live[j as usize] = true;
+                    key[j as usize] = (at, j.saturating_add(1));
                     queue.push(j);
                 }
             }
-            for &(_, c) in kids.into_iter().flatten() {
-                let ids = &self.nodes[c].results;
-                if live[c] || ids.is_empty() || ids.iter().all(|id| answered.contains(id)) {
+            for &c in kids.into_iter().flatten() {
+                let ids = self.rare.results(c as usize);
+                if live[c as usize] || ids.is_empty() || ids.iter().all(|id| answered.contains(id))
+                {
                     continue;
                 }
                 answered.extend(ids.iter().copied());
-                live[c] = true;
-                key[c] = (at, 1 + self.nodes[c].line);
+                live[c as usize] = true;
+                key[c as usize] = (at, c.saturating_add(1));
                 queue.push(c);
             }
         }
-        let mut order: Vec<usize> = (0..self.nodes.len()).filter(|&i| live[i]).collect();
-        order.sort_by_key(|&i| key[i]);
+        drop((children, by_message, answered));
+        let mut order: Vec<u32> = (0..self.nodes.len() as u32)
+            .filter(|&i| live[i as usize])
+            .collect();
+        // No two live nodes share a place.
+        order.sort_unstable_by_key(|&i| key[i as usize]);
         thread.order = order;
     }
 }

@@ -9,6 +9,7 @@
 //! branches, history before a compaction) is carried along untouched.
 
 mod attach;
+mod index;
 pub mod indexed;
 pub mod live;
 mod marker;

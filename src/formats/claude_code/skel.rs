@@ -1,6 +1,7 @@
 //! One line of a Claude Code transcript reduced to what its live thread is traced from
-//! ([`Node`]): its ids as 64-bit hashes, its type and a few flags, and where its text is
-//! in the file. The line is deserialized into a skeleton that skips everything else
+//! ([`Node`], 32 bytes): its ids as 64-bit hashes, its type and a few flags, and where its
+//! text is in the file, the few fields only some records hold kept aside ([`Rare`]). The line is
+//! deserialized into a skeleton that skips everything else
 //! (message text, tool results, base64 images) without copying it, so that a transcript
 //! of any size is indexed in memory proportional to its number of records.
 //!
@@ -49,38 +50,142 @@ impl Kind {
     }
 }
 
-/// A record of the transcript, without its text.
+/// A record of the transcript, without its text: 32 bytes, with no allocation of its own.
+/// Its line and its place in the file are kept by the index in a few bytes (`at` holds
+/// the low 32 bits of its offset; its line is its number among the records but for
+/// blank lines; its text ends where the next record's starts), and what few records hold,
+/// their `leafUuid`, the `tool_use_id`s they answer and a boundary's preserved segment,
+/// beside the nodes, in [`Rare`].
 #[derive(Debug, Clone)]
 pub struct Node {
+    pub uuid: Option<Id>,
+    pub parent: Option<Id>,
+    /// `message.id` of an assistant record.
+    pub message_id: Option<Id>,
+    /// The low 32 bits of where its text is in the file.
+    pub at: u32,
+    /// The model it names (see `model_of`), as its reader numbers them (0: none).
+    pub model: u16,
+    pub kind: Kind,
+    flags: u8,
+}
+
+const SIDECHAIN: u8 = 1;
+const BOUNDARY: u8 = 2;
+const API_ERROR: u8 = 4;
+const CTXCTL: u8 = 8;
+const SNAPSHOT: u8 = 16;
+
+/// A line the skeleton made: its node, where it is, and what the node does not keep.
+#[derive(Debug)]
+pub struct Made {
+    pub node: Node,
     /// Its line (0-based, blank lines counted).
     pub line: usize,
     /// Where its text is in the file.
     pub at: u64,
     pub len: u32,
-    pub kind: Kind,
-    pub uuid: Option<Id>,
-    pub parent: Option<Id>,
-    /// `message.id` of an assistant record.
-    pub message_id: Option<Id>,
+    pub extra: Extra,
+    /// The model it names (see `model_of`).
+    pub model: Option<String>,
+    pub version: Version,
+}
+
+/// What a record holds beyond its [`Node`], when it holds any.
+#[derive(Debug, Default, PartialEq)]
+pub struct Extra {
     /// `leafUuid`.
     pub leaf: Option<Id>,
     /// The `tool_use_id`s a user record answers.
-    pub results: Box<[Id]>,
+    pub results: Vec<Id>,
     /// `compactMetadata.preservedSegment` of a compact boundary, when not null: its
     /// `headUuid`, `anchorUuid` and `tailUuid`.
-    pub segment: Option<Box<[Option<Id>; 3]>>,
-    pub sidechain: bool,
-    pub boundary: bool,
-    pub api_error: bool,
-    /// Whether it holds a `ctxctl` key.
-    pub ctxctl: bool,
-    /// Whether its `attachment` is a `prompt_snapshot`.
-    pub snapshot: bool,
-    /// The model it names (see `model_of`), as its reader numbers them (0: none).
-    pub model: u32,
+    pub segment: Option<[Option<Id>; 3]>,
+}
+
+/// The [`Extra`]s of a transcript's nodes, by node index (pushed in file order), so that
+/// the many records that hold none take no room for them.
+#[derive(Debug, Default)]
+pub struct Rare {
+    leaves: Vec<(u32, Id)>,
+    /// The node of each answered id, and the ids, side by side.
+    result_of: Vec<u32>,
+    results: Vec<Id>,
+    segments: Vec<(u32, [Option<Id>; 3])>,
+}
+
+/// The entry of node `i` in `v`, sorted by node.
+fn entry<T>(v: &[(u32, T)], i: usize) -> Option<&T> {
+    let k = v.partition_point(|(n, _)| (*n as usize) < i);
+    v.get(k).filter(|(n, _)| *n as usize == i).map(|(_, t)| t)
+}
+
+impl Rare {
+    /// Keeps `extra` for node `i` (each node after the ones pushed before).
+    pub fn push(&mut self, i: u32, extra: Extra) {
+        if let Some(leaf) = extra.leaf {
+            self.leaves.push((i, leaf));
+        }
+        self.result_of.extend(extra.results.iter().map(|_| i));
+        self.results.extend(extra.results);
+        if let Some(seg) = extra.segment {
+            self.segments.push((i, seg));
+        }
+    }
+
+    /// Forgets the extras of nodes `n` and on.
+    pub fn truncate(&mut self, n: usize) {
+        let before = |k: &u32| (*k as usize) < n;
+        self.leaves
+            .truncate(self.leaves.partition_point(|(k, _)| before(k)));
+        let r = self.result_of.partition_point(before);
+        self.result_of.truncate(r);
+        self.results.truncate(r);
+        (self.segments).truncate(self.segments.partition_point(|(k, _)| before(k)));
+    }
+
+    /// Node `i`'s `leafUuid`.
+    pub fn leaf(&self, i: usize) -> Option<Id> {
+        entry(&self.leaves, i).copied()
+    }
+
+    /// The `tool_use_id`s node `i` answers.
+    pub fn results(&self, i: usize) -> &[Id] {
+        let from = self.result_of.partition_point(|&k| (k as usize) < i);
+        let to = from + self.result_of[from..].partition_point(|&k| k as usize == i);
+        &self.results[from..to]
+    }
+
+    /// Node `i`'s preserved segment.
+    pub fn segment(&self, i: usize) -> Option<&[Option<Id>; 3]> {
+        entry(&self.segments, i)
+    }
 }
 
 impl Node {
+    pub fn sidechain(&self) -> bool {
+        self.flags & SIDECHAIN != 0
+    }
+
+    /// A `compact_boundary`.
+    pub fn boundary(&self) -> bool {
+        self.flags & BOUNDARY != 0
+    }
+
+    pub fn api_error(&self) -> bool {
+        self.flags & API_ERROR != 0
+    }
+
+    /// Whether it holds a `ctxctl` key.
+    pub fn ctxctl(&self) -> bool {
+        self.flags & CTXCTL != 0
+    }
+
+    /// Whether its `attachment` is a `prompt_snapshot`.
+    pub fn snapshot(&self) -> bool {
+        self.flags & SNAPSHOT != 0
+    }
+
     /// A record of the conversation tree that can be a leaf.
     pub fn is_conversation(&self) -> bool {
         self.uuid.is_some()
@@ -95,9 +200,8 @@ impl Node {
 /// else that string parsed (`Some(None)`: not a version ctxctl reads).
 pub type Version = Option<Option<AgentVersion>>;
 
-/// `line`'s node, with the model it names (see `model_of`) and its `version`; `None` when
-/// the skeleton cannot read it.
-pub fn node(text: &str, line: usize, at: u64) -> Option<(Node, Option<String>, Version)> {
+/// `line`'s node, with what it does not keep; `None` when the skeleton cannot read it.
+pub fn node(text: &str, line: usize, at: u64) -> Option<Made> {
     // Serde would take an array for the skeleton's fields in order: a record is an object.
     if crate::formats::stream::loose::too_deep(text)
         || !text
@@ -122,43 +226,52 @@ pub fn node(text: &str, line: usize, at: u64) -> Option<(Node, Option<String>, V
             .filter_map(|b| b.tool_use_id.as_str().map(id))
             .collect()
     } else {
-        Box::default()
+        Vec::new()
     };
     let boundary = kind == Kind::System && s.subtype.as_str() == Some("compact_boundary");
     let segment = match s.meta.0.map(|m| m.segment) {
         Some(Loose::Absent | Loose::Null) | None => None,
-        Some(Loose::Object(seg)) => Some(Box::new([
+        Some(Loose::Object(seg)) => Some([
             seg.head.as_str().map(id),
             seg.anchor.as_str().map(id),
             seg.tail.as_str().map(id),
-        ])),
-        Some(_) => Some(Box::new([None, None, None])),
+        ]),
+        Some(_) => Some([None, None, None]),
     };
+    let flag = |on: bool, f: u8| if on { f } else { 0 };
     let node = Node {
-        line,
-        at,
-        len: u32::try_from(text.len()).ok()?,
-        kind,
         uuid: s.uuid.as_str().map(id),
         parent: s.parent.as_str().map(id),
         message_id: (kind == Kind::Assistant)
             .then(|| msg.id.as_str().map(id))
             .flatten(),
+        at: 0,
+        model: 0,
+        kind,
+        flags: flag(s.sidechain.as_bool() == Some(true), SIDECHAIN)
+            | flag(boundary, BOUNDARY)
+            | flag(s.api_error.as_bool() == Some(true), API_ERROR)
+            | flag(!matches!(s.ctxctl, Loose::Absent), CTXCTL)
+            | flag(
+                (s.attachment.0).is_some_and(|a| a.ty.as_str() == Some("prompt_snapshot")),
+                SNAPSHOT,
+            ),
+    };
+    let extra = Extra {
         leaf: s.leaf.as_str().map(id),
         results,
         segment: segment.filter(|_| boundary),
-        sidechain: s.sidechain.as_bool() == Some(true),
-        boundary,
-        api_error: s.api_error.as_bool() == Some(true),
-        ctxctl: !matches!(s.ctxctl, Loose::Absent),
-        snapshot: s
-            .attachment
-            .0
-            .is_some_and(|a| a.ty.as_str() == Some("prompt_snapshot")),
-        model: 0,
     };
     let version = s.version.as_str().map(parse_agent_version);
-    Some((node, model, version))
+    Some(Made {
+        node,
+        line,
+        at,
+        len: u32::try_from(text.len()).ok()?,
+        extra,
+        model,
+        version,
+    })
 }
 
 /// The fields of a record the thread reads.
@@ -236,7 +349,12 @@ mod tests {
 
     #[test]
     fn fields_of_another_type_are_absent_as_a_values_get_finds_them() {
-        let (n, model, _) = node(
+        let Made {
+            node: n,
+            extra: x,
+            model,
+            ..
+        } = node(
             r#"{"type":"assistant","uuid":7,"parentUuid":"p","isSidechain":"yes","message":{"id":"m","model":"claude-x","content":[1,{"type":"tool_result","tool_use_id":"t"}]}}"#,
             3,
             10,
@@ -246,18 +364,58 @@ mod tests {
             (n.kind, n.uuid, n.parent),
             (Kind::Assistant, None, Some(id("p")))
         );
-        assert_eq!((n.message_id, n.sidechain), (Some(id("m")), false));
+        assert_eq!((n.message_id, n.sidechain()), (Some(id("m")), false));
         // Only a user record answers tool calls.
-        assert!(n.results.is_empty());
+        assert!(x.results.is_empty());
         assert_eq!(model.as_deref(), Some("claude-x"));
-        let (n, _, _) = node(
+        let Made {
+            node: n, extra: x, ..
+        } = node(
             r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"},"x"]},"ctxctl":null}"#,
             0,
             0,
         )
         .unwrap();
-        assert_eq!(&*n.results, &[id("t")]);
-        assert!(n.ctxctl);
+        assert_eq!(x.results, [id("t")]);
+        assert!(n.ctxctl() && !n.snapshot() && !n.boundary());
+    }
+
+    #[test]
+    fn a_node_takes_32_bytes() {
+        // The index of a 2 GB transcript holds millions of them.
+        assert_eq!(std::mem::size_of::<Node>(), 32);
+    }
+
+    #[test]
+    fn rare_fields_are_found_by_node_and_cut_with_the_index() {
+        let mut rare = Rare::default();
+        let results = vec![id("a"), id("b")];
+        rare.push(
+            1,
+            Extra {
+                results,
+                ..Extra::default()
+            },
+        );
+        rare.push(2, Extra::default());
+        let segment = Some([Some(id("h")), None, Some(id("t"))]);
+        let leaf = Some(id("l"));
+        rare.push(
+            4,
+            Extra {
+                leaf,
+                results: vec![id("c")],
+                segment,
+            },
+        );
+        assert_eq!(rare.results(1), [id("a"), id("b")]);
+        assert!(rare.results(0).is_empty() && rare.results(2).is_empty());
+        assert_eq!((rare.leaf(4), rare.leaf(1)), (leaf, None));
+        assert_eq!(rare.segment(4), segment.as_ref());
+        rare.truncate(4);
+        assert!(rare.results(4).is_empty() && rare.leaf(4).is_none());
+        assert!(rare.segment(4).is_none());
+        assert_eq!(rare.results(1).len(), 2);
     }
 
     #[test]
@@ -271,13 +429,15 @@ mod tests {
         ] {
             assert!(node(text, 0, 0).is_none(), "{text}");
         }
-        let (n, _, _) = node(
+        let Made {
+            node: n, extra: x, ..
+        } = node(
             r#"{"type":"system","subtype":"compact_boundary","compactMetadata":{"preservedSegment":5}}"#,
             0,
             0,
         )
         .unwrap();
-        assert!(n.boundary);
-        assert_eq!(n.segment.as_deref(), Some(&[None, None, None]));
+        assert!(n.boundary() && !n.api_error());
+        assert_eq!(x.segment, Some([None, None, None]));
     }
 }

@@ -1,0 +1,177 @@
+//! The index of a Claude Code transcript ([`Index`]): one 32-byte [`Node`] per record, in
+//! file order, and what lets a node be that small: its line kept only where blank lines
+//! make it other than the previous node's plus one, its offset's high bits kept once per
+//! 4 GiB of file, its length read off the next node's offset, and the fields only some
+//! records hold kept aside ([`Rare`]). What [`super::indexed`] reads the transcript from.
+
+use super::skel::{Made, Node, Rare};
+
+/// A transcript's records, indexed.
+#[derive(Debug, Default)]
+pub struct Index {
+    /// Every record, in file order (blank lines and a truncated last line left out).
+    pub nodes: Vec<Node>,
+    /// What few nodes hold beyond their [`Node`].
+    pub rare: Rare,
+    /// The nodes whose line is not the one after the previous node's (blank lines
+    /// between), with their line, in order.
+    gaps: Vec<(u32, u32)>,
+    /// For each 4 GiB of the file, the first node past it (`Node::at` is the rest).
+    wraps: Vec<u32>,
+    /// Where the last node's text ends.
+    end: u64,
+    /// The models the nodes name (`Node::model` - 1).
+    pub models: Vec<String>,
+    /// The warning of a truncated last line.
+    pub truncated: Option<String>,
+    /// The agent's version, as the latest record naming one gives it.
+    pub version: Option<crate::session::AgentVersion>,
+}
+
+impl Index {
+    /// Adds the node the skeleton `made` of the next record; `None` past 2^32 records.
+    pub fn push(&mut self, made: Made) -> Option<()> {
+        let Made {
+            mut node,
+            line,
+            at,
+            len,
+            extra,
+            model,
+            version,
+        } = made;
+        let i = u32::try_from(self.nodes.len()).ok()?;
+        node.model = self.model_number(model);
+        // The latest record naming a version wins, as the whole reader has it.
+        if let Some(v) = version {
+            self.version = v;
+        }
+        let next = self
+            .nodes
+            .len()
+            .checked_sub(1)
+            .map_or(0, |p| self.line(p) + 1);
+        if line != next {
+            self.gaps.push((i, u32::try_from(line).ok()?));
+        }
+        while (self.wraps.len() as u64) < at >> 32 {
+            self.wraps.push(i);
+        }
+        node.at = at as u32;
+        self.end = at + u64::from(len);
+        self.rare.push(i, extra);
+        self.nodes.push(node);
+        Some(())
+    }
+
+    /// Node `i`'s line (0-based, blank lines counted).
+    pub fn line(&self, i: usize) -> usize {
+        let k = self.gaps.partition_point(|&(n, _)| n as usize <= i);
+        match k.checked_sub(1) {
+            Some(k) => self.gaps[k].1 as usize + (i - self.gaps[k].0 as usize),
+            None => i,
+        }
+    }
+
+    /// Where node `i`'s text starts in the file.
+    fn at(&self, i: usize) -> u64 {
+        let high = self.wraps.partition_point(|&n| n as usize <= i) as u64;
+        high << 32 | u64::from(self.nodes[i].at)
+    }
+
+    /// Where node `i`'s text is in the file, and its length, up to the next node's (the
+    /// end of its line and the blank lines after it, which a JSON parser skips).
+    pub fn place(&self, i: usize) -> (u64, u64) {
+        let at = self.at(i);
+        let end = if i + 1 < self.nodes.len() {
+            self.at(i + 1)
+        } else {
+            self.end
+        };
+        (at, end - at)
+    }
+
+    /// The index of the file up to line `line` (the records before it), as the whole
+    /// reader reads that part of the file on its own ([`super::before_compaction`]): this
+    /// one cut short, so that the nodes are not held twice.
+    pub fn before(mut self, line: usize) -> Index {
+        let (mut lo, mut hi) = (0, self.nodes.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.line(mid) < line {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo < self.nodes.len() {
+            self.end = self.at(lo);
+        }
+        let before = |k: &u32| (*k as usize) < lo;
+        (self.gaps).truncate(self.gaps.partition_point(|(k, _)| before(k)));
+        (self.wraps).truncate(self.wraps.partition_point(before));
+        self.nodes.truncate(lo);
+        self.rare.truncate(lo);
+        self.truncated = None;
+        self
+    }
+
+    /// Numbers `model` for [`Node::model`].
+    pub fn model_number(&mut self, model: Option<String>) -> u16 {
+        let Some(model) = model else { return 0 };
+        let at = match self.models.iter().position(|m| *m == model) {
+            Some(k) => k,
+            None => {
+                self.models.push(model);
+                self.models.len() - 1
+            }
+        };
+        u16::try_from(at + 1).unwrap_or(u16::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::claude_code::skel;
+
+    fn made(line: usize, at: u64, len: u32) -> Made {
+        let mut m = skel::node(r#"{"type":"user","uuid":"u"}"#, 0, 0).expect("a node");
+        (m.line, m.at, m.len) = (line, at, len);
+        m
+    }
+
+    #[test]
+    fn lines_and_places_come_back_across_blank_lines_and_4_gib() {
+        let mut index = Index::default();
+        // Lines 0, 1, then 4 (blank lines between), then 5 past 4 GiB and 6 past 12 GiB.
+        let records = [
+            (0, 0, 9),
+            (1, 10, 20),
+            (4, 34, 5),
+            (5, (1 << 32) + 7, 3),
+            (6, (3 << 32) + 1, 8),
+        ];
+        for &(line, at, len) in &records {
+            index.push(made(line, at, len)).expect("pushed");
+        }
+        let lines: Vec<usize> = (0..5).map(|i| index.line(i)).collect();
+        assert_eq!(lines, [0, 1, 4, 5, 6]);
+        // A node's text runs to the next node's, blank lines included, the last to its end.
+        let places: Vec<(u64, u64)> = (0..5).map(|i| index.place(i)).collect();
+        assert_eq!(
+            places,
+            [
+                (0, 10),
+                (10, 24),
+                (34, (1 << 32) + 7 - 34),
+                ((1 << 32) + 7, (2 << 32) - 6),
+                ((3 << 32) + 1, 8)
+            ]
+        );
+        let before = index.before(5);
+        assert_eq!(before.nodes.len(), 3);
+        assert_eq!(before.place(2), (34, (1 << 32) + 7 - 34));
+        assert_eq!(before.line(2), 4);
+    }
+}
