@@ -37,6 +37,9 @@ use crate::session::{AgentLimits, AgentVersion, Document, Message, Origin, Part}
 use crate::session::{ReportedUsage, Role};
 use crate::tokens::Counter;
 
+/// How many messages before the boundary the streamed route holds at once, to count them.
+const BATCH: usize = 512;
+
 /// What the thread before a boundary measures: the hidden part and the session's ratio.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Measured {
@@ -46,8 +49,16 @@ pub struct Measured {
     pub ratio: Option<f64>,
 }
 
-/// The hidden part `u`'s thread measures over `held` (the messages its latest request
-/// held), their counts scaled by `factor` as the session's are. After the agent's own
+/// `messages` counted, each count scaled by `factor` as the session's are.
+fn counted(ctx: &Context, counter: &Counter, factor: f64, messages: &[Message]) -> Vec<usize> {
+    (ctx.count_messages(counter, messages, ctx.counting_threads())
+        .into_iter())
+    .map(|n| scaled(n, factor))
+    .collect()
+}
+
+/// The hidden part `u`'s thread measures over `counts` (of the messages its latest
+/// request held, scaled by `factor` as the session's are, [`counted`]). After the agent's own
 /// boundary (`own`: the files its thread left and the agent's version; `None` after a
 /// boundary ctxctl wrote), also the session's ratio and what Claude Code re-attaches of
 /// those files without writing it ([`reattached`], counted at that ratio where the
@@ -56,23 +67,18 @@ pub fn measure(
     ctx: &Context,
     counter: &Counter,
     factor: f64,
-    held: &[Message],
+    counts: &[usize],
     u: &ReportedUsage,
     own: Option<(&Reattach, Option<AgentVersion>)>,
 ) -> Option<Measured> {
-    let counts: Vec<usize> = ctx
-        .count_messages(counter, held, ctx.counting_threads())
-        .into_iter()
-        .map(|n| scaled(n, factor))
-        .collect();
-    let hidden = predict::first_hidden_part(u, &counts, factor)?;
+    let hidden = predict::first_hidden_part(u, counts, factor)?;
     let Some((files, version)) = own else {
         return Some(Measured {
             hidden: hidden as u64,
             ratio: None,
         });
     };
-    let ratio = predict::session_ratio(u, &counts, factor);
+    let ratio = predict::session_ratio(u, counts, factor);
     let files = reattached(ctx, counter, ratio.unwrap_or(factor), files, version);
     Some(Measured {
         hidden: (hidden + files) as u64,
@@ -141,7 +147,14 @@ pub fn whole(
     let own = !(line..doc.lines.len()).any(|i| written_by_ctxctl(doc.line(i)));
     let measured = claude_code::before_compaction(doc, line).and_then(|(held, u, files)| {
         let own = own.then_some((&files, version));
-        measure(ctx, counter, factor, &held, &u, own)
+        measure(
+            ctx,
+            counter,
+            factor,
+            &counted(ctx, counter, factor, &held),
+            &u,
+            own,
+        )
     });
     set(agent, measured);
 }
@@ -205,8 +218,17 @@ pub fn streamed(
             })
             .collect()
     };
-    let mut messages = Vec::new();
-    let read = indexed::read(&before, traced, &mut fetch, &mut |m| messages.push(m))?;
+    // Counted a batch at a time as the reader hands them out: only their counts are kept.
+    let (mut counts, mut batch) = (Vec::new(), Vec::new());
+    let mut emit = |m: Message| {
+        batch.push(m);
+        if batch.len() == BATCH {
+            counts.extend(counted(ctx, counter, factor, &batch));
+            batch.clear();
+        }
+    };
+    let read = indexed::read(&before, traced, &mut fetch, &mut emit)?;
+    counts.extend(counted(ctx, counter, factor, &batch));
     let mut files = Reattach::new();
     for (&at, &len) in &places {
         let mut text = vec![0; len as usize];
@@ -214,9 +236,9 @@ pub fn streamed(
         files.observe(&serde_json::from_slice(&text).ok()?);
     }
     let measured = read.reported_usage.and_then(|u| {
-        let held = u.request_end?.min(messages.len());
+        let held = u.request_end?.min(counts.len());
         let own = own.then_some((&files, version));
-        measure(ctx, counter, factor, &messages[..held], &u, own)
+        measure(ctx, counter, factor, &counts[..held], &u, own)
     });
     set(agent, measured);
     Some(())
