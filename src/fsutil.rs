@@ -135,6 +135,19 @@ pub fn stage(path: &Path, private: bool, bytes: &[u8]) -> io::Result<Option<Stag
     stage_with(path, private, fault, 0, &mut |f| f.write_all(bytes)).map(Some)
 }
 
+/// [`stage`] of what `produce` writes, piece by piece (a large output is never held
+/// whole).
+pub fn stage_by(
+    path: &Path,
+    private: bool,
+    produce: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<Option<Staged>> {
+    if is_device(path) {
+        return Ok(None);
+    }
+    stage_with(path, private, FAULT.get().copied(), WRITE_BUFFER, produce).map(Some)
+}
+
 /// A file written beside its target and synced, waiting to be renamed over it
 /// ([`stage`]).
 #[derive(Debug)]
@@ -146,6 +159,11 @@ pub struct Staged {
 }
 
 impl Staged {
+    /// The staged file, beside its target, to be read back before it is committed.
+    pub fn staged_path(&self) -> &Path {
+        self.tmp.path()
+    }
+
     /// Renames the staged file over its target, then syncs the directory.
     pub fn commit(self) -> io::Result<()> {
         fire(self.fault, FailAt::BeforeRename)?;

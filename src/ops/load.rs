@@ -205,6 +205,27 @@ impl Loaded {
         self.recount_owned(std::fs::read(path).ok()?)
     }
 
+    /// [`Loaded::recount_file`] streamed as `count` reads a file (the file is never held
+    /// whole), when it counts with this session's tokenizer and scale; else (and for a
+    /// Claude Code transcript) read whole.
+    pub fn recount_streamed(&self, ctx: &Context, path: &Path) -> Option<usize> {
+        // A Claude Code transcript compacted by ctxctl keeps its summarized records off the
+        // thread, and its streamed count holds them (1.2 GiB at 160 MB): read whole.
+        if self.session.format == session::Format::ClaudeCode {
+            return self.recount_file(path);
+        }
+        let wants = crate::ops::figures::Wants::default();
+        match crate::ops::json_stream::tally(ctx, path, wants) {
+            Ok(Some(c))
+                if c.model.encoding == self.model.encoding
+                    && c.model.factor == self.model.factor =>
+            {
+                Some(c.total)
+            }
+            _ => self.recount_file(path),
+        }
+    }
+
     /// `n` counted tokens as this session's model would see them (estimates are scaled).
     pub fn scaled(&self, n: usize) -> usize {
         scale(n, self.model.factor)

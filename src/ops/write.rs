@@ -228,6 +228,24 @@ pub fn stage(
     fsutil::stage(path, private, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
+/// [`stage`] of what `produce` writes, piece by piece, never holding it whole.
+pub fn stage_by(
+    ctx: &Context,
+    dest: &Destination,
+    produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<Option<fsutil::Staged>> {
+    let (path, private) = match dest {
+        _ if !stages(dest) => return Ok(None),
+        Destination::Store { path, .. } => {
+            store_dir(&ctx.data_dir()?.value, path)?;
+            (path, true)
+        }
+        Destination::File(p) => (p, false),
+        Destination::Stdout | Destination::InPlace(_) => return Ok(None),
+    };
+    fsutil::stage_by(path, private, produce).with_context(|| format!("writing {}", path.display()))
+}
+
 /// Whether [`stage`] splits a write to `dest`: `-o FILE`, and the store once its
 /// directory is there (made when a result is written, so that a result found no smaller
 /// leaves none behind).

@@ -545,6 +545,19 @@ impl<'a> Job<'a> {
         // records fresh ids.
         let header = self.header(id, &slot);
         let items = compact::assemble(&loaded.session, part, &summary, &header);
+        // A device or pipe (`-o /dev/null`) is written to, not staged.
+        let regular = match dest {
+            Destination::File(p) => std::fs::metadata(p).map_or(true, |m| m.is_file()),
+            _ => true,
+        };
+        if matches!(slot, Err(NoSlot::Untouched)) && Transaction::stages(dest) && regular {
+            let made = Made {
+                summary,
+                used,
+                recall,
+            };
+            return self.apply_streamed(tx, loaded, made, dest, &items, &header, known);
+        }
         let written = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
         let written = &written;
         std::thread::scope(|scope| {
@@ -612,6 +625,53 @@ impl<'a> Job<'a> {
             };
             Ok(self.report(loaded, dest, used, &recall, archived, tokens))
         })
+    }
+
+    /// [`Job::apply`] of a compaction written to a new file (`-o FILE`, the store), which
+    /// archives nothing: written beside it as it is made, never held whole, counted back
+    /// from there as `count` reads a file when the format adds records a plan does not
+    /// count, and renamed into place unless it is no smaller.
+    #[allow(clippy::too_many_arguments)]
+    fn apply_streamed(
+        &self,
+        tx: &Transaction,
+        loaded: &Loaded,
+        made: Made,
+        dest: &Destination,
+        items: &[crate::session::Item],
+        header: &CompactInfo,
+        known: Option<usize>,
+    ) -> anyhow::Result<Done> {
+        let (ctx, shown, part) = (self.ctx, self.shown, self.part);
+        let Made {
+            summary,
+            used,
+            recall,
+        } = made;
+        let staged = tx
+            .stage_by(dest, &mut |out| {
+                formats::write_to(&loaded.session, items, out).map_err(|e| match e {
+                    crate::session::WriteError::Io(e) => e,
+                    e => std::io::Error::other(e),
+                })
+            })
+            .with_context(|| loaded.display())?
+            .with_context(|| format!("{}: cannot be staged", dest.display()))?;
+        let planned = match known {
+            Some(n) => Some(n),
+            None if loaded.plan_is_exact(items) => Some(compacted(loaded, part, &summary, header)),
+            None => loaded.recount_streamed(ctx, staged.staged_path()),
+        };
+        if let Some(after) = planned.filter(|&n| n >= loaded.total) {
+            // Dropped uncommitted: the staged file goes.
+            drop(staged);
+            let reason = report::not_smaller(loaded.total, after, self.summarized.len());
+            return Ok(unchanged(ctx, shown, used, reason, false, self.batch));
+        }
+        let tokens = planned.unwrap_or_else(|| compacted(loaded, part, &summary, header));
+        tx.commit_staged(dest, loaded, staged)?;
+        let recall = recall.measured(&summary);
+        Ok(self.report(loaded, dest, used, &recall, None, tokens))
     }
 
     /// What a compaction written to `dest` says (its `--json` document, or its lines).

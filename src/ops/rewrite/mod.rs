@@ -256,6 +256,33 @@ impl<'a> Transaction<'a> {
         write::stage(self.ctx, dest, bytes)
     }
 
+    /// [`Transaction::stage`] of what `produce` writes, piece by piece, never holding it
+    /// whole; committed by [`Transaction::commit_staged`].
+    pub fn stage_by(
+        &self,
+        dest: &Destination,
+        produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> anyhow::Result<Option<fsutil::Staged>> {
+        write::stage_by(self.ctx, dest, produce)
+    }
+
+    /// Renames a file [`Transaction::stage_by`] wrote into place (a new file: nothing is
+    /// archived) and carries the next request over to it, hashed as it is read back.
+    pub fn commit_staged(
+        &self,
+        dest: &Destination,
+        loaded: &Loaded,
+        staged: fsutil::Staged,
+    ) -> anyhow::Result<()> {
+        staged
+            .commit()
+            .with_context(|| format!("writing {}", dest.display()))?;
+        if let Destination::File(p) | Destination::Store { path: p, .. } = dest {
+            next::carry(self.ctx, dest, loaded, || Fingerprint::of_file(p));
+        }
+        Ok(())
+    }
+
     /// Whether [`Transaction::stage`] splits a write to `dest`.
     pub fn stages(dest: &Destination) -> bool {
         write::stages(dest)
