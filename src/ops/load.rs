@@ -206,14 +206,8 @@ impl Loaded {
     }
 
     /// [`Loaded::recount_file`] streamed as `count` reads a file (the file is never held
-    /// whole), when it counts with this session's tokenizer and scale; else (and for a
-    /// Claude Code transcript) read whole.
+    /// whole), when it counts with this session's tokenizer and scale; else read whole.
     pub fn recount_streamed(&self, ctx: &Context, path: &Path) -> Option<usize> {
-        // A Claude Code transcript compacted by ctxctl keeps its summarized records off the
-        // thread, and its streamed count holds them (1.2 GiB at 160 MB): read whole.
-        if self.session.format == session::Format::ClaudeCode {
-            return self.recount_file(path);
-        }
         let wants = crate::ops::figures::Wants::default();
         match crate::ops::json_stream::tally(ctx, path, wants) {
             Ok(Some(c))
