@@ -105,10 +105,31 @@ pub fn write_atomic_by(
     write_atomic_with(path, private, FAULT.get().copied(), produce)
 }
 
-/// A device or pipe (`-o /dev/null`, `-o /dev/stdout`, a FIFO): written to, never
-/// replaced (renaming over it would swap the device for a regular file).
-fn is_device(path: &Path) -> bool {
-    fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+/// A device or pipe (`-o /dev/null`, a FIFO), or a name for an open descriptor
+/// (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`: links to the file a shell redirected
+/// it to): written to, never replaced (renaming over it would swap the device, or the
+/// system's link, for a regular file).
+pub fn is_device(path: &Path) -> bool {
+    let descriptor = |p: &Path| p.starts_with("/proc") || p.starts_with("/dev/fd");
+    descriptor(path)
+        || fs::read_link(path).is_ok_and(|to| descriptor(&to))
+        || fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// Where a write to `path` lands: a symbolic link's target, so that the rename replaces
+/// the file the link names and the link stays a link. A dangling link names its target
+/// (made there); a name that is no link is itself.
+fn landing(path: &Path) -> PathBuf {
+    if !fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return path.to_path_buf();
+    }
+    if let Ok(real) = fs::canonicalize(path) {
+        return real;
+    }
+    match fs::read_link(path) {
+        Ok(to) => path.parent().map_or(to.clone(), |d| d.join(&to)),
+        Err(_) => path.to_path_buf(),
+    }
 }
 
 fn write_atomic_with(
@@ -182,6 +203,7 @@ fn stage_with(
     buffer: usize,
     produce: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<Staged> {
+    let path = &landing(path);
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -580,6 +602,51 @@ mod tests {
         let null = Path::new("/dev/null");
         write_atomic(null, b"discarded", false).unwrap();
         assert!(fs::metadata(null).unwrap().file_type().is_char_device());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        let target = dir.path().join("sub/target.jsonl");
+        fs::write(&target, b"old").unwrap();
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink("sub/target.jsonl", &link).unwrap();
+        write_atomic(&link, b"new", false).unwrap();
+        let staged = stage_by(&link, false, &mut |w| w.write_all(b"newer")).unwrap();
+        staged.unwrap().commit().unwrap();
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read(&target).unwrap(), b"newer");
+        // A dangling link makes its target.
+        let dangling = dir.path().join("dangling.jsonl");
+        std::os::unix::fs::symlink("sub/made.jsonl", &dangling).unwrap();
+        write_atomic(&dangling, b"made", false).unwrap();
+        assert!(fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(
+            fs::read(dir.path().join("sub/made.jsonl")).unwrap(),
+            b"made"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn names_of_open_descriptors_are_devices() {
+        // Redirected to a regular file, /dev/stdout still names the descriptor: renaming
+        // over it would replace the system's link.
+        for p in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/dev/null"] {
+            assert!(is_device(Path::new(p)), "{p}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f");
+        fs::write(&f, b"x").unwrap();
+        assert!(!is_device(&f) && !is_device(&dir.path().join("missing")));
     }
 
     #[test]

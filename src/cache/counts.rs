@@ -27,6 +27,11 @@ const MAGIC: &[u8; 8] = b"ctxtok02";
 const HEADER: usize = 16;
 /// At most this many counts are kept (24 MB on disk).
 pub const MAX_ENTRIES: usize = 1_000_000;
+/// At most this many counts are recorded by one run (the first it learns; 8 MB in
+/// memory): a run over a session of millions of messages would otherwise hold 32 bytes
+/// for each until it saves, for a cache that keeps only [`MAX_ENTRIES`]. What is not
+/// recorded is counted again next time; an unchanged file is answered by its digest.
+const TOUCHED_MAX: usize = if cfg!(test) { 2_000 } else { 1 << 18 };
 /// Entries the log holds before it is merged into the sorted file (1.5 MB).
 const LOG_MAX: usize = if cfg!(test) { 64 } else { 1 << 16 };
 
@@ -154,7 +159,7 @@ impl CountStore {
                 e.count != count || self.generation().wrapping_sub(e.generation) > REFRESH_AFTER
             }
         };
-        if stale {
+        if stale && self.touched.len() < TOUCHED_MAX {
             self.dirty = true;
             self.touched.push((key, count));
         }
@@ -509,6 +514,25 @@ mod tests {
         assert!(d.generation() > c.generation(), "generations carry over");
         assert!(CountStore::clear(&path).unwrap());
         assert!(CountStore::open(path).is_empty());
+    }
+
+    #[test]
+    fn a_run_records_at_most_touched_max_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token-counts.bin");
+        let mut store = CountStore::open(path.clone());
+        let keys: Vec<u128> = (1..=(TOUCHED_MAX as u128 + 50)).collect();
+        let counts: Vec<usize> = keys.iter().map(|&k| k as usize * 2).collect();
+        store.record_all(&keys, &counts);
+        assert!(store.save().unwrap());
+        let mut again = CountStore::open(path);
+        let found = again.lookup(&keys);
+        let known = found.iter().filter(|f| f.is_some()).count();
+        assert_eq!(known, TOUCHED_MAX);
+        // The first ones learned, with their counts.
+        assert_eq!(found[0], Some(2));
+        assert_eq!(found[TOUCHED_MAX - 1], Some(TOUCHED_MAX * 2));
+        assert_eq!(found[TOUCHED_MAX], None);
     }
 
     #[test]

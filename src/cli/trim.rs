@@ -336,7 +336,7 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
         phases.at("counting what was written");
         loaded.release_document();
         let recounted = match (whole, reread) {
-            (false, Some(p)) => loaded.recount_streamed(ctx, p),
+            (false, Some(p)) => crate::ops::rewrite::recount::streamed(ctx, &loaded, p),
             _ => loaded.recount_owned(bytes),
         };
         if let Some(n) = recounted {

@@ -205,21 +205,6 @@ impl Loaded {
         self.recount_owned(std::fs::read(path).ok()?)
     }
 
-    /// [`Loaded::recount_file`] streamed as `count` reads a file (the file is never held
-    /// whole), when it counts with this session's tokenizer and scale; else read whole.
-    pub fn recount_streamed(&self, ctx: &Context, path: &Path) -> Option<usize> {
-        let wants = crate::ops::figures::Wants::default();
-        match crate::ops::json_stream::tally(ctx, path, wants) {
-            Ok(Some(c))
-                if c.model.encoding == self.model.encoding
-                    && c.model.factor == self.model.factor =>
-            {
-                Some(c.total)
-            }
-            _ => self.recount_file(path),
-        }
-    }
-
     /// `n` counted tokens as this session's model would see them (estimates are scaled).
     pub fn scaled(&self, n: usize) -> usize {
         scale(n, self.model.factor)

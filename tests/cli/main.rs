@@ -46,6 +46,7 @@ mod llm_sections;
 mod mcp;
 mod models;
 mod opencode;
+mod outputs;
 mod procs;
 mod progress;
 mod race;

@@ -547,7 +547,7 @@ impl<'a> Job<'a> {
         let items = compact::assemble(&loaded.session, part, &summary, &header);
         // A device or pipe (`-o /dev/null`) is written to, not staged.
         let regular = match dest {
-            Destination::File(p) => std::fs::metadata(p).map_or(true, |m| m.is_file()),
+            Destination::File(p) => !crate::fsutil::is_device(p),
             _ => true,
         };
         if matches!(slot, Err(NoSlot::Untouched)) && Transaction::stages(dest) && regular {
@@ -648,19 +648,27 @@ impl<'a> Job<'a> {
             used,
             recall,
         } = made;
-        let staged = tx
-            .stage_by(dest, &mut |out| {
-                formats::write_to(&loaded.session, items, out).map_err(|e| match e {
-                    crate::session::WriteError::Io(e) => e,
-                    e => std::io::Error::other(e),
-                })
+        // The output's I/O errors name the output (as a whole write's do); what the format
+        // cannot write names the session.
+        let mut refused = None;
+        let staged = tx.stage_by(dest, &mut |out| {
+            formats::write_to(&loaded.session, items, out).map_err(|e| match e {
+                crate::session::WriteError::Io(e) => e,
+                e => {
+                    let said = std::io::Error::other(e.to_string());
+                    refused = Some(e);
+                    said
+                }
             })
-            .with_context(|| loaded.display())?
-            .with_context(|| format!("{}: cannot be staged", dest.display()))?;
+        });
+        if let Some(e) = refused {
+            return Err(anyhow::Error::new(e).context(loaded.display()));
+        }
+        let staged = staged?.with_context(|| format!("{}: cannot be staged", dest.display()))?;
         let planned = match known {
             Some(n) => Some(n),
             None if loaded.plan_is_exact(items) => Some(compacted(loaded, part, &summary, header)),
-            None => loaded.recount_streamed(ctx, staged.staged_path()),
+            None => crate::ops::rewrite::recount::streamed(ctx, loaded, staged.staged_path()),
         };
         if let Some(after) = planned.filter(|&n| n >= loaded.total) {
             // Dropped uncommitted: the staged file goes.

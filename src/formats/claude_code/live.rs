@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::indexed::Index;
+use super::index::Index;
 use super::relink::Children;
 use super::skel::{Id, Kind, Node, Rare};
 

@@ -6,7 +6,9 @@
 //! 2. the session's lock ([`Transaction::begin`]), held until the transaction is dropped;
 //! 3. the input checked unchanged since it was read ([`Transaction::ensure_unchanged`]);
 //! 4. the originals archived, their archive assembled here ([`originals`]);
-//! 5. the new bytes staged beside the destination and synced ([`Transaction::stage`]);
+//! 5. the new bytes staged beside the destination and synced ([`Transaction::stage`]; a
+//!    new file may be written as it is made, [`Transaction::stage_by`], and counted back
+//!    from there, [`recount`]);
 //! 6. the last look (the test hook, the live recheck) and the replace: a rename, an append,
 //!    or the database's own transaction, the agent's last activity time kept ([`replace`]);
 //! 7. on failure, the archive filed for it removed again ([`Transaction::commit`]); on
@@ -19,6 +21,7 @@
 
 mod next;
 pub mod originals;
+pub mod recount;
 mod replace;
 
 use std::path::{Path, PathBuf};
