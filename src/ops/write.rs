@@ -216,16 +216,27 @@ pub fn stage(
     dest: &Destination,
     bytes: &[u8],
 ) -> anyhow::Result<Option<fsutil::Staged>> {
-    let (path, private) = match dest {
-        _ if !stages(dest) => return Ok(None),
-        Destination::Store { path, .. } => {
-            store_dir(&ctx.data_dir()?.value, path)?;
-            (path, true)
-        }
-        Destination::File(p) => (p, false),
-        Destination::Stdout | Destination::InPlace(_) => return Ok(None),
+    let Some((path, private)) = staged_at(ctx, dest)? else {
+        return Ok(None);
     };
     fsutil::stage(path, private, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Where [`stage`] writes for `dest`, and whether privately (the store, made here); `None`
+/// where the write is not split.
+fn staged_at<'d>(
+    ctx: &Context,
+    dest: &'d Destination,
+) -> anyhow::Result<Option<(&'d std::path::Path, bool)>> {
+    Ok(match dest {
+        _ if !stages(dest) => None,
+        Destination::Store { path, .. } => {
+            store_dir(&ctx.data_dir()?.value, path)?;
+            Some((path, true))
+        }
+        Destination::File(p) => Some((p, false)),
+        Destination::Stdout | Destination::InPlace(_) => None,
+    })
 }
 
 /// [`stage`] of what `produce` writes, piece by piece, never holding it whole.
@@ -234,14 +245,8 @@ pub fn stage_by(
     dest: &Destination,
     produce: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> anyhow::Result<Option<fsutil::Staged>> {
-    let (path, private) = match dest {
-        _ if !stages(dest) => return Ok(None),
-        Destination::Store { path, .. } => {
-            store_dir(&ctx.data_dir()?.value, path)?;
-            (path, true)
-        }
-        Destination::File(p) => (p, false),
-        Destination::Stdout | Destination::InPlace(_) => return Ok(None),
+    let Some((path, private)) = staged_at(ctx, dest)? else {
+        return Ok(None);
     };
     fsutil::stage_by(path, private, produce).with_context(|| format!("writing {}", path.display()))
 }

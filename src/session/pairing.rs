@@ -1,4 +1,4 @@
-//! [`pairs::problems`] taken a message at a time, in memory that follows what is still
+//! [`pairs::problems`](super::pairs::problems) taken a message at a time, in memory that follows what is still
 //! open rather than the session's length: a streamed read of a multi-GB transcript (a
 //! Codex rollout, a Gemini CLI log) checks its pairing as the messages go by instead of
 //! keeping every message's [`Shape`](super::pairs::Shape) until the end.
@@ -6,7 +6,7 @@
 //! It holds the calls not yet answered (a set that shrinks as their results arrive and
 //! empties at every user turn), a 64-bit hash of every call id made (to tell a result of
 //! a call answered before from an orphan: 8 bytes a call), and the problems found. The
-//! problems come out as [`pairs::problems`] gives them, held equal by the tests below.
+//! problems come out as [`pairs::problems`](super::pairs::problems) gives them, held equal by the tests below.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -20,7 +20,7 @@ pub struct Pairing {
     taken: usize,
     /// Reasoning problems, in message order.
     reasoning: Vec<Problem>,
-    /// Pairing problems, in the order [`pairs::problems`] finds them.
+    /// Pairing problems, in the order [`pairs::problems`](super::pairs::problems) finds them.
     pairing: Vec<Problem>,
     /// Whether the current run of assistant items holds a reasoning item.
     reasoned: bool,
@@ -115,7 +115,7 @@ impl Pairing {
         self.taken == 0
     }
 
-    /// The problems of the messages taken so far, as [`pairs::problems`] lists them.
+    /// The problems of the messages taken so far, as [`pairs::problems`](super::pairs::problems) lists them.
     pub fn problems(&self) -> Vec<Problem> {
         let mut out = self.reasoning.clone();
         out.extend(self.pairing.iter().cloned());
@@ -123,7 +123,7 @@ impl Pairing {
         out
     }
 
-    /// The problems of every message taken, as [`pairs::problems`] lists them.
+    /// The problems of every message taken, as [`pairs::problems`](super::pairs::problems) lists them.
     pub fn finish(self) -> Vec<Problem> {
         let mut out = self.reasoning;
         out.extend(self.pairing);
