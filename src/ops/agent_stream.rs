@@ -35,7 +35,6 @@ use crate::ops::ordered::parse_json;
 use crate::ops::stream_count::{debug_line, first_pass, read_at, Batches};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message, Part};
-use crate::tokens::Counter;
 
 /// `path` streamed and counted when it is a Claude Code transcript or another line-based
 /// agent's session (Codex, Gemini CLI, goose), else `None`.
@@ -113,22 +112,14 @@ pub fn tally(
         let n = ctx.count_parts(&counter, &[&part]);
         scale(n.first().copied().unwrap_or(0), model.factor)
     });
+    let keeps = counter.keeps_counts();
     Some(Counted {
-        path: path.to_path_buf(),
-        fingerprint,
-        format: Format::ClaudeCode,
         session_model: Some(read.model),
-        keeps_counts: counter.keeps_counts(),
-        total: Counter::total(&tally.counts),
         usage: read.reported_usage,
         agent_limits,
         extra_tokens,
         warnings: read.warnings,
-        resume: None,
-        skipped: false,
-        model,
-        tally,
-        api: None,
+        ..Counted::streamed(path, fingerprint, Format::ClaudeCode, model, keeps, tally)
     })
 }
 

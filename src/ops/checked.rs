@@ -327,9 +327,16 @@ fn finish_noting(
         counts.extend_from_slice(l.counts());
     }
     // Checked as the messages were read (a streamed read: no earlier messages, no resume
-    // point), or from every message's shape.
-    let paired =
-        (l.tally.pairing.take()).filter(|_| before.is_none() && !l.format.anthropic_bound());
+    // point, rules that need no whole-list order), or from every message's shape. A read
+    // that checked as it went kept no shapes, so any other case is a route's mistake:
+    // refused, not answered from the empty shapes as "no problems".
+    let paired = l.tally.pairing.take();
+    if paired.is_some() && (before.is_some() || l.format.anthropic_bound()) {
+        anyhow::bail!(
+            "{}: internal error: the pairing was checked as the file was read, which this read cannot use",
+            load::display(path)
+        );
+    }
     let mut all = Shapes::default();
     if paired.is_none() {
         if let Some(r) = before

@@ -31,7 +31,6 @@ use crate::ops::ordered::parse_json;
 use crate::ops::stream_count::{debug_line, first_pass, read_at, Batches};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message};
-use crate::tokens::Counter;
 
 /// Bytes of the tail's items parsed at a time (on the counting threads).
 const WINDOW_BYTES: usize = 256 << 10;
@@ -117,22 +116,13 @@ pub fn tally(
         tally.len(),
         &model,
     );
+    let keeps = counter.keeps_counts();
     Some(Counted {
-        path: path.to_path_buf(),
-        fingerprint,
-        format: Format::Codex,
         session_model: planned.model,
-        keeps_counts: counter.keeps_counts(),
-        total: Counter::total(&tally.counts),
         usage: made.usage,
         agent_limits: planned.limits,
-        extra_tokens: 0,
         warnings,
-        resume: None,
-        skipped: false,
-        model,
-        tally,
-        api: None,
+        ..Counted::streamed(path, fingerprint, Format::Codex, model, keeps, tally)
     })
 }
 

@@ -2,7 +2,7 @@
 //! JSON documents are streamed ([`crate::ops::json_stream`]) in flat memory; every other input
 //! is read whole ([`load::load_for_reading`]) and folded the same way.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::context::{Context, ResolvedModel};
 use crate::ops::figures::{Chunk, Tally, Wants};
@@ -11,6 +11,7 @@ use crate::ops::predict::{self, Prediction};
 use crate::ops::window::{self, Window};
 use crate::render::json::{ByRole, Reported};
 use crate::session::{AgentLimits, Format, ReportedUsage, Resume, Role};
+use crate::tokens::Counter;
 
 /// A session read and counted, its text gone.
 pub struct Counted {
@@ -42,6 +43,36 @@ pub struct Counted {
 }
 
 impl Counted {
+    /// A streamed read's figures: what every streamed route shares (the messages' total from
+    /// the tally; no usage, agent limits, extra tokens, warnings or resume point), for the
+    /// route to fill in what it read with struct update syntax.
+    pub fn streamed(
+        path: &Path,
+        fingerprint: Fingerprint,
+        format: Format,
+        model: ResolvedModel,
+        keeps_counts: bool,
+        tally: Tally,
+    ) -> Counted {
+        Counted {
+            path: path.to_path_buf(),
+            fingerprint,
+            format,
+            session_model: None,
+            keeps_counts,
+            total: Counter::total(&tally.counts),
+            usage: None,
+            agent_limits: AgentLimits::default(),
+            extra_tokens: 0,
+            warnings: Vec::new(),
+            resume: None,
+            skipped: false,
+            model,
+            tally,
+            api: None,
+        }
+    }
+
     pub fn display(&self) -> String {
         load::display(&self.path)
     }

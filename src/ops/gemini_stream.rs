@@ -37,7 +37,6 @@ use crate::ops::ordered::parse_json;
 use crate::ops::stream_count::{debug_line, first_pass, read_at, Batches};
 use crate::render::progress::Reading;
 use crate::session::Format;
-use crate::tokens::Counter;
 
 /// Bytes of live records read and parsed at a time (on the counting threads).
 const WINDOW_BYTES: u64 = 256 << 10;
@@ -124,22 +123,12 @@ pub fn tally(
     let model = ctx.resolve_model(&shown, session_model.as_deref());
     let n = tally.len();
     debug_line(ctx, &shown, fingerprint.len, Format::Gemini, n, &model);
+    let keeps = counter.keeps_counts();
     Some(Counted {
-        path: path.to_path_buf(),
-        fingerprint,
-        format: Format::Gemini,
         session_model,
-        keeps_counts: counter.keeps_counts(),
-        total: Counter::total(&tally.counts),
         usage: made.usage,
-        agent_limits: Default::default(),
-        extra_tokens: 0,
         warnings,
-        resume: None,
-        skipped: false,
-        model,
-        tally,
-        api: None,
+        ..Counted::streamed(path, fingerprint, Format::Gemini, model, keeps, tally)
     })
 }
 

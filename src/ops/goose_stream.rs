@@ -25,7 +25,6 @@ use crate::ops::load;
 use crate::ops::stream_count::{debug_line, first_pass, Batches};
 use crate::render::progress::Reading;
 use crate::session::{Format, Role};
-use crate::tokens::Counter;
 
 /// `path` (its head read by `reader`: a goose JSONL session) streamed and counted; `None`
 /// when it is read whole instead.
@@ -82,21 +81,10 @@ pub fn tally(
         tally.len(),
         &model,
     );
+    let keeps = counter.keeps_counts();
     Some(Counted {
-        path: path.to_path_buf(),
-        fingerprint,
-        format: Format::Goose,
-        session_model: None,
-        keeps_counts: counter.keeps_counts(),
-        total: Counter::total(&tally.counts),
         usage: goose::reported(meta, rewritten, last_assistant),
-        agent_limits: Default::default(),
-        extra_tokens: 0,
         warnings,
-        resume: None,
-        skipped: false,
-        model,
-        tally,
-        api: None,
+        ..Counted::streamed(path, fingerprint, Format::Goose, model, keeps, tally)
     })
 }

@@ -231,22 +231,13 @@ fn finish(
         let n = ctx.count_parts(counter, &[&part]);
         scale(n.first().copied().unwrap_or(0), model.factor)
     });
+    let keeps = counter.keeps_counts();
     Some(Counted {
-        path: path.to_path_buf(),
-        fingerprint: read.fingerprint,
-        format: read.format,
         session_model: read.model,
-        keeps_counts: counter.keeps_counts(),
-        total: Counter::total(&tally.counts),
-        usage: None,
-        agent_limits: Default::default(),
         extra_tokens,
         warnings,
         resume: read.resume,
-        skipped: false,
-        model,
-        tally,
-        api: None,
+        ..Counted::streamed(path, read.fingerprint, read.format, model, keeps, tally)
     })
 }
 
