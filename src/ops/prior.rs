@@ -59,6 +59,30 @@
 //! | 2.1.150 | 17,321 | 7,928 | | | | |
 //! | 2.1.197 | 12,120 | 4,915 | | | | |
 //!
+//! **Claude Haiku** (`CLAUDE_CODE_FULL_SCHEMAS`): Claude Code never uses tool search with a
+//! Haiku model, whatever the base URL (its bundle, 2.1.92: "Tool search disabled for model
+//! '…': model does not support tool_reference blocks", a name test for `haiku`), so a
+//! Haiku session — the Explore subagent's usual model — sends every tool schema in full,
+//! every MCP tool's included. The rows from 2.1.69 were measured the same way without
+//! `--tool-search` (and without `ENABLE_TOOL_SEARCH`, which a local base URL turns off):
+//! 2.1.69 deferred every tool through its rollout flag even then, so its row is 2.1.78's.
+//! Before 2.1.69 there is no tool search and the columns above are already in full.
+//!
+//! | Claude Code, full schemas | main | subagent |
+//! |---|---|---|
+//! | 2.1.78 | 23,027 | 14,354 |
+//! | 2.1.81 | 23,071 | 14,399 |
+//! | 2.1.87 | 25,761 | 14,228 |
+//! | 2.1.90 | 26,054 | 14,271 |
+//! | 2.1.92 | 26,053 | 14,268 |
+//! | 2.1.97 | 26,069 | 14,270 |
+//! | 2.1.122 | 27,347 | 15,763 |
+//! | 2.1.150 | 27,735 | 14,900 |
+//! | 2.1.197 | 20,758 | 11,968 |
+//!
+//! The model is known only once the file holds a response, so a transcript's very first
+//! request keeps the tool-search row (Claude Code's default model takes deferred tools).
+//!
 //! (From Codex 0.150 the base instructions travel as a developer input item that the
 //! rollout stores, so both Codex columns are the tools.)
 //!
@@ -116,6 +140,29 @@ pub const CLAUDE_CODE_BY_VERSION: &[(AgentVersion, usize, usize)] = &[
     ([2, 1, 197], 12_120, 4_915),
 ];
 
+/// Claude Code's hidden part per version for a model that takes no deferred tools (Claude
+/// Haiku): `(main session, subagent)` with every tool schema in full, measured by
+/// `scripts/measure-priors.py` without `--tool-search`. From 2.1.69, the first version with
+/// tool search; earlier versions send their schemas in full in every row. Ascending.
+pub const CLAUDE_CODE_FULL_SCHEMAS: &[(AgentVersion, usize, usize)] = &[
+    ([2, 1, 69], 23_027, 14_354),
+    ([2, 1, 78], 23_027, 14_354),
+    ([2, 1, 81], 23_071, 14_399),
+    ([2, 1, 87], 25_761, 14_228),
+    ([2, 1, 90], 26_054, 14_271),
+    ([2, 1, 92], 26_053, 14_268),
+    ([2, 1, 97], 26_069, 14_270),
+    ([2, 1, 122], 27_347, 15_763),
+    ([2, 1, 150], 27_735, 14_900),
+    ([2, 1, 197], 20_758, 11_968),
+];
+
+/// Whether Claude Code can defer tools (tool search) for `model`: not for a Claude Haiku,
+/// as its bundle decides by the name (`model.toLowerCase().includes("haiku")`).
+pub fn defers_tools(model: &str) -> bool {
+    !model.to_ascii_lowercase().contains("haiku")
+}
+
 /// Codex's hidden part per version, measured by `scripts/measure-priors.py` on the first
 /// request of `codex exec` with the version's default model: `(instructions and tools,
 /// tools)`; the first applies when the rollout does not store the base instructions. Ascending.
@@ -171,7 +218,11 @@ pub fn hidden(format: Format, agent: &AgentLimits) -> usize {
     let v = agent.agent_version;
     match format {
         _ if agent.prompt_measured => 0,
-        Format::ClaudeCode => match row(CLAUDE_CODE_BY_VERSION, v) {
+        Format::ClaudeCode => match (agent.full_tool_schemas)
+            .then(|| row(CLAUDE_CODE_FULL_SCHEMAS, v))
+            .flatten()
+            .or_else(|| row(CLAUDE_CODE_BY_VERSION, v))
+        {
             Some((_, sub)) if agent.subagent => sub,
             Some((main, _)) => main,
             None if agent.subagent => CLAUDE_CODE_SUBAGENT,
@@ -323,7 +374,39 @@ mod tests {
     }
 
     #[test]
+    fn a_haiku_session_sends_its_tool_schemas_in_full_from_tool_search_on() {
+        assert!(!defers_tools("claude-haiku-4-5-20251001"));
+        assert!(defers_tools("claude-sonnet-4-6"));
+        let haiku = |v: &str, sub: bool| AgentLimits {
+            full_tool_schemas: true,
+            ..at(v, sub, false)
+        };
+        let full = |v: AgentVersion| *CLAUDE_CODE_FULL_SCHEMAS.iter().find(|r| r.0 == v).unwrap();
+        let deferred = |v: AgentVersion| *CLAUDE_CODE_BY_VERSION.iter().find(|r| r.0 == v).unwrap();
+        assert_eq!(
+            hidden(Format::ClaudeCode, &haiku("2.1.92", true)),
+            full([2, 1, 92]).2
+        );
+        assert_eq!(
+            hidden(Format::ClaudeCode, &haiku("2.1.93", false)),
+            full([2, 1, 92]).1
+        );
+        assert!(full([2, 1, 92]).2 > deferred([2, 1, 92]).2);
+        // Before tool search the version's own row holds every schema already.
+        assert_eq!(
+            hidden(Format::ClaudeCode, &haiku("2.1.39", true)),
+            deferred([2, 1, 39]).2
+        );
+        // An unknown version keeps the constants.
+        assert_eq!(
+            hidden(Format::ClaudeCode, &haiku("0.2.9", true)),
+            CLAUDE_CODE_SUBAGENT
+        );
+    }
+
+    #[test]
     fn the_table_ascends() {
+        assert!(CLAUDE_CODE_FULL_SCHEMAS.windows(2).all(|w| w[0].0 < w[1].0));
         assert!(CODEX_BY_VERSION.windows(2).all(|w| w[0].0 < w[1].0));
         assert!(CLAUDE_CODE_BY_VERSION.windows(2).all(|w| w[0].0 < w[1].0));
     }

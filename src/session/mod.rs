@@ -412,6 +412,11 @@ pub struct AgentLimits {
     /// measured, no prior is added.
     #[serde(default)]
     pub prompt_measured: bool,
+    /// The model the file names takes no deferred tools (Claude Code turns tool search off
+    /// for Claude Haiku: "model does not support tool_reference blocks"), so the agent
+    /// sends every tool schema in full (`ops::prior`).
+    #[serde(default)]
+    pub full_tool_schemas: bool,
     /// The agent's version as the file records it (Claude Code's `version` on its
     /// records, Codex's `session_meta.cli_version`), as its first three numbers: the prior
     /// hidden part depends on it (`ops::prior`).

@@ -126,6 +126,33 @@ mod tests {
     }
 
     #[test]
+    fn a_haiku_transcript_sends_its_tool_schemas_in_full() {
+        let at = |model: &str| {
+            let asst = format!(
+                r#"{{"parentUuid":"u1","type":"assistant","uuid":"a1","message":{{"id":"m","role":"assistant","model":"{model}","content":[{{"type":"text","text":"ok"}}]}}}}"#
+            );
+            let lines = [
+                r#"{"parentUuid":null,"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#,
+                asst.as_str(),
+            ];
+            read(lines.join("\n") + "\n")
+                .unwrap()
+                .agent_limits
+                .full_tool_schemas
+        };
+        assert!(at("claude-haiku-4-5-20251001"));
+        assert!(!at("claude-sonnet-4-6"));
+        // No response yet: the default model, which defers tools.
+        let first = r#"{"parentUuid":null,"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#;
+        assert!(
+            !read(first.to_string() + "\n")
+                .unwrap()
+                .agent_limits
+                .full_tool_schemas
+        );
+    }
+
+    #[test]
     fn synthetic_error_records_are_not_messages() {
         let lines = [
             r#"{"parentUuid":null,"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#,

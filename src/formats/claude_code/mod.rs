@@ -157,6 +157,9 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     let agent_limits = AgentLimits {
         subagent: conversation().next().is_some() && conversation().all(|r| r.sidechain()),
         prompt_measured: request_extra.is_some(),
+        full_tool_schemas: model
+            .as_deref()
+            .is_some_and(|m| !crate::ops::prior::defers_tools(m)),
         agent_version,
         compacted_at,
         ..AgentLimits::default()

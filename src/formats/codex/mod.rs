@@ -695,6 +695,7 @@ mod tests {
                 subagent: false,
                 instructions_read: false,
                 prompt_measured: false,
+                full_tool_schemas: false,
                 agent_version: None,
                 compacted_at: None,
                 hidden_before_compaction: None,
