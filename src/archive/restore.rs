@@ -23,6 +23,36 @@ pub enum RestoreError {
 /// carrying its `compact_id`, keeping everything else (also messages added or changed
 /// after the compaction).
 pub fn restore(session: &Session, archive: &ArchiveFile) -> Result<Vec<Item>, RestoreError> {
+    let at = summary_at(session, archive)?;
+    let records = archive
+        .records
+        .iter()
+        .map(|r| archived_record(r.to_owned()));
+    Ok(items(session, at, records))
+}
+
+/// [`restore`] that moves `archive`'s records into the plan instead of copying them: an
+/// archive may hold most of a large session, and a restore need not hold it twice. The
+/// records are taken only once the plan is known to fit (on an error `archive` is whole).
+pub fn restore_taking(
+    session: &Session,
+    archive: &mut ArchiveFile,
+) -> Result<Vec<Item>, RestoreError> {
+    let at = summary_at(session, archive)?;
+    let records = std::mem::take(&mut archive.records);
+    Ok(items(session, at, records.into_iter().map(archived_record)))
+}
+
+/// The plan: the session's messages up to the summary at `at`, `records`, the rest.
+fn items(session: &Session, at: usize, records: impl Iterator<Item = Record>) -> Vec<Item> {
+    let mut items: Vec<Item> = (0..at).map(Item::Keep).collect();
+    items.extend(records.map(Item::InsertRecord));
+    items.extend((at + 1..session.messages.len()).map(Item::Keep));
+    items
+}
+
+/// The index of the summary message `archive` replaced in `session`.
+fn summary_at(session: &Session, archive: &ArchiveFile) -> Result<usize, RestoreError> {
     if archive.format != session.format.name() {
         return Err(RestoreError::FormatMismatch {
             archive: archive.format.clone(),
@@ -40,15 +70,7 @@ pub fn restore(session: &Session, archive: &ArchiveFile) -> Result<Vec<Item>, Re
         .ok_or_else(|| RestoreError::SummaryNotFound {
             id: archive.compact_id.clone(),
         })?;
-    let mut items: Vec<Item> = (0..at).map(Item::Keep).collect();
-    items.extend(
-        archive
-            .records
-            .iter()
-            .map(|r| Item::InsertRecord(archived_record(r))),
-    );
-    items.extend((at + 1..session.messages.len()).map(Item::Keep));
-    Ok(items)
+    Ok(at)
 }
 
 /// An archive's record as it goes back into a session: its original text, unless the
@@ -58,7 +80,7 @@ pub fn restore(session: &Session, archive: &ArchiveFile) -> Result<Vec<Item>, Re
 /// exactly that form is taken as such a value either way: from a JSONL line it cannot be
 /// (lines have no line breaks), and a JSON document's record in that form is what
 /// re-serializing it in the document's style gives back.
-pub fn archived_record(raw: &RawValue) -> Record {
+pub fn archived_record(raw: Box<RawValue>) -> Record {
     let text = raw.get();
     if text.contains('\n') {
         if let Ok(v) = serde_json::from_str::<Value>(text) {
@@ -67,7 +89,7 @@ pub fn archived_record(raw: &RawValue) -> Record {
             }
         }
     }
-    Record::Verbatim(raw.to_owned())
+    Record::Verbatim(raw)
 }
 
 /// `v` as an archive written before ctxctl kept records' text put it in its `records` list.
@@ -96,7 +118,7 @@ mod tests {
             "{\n      \"role\": \"user\",\n      \"content\": \"\\u00e9\"\n    }",
         ] {
             assert_eq!(
-                archived_record(&raw(text)),
+                archived_record(raw(text)),
                 Record::Verbatim(raw(text)),
                 "{text}"
             );
@@ -109,7 +131,7 @@ mod tests {
         let text =
             "{\n      \"role\": \"user\",\n      \"content\": [\n        1.0\n      ]\n    }";
         assert_eq!(
-            archived_record(&raw(text)),
+            archived_record(raw(text)),
             Record::Parsed(serde_json::json!({"role": "user", "content": [1.0]}))
         );
     }

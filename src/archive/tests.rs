@@ -301,6 +301,31 @@ fn restore_undoes_a_jsonl_compaction_byte_for_byte() {
 }
 
 #[test]
+fn a_restore_that_takes_the_records_plans_what_a_copying_one_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = ArchiveStore::new(dir.path());
+    let s = read(JSONL.as_bytes(), Some(Format::Jsonl)).unwrap();
+    let cs = read(&compact_and_archive(&s, &store, "s"), None).unwrap();
+    let (_, mut file) = store.get("s/1").unwrap();
+    let copied = restore(&cs, &file).unwrap();
+    // A plan that does not fit leaves the archive whole.
+    let mut other = file.clone();
+    other.compact_id = "elsewhere".into();
+    assert!(matches!(
+        restore_taking(&cs, &mut other),
+        Err(RestoreError::SummaryNotFound { .. })
+    ));
+    assert_eq!(other.records.len(), file.records.len());
+    let taken = restore_taking(&cs, &mut file).unwrap();
+    assert_eq!(taken, copied);
+    assert!(file.records.is_empty(), "the records moved into the plan");
+    assert_eq!(
+        String::from_utf8(write(&cs, &taken).unwrap()).unwrap(),
+        JSONL
+    );
+}
+
+#[test]
 fn restore_works_after_the_tail_changed_and_twice_compacted_needs_the_newer_first() {
     let dir = tempfile::tempdir().unwrap();
     let store = ArchiveStore::new(dir.path());

@@ -36,7 +36,7 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
         .as_deref()
         .ok_or_else(|| anyhow::anyhow!("give the archive to restore, as NAME/SEQ"))?;
     let id = super::resolve(store, given_id)?;
-    let (entry, file) = store.get(&id)?;
+    let (entry, mut file) = store.get(&id)?;
     // A session's file named for its newest archive is also where it goes back.
     let given = args.file.as_deref().or_else(|| {
         let p = Path::new(given_id);
@@ -62,7 +62,8 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
         // The plan reads no text: each message's goes once counted.
         None => load::load_for_rewrite(ctx, &target, load::PlanReads::Structure)?,
     };
-    let plan = plan(store, &entry, &file, &loaded)?;
+    let messages = file.messages;
+    let plan = plan(store, &entry, &mut file, &loaded)?;
     if let Plan::Undo(undo) = &plan {
         undo.check(now_text(&loaded))
             .map_err(|e| in_restore(e.into(), &entry, &loaded))?;
@@ -89,7 +90,7 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
     let mut report = RestoreReport {
         restored: !args.dry_run,
         id: entry.id.clone(),
-        messages: file.messages,
+        messages,
         original_tokens: loaded.total,
         restored_tokens,
         session: loaded.display(),
@@ -102,7 +103,7 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
         } else {
             ctx.printer.line(&format!(
                 "would restore {} message(s) of {} into {}: {} → {} tokens",
-                file.messages,
+                messages,
                 entry.id,
                 loaded.display(),
                 thousands(loaded.total as u64),
@@ -146,7 +147,7 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
     } else {
         ctx.printer.note(&format!(
             "restored {} message(s) of {} into {}: {} → {} tokens",
-            file.messages,
+            messages,
             entry.id,
             dest.display(),
             thousands(loaded.total as u64),
@@ -266,14 +267,16 @@ fn in_restore(e: anyhow::Error, entry: &ArchiveEntry, loaded: &load::Loaded) -> 
 fn plan<'a>(
     store: &ArchiveStore,
     entry: &ArchiveEntry,
-    file: &'a ArchiveFile,
+    file: &'a mut ArchiveFile,
     loaded: &load::Loaded,
 ) -> anyhow::Result<Plan<'a>> {
-    if let Some(undo) = &file.undo {
+    if file.undo.is_some() {
         // A trim: the original comes back from what the trim wrote.
+        let undo = file.undo.as_ref().context("the trim's undo script")?;
         return Ok(Plan::Undo(undo));
     }
-    let items = archive::restore(&loaded.session, file).map_err(|e| {
+    // The records move into the plan: the archive is not held twice.
+    let items = archive::restore_taking(&loaded.session, file).map_err(|e| {
         let newer = match &e {
             archive::RestoreError::SummaryNotFound { id } => holder(store, entry, id),
             _ => None,

@@ -10,6 +10,8 @@
 //! current without a `compacted` record before it) the writer appends a new `compacted`
 //! record with the restored history, as for any other rewrite.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::{append, Rollout, Source};
@@ -31,12 +33,13 @@ pub fn archived_item(v: &Value) -> Option<Value> {
 /// The rollout without the `compacted` record holding item `at` (and the records appended
 /// with it),
 /// if it is ctxctl's, no usage was reported after it, and what is left has exactly
-/// `history` as its active items.
-pub fn undo(
+/// `history` as its active items (given one at a time, compared as they come, so that
+/// they need not all be held).
+pub fn undo<'h>(
     doc: &LinesDoc,
     r: &Rollout,
     at: usize,
-    history: &[Value],
+    history: impl IntoIterator<Item = Result<Cow<'h, Value>, WriteError>>,
 ) -> Result<Option<Vec<u8>>, WriteError> {
     let Some(item) = r.items.get(at) else {
         return Ok(None);
@@ -73,10 +76,20 @@ pub fn undo(
     let Ok(again) = Rollout::parse(&candidate) else {
         return Ok(None);
     };
-    let same = again.system.as_ref().map(|s| &s.1) == r.system.as_ref().map(|s| &s.1)
-        && again.items.len() == history.len()
-        && again.items.iter().zip(history).all(|(a, h)| a.value == *h);
-    Ok(same.then(|| candidate.text.into_bytes()))
+    if again.system.as_ref().map(|s| &s.1) != r.system.as_ref().map(|s| &s.1) {
+        return Ok(None);
+    }
+    let mut history = history.into_iter();
+    for a in &again.items {
+        match history.next().transpose()? {
+            Some(h) if a.value == *h => {}
+            _ => return Ok(None),
+        }
+    }
+    if history.next().is_some() {
+        return Ok(None);
+    }
+    Ok(Some(candidate.text.into_bytes()))
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@
 //! are rewritten line by line instead. Archived records (`archive restore`) go back into the
 //! history as items; see [`codex_restore`] for undoing a compaction exactly.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Value};
 
 use super::restore::{self, archived_item};
@@ -34,6 +36,25 @@ pub fn write<'d>(
     }
     // Message index -> its item (the instructions message has none).
     let item = |i: usize| i.checked_sub(offset).map(|k| &r.items[k]);
+    // Undoing a compaction exactly is tried first, each archived record parsed only as it
+    // is compared: an archive may hold most of a large rollout, and its items are not
+    // held as values unless the restore has to append a new history.
+    if let Some(p) = restore_plan(session, items) {
+        if let Some(at) = p.at.checked_sub(offset) {
+            let wanted = items.iter().filter_map(|it| match it {
+                Item::Keep(i) => item(*i).map(|a| Ok(Cow::Borrowed(&a.value))),
+                Item::InsertRecord(rec) => match rec.value() {
+                    Ok(v) => archived_item(&v).map(|v| Ok(Cow::Owned(v))),
+                    Err(e) => Some(Err(WriteError::from(e))),
+                },
+                // A restore plan has nothing else.
+                _ => Some(Err(WriteError::Document("not a restore plan".into()))),
+            });
+            if let Some(bytes) = restore::undo(doc, &r, at, wanted)? {
+                return Ok(Rendered::Bytes(bytes));
+            }
+        }
+    }
     let mut history = Vec::with_capacity(items.len());
     let mut summary = None;
     for it in items {
@@ -51,13 +72,6 @@ pub fn write<'d>(
                 history.push(new_item(m));
             }
             Item::InsertRecord(r) => history.extend(archived_item(&*r.value()?)),
-        }
-    }
-    if let Some(p) = restore_plan(session, items) {
-        if let Some(at) = p.at.checked_sub(offset) {
-            if let Some(bytes) = restore::undo(doc, &r, at, &history)? {
-                return Ok(Rendered::Bytes(bytes));
-            }
         }
     }
     let mut plan = LinePlan::new(doc);
