@@ -296,29 +296,26 @@ impl Tracer<'_> {
         let by_message = ById::new(self.nodes, |n| n.message_id, eligible);
         let live = &mut thread.live;
         let mut answered: HashSet<Id> = HashSet::new();
-        // Each live node's place, (place of its chain record, 0 on the chain, else 1 + its
-        // index: in file order as its line), and the node: kept for the live nodes only,
-        // where a table over every node took 8 bytes each.
-        let mut places: Vec<(u32, u32, u32)> = Vec::with_capacity(chain.len());
+        // Each live node's place: (place of its chain record, 0 on the chain, else 1 + its
+        // index, in file order as its line).
+        let mut key: Vec<(u32, u32)> = vec![(u32::MAX, u32::MAX); self.nodes.len()];
         for (pos, &i) in chain.iter().enumerate() {
             live[i as usize] = true;
-            places.push((pos as u32, 0, i));
+            key[i as usize] = (pos as u32, 0);
             answered.extend(self.rare.results(i as usize).iter().copied());
         }
-        // (node, place of its chain record), taken from the end as the chain was.
-        let mut queue: Vec<(u32, u32)> = (chain.into_iter().enumerate())
-            .map(|(pos, i)| (i, pos as u32))
-            .collect();
-        while let Some((i, at)) = queue.pop() {
+        let mut queue = chain;
+        while let Some(i) = queue.pop() {
             let i = i as usize;
             let r = &self.nodes[i];
+            let at = key[i].0;
             let same = r.message_id.map(|id| by_message.all(self.nodes, id));
             let kids = r.uuid.map(|u| children.all(self.nodes, u));
             for &j in same.into_iter().flatten() {
                 if !live[j as usize] {
                     live[j as usize] = true;
-                    places.push((at, j.saturating_add(1), j));
-                    queue.push((j, at));
+                    key[j as usize] = (at, j.saturating_add(1));
+                    queue.push(j);
                 }
             }
             for &c in kids.into_iter().flatten() {
@@ -329,13 +326,16 @@ impl Tracer<'_> {
                 }
                 answered.extend(ids.iter().copied());
                 live[c as usize] = true;
-                places.push((at, c.saturating_add(1), c));
-                queue.push((c, at));
+                key[c as usize] = (at, c.saturating_add(1));
+                queue.push(c);
             }
         }
-        drop((children, by_message, answered, queue));
+        drop((children, by_message, answered));
+        let mut order: Vec<u32> = (0..self.nodes.len() as u32)
+            .filter(|&i| live[i as usize])
+            .collect();
         // No two live nodes share a place.
-        places.sort_unstable();
-        thread.order = places.into_iter().map(|(_, _, i)| i).collect();
+        order.sort_unstable_by_key(|&i| key[i as usize]);
+        thread.order = order;
     }
 }
