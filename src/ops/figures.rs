@@ -204,12 +204,12 @@ pub struct Tally {
     /// The largest messages, largest first (the earlier first among equals).
     pub largest: Vec<Largest>,
     tools: BTreeMap<String, ToolTally>,
+    /// The tool names `name_of` numbers, and their numbers.
+    names: Vec<String>,
+    number_of: BTreeMap<String, u32>,
     /// The tool each call id called: by the id's 64-bit hash (as the Claude Code index
     /// keeps ids), a number in `names`, where two strings per call took ~100 bytes.
     name_of: HashMap<u64, u32>,
-    /// The tool names `name_of` numbers, and their numbers.
-    names: Vec<String>,
-    number_of: HashMap<String, u32>,
 }
 
 /// The key of a call id in [`Tally`]'s `name_of`.
