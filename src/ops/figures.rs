@@ -204,8 +204,17 @@ pub struct Tally {
     /// The largest messages, largest first (the earlier first among equals).
     pub largest: Vec<Largest>,
     tools: BTreeMap<String, ToolTally>,
-    /// The tool each call id called.
-    name_of: HashMap<String, String>,
+    /// The tool names `name_of` numbers, and their numbers.
+    names: Vec<String>,
+    number_of: BTreeMap<String, u32>,
+    /// The tool each call id called: by the id's 64-bit hash (as the Claude Code index
+    /// keeps ids), a number in `names`, where two strings per call took ~100 bytes.
+    name_of: HashMap<u64, u32>,
+}
+
+/// The key of a call id in [`Tally`]'s `name_of`.
+fn call_key(id: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(id.as_bytes())
 }
 
 impl Tally {
@@ -230,16 +239,24 @@ impl Tally {
                     let e = tool(&mut self.tools, &name);
                     e.calls += 1;
                     e.call_tokens += tokens;
-                    self.name_of.insert(id, name);
+                    let n = match self.number_of.get(&name) {
+                        Some(&n) => n,
+                        None => {
+                            let n = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+                            self.names.push(name.clone());
+                            self.number_of.insert(name, n);
+                            n
+                        }
+                    };
+                    self.name_of.insert(call_key(&id), n);
                 }
                 ToolPart::Result {
                     call_id,
                     tokens,
                     is_error,
                 } => {
-                    let name = self
-                        .name_of
-                        .get(&call_id)
+                    let name = (self.name_of.get(&call_key(&call_id)))
+                        .and_then(|&n| self.names.get(n as usize))
                         .map_or("(unknown)", String::as_str)
                         .to_string();
                     let e = tool(&mut self.tools, &name);
@@ -278,6 +295,8 @@ impl Tally {
         self.largest.truncate(LARGEST);
         self.tools = rest.tools;
         self.name_of = rest.name_of;
+        self.names = rest.names;
+        self.number_of = rest.number_of;
         true
     }
 

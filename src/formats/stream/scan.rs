@@ -86,6 +86,9 @@ pub struct Scanner {
     last_content: Option<usize>,
     /// The first line break after the first byte of content.
     first_break: Option<usize>,
+    /// The top-level object closed without a message list (a JSONL file's first record,
+    /// say): known at once, whatever follows in the same block.
+    closed: bool,
 }
 
 impl Default for Scanner {
@@ -111,6 +114,7 @@ impl Scanner {
             first_content: None,
             last_content: None,
             first_break: None,
+            closed: false,
         }
     }
 
@@ -134,7 +138,7 @@ impl Scanner {
 
     /// Whether the top-level object closed without a message list this scan can stream.
     pub fn no_list(&self) -> bool {
-        self.phase == Phase::Top && self.depth == 0
+        self.closed
     }
 
     /// Scans the next bytes of the document, pushing what it finds onto `out`.
@@ -255,6 +259,9 @@ impl Scanner {
             _ => {
                 self.last_key = None;
                 self.nest(b);
+                // Checked as it happens: at the end of a block the next line's record
+                // may be open, and the reader would hold the file's head up to its limit.
+                self.closed |= self.depth == 0;
             }
         }
     }
@@ -400,6 +407,20 @@ mod tests {
         for doc in ["[]", "[ ]", "[{}]", "{\"messages\":[]}"] {
             assert!(!events(doc.as_bytes(), &[]).1, "{doc}");
         }
+    }
+
+    #[test]
+    fn an_object_closed_without_a_list_is_told_within_its_block() {
+        // JSONL: the first record closes, the next opens in the same block.
+        let mut s = Scanner::new();
+        s.feed(b"{\"type\":\"user\"}\n{\"type\":\"assist", &mut Vec::new());
+        assert!(s.no_list() && !s.is_invalid());
+        let mut s = Scanner::new();
+        s.feed(b"{\"model\":\"m\",\"messages\":[{}]}\n{", &mut Vec::new());
+        assert!(!s.no_list());
+        let mut s = Scanner::new();
+        s.feed(b"{\"a\":{\"b\":1}", &mut Vec::new());
+        assert!(!s.no_list());
     }
 
     #[test]
