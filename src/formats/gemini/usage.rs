@@ -25,26 +25,38 @@ pub fn reported(live: &[Live], sent: &[Sent]) -> Option<ReportedUsage> {
 /// The usage reports of the live list, taken a live message at a time (with the first
 /// and last history messages made from it) by [`reported`] and by the streamed read.
 /// Every report keeps 16 bytes (where its request ended and its input, what calibration
-/// reads); only the latest and the latest that called tools keep the rest.
+/// reads); only the latest keeps the rest.
+///
+/// A request that follows a response whose only tool calls were `update_topic` (Gemini
+/// CLI's topic tool, which its scheduler runs alone, before any other call) reports an
+/// input larger than the history it sent by about the thoughts of every earlier response
+/// of the session that joined its history (`tokens.thoughts`); the requests after it do
+/// not. On real chats this
+/// is every turn's final answer, 5,000 to 40,000 tokens over the history. Such a report
+/// is taken less those thoughts (what the history itself held), and when the live list
+/// ends on such a response the next request is predicted with them (see
+/// [`Reports::finish`]).
 #[derive(Debug, Default)]
 pub struct Reports {
     /// (request end, input) of every report, in order.
     points: Vec<(usize, u64)>,
     /// The latest report.
     last: Option<Point>,
-    /// The latest report whose response called tools.
-    last_calling: Option<Point>,
+    /// The thoughts of every response so far.
+    thoughts: u64,
+    /// Whether the latest response called tools and every call was `update_topic`.
+    topic_only: bool,
 }
+
+/// The one tool whose call, alone, makes the next request carry the session's thoughts.
+const TOPIC_TOOL: &str = "update_topic";
 
 /// A report as [`Reports::finish`] gives it.
 #[derive(Debug, Clone, Copy)]
 struct Point {
-    /// Its place in `points`.
-    k: usize,
     /// The last message of its response.
     after: usize,
     output: u64,
-    calls: bool,
 }
 
 impl Reports {
@@ -55,52 +67,67 @@ impl Reports {
         }
         let tokens = l.value.get("tokens");
         let n = |key: &str| tokens.and_then(|t| t.get(key)).and_then(Value::as_u64);
+        let carried = if self.topic_only { self.thoughts } else { 0 };
+        let names: Vec<&str> = l
+            .value
+            .get("toolCalls")
+            .and_then(Value::as_array)
+            .map(|calls| {
+                calls
+                    .iter()
+                    .map(|c| c.get("name").and_then(Value::as_str).unwrap_or(""))
+                    .collect()
+            })
+            .unwrap_or_default();
+        // A response with neither text nor a call (Gemini CLI retries one stopped by a
+        // malformed function call) never joins the history, nor do its thoughts.
+        if !names.is_empty() || has_text(l.value.get("content")) {
+            self.thoughts += n("thoughts").unwrap_or(0);
+        }
+        self.topic_only = !names.is_empty() && names.iter().all(|&n| n == TOPIC_TOOL);
         let Some(input) = n("input").filter(|&i| i > 0) else {
             return;
         };
         let Some((start, after)) = span else {
             return;
         };
-        let calls = l
-            .value
-            .get("toolCalls")
-            .and_then(Value::as_array)
-            .is_some_and(|c| !c.is_empty());
-        let point = Point {
-            k: self.points.len(),
+        self.points
+            .push((start, input.saturating_sub(carried).max(1)));
+        self.last = Some(Point {
             after,
             output: n("output").unwrap_or(0),
-            calls,
-        };
-        self.points.push((start, input));
-        self.last = Some(point);
-        if calls {
-            self.last_calling = Some(point);
-        }
+        });
     }
 
-    /// The latest report and the earlier ones.
+    /// The latest report and the earlier ones. When the live list ends on a response
+    /// that only called `update_topic`, the next request carries the session's thoughts:
+    /// they are part of what the report says the next request holds besides its messages.
     pub fn finish(self) -> Option<ReportedUsage> {
         let mut points = self.points;
-        let mut chosen = self.last?;
-        // A turn's final answer (no tool call) reports a larger input than the history
-        // before it holds (by a third or more on real chats): a later request is better
-        // predicted from the latest response that called tools, when there is one.
-        if points.len() > 1 && !chosen.calls {
-            if let Some(c) = self.last_calling {
-                chosen = c;
-            }
-        }
-        points.truncate(chosen.k + 1);
+        let chosen = self.last?;
         let (end, input) = points.pop()?;
+        let pending = if self.topic_only { self.thoughts } else { 0 };
         Some(ReportedUsage {
-            input_tokens: input,
+            input_tokens: input + pending,
             output_tokens: chosen.output,
             after_message: Some(chosen.after),
             request_end: Some(end),
             earlier: points,
             dropped: 0,
         })
+    }
+}
+
+/// Whether a message's `content` (a string, or a list of parts) holds any text.
+fn has_text(content: Option<&Value>) -> bool {
+    match content {
+        Some(Value::String(s)) => !s.trim().is_empty(),
+        Some(Value::Array(parts)) => parts.iter().any(|p| {
+            p.get("text")
+                .and_then(Value::as_str)
+                .is_some_and(|t| !t.trim().is_empty())
+        }),
+        _ => false,
     }
 }
 
