@@ -173,11 +173,15 @@ mod tests {
         );
     }
 
-    fn report(input: u64, calls: bool) -> Live {
-        let mut value =
-            serde_json::json!({"type": "gemini", "tokens": {"input": input, "output": input / 10}});
-        if calls {
-            value["toolCalls"] = serde_json::json!([{"id": "c"}]);
+    fn report(input: u64, thoughts: u64, calls: &[&str], content: &str) -> Live {
+        let mut value = serde_json::json!({"type": "gemini", "content": content,
+            "tokens": {"input": input, "output": input / 10, "thoughts": thoughts}});
+        if !calls.is_empty() {
+            let calls: Vec<Value> = calls
+                .iter()
+                .map(|n| serde_json::json!({"name": n}))
+                .collect();
+            value["toolCalls"] = Value::from(calls);
         }
         Live {
             value,
@@ -185,17 +189,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_final_answer_gives_way_to_the_latest_report_that_called_tools() {
+    /// The reports `(input, thoughts, calls, content)`, one history message pair each.
+    fn finish(reports: &[(u64, u64, &[&str], &str)]) -> ReportedUsage {
         let mut r = Reports::default();
-        // (input, calls), its span (request end, last message of the response).
-        for (k, (input, calls)) in [(100, true), (150, true), (200, false), (300, false)]
-            .into_iter()
-            .enumerate()
-        {
-            r.take(&report(input, calls), Some((2 * k, 2 * k + 1)));
+        for (k, &(input, thoughts, calls, content)) in reports.iter().enumerate() {
+            r.take(
+                &report(input, thoughts, calls, content),
+                Some((2 * k, 2 * k + 1)),
+            );
         }
-        let u = r.finish().unwrap();
+        r.finish().unwrap()
+    }
+
+    #[test]
+    fn the_latest_report_is_the_prediction_base() {
+        let u = finish(&[(100, 0, &["read_file"], "a"), (200, 0, &[], "b")]);
         assert_eq!(
             (
                 u.input_tokens,
@@ -203,19 +211,44 @@ mod tests {
                 u.request_end,
                 u.after_message
             ),
-            (150, 15, Some(2), Some(3))
+            (200, 20, Some(2), Some(3))
         );
         assert_eq!(u.earlier, [(0, 100)]);
-        // Without a report that called tools, or when the latest did, the latest.
-        let mut r = Reports::default();
-        r.take(&report(100, false), Some((0, 1)));
-        r.take(&report(200, false), Some((2, 3)));
-        let u = r.finish().unwrap();
-        assert_eq!((u.input_tokens, u.earlier), (200, vec![(0, 100)]));
-        let mut r = Reports::default();
-        r.take(&report(100, false), Some((0, 1)));
-        r.take(&report(200, true), Some((2, 3)));
-        assert_eq!(r.finish().unwrap().input_tokens, 200);
         assert!(Reports::default().finish().is_none());
+    }
+
+    #[test]
+    fn a_request_after_a_topic_only_call_is_taken_less_the_sessions_thoughts() {
+        // 300 + 200 thoughts before the topic-only response's successor; the empty
+        // response (retried by Gemini CLI) never joined the history, nor its 1,000.
+        let u = finish(&[
+            (900, 1_000, &[], ""),
+            (1_000, 300, &["read_file"], "reading"),
+            (1_100, 200, &["update_topic"], "topic"),
+            (1_700, 0, &[], "answer"),
+        ]);
+        assert_eq!(u.input_tokens, 1_200);
+        assert_eq!(u.earlier, [(0, 900), (2, 1_000), (4, 1_100)]);
+        // Ending on the topic-only response, the next request will carry them.
+        let u = finish(&[
+            (1_000, 300, &["read_file"], "reading"),
+            (1_100, 200, &["update_topic", "update_topic"], "topic"),
+        ]);
+        assert_eq!(u.input_tokens, 1_600);
+        // A topic call beside another tool is an ordinary request.
+        let u = finish(&[
+            (1_000, 300, &["update_topic", "read_file"], "both"),
+            (1_500, 0, &[], "answer"),
+        ]);
+        assert_eq!(u.input_tokens, 1_500);
+    }
+
+    #[test]
+    fn text_is_a_string_or_text_parts() {
+        assert!(has_text(Some(&serde_json::json!("hi"))));
+        assert!(has_text(Some(&serde_json::json!([{"text": "hi"}]))));
+        assert!(!has_text(Some(&serde_json::json!(" "))));
+        assert!(!has_text(Some(&serde_json::json!([{"functionCall": {}}]))));
+        assert!(!has_text(None));
     }
 }
