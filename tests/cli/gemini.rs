@@ -206,3 +206,60 @@ fn trim_keeps_calls_with_their_results_and_restore_undoes_it() {
         "restored byte for byte"
     );
 }
+
+/// A Gemini CLI `.json` chat: a question, a response that only calls `update_topic`
+/// (reporting `thoughts`), the final answer reporting `answer_input`, then `tail` more
+/// messages (a follow-up question, or nothing).
+fn topic_chat(thoughts: u64, answer_input: u64, tail: bool) -> String {
+    let ts = "2026-11-23T20:15:10.000Z";
+    let topic = json!([{"functionResponse": {"id": "update_topic_1", "name": "update_topic",
+        "response": {"output": "Current topic: \"Release checklist\""}}}]);
+    let mut messages = vec![
+        json!({"id": "u1", "timestamp": ts, "type": "user",
+            "content": [{"text": "Summarise the release checklist."}]}),
+        json!({"id": "g1", "timestamp": ts, "type": "gemini", "content": "Setting the topic.",
+            "model": "gemini-2.5-pro",
+            "tokens": {"input": 9000, "output": 40, "cached": 0, "thoughts": thoughts, "tool": 0},
+            "toolCalls": [{"id": "update_topic_1", "name": "update_topic",
+                "args": {"title": "Release checklist"}, "result": topic, "status": "success"}]}),
+    ];
+    if answer_input > 0 {
+        messages.push(json!({"id": "g2", "timestamp": ts, "type": "gemini",
+            "content": "The checklist has three open items.", "model": "gemini-2.5-pro",
+            "tokens": {"input": answer_input, "output": 12, "cached": 0, "thoughts": 0, "tool": 0}}));
+    }
+    if tail {
+        messages.push(json!({"id": "u2", "timestamp": ts, "type": "user",
+            "content": [{"text": "Which one is first?"}]}));
+    }
+    json!({"sessionId": "0f0f0f0f-1111-2222-3333-444444444444", "projectHash": "ab12",
+        "startTime": ts, "lastUpdated": ts, "messages": messages})
+    .to_string()
+}
+
+fn next_request(env: &TestEnv, name: &str, text: String) -> u64 {
+    let file = env.write(&format!("home/.gemini/tmp/p/chats/{name}.json"), text);
+    let run = env.run(&["check", s(&file), "--json", "--tokenizer", "approx"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let v = run.json();
+    assert_eq!(v["files"][0]["next_request_source"], "reported", "{v:#}");
+    v["files"][0]["next_request_tokens"].as_u64().unwrap()
+}
+
+#[test]
+fn the_request_after_an_update_topic_call_carries_the_sessions_thoughts() {
+    let env = TestEnv::new();
+    // Ending on the response that only set the topic: the next request carries the
+    // 1,500 thoughts tokens Gemini reported for it, besides the history.
+    let with = next_request(&env, "a", topic_chat(1_500, 0, false));
+    let without = next_request(&env, "b", topic_chat(0, 0, false));
+    assert_eq!(with, without + 1_500);
+    // The answer's report held them; the request after it no longer does: the same
+    // figure as a session whose answer reported its history alone.
+    let inflated = next_request(&env, "c", topic_chat(1_500, 10_700, true));
+    let plain = next_request(&env, "d", topic_chat(0, 9_200, true));
+    assert_eq!(inflated, plain);
+    // Taken as reported, the answer would have stood 1,500 higher.
+    let as_reported = next_request(&env, "e", topic_chat(0, 10_700, true));
+    assert_eq!(inflated + 1_500, as_reported);
+}

@@ -185,10 +185,11 @@ fn json_chat_files_are_read_with_their_recorded_usage_and_not_rewritten() {
         roles,
         [Role::User, Role::Assistant, Role::User, Role::Assistant]
     );
-    // The latest response is a final answer: the one that called tools is the anchor,
-    // its request ending at its own model turn.
+    // The latest report is the anchor: the final answer's request ended after the call
+    // and its result; the earlier report is kept for calibration.
     let u = s.reported_usage.as_ref().unwrap();
-    assert_eq!((u.input_tokens, u.request_end), (9000, Some(1)));
+    assert_eq!((u.input_tokens, u.request_end), (9100, Some(3)));
+    assert_eq!(u.earlier, [(1, 9000)]);
     let e = write_any(&s, &[]).unwrap_err().to_string();
     assert!(e.contains(".json chat file"), "{e}");
 }

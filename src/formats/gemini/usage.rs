@@ -25,26 +25,38 @@ pub fn reported(live: &[Live], sent: &[Sent]) -> Option<ReportedUsage> {
 /// The usage reports of the live list, taken a live message at a time (with the first
 /// and last history messages made from it) by [`reported`] and by the streamed read.
 /// Every report keeps 16 bytes (where its request ended and its input, what calibration
-/// reads); only the latest and the latest that called tools keep the rest.
+/// reads); only the latest keeps the rest.
+///
+/// A request that follows a response whose only tool calls were `update_topic` (Gemini
+/// CLI's topic tool, which its scheduler runs alone, before any other call) reports an
+/// input larger than the history it sent by about the thoughts of every earlier response
+/// of the session that joined its history (`tokens.thoughts`); the requests after it do
+/// not. On real chats this
+/// is every turn's final answer, 5,000 to 40,000 tokens over the history. Such a report
+/// is taken less those thoughts (what the history itself held), and when the live list
+/// ends on such a response the next request is predicted with them (see
+/// [`Reports::finish`]).
 #[derive(Debug, Default)]
 pub struct Reports {
     /// (request end, input) of every report, in order.
     points: Vec<(usize, u64)>,
     /// The latest report.
     last: Option<Point>,
-    /// The latest report whose response called tools.
-    last_calling: Option<Point>,
+    /// The thoughts of every response so far.
+    thoughts: u64,
+    /// Whether the latest response called tools and every call was `update_topic`.
+    topic_only: bool,
 }
+
+/// The one tool whose call, alone, makes the next request carry the session's thoughts.
+const TOPIC_TOOL: &str = "update_topic";
 
 /// A report as [`Reports::finish`] gives it.
 #[derive(Debug, Clone, Copy)]
 struct Point {
-    /// Its place in `points`.
-    k: usize,
     /// The last message of its response.
     after: usize,
     output: u64,
-    calls: bool,
 }
 
 impl Reports {
@@ -55,52 +67,67 @@ impl Reports {
         }
         let tokens = l.value.get("tokens");
         let n = |key: &str| tokens.and_then(|t| t.get(key)).and_then(Value::as_u64);
+        let carried = if self.topic_only { self.thoughts } else { 0 };
+        let names: Vec<&str> = l
+            .value
+            .get("toolCalls")
+            .and_then(Value::as_array)
+            .map(|calls| {
+                calls
+                    .iter()
+                    .map(|c| c.get("name").and_then(Value::as_str).unwrap_or(""))
+                    .collect()
+            })
+            .unwrap_or_default();
+        // A response with neither text nor a call (Gemini CLI retries one stopped by a
+        // malformed function call) never joins the history, nor do its thoughts.
+        if !names.is_empty() || has_text(l.value.get("content")) {
+            self.thoughts += n("thoughts").unwrap_or(0);
+        }
+        self.topic_only = !names.is_empty() && names.iter().all(|&n| n == TOPIC_TOOL);
         let Some(input) = n("input").filter(|&i| i > 0) else {
             return;
         };
         let Some((start, after)) = span else {
             return;
         };
-        let calls = l
-            .value
-            .get("toolCalls")
-            .and_then(Value::as_array)
-            .is_some_and(|c| !c.is_empty());
-        let point = Point {
-            k: self.points.len(),
+        self.points
+            .push((start, input.saturating_sub(carried).max(1)));
+        self.last = Some(Point {
             after,
             output: n("output").unwrap_or(0),
-            calls,
-        };
-        self.points.push((start, input));
-        self.last = Some(point);
-        if calls {
-            self.last_calling = Some(point);
-        }
+        });
     }
 
-    /// The latest report and the earlier ones.
+    /// The latest report and the earlier ones. When the live list ends on a response
+    /// that only called `update_topic`, the next request carries the session's thoughts:
+    /// they are part of what the report says the next request holds besides its messages.
     pub fn finish(self) -> Option<ReportedUsage> {
         let mut points = self.points;
-        let mut chosen = self.last?;
-        // A turn's final answer (no tool call) reports a larger input than the history
-        // before it holds (by a third or more on real chats): a later request is better
-        // predicted from the latest response that called tools, when there is one.
-        if points.len() > 1 && !chosen.calls {
-            if let Some(c) = self.last_calling {
-                chosen = c;
-            }
-        }
-        points.truncate(chosen.k + 1);
+        let chosen = self.last?;
         let (end, input) = points.pop()?;
+        let pending = if self.topic_only { self.thoughts } else { 0 };
         Some(ReportedUsage {
-            input_tokens: input,
+            input_tokens: input + pending,
             output_tokens: chosen.output,
             after_message: Some(chosen.after),
             request_end: Some(end),
             earlier: points,
             dropped: 0,
         })
+    }
+}
+
+/// Whether a message's `content` (a string, or a list of parts) holds any text.
+fn has_text(content: Option<&Value>) -> bool {
+    match content {
+        Some(Value::String(s)) => !s.trim().is_empty(),
+        Some(Value::Array(parts)) => parts.iter().any(|p| {
+            p.get("text")
+                .and_then(Value::as_str)
+                .is_some_and(|t| !t.trim().is_empty())
+        }),
+        _ => false,
     }
 }
 
@@ -146,11 +173,15 @@ mod tests {
         );
     }
 
-    fn report(input: u64, calls: bool) -> Live {
-        let mut value =
-            serde_json::json!({"type": "gemini", "tokens": {"input": input, "output": input / 10}});
-        if calls {
-            value["toolCalls"] = serde_json::json!([{"id": "c"}]);
+    fn report(input: u64, thoughts: u64, calls: &[&str], content: &str) -> Live {
+        let mut value = serde_json::json!({"type": "gemini", "content": content,
+            "tokens": {"input": input, "output": input / 10, "thoughts": thoughts}});
+        if !calls.is_empty() {
+            let calls: Vec<Value> = calls
+                .iter()
+                .map(|n| serde_json::json!({"name": n}))
+                .collect();
+            value["toolCalls"] = Value::from(calls);
         }
         Live {
             value,
@@ -158,17 +189,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_final_answer_gives_way_to_the_latest_report_that_called_tools() {
+    /// The reports `(input, thoughts, calls, content)`, one history message pair each.
+    fn finish(reports: &[(u64, u64, &[&str], &str)]) -> ReportedUsage {
         let mut r = Reports::default();
-        // (input, calls), its span (request end, last message of the response).
-        for (k, (input, calls)) in [(100, true), (150, true), (200, false), (300, false)]
-            .into_iter()
-            .enumerate()
-        {
-            r.take(&report(input, calls), Some((2 * k, 2 * k + 1)));
+        for (k, &(input, thoughts, calls, content)) in reports.iter().enumerate() {
+            r.take(
+                &report(input, thoughts, calls, content),
+                Some((2 * k, 2 * k + 1)),
+            );
         }
-        let u = r.finish().unwrap();
+        r.finish().unwrap()
+    }
+
+    #[test]
+    fn the_latest_report_is_the_prediction_base() {
+        let u = finish(&[(100, 0, &["read_file"], "a"), (200, 0, &[], "b")]);
         assert_eq!(
             (
                 u.input_tokens,
@@ -176,19 +211,44 @@ mod tests {
                 u.request_end,
                 u.after_message
             ),
-            (150, 15, Some(2), Some(3))
+            (200, 20, Some(2), Some(3))
         );
         assert_eq!(u.earlier, [(0, 100)]);
-        // Without a report that called tools, or when the latest did, the latest.
-        let mut r = Reports::default();
-        r.take(&report(100, false), Some((0, 1)));
-        r.take(&report(200, false), Some((2, 3)));
-        let u = r.finish().unwrap();
-        assert_eq!((u.input_tokens, u.earlier), (200, vec![(0, 100)]));
-        let mut r = Reports::default();
-        r.take(&report(100, false), Some((0, 1)));
-        r.take(&report(200, true), Some((2, 3)));
-        assert_eq!(r.finish().unwrap().input_tokens, 200);
         assert!(Reports::default().finish().is_none());
+    }
+
+    #[test]
+    fn a_request_after_a_topic_only_call_is_taken_less_the_sessions_thoughts() {
+        // 300 + 200 thoughts before the topic-only response's successor; the empty
+        // response (retried by Gemini CLI) never joined the history, nor its 1,000.
+        let u = finish(&[
+            (900, 1_000, &[], ""),
+            (1_000, 300, &["read_file"], "reading"),
+            (1_100, 200, &["update_topic"], "topic"),
+            (1_700, 0, &[], "answer"),
+        ]);
+        assert_eq!(u.input_tokens, 1_200);
+        assert_eq!(u.earlier, [(0, 900), (2, 1_000), (4, 1_100)]);
+        // Ending on the topic-only response, the next request will carry them.
+        let u = finish(&[
+            (1_000, 300, &["read_file"], "reading"),
+            (1_100, 200, &["update_topic", "update_topic"], "topic"),
+        ]);
+        assert_eq!(u.input_tokens, 1_600);
+        // A topic call beside another tool is an ordinary request.
+        let u = finish(&[
+            (1_000, 300, &["update_topic", "read_file"], "both"),
+            (1_500, 0, &[], "answer"),
+        ]);
+        assert_eq!(u.input_tokens, 1_500);
+    }
+
+    #[test]
+    fn text_is_a_string_or_text_parts() {
+        assert!(has_text(Some(&serde_json::json!("hi"))));
+        assert!(has_text(Some(&serde_json::json!([{"text": "hi"}]))));
+        assert!(!has_text(Some(&serde_json::json!(" "))));
+        assert!(!has_text(Some(&serde_json::json!([{"functionCall": {}}]))));
+        assert!(!has_text(None));
     }
 }
