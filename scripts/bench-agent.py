@@ -14,8 +14,8 @@ tool calls' names and arguments, tool results, Codex reasoning summaries), so th
 of CPU per token says what the transcript route costs over the chat route.
 
 Both runs use the transcript's model (so the same tokenizer). CPU = user + system of the
-child (os.wait4), peak = its max RSS; runs are interleaved (transcript, chat, transcript,
-...) and the figures are medians. The chat document goes to a temporary directory and is
+run and peak = its max RSS, from /usr/bin/time; runs are interleaved (transcript, chat,
+transcript, ...) and the figures are medians. The chat document goes to a temporary directory and is
 deleted after the run unless --keep. Nothing here asserts a time."""
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 
@@ -132,14 +132,17 @@ def codex(path):
 
 
 def run(argv):
-    """CPU seconds (user + system), wall seconds and peak MiB of one run."""
+    """CPU seconds (user + system), wall seconds and peak MiB of one run (through
+    /usr/bin/time: the max RSS of a child forked from this script would count the pages it
+    shares with the script before its exec)."""
     t0 = time.monotonic()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
+    p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", *argv], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - t0
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        sys.exit(f"bench-agent: {' '.join(argv)} exited {os.waitstatus_to_exitcode(status)}")
-    return ru.ru_utime + ru.ru_stime, wall, ru.ru_maxrss / 1024
+    if p.returncode not in (0, 1):
+        sys.exit(f"bench-agent: {' '.join(argv)} exited {p.returncode}: {p.stderr.strip()}")
+    user, system, peak = p.stderr.strip().splitlines()[-1].split()
+    return float(user) + float(system), wall, int(peak) / 1024
 
 
 def main():
