@@ -75,6 +75,8 @@ def claude_code(path):
     live, at = [], len(recs) - 1
     while at is not None and at >= 0:
         live.append(recs[at])
+        if recs[at].get("subtype") == "compact_boundary":
+            break
         at = by_id.get(recs[at].get("parentUuid"))
     live.reverse()
     msgs = []
