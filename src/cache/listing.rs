@@ -12,7 +12,10 @@
 //! The file (`listing` in the digests directory, so that `cache clear` removes it) is
 //! binary: a magic, this build's id ([`build_id`]: another build may count differently),
 //! the entries (path, the digest's small fields as JSON, its counts as little-endian
-//! `u32`s), then an xxh3 checksum of all before it. It is read once per run and written
+//! `u32`s, the earlier usage reports as pairs of `u64`s), then an xxh3 checksum of all
+//! before it. The counts and the earlier reports, most of an entry, are decoded only for
+//! the entries asked for, and from binary: as JSON, the reports of 3,000 sessions took
+//! a third of a warm listing's time to parse. It is read once per run and written
 //! back (temp file, then rename, private) only when the run learned or dropped an entry:
 //! at most [`MAX_ENTRIES`], this run's first. A missing, damaged or foreign file is empty.
 
@@ -22,9 +25,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::digest::{build_id, Digest, Stat, DIGEST_VERSION};
+use super::digest::{build_id, Digest, Stat, Usage, DIGEST_VERSION};
 
-const MAGIC: &[u8; 8] = b"ctxlst01";
+const MAGIC: &[u8; 8] = b"ctxlst02";
 /// At most this many sessions are kept.
 pub const MAX_ENTRIES: usize = 50_000;
 
@@ -35,7 +38,8 @@ pub struct ListingStore {
     build: String,
     /// The index's bytes, where the known entries' counts are read from when asked for.
     raw: Vec<u8>,
-    /// Each entry's digest without its counts, and where they are in `raw`.
+    /// Each entry's digest without its counts and earlier usage reports, and where they
+    /// are in `raw`.
     known: HashMap<PathBuf, (Digest, std::ops::Range<usize>)>,
     changes: Mutex<Changes>,
 }
@@ -112,15 +116,25 @@ impl ListingStore {
         c.dirty = true;
     }
 
-    /// `d` with its counts, read from `raw[counts]`.
-    fn whole(&self, d: &Digest, counts: std::ops::Range<usize>) -> Digest {
-        Digest {
-            counts: self.raw[counts]
+    /// `d` with its counts and earlier usage reports, read from `raw[tail]` (checked
+    /// when the index was read).
+    fn whole(&self, d: &Digest, tail: std::ops::Range<usize>) -> Digest {
+        let (counts, earlier) = self.raw[tail].split_at(d.messages * 4);
+        let mut whole = Digest {
+            counts: counts
                 .chunks_exact(4)
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect(),
             ..d.clone()
+        };
+        if let Some(u) = &mut whole.usage {
+            let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or_default());
+            u.earlier = earlier[8..]
+                .chunks_exact(16)
+                .map(|p| (word(&p[..8]) as usize, word(&p[8..])))
+                .collect();
         }
+        whole
     }
 
     fn changes(&self) -> std::sync::MutexGuard<'_, Changes> {
@@ -174,6 +188,10 @@ fn encode(build: &str, entries: &[(PathBuf, Digest)]) -> Vec<u8> {
         put_bytes(&mut out, path.as_os_str().as_encoded_bytes());
         let small = Digest {
             counts: Vec::new(),
+            usage: d.usage.clone().map(|u| Usage {
+                earlier: Vec::new(),
+                ..u
+            }),
             ..d.clone()
         };
         put_bytes(&mut out, &serde_json::to_vec(&small).unwrap_or_default());
@@ -181,14 +199,21 @@ fn encode(build: &str, entries: &[(PathBuf, Digest)]) -> Vec<u8> {
         for n in &d.counts {
             out.extend_from_slice(&n.to_le_bytes());
         }
+        let earlier = d.usage.as_ref().map_or(&[][..], |u| &u.earlier[..]);
+        out.extend_from_slice(&(earlier.len() as u64).to_le_bytes());
+        for &(at, tokens) in earlier {
+            out.extend_from_slice(&(at as u64).to_le_bytes());
+            out.extend_from_slice(&tokens.to_le_bytes());
+        }
     }
     let sum = xxhash_rust::xxh3::xxh3_64(&out);
     out.extend_from_slice(&sum.to_le_bytes());
     out
 }
 
-/// Reads the index `b` for `build`: each entry's digest without its counts, and where they
-/// are in `b`; `None` for anything else (damaged, foreign, another version or build).
+/// Reads the index `b` for `build`: each entry's digest without its counts and earlier
+/// usage reports, and where they are in `b`; `None` for anything else (damaged, foreign,
+/// another version or build).
 fn decode(b: &[u8], build: &str) -> Option<HashMap<PathBuf, (Digest, std::ops::Range<usize>)>> {
     let (body, sum) = b.split_at_checked(b.len().checked_sub(8)?)?;
     if xxhash_rust::xxh3::xxh3_64(body) != u64::from_le_bytes(sum.try_into().ok()?) {
@@ -209,10 +234,17 @@ fn decode(b: &[u8], build: &str) -> Option<HashMap<PathBuf, (Digest, std::ops::R
         let counts = usize::try_from(r.u64()?).ok()?;
         let start = body.len() - r.0.len();
         r.take(counts.checked_mul(4)?)?;
-        if d.version != DIGEST_VERSION || counts != d.messages {
+        let earlier = usize::try_from(r.u64()?).ok()?;
+        r.take(earlier.checked_mul(16)?)?;
+        let kept = d.usage.as_ref().map_or(0, |u| u.earlier.len());
+        if d.version != DIGEST_VERSION
+            || counts != d.messages
+            || kept != 0
+            || (earlier != 0 && d.usage.is_none())
+        {
             return None;
         }
-        out.insert(path, (d, start..start + counts * 4));
+        out.insert(path, (d, start..body.len() - r.0.len()));
     }
     r.0.is_empty().then_some(out)
 }
@@ -316,6 +348,37 @@ mod tests {
         store.save().unwrap();
         let store = ListingStore::for_build(dir.path(), "b1".into());
         assert_eq!(store.known.len(), 1, "the stale entry is dropped");
+    }
+
+    #[test]
+    fn usage_reports_come_back_as_they_were_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (Path::new("/s/a.jsonl"), Path::new("/s/b.jsonl"));
+        let reported = Digest {
+            usage: Some(Usage {
+                input_tokens: 25_108,
+                output_tokens: 121,
+                after_message: Some(2),
+                request_end: Some(2),
+                earlier: vec![(0, 19_226), (1, u64::MAX)],
+                dropped: 4,
+            }),
+            ..digest(seen(1, 10), vec![4, 5, 6])
+        };
+        let none_earlier = Digest {
+            usage: Some(Usage {
+                earlier: Vec::new(),
+                ..reported.usage.clone().unwrap()
+            }),
+            ..digest(seen(2, 20), vec![7])
+        };
+        let store = ListingStore::for_build(dir.path(), "b1".into());
+        store.put(a, &reported);
+        store.put(b, &none_earlier);
+        store.save().unwrap();
+        let store = ListingStore::for_build(dir.path(), "b1".into());
+        assert_eq!(store.get(a, &seen(1, 10).stat), Some(reported));
+        assert_eq!(store.get(b, &seen(2, 20).stat), Some(none_earlier));
     }
 
     #[test]

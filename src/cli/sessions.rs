@@ -72,13 +72,21 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<ExitStatus> {
     for r in &roots {
         ctx.printer.debug(&format!("searching {}", r.display()));
     }
-    let candidates = sessions::discover(ctx, &roots, &filter)?;
+    // The listing index (a few MB for thousands of sessions) is read while the stores
+    // are walked: a warm listing is those two and little else.
+    let (candidates, listing) = std::thread::scope(|s| {
+        let listing = s.spawn(|| sessions::listing(ctx));
+        let candidates = sessions::discover(ctx, &roots, &filter);
+        let listing = listing
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        anyhow::Ok((candidates?, listing?))
+    })?;
     let store = ctx.data_dir().ok().map(|d| ArchiveStore::new(d.value));
     let archived = store.as_ref().and_then(|s| s.sessions().ok());
     let archived = archived.map(|names| names.into_iter().collect());
     let mut status = ExitStatus::Success;
     let mut rows = Vec::new();
-    let listing = sessions::listing(ctx)?;
     let work = |c: &Candidate| sessions::measure_listed(ctx, c, listing.as_ref());
     batch::run_items(
         ctx,

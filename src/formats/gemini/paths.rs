@@ -99,17 +99,48 @@ fn parent_session(path: &Path, id: &str) -> Option<PathBuf> {
 /// A small session file without a conversation to resume.
 fn is_stub(path: &Path) -> bool {
     let small = std::fs::metadata(path).is_ok_and(|m| m.len() <= STUB_MAX);
-    small
-        && std::fs::read_to_string(path).is_ok_and(|t| {
-            !t.trim().is_empty()
-                && crate::formats::read(t.as_bytes(), Some(crate::session::Format::Gemini))
-                    .is_ok_and(|s| s.messages.iter().all(|m| m.injected))
-        })
+    small && std::fs::read_to_string(path).is_ok_and(|t| holds_no_conversation(&t))
+}
+
+/// Whether a session file's text holds only the session context. A model response (a
+/// `"type":"gemini"` record, in a line of its own or a checkpoint's list; inside a text it
+/// would be escaped) answers at once, without reading the file as a session: listing a
+/// home classifies every small session file.
+fn holds_no_conversation(t: &str) -> bool {
+    !t.trim().is_empty()
+        && memchr::memmem::find(t.as_bytes(), br#""type":"gemini""#).is_none()
+        && crate::formats::read(t.as_bytes(), Some(crate::session::Format::Gemini))
+            .is_ok_and(|s| s.messages.iter().all(|m| m.injected))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_file_of_session_context_is_a_stub() {
+        let stub = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/formats/gemini-cli/resume-stub/input.jsonl"),
+        )
+        .unwrap();
+        assert!(holds_no_conversation(&stub));
+        assert!(!holds_no_conversation(""));
+        let head = stub.lines().next().unwrap();
+        let asked = format!(
+            "{head}\n{}\n",
+            r#"{"id":"u1","timestamp":"2026-11-23T20:25:00.000Z","type":"user","content":[{"text":"what is \"type\":\"gemini\"?"}]}"#
+        );
+        assert!(
+            !holds_no_conversation(&asked),
+            "a user's question is a conversation"
+        );
+        let answered = format!(
+            "{stub}{}\n",
+            r#"{"id":"g1","timestamp":"2026-11-23T20:25:01.000Z","type":"gemini","content":"hello","model":"gemini-2.5-pro"}"#
+        );
+        assert!(!holds_no_conversation(&answered));
+    }
 
     #[test]
     fn projects_are_mapped_back_through_projects_json() {
