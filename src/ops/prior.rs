@@ -157,12 +157,6 @@ pub const CLAUDE_CODE_FULL_SCHEMAS: &[(AgentVersion, usize, usize)] = &[
     ([2, 1, 197], 20_758, 11_968),
 ];
 
-/// Whether Claude Code can defer tools (tool search) for `model`: not for a Claude Haiku,
-/// as its bundle decides by the name (`model.toLowerCase().includes("haiku")`).
-pub fn defers_tools(model: &str) -> bool {
-    !model.to_ascii_lowercase().contains("haiku")
-}
-
 /// Codex's hidden part per version, measured by `scripts/measure-priors.py` on the first
 /// request of `codex exec` with the version's default model: `(instructions and tools,
 /// tools)`; the first applies when the rollout does not store the base instructions. Ascending.
@@ -375,8 +369,12 @@ mod tests {
 
     #[test]
     fn a_haiku_session_sends_its_tool_schemas_in_full_from_tool_search_on() {
-        assert!(!defers_tools("claude-haiku-4-5-20251001"));
-        assert!(defers_tools("claude-sonnet-4-6"));
+        assert!(!crate::formats::claude_code::defers_tools(
+            "claude-haiku-4-5-20251001"
+        ));
+        assert!(crate::formats::claude_code::defers_tools(
+            "claude-sonnet-4-6"
+        ));
         let haiku = |v: &str, sub: bool| AgentLimits {
             full_tool_schemas: true,
             ..at(v, sub, false)

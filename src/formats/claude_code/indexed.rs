@@ -147,7 +147,7 @@ pub fn read(
     let agent_limits = AgentLimits {
         subagent: conversation().next().is_some() && conversation().all(|n| n.sidechain()),
         prompt_measured: request_extra.is_some(),
-        full_tool_schemas: !crate::ops::prior::defers_tools(&model),
+        full_tool_schemas: !super::defers_tools(&model),
         agent_version: index.version,
         compacted_at: (thread.boundary)
             .filter(|_| reported_usage.is_none())

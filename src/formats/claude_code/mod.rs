@@ -157,9 +157,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     let agent_limits = AgentLimits {
         subagent: conversation().next().is_some() && conversation().all(|r| r.sidechain()),
         prompt_measured: request_extra.is_some(),
-        full_tool_schemas: model
-            .as_deref()
-            .is_some_and(|m| !crate::ops::prior::defers_tools(m)),
+        full_tool_schemas: model.as_deref().is_some_and(|m| !defers_tools(m)),
         agent_version,
         compacted_at,
         ..AgentLimits::default()
@@ -408,6 +406,12 @@ impl Codec for ClaudeCode {
             found => Some(found),
         }
     }
+}
+
+/// Whether Claude Code can defer tools (tool search) for `model`: not for a Claude Haiku,
+/// as its bundle decides by the name (`model.toLowerCase().includes("haiku")`).
+pub fn defers_tools(model: &str) -> bool {
+    !model.to_ascii_lowercase().contains("haiku")
 }
 
 #[cfg(test)]
