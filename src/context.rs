@@ -1,7 +1,7 @@
 //! The resolved run: settings (flag > env > file > built-in), the printer, the model
 //! registry and the token counters shared by every file of the run.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -31,7 +31,6 @@ pub struct Context {
     digests_added: AtomicUsize,
     /// Files being worked on right now (batch runs).
     in_flight: AtomicUsize,
-    warned: Mutex<HashSet<String>>,
 }
 
 /// A file being worked on; see [`Context::file_in_flight`].
@@ -109,7 +108,6 @@ impl Context {
             digests: OnceLock::new(),
             digests_added: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
-            warned: Mutex::new(HashSet::new()),
         })
     }
 
@@ -123,10 +121,7 @@ impl Context {
 
     /// Prints a warning once per run (the same fallback would otherwise repeat per file).
     pub fn warn_once(&self, text: String) {
-        let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
-        if warned.insert(text.clone()) {
-            self.printer.warn(&text);
-        }
+        self.printer.warn_once(&text, &text);
     }
 
     /// Resolves the model for a session: `--model` > `CTXCTL_MODEL` > the session's own >
@@ -135,10 +130,7 @@ impl Context {
     /// fallback would otherwise repeat per file of a batch).
     pub fn resolve_model(&self, shown: &str, session_model: Option<&str>) -> ResolvedModel {
         self.resolve(session_model, &|w| {
-            let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
-            if warned.insert(w.clone()) {
-                self.printer.warn(&format!("{shown}: {w}"));
-            }
+            self.printer.warn_once(&w, &format!("{shown}: {w}"))
         })
     }
 

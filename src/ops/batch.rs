@@ -86,7 +86,7 @@ pub fn run_items<I: Sync, T: Send>(
         },
         |i, (value, captured): (T, Captured)| {
             let shown = bar.suspend(|| {
-                captured.replay()?;
+                ctx.printer.replay(captured)?;
                 emit(&items[i], value)
             });
             bar.inc(1);
@@ -255,5 +255,36 @@ mod tests {
     fn no_items_is_fine() {
         let r = in_order(0, 4, |i| i, |_, _| Err::<(), _>("never called"));
         assert_eq!(r, Ok(()));
+    }
+
+    #[test]
+    fn a_warning_given_once_names_the_first_file_in_input_order() {
+        // Item 0 warns last (it waits for the others), yet its warning is the one shown:
+        // the once-per-run choice is made as the output is replayed in order.
+        let printer = crate::render::Printer::plain();
+        let others_done = AtomicUsize::new(0);
+        let n = 6;
+        let ((), out) = capture::capture(|| {
+            in_order(
+                n,
+                2,
+                |i| {
+                    if i == 0 {
+                        while others_done.load(Ordering::SeqCst) < n - 1 {
+                            std::thread::yield_now();
+                        }
+                    }
+                    let held = capture::capture(|| printer.warn_once("k", &format!("file {i}")));
+                    others_done.fetch_add(1, Ordering::SeqCst);
+                    held.1
+                },
+                |_, held| printer.replay(held),
+            )
+            .unwrap();
+        });
+        assert_eq!(
+            out.text(capture::Stream::Stderr),
+            "ctxctl: warning: file 0\n"
+        );
     }
 }

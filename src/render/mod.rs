@@ -91,6 +91,8 @@ pub struct Printer {
     /// The terminal's width when stdout is one (tables are fitted to it); `None` when
     /// piped: nothing is cut.
     pub width: Option<usize>,
+    /// The warnings printed once per run (shared by the printer's clones).
+    once: std::sync::Arc<capture::Once>,
 }
 
 impl Printer {
@@ -125,6 +127,7 @@ impl Printer {
             level: if quiet { Level::Error } else { level },
             progress: stderr_tty && !quiet && !json && !no_progress && level <= Level::Warn,
             width: None,
+            once: Default::default(),
         }
     }
 
@@ -149,6 +152,7 @@ impl Printer {
             level: Level::Warn,
             progress: false,
             width: None,
+            once: Default::default(),
         }
     }
 
@@ -235,6 +239,26 @@ impl Printer {
             let label = self.paint_err("warning:", Style::Yellow);
             eprintln_raw(&format!("ctxctl: {label} {text}"));
         }
+    }
+
+    /// A warning printed at most once per run for `key` (the same fallback would otherwise
+    /// repeat per file of a batch). Held back by a batch worker, it is decided when replayed
+    /// in input order: the file it names is the first that needed it, whatever thread ran
+    /// first.
+    pub fn warn_once(&self, key: &str, text: &str) {
+        if self.level < Level::Warn {
+            return;
+        }
+        let label = self.paint_err("warning:", Style::Yellow);
+        let line = format!("ctxctl: {label} {text}\n");
+        if !capture::hold_once(key, line.as_bytes()) && self.once.first(key) {
+            let _ = io::stderr().lock().write_all(line.as_bytes());
+        }
+    }
+
+    /// Writes output a batch worker held back (see [`capture`]).
+    pub fn replay(&self, captured: capture::Captured) -> io::Result<()> {
+        captured.replay(&self.once)
     }
 
     /// Prints an error chain once, on one line (`ctxctl: error: a: b: c`).
