@@ -53,6 +53,16 @@ def strings(v):
     return []
 
 
+def records(path):
+    """The JSON records of a JSONL file, skipping lines that are not JSON."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                yield json.loads(line)
+            except ValueError:
+                continue
+
+
 def claude_code(path):
     """Messages of a Claude Code transcript's live thread (the `parentUuid` chain from its
     last record, so what follows its last compaction), one chat message per user,
@@ -60,18 +70,13 @@ def claude_code(path):
     them. Side chains and split assistant records are not merged: a few tokens of
     difference, shown beside the figures."""
     recs, by_id = [], {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if r.get("type") not in ("user", "assistant", "attachment", "system"):
-                continue
-            if r.get("isSidechain") or not r.get("uuid"):
-                continue
-            by_id[r["uuid"]] = len(recs)
-            recs.append(r)
+    for r in records(path):
+        if r.get("type") not in ("user", "assistant", "attachment", "system"):
+            continue
+        if r.get("isSidechain") or not r.get("uuid"):
+            continue
+        by_id[r["uuid"]] = len(recs)
+        recs.append(r)
     live, at = [], len(recs) - 1
     while at is not None and at >= 0:
         live.append(recs[at])
@@ -117,32 +122,27 @@ def codex(path):
     """Messages of a Codex rollout: its response items (messages, reasoning summaries,
     tool calls and their outputs)."""
     msgs = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if r.get("type") != "response_item":
-                continue
-            p = r.get("payload") or {}
-            t = p.get("type")
-            if t == "message":
-                msgs.append({"role": p.get("role", "user"), "content": text_of(p.get("content"))})
-            elif t == "reasoning":
-                s = "\n".join(x.get("text", "") for x in p.get("summary") or [] if isinstance(x, dict))
-                if s:
-                    msgs.append({"role": "assistant", "content": s})
-            elif t in ("function_call", "custom_tool_call"):
-                args = p.get("arguments") if t == "function_call" else p.get("input")
-                msgs.append({"role": "assistant", "content": "", "tool_calls": [
-                    {"id": p.get("call_id", ""), "type": "function",
-                     "function": {"name": p.get("name", ""), "arguments": args or ""}}]})
-            elif t in ("function_call_output", "custom_tool_call_output"):
-                out = p.get("output")
-                if not isinstance(out, str):
-                    out = text_of(out) if isinstance(out, list) else json.dumps(out)
-                msgs.append({"role": "tool", "tool_call_id": p.get("call_id", ""), "content": out})
+    for r in records(path):
+        if r.get("type") != "response_item":
+            continue
+        p = r.get("payload") or {}
+        t = p.get("type")
+        if t == "message":
+            msgs.append({"role": p.get("role", "user"), "content": text_of(p.get("content"))})
+        elif t == "reasoning":
+            s = "\n".join(x.get("text", "") for x in p.get("summary") or [] if isinstance(x, dict))
+            if s:
+                msgs.append({"role": "assistant", "content": s})
+        elif t in ("function_call", "custom_tool_call"):
+            args = p.get("arguments") if t == "function_call" else p.get("input")
+            msgs.append({"role": "assistant", "content": "", "tool_calls": [
+                {"id": p.get("call_id", ""), "type": "function",
+                 "function": {"name": p.get("name", ""), "arguments": args or ""}}]})
+        elif t in ("function_call_output", "custom_tool_call_output"):
+            out = p.get("output")
+            if not isinstance(out, str):
+                out = text_of(out) if isinstance(out, list) else json.dumps(out)
+            msgs.append({"role": "tool", "tool_call_id": p.get("call_id", ""), "content": out})
     return msgs
 
 
