@@ -67,6 +67,9 @@ pub fn tally(
     let counter = ctx.counter(guess.encoding);
     let threads = ctx.counting_threads();
     let mut batches = Batches::new(ctx, &counter, (guess.factor, threads), wants);
+    // No resume point and nothing put before: the shapes are not kept (Claude Code is
+    // sent to the Anthropic API, whose ordering rules are checked as the messages go by).
+    batches.order_as_read();
     bar.set_position(0);
     let mut fetch = |nodes: &[usize]| -> Option<Vec<serde_json::Value>> {
         let places = (nodes.iter())

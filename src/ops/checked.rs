@@ -15,6 +15,7 @@ use crate::ops::predict::{self, Prediction};
 use crate::ops::read_only;
 use crate::ops::window::{self, Window};
 use crate::session::order;
+use crate::session::pairing::Pairing;
 use crate::session::pairs::Shapes;
 use crate::session::{AgentLimits, Format, Keep, ReportedUsage};
 
@@ -327,11 +328,13 @@ fn finish_noting(
         counts.extend_from_slice(l.counts());
     }
     // Checked as the messages were read (a streamed read: no earlier messages, no resume
-    // point, rules that need no whole-list order), or from every message's shape. A read
+    // point; the Anthropic ordering rules only by a check made to keep them), or from
+    // every message's shape. A read
     // that checked as it went kept no shapes, so any other case is a route's mistake:
     // refused, not answered from the empty shapes as "no problems".
     let paired = l.tally.pairing.take();
-    if paired.is_some() && (before.is_some() || l.format.anthropic_bound()) {
+    let unordered = |p: &Pairing| l.format.anthropic_bound() && !p.orders();
+    if paired.as_ref().is_some_and(|p| before.is_some() || unordered(p)) {
         anyhow::bail!(
             "{}: internal error: the pairing was checked as the file was read, which this read cannot use",
             load::display(path)

@@ -311,6 +311,14 @@ impl Tally {
         }
     }
 
+    /// [`Tally::pair_as_read`] for a session sent to the Anthropic API: its ordering rules
+    /// are checked as the messages are added too ([`Pairing::anthropic`]).
+    pub fn order_as_read(&mut self) {
+        if self.is_empty() {
+            self.pairing = Some(Pairing::anthropic());
+        }
+    }
+
     /// The pairing problems of the messages (as [`crate::session::pairs::problems`] finds
     /// them), however they were kept.
     pub fn pairing_problems(&self) -> Vec<crate::session::pairs::Problem> {

@@ -65,6 +65,14 @@ impl<'a> Batches<'a> {
         }
     }
 
+    /// [`Batches::pair_as_read`] with the Anthropic ordering rules (see
+    /// [`Tally::order_as_read`]).
+    pub fn order_as_read(&mut self) {
+        if self.wants.shapes {
+            self.tally.order_as_read();
+        }
+    }
+
     /// Takes the next message, counting the batch when it is full.
     pub fn push(&mut self, m: Message) {
         self.text += crate::tokens::parallel::approx_bytes(&m);

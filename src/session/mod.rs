@@ -10,6 +10,7 @@
 mod doc;
 mod error;
 pub mod order;
+pub mod ordering;
 pub mod pairing;
 pub mod pairs;
 mod plan;

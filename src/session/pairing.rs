@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::ordering::Ordering;
 use super::pairs::{Problem, Turn};
 use crate::fasthash::{FastMap, FastSet};
 
@@ -35,6 +36,8 @@ pub struct Pairing {
     calls: u64,
     /// Every call id made (hashed).
     seen: FastSet<u64>,
+    /// The Anthropic ordering rules, checked too for a session sent to that API.
+    ordering: Option<Ordering>,
 }
 
 /// The hash a call id is remembered by.
@@ -43,10 +46,27 @@ fn id_hash(id: &str) -> u64 {
 }
 
 impl Pairing {
+    /// A check that also keeps the Anthropic API's ordering rules, as
+    /// [`order::problems`](super::order::problems) does for an Anthropic-bound format.
+    pub fn anthropic() -> Pairing {
+        Pairing {
+            ordering: Some(Ordering::default()),
+            ..Pairing::default()
+        }
+    }
+
+    /// Whether it keeps the Anthropic ordering rules too.
+    pub fn orders(&self) -> bool {
+        self.ordering.is_some()
+    }
+
     /// Takes the next message.
     pub fn take<T: Turn>(&mut self, m: &T) {
         let i = self.taken;
         self.taken += 1;
+        if let Some(o) = &mut self.ordering {
+            o.take(m);
+        }
         self.reasoning_of(i, m);
         if m.is_user_turn() {
             for (_, (call_id, index)) in std::mem::take(&mut self.open) {
@@ -123,11 +143,18 @@ impl Pairing {
         out
     }
 
-    /// The problems of every message taken, as [`pairs::problems`](super::pairs::problems) lists them.
+    /// The problems of every message taken, as [`pairs::problems`](super::pairs::problems)
+    /// lists them (as [`order::problems`](super::order::problems) does, with the ordering
+    /// rules, for a check made by [`Pairing::anthropic`]).
     pub fn finish(self) -> Vec<Problem> {
         let mut out = self.reasoning;
         out.extend(self.pairing);
         out.sort_by_key(Problem::index);
+        if let Some(o) = self.ordering {
+            let more = o.finish(&out);
+            out.extend(more);
+            out.sort_by_key(Problem::index);
+        }
         out
     }
 }

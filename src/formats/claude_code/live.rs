@@ -171,6 +171,8 @@ impl Tracer<'_> {
                 .cloned()
         });
         thread.splice_boundary = splice.as_ref().map(|s| s.boundary);
+        // Nothing is looked up by uuid past the chain: its four bytes a node go first.
+        self.by_uuid.idx = Vec::new();
         self.expand(chain, splice.is_some(), thread);
     }
 
@@ -291,51 +293,60 @@ impl Tracer<'_> {
             _ => 0,
         };
         let eligible = |i: usize| i >= after && self.eligible(i);
-        // Parallel tool results hang from their `tool_use` record by `parentUuid`.
-        let children = ById::new(self.nodes, |n| n.parent, eligible);
+        // Parallel tool results hang from their `tool_use` record by `parentUuid`: only
+        // records that answer calls can be hung beside the chain that way.
+        let children = ById::new(self.nodes, |n| n.parent, |i| {
+            eligible(i) && !self.rare.results(i).is_empty()
+        });
         let by_message = ById::new(self.nodes, |n| n.message_id, eligible);
         let live = &mut thread.live;
         let mut answered: HashSet<Id> = HashSet::new();
-        // Each live node's place: (place of its chain record, 0 on the chain, else 1 + its
-        // index, in file order as its line).
-        let mut key: Vec<(u32, u32)> = vec![(u32::MAX, u32::MAX); self.nodes.len()];
-        for (pos, &i) in chain.iter().enumerate() {
+        for &i in &chain {
             live[i as usize] = true;
-            key[i as usize] = (pos as u32, 0);
             answered.extend(self.rare.results(i as usize).iter().copied());
         }
-        let mut queue = chain;
-        while let Some(i) = queue.pop() {
-            let i = i as usize;
-            let r = &self.nodes[i];
-            let at = key[i].0;
-            let same = r.message_id.map(|id| by_message.all(self.nodes, id));
-            let kids = r.uuid.map(|u| children.all(self.nodes, u));
-            for &j in same.into_iter().flatten() {
-                if !live[j as usize] {
-                    live[j as usize] = true;
-                    key[j as usize] = (at, j.saturating_add(1));
-                    queue.push(j);
+        // The nodes hung beside the chain (few): (place of the chain record they hang
+        // from, their index). A chain record's place is its position, and the records
+        // beside it follow it in file order.
+        let mut beside: Vec<(u32, u32)> = Vec::new();
+        // The chain's records taken last first, each followed by what it hangs, depth
+        // first, as one stack holding the chain would take them.
+        let mut stack: Vec<(u32, u32)> = Vec::new();
+        for pos in (0..chain.len()).rev() {
+            stack.push((pos as u32, chain[pos]));
+            while let Some((at, i)) = stack.pop() {
+                let r = &self.nodes[i as usize];
+                let same = r.message_id.map(|id| by_message.all(self.nodes, id));
+                let kids = r.uuid.map(|u| children.all(self.nodes, u));
+                for &j in same.into_iter().flatten() {
+                    if !live[j as usize] {
+                        live[j as usize] = true;
+                        beside.push((at, j));
+                        stack.push((at, j));
+                    }
                 }
-            }
-            for &c in kids.into_iter().flatten() {
-                let ids = self.rare.results(c as usize);
-                if live[c as usize] || ids.is_empty() || ids.iter().all(|id| answered.contains(id))
-                {
-                    continue;
+                for &c in kids.into_iter().flatten() {
+                    let ids = self.rare.results(c as usize);
+                    if live[c as usize] || ids.iter().all(|id| answered.contains(id)) {
+                        continue;
+                    }
+                    answered.extend(ids.iter().copied());
+                    live[c as usize] = true;
+                    beside.push((at, c));
+                    stack.push((at, c));
                 }
-                answered.extend(ids.iter().copied());
-                live[c as usize] = true;
-                key[c as usize] = (at, c.saturating_add(1));
-                queue.push(c);
             }
         }
-        drop((children, by_message, answered));
-        let mut order: Vec<u32> = (0..self.nodes.len() as u32)
-            .filter(|&i| live[i as usize])
-            .collect();
-        // No two live nodes share a place.
-        order.sort_unstable_by_key(|&i| key[i as usize]);
+        drop((children, by_message, answered, stack));
+        beside.sort_unstable();
+        let mut order = Vec::with_capacity(chain.len() + beside.len());
+        let mut hung = beside.into_iter().peekable();
+        for (pos, &i) in chain.iter().enumerate() {
+            order.push(i);
+            while let Some((_, j)) = hung.next_if(|&(at, _)| at as usize == pos) {
+                order.push(j);
+            }
+        }
         thread.order = order;
     }
 }
