@@ -230,16 +230,16 @@ mod tests {
     }
 
     #[test]
-    fn order_problems_are_pairing_then_ordering_by_message() {
+    fn a_pairing_check_made_for_anthropic_finds_what_order_problems_finds() {
         let mut g = Gen(7);
         for _ in 0..5_000 {
             let session = g.session();
-            let mut streamed_all = pairs::problems(&session);
-            streamed_all.extend(streamed(&session));
-            streamed_all.sort_by_key(Problem::index);
+            let mut p = crate::session::pairing::Pairing::anthropic();
+            session.iter().for_each(|s| p.take(s));
             assert_eq!(
-                streamed_all,
-                order::problems(crate::session::Format::ClaudeCode, &session)
+                p.finish(),
+                order::problems(crate::session::Format::ClaudeCode, &session),
+                "{session:?}"
             );
         }
     }
