@@ -334,7 +334,10 @@ fn finish_noting(
     // refused, not answered from the empty shapes as "no problems".
     let paired = l.tally.pairing.take();
     let unordered = |p: &Pairing| l.format.anthropic_bound() && !p.orders();
-    if paired.as_ref().is_some_and(|p| before.is_some() || unordered(p)) {
+    if paired
+        .as_ref()
+        .is_some_and(|p| before.is_some() || unordered(p))
+    {
         anyhow::bail!(
             "{}: internal error: the pairing was checked as the file was read, which this read cannot use",
             load::display(path)

@@ -154,7 +154,9 @@ mod tests {
 
         /// A few ids from a small alphabet, so that ids repeat and collide.
         fn ids(&mut self) -> Vec<String> {
-            (0..self.next(3)).map(|_| self.next(5).to_string()).collect()
+            (0..self.next(3))
+                .map(|_| self.next(5).to_string())
+                .collect()
         }
 
         fn session(&mut self) -> Vec<Shape> {

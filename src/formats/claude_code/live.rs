@@ -295,9 +295,11 @@ impl Tracer<'_> {
         let eligible = |i: usize| i >= after && self.eligible(i);
         // Parallel tool results hang from their `tool_use` record by `parentUuid`: only
         // records that answer calls can be hung beside the chain that way.
-        let children = ById::new(self.nodes, |n| n.parent, |i| {
-            eligible(i) && !self.rare.results(i).is_empty()
-        });
+        let children = ById::new(
+            self.nodes,
+            |n| n.parent,
+            |i| eligible(i) && !self.rare.results(i).is_empty(),
+        );
         let by_message = ById::new(self.nodes, |n| n.message_id, eligible);
         let live = &mut thread.live;
         let mut answered: HashSet<Id> = HashSet::new();
