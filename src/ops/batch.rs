@@ -69,6 +69,21 @@ pub fn run_items<I: Sync, T: Send>(
     what: &str,
     max_workers: usize,
     work: impl Fn(&I) -> T + Sync,
+    emit: impl FnMut(&I, T) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    run_items_one_heavy(ctx, items, what, max_workers, |_| false, work, emit)
+}
+
+/// [`run_items`] where the items `heavy` picks (large files, whose measuring holds memory
+/// in proportion to their size) are worked on one at a time, while light items go on in
+/// parallel beside them: the run's peak is one heavy item's, not one per worker.
+pub fn run_items_one_heavy<I: Sync, T: Send>(
+    ctx: &Context,
+    items: &[I],
+    what: &str,
+    max_workers: usize,
+    heavy: impl Fn(&I) -> bool + Sync,
+    work: impl Fn(&I) -> T + Sync,
     mut emit: impl FnMut(&I, T) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     if let [one] = items {
@@ -77,10 +92,14 @@ pub fn run_items<I: Sync, T: Send>(
     let cores = crate::tokens::parallel::available();
     let workers = cores.min(max_workers).max(1);
     let bar = ctx.printer.progress_bar(items.len() as u64, what);
+    let gate = std::sync::Mutex::new(());
     let result = in_order(
         items.len(),
         workers,
         |i| {
+            // Taken before the file counts as in flight, so the heavy item being worked
+            // on meanwhile is not told to count on fewer threads by a worker that waits.
+            let _gate = heavy(&items[i]).then(|| gate.lock().unwrap_or_else(|p| p.into_inner()));
             let _flight = ctx.file_in_flight();
             capture::capture(|| work(&items[i]))
         },
