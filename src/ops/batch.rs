@@ -256,7 +256,7 @@ mod tests {
         let running = AtomicUsize::new(0);
         let most = AtomicUsize::new(0);
         let light_beside_heavy = AtomicBool::new(false);
-        let heavy = |i: usize| i % 3 == 0;
+        let heavy = |i: usize| i.is_multiple_of(3);
         let mut seen = Vec::new();
         in_order_one_heavy(
             60,
