@@ -88,11 +88,12 @@ pub fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<ExitStatus> {
     let mut status = ExitStatus::Success;
     let mut rows = Vec::new();
     let work = |c: &Candidate| sessions::measure_listed(ctx, c, listing.as_ref());
-    batch::run_items(
+    batch::run_items_one_heavy(
         ctx,
         &candidates,
         "measuring",
         usize::MAX,
+        sessions::heavy,
         work,
         |c, outcome| {
             let (measured, failure) = match outcome {

@@ -69,6 +69,21 @@ pub fn run_items<I: Sync, T: Send>(
     what: &str,
     max_workers: usize,
     work: impl Fn(&I) -> T + Sync,
+    emit: impl FnMut(&I, T) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    run_items_one_heavy(ctx, items, what, max_workers, |_| false, work, emit)
+}
+
+/// [`run_items`] where the items `heavy` picks (large files, whose measuring holds memory
+/// in proportion to their size) are worked on one at a time, while light items go on in
+/// parallel beside them: the run's peak is one heavy item's, not one per worker.
+pub fn run_items_one_heavy<I: Sync, T: Send>(
+    ctx: &Context,
+    items: &[I],
+    what: &str,
+    max_workers: usize,
+    heavy: impl Fn(&I) -> bool + Sync,
+    work: impl Fn(&I) -> T + Sync,
     mut emit: impl FnMut(&I, T) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     if let [one] = items {
@@ -77,9 +92,10 @@ pub fn run_items<I: Sync, T: Send>(
     let cores = crate::tokens::parallel::available();
     let workers = cores.min(max_workers).max(1);
     let bar = ctx.printer.progress_bar(items.len() as u64, what);
-    let result = in_order(
+    let result = in_order_one_heavy(
         items.len(),
         workers,
+        |i| heavy(&items[i]),
         |i| {
             let _flight = ctx.file_in_flight();
             capture::capture(|| work(&items[i]))
@@ -144,8 +160,26 @@ pub fn in_order<T: Send, E>(
     n: usize,
     workers: usize,
     work: impl Fn(usize) -> T + Sync,
+    emit: impl FnMut(usize, T) -> Result<(), E>,
+) -> Result<(), E> {
+    in_order_one_heavy(n, workers, |_| false, work, emit)
+}
+
+/// [`in_order`] where no two items that `heavy` picks are worked on at the same time. The
+/// gate is taken before `work` starts, so a worker that waits for it has not yet counted
+/// its item as in flight (the heavy item meanwhile counts on every core it is given).
+pub fn in_order_one_heavy<T: Send, E>(
+    n: usize,
+    workers: usize,
+    heavy: impl Fn(usize) -> bool + Sync,
+    work: impl Fn(usize) -> T + Sync,
     mut emit: impl FnMut(usize, T) -> Result<(), E>,
 ) -> Result<(), E> {
+    let gate = std::sync::Mutex::new(());
+    let work = |i| {
+        let _gate = heavy(i).then(|| gate.lock().unwrap_or_else(|p| p.into_inner()));
+        work(i)
+    };
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel();
@@ -214,6 +248,40 @@ mod tests {
         .unwrap();
         let want: Vec<(usize, usize)> = (0..n).map(|i| (i, i * 10)).collect();
         assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn heavy_items_are_never_worked_on_together_while_light_ones_go_on() {
+        // Every third item is heavy; each records how many heavy items were running.
+        let running = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        let light_beside_heavy = AtomicBool::new(false);
+        let heavy = |i: usize| i.is_multiple_of(3);
+        let mut seen = Vec::new();
+        in_order_one_heavy(
+            60,
+            4,
+            heavy,
+            |i| {
+                if heavy(i) {
+                    let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                    running.fetch_sub(1, Ordering::SeqCst);
+                } else if running.load(Ordering::SeqCst) > 0 {
+                    light_beside_heavy.store(true, Ordering::SeqCst);
+                }
+                i
+            },
+            |i, v| {
+                seen.push((i, v));
+                Ok::<_, ()>(())
+            },
+        )
+        .unwrap();
+        assert_eq!(most.load(Ordering::SeqCst), 1);
+        assert!(light_beside_heavy.load(Ordering::SeqCst));
+        assert_eq!(seen, (0..60).map(|i| (i, i)).collect::<Vec<_>>());
     }
 
     #[test]

@@ -336,6 +336,20 @@ pub fn measure(ctx: &Context, c: &Candidate) -> anyhow::Result<Measured> {
 
 /// [`measure`], answered from the listing index `listing` when it vouches for the file
 /// unread (the walk's stat identity is the one it kept), and noting there what it read.
+/// Files from this size up are measured one at a time in a listing (see [`heavy`]).
+pub const HEAVY_BYTES: u64 = 16 << 20;
+
+/// Whether measuring `c` cold may hold memory in proportion to its size (a large file's
+/// record index, or a format read whole): a listing measures such files one at a time, so
+/// its peak is one large file's and not one per worker. Small files go on beside it.
+pub fn heavy(c: &Candidate) -> bool {
+    // A database's session is read with a cursor, whatever the database's size.
+    c.db_session.is_none()
+        && c.walked
+            .as_ref()
+            .is_some_and(|w| w.seen.stat.len >= HEAVY_BYTES)
+}
+
 pub fn measure_listed(
     ctx: &Context,
     c: &Candidate,
