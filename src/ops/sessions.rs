@@ -334,8 +334,6 @@ pub fn measure(ctx: &Context, c: &Candidate) -> anyhow::Result<Measured> {
     measure_listed(ctx, c, None)
 }
 
-/// [`measure`], answered from the listing index `listing` when it vouches for the file
-/// unread (the walk's stat identity is the one it kept), and noting there what it read.
 /// Files from this size up are measured one at a time in a listing (see [`heavy`]).
 pub const HEAVY_BYTES: u64 = 16 << 20;
 
@@ -350,6 +348,8 @@ pub fn heavy(c: &Candidate) -> bool {
             .is_some_and(|w| w.seen.stat.len >= HEAVY_BYTES)
 }
 
+/// [`measure`], answered from the listing index `listing` when it vouches for the file
+/// unread (the walk's stat identity is the one it kept), and noting there what it read.
 pub fn measure_listed(
     ctx: &Context,
     c: &Candidate,
