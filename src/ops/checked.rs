@@ -329,9 +329,9 @@ fn finish_noting(
     }
     // Checked as the messages were read (a streamed read: no earlier messages, no resume
     // point; the Anthropic ordering rules only by a check made to keep them), or from
-    // every message's shape. A read
-    // that checked as it went kept no shapes, so any other case is a route's mistake:
-    // refused, not answered from the empty shapes as "no problems".
+    // every message's shape. A read that checked as it went kept no shapes, so any other
+    // case is a route's mistake: refused, not answered from the empty shapes as "no
+    // problems".
     let paired = l.tally.pairing.take();
     let unordered = |p: &Pairing| l.format.anthropic_bound() && !p.orders();
     if paired
