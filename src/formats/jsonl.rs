@@ -148,7 +148,17 @@ pub enum Record {
 
 /// The record lines of `doc` in order, parsed one at a time; blank lines are skipped.
 pub fn records(doc: &LinesDoc) -> impl Iterator<Item = Result<Record, ReadError>> + '_ {
-    (0..doc.lines.len())
+    records_before(doc, doc.lines.len())
+}
+
+/// [`records`] of the lines before line `end` (at most all of them): what `records` gives
+/// of a document holding only those lines (its last line is no last line here, so never
+/// a tolerated truncated one), without copying them into one.
+pub fn records_before(
+    doc: &LinesDoc,
+    end: usize,
+) -> impl Iterator<Item = Result<Record, ReadError>> + '_ {
+    (0..end.min(doc.lines.len()))
         .filter(|&i| !doc.line(i).trim().is_empty())
         .map(|i| match parse_line(doc, i) {
             Ok(v) => Ok(Record::Line(i, v)),

@@ -56,12 +56,21 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
             return Ok(ExitStatus::Success);
         }
     }
+    // A compaction's records (most of a large session) are not held while the session
+    // loads: they are read again once it is (the lock is held by then).
+    let records_later = file.undo.is_none();
+    if records_later {
+        file.records = Vec::new();
+    }
     let mut loaded = match file.agent_session.as_deref() {
         // An agent's database session is read, and written back, whole.
         Some(wanted) => load::load_selected(ctx, &target, Some(wanted))?,
         // The plan reads no text: each message's goes once counted.
         None => load::load_for_rewrite(ctx, &target, load::PlanReads::Structure)?,
     };
+    if records_later {
+        file.records = records_again(store, &id, &file)?;
+    }
     let messages = file.messages;
     let plan = plan(store, &entry, &mut file, &loaded)?;
     if let Plan::Undo(undo) = &plan {
@@ -251,6 +260,22 @@ impl Plan<'_> {
             },
         }
     }
+}
+
+/// The records of archive `id` read again, its facts as first read (`file`, without its
+/// records): an archive is never rewritten, so one that changed is refused.
+fn records_again(
+    store: &ArchiveStore,
+    id: &str,
+    file: &ArchiveFile,
+) -> anyhow::Result<Vec<Box<serde_json::value::RawValue>>> {
+    let (_, mut again) = store.get(id)?;
+    let records = std::mem::take(&mut again.records);
+    anyhow::ensure!(
+        again == *file,
+        "archive {id} changed while it was being restored; run the restore again"
+    );
+    Ok(records)
 }
 
 /// The session's text as read.

@@ -192,21 +192,21 @@ pub fn before_compaction(
     doc: &LinesDoc,
     line: usize,
 ) -> Option<(Vec<Message>, ReportedUsage, Reattach)> {
-    let end = doc.lines.get(line)?.start;
-    let prefix = LinesDoc::new(doc.text.get(..end)?.to_string());
-    let t = Transcript::parse(&prefix).ok()?;
+    doc.lines.get(line)?;
+    // The lines before the boundary, read in place (a copy of them was the file again).
+    let t = Transcript::parse_before(doc, line).ok()?;
     if t.cut_short {
         return None;
     }
     let mut notes = Notes::default();
-    let msgs = messages(&t, &prefix, &mut notes, true).ok()?;
+    let msgs = messages(&t, doc, &mut notes, true).ok()?;
     let u = usage(&t, &msgs)?;
     let held = u.request_end?.min(msgs.len());
     let msgs = msgs.into_iter().take(held).map(|(m, _)| m).collect();
     let mut files = Reattach::new();
     for &i in &t.order {
         if matches!(t.recs[i].ty(), "user" | "assistant") {
-            if let Ok(r) = t.whole(&prefix, i) {
+            if let Ok(r) = t.whole(doc, i) {
                 files.observe(&r.v);
             }
         }

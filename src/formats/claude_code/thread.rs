@@ -23,7 +23,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::relink::Children;
-use crate::formats::jsonl::{records, Record};
+use crate::formats::jsonl::{records_before, Record};
 use crate::session::{LinesDoc, ReadError};
 
 /// The `model` Claude Code writes on assistant records it makes up itself (errors,
@@ -236,10 +236,17 @@ pub struct Transcript {
 
 impl Transcript {
     pub fn parse(doc: &LinesDoc) -> Result<Transcript, ReadError> {
+        Transcript::parse_before(doc, doc.lines.len())
+    }
+
+    /// The transcript of `doc`'s lines before line `end`, as [`Transcript::parse`] reads a
+    /// document holding only those lines (records' lines are `doc`'s), without copying
+    /// them into one: the history before a compaction boundary of a large file.
+    pub fn parse_before(doc: &LinesDoc, end: usize) -> Result<Transcript, ReadError> {
         let mut recs = Vec::new();
         let mut warnings = Vec::new();
         let mut truncated_tail = None;
-        for record in records(doc) {
+        for record in records_before(doc, end) {
             match record? {
                 Record::Line(i, v) if v.is_object() => recs.push(Head::new(i, v)),
                 Record::Line(i, _) => {

@@ -171,3 +171,39 @@ fn an_excerpt_is_not_measured_before_its_compaction() {
     );
     assert!(super::super::before_compaction(&LinesDoc::new(text), 2).is_none());
 }
+
+#[test]
+fn the_lines_before_a_boundary_read_in_place_are_those_lines_read_alone() {
+    // A blank line, a compaction, and a truncated last line the prefix never reaches.
+    let lines = [
+        user("u1", None, "one"),
+        String::new(),
+        asst("a1", "u1", "two"),
+        boundary("b1", "u1", "a1", "a1"),
+        summary("s1", "b1", "gist"),
+        asst("a2", "s1", "three"),
+        r#"{"parentUuid":"a2","uuid":"x"#.to_string(),
+    ];
+    let doc = LinesDoc::new(lines.join("\n"));
+    for end in 0..doc.lines.len() {
+        let alone = LinesDoc::new(doc.text[..doc.lines[end].start].to_string());
+        let (a, b) = (
+            Transcript::parse_before(&doc, end).unwrap(),
+            Transcript::parse(&alone).unwrap(),
+        );
+        let heads = |t: &Transcript| -> Vec<_> {
+            (t.recs.iter())
+                .map(|r| (r.line, r.uuid.clone(), r.parent.clone()))
+                .collect()
+        };
+        assert_eq!(heads(&a), heads(&b), "end {end}");
+        assert_eq!(
+            (a.order, a.leaf, a.cut_short),
+            (b.order, b.leaf, b.cut_short)
+        );
+        assert_eq!((a.truncated_tail, a.warnings), (None, b.warnings));
+    }
+    // Every line: the truncated last one is tolerated as the whole reader tolerates it.
+    let all = Transcript::parse_before(&doc, usize::MAX).unwrap();
+    assert_eq!(all.truncated_tail, Some(6));
+}
