@@ -19,7 +19,7 @@ pub use lock::{acquire as acquire_lock, LockGuard};
 pub use marks::Restored;
 pub use name::{parse_id, validate_name};
 pub use records::{original_records, records_of, RecordText};
-pub use restore::{archived_record, restore, restore_taking, RestoreError};
+pub use restore::{archived_record, restore, RestoreError};
 pub use store::{
     parse_file_name, ArchiveEnd, ArchiveEntry, ArchiveFile, ArchiveRecord, ArchiveStore,
     Compression, Feed, PendingArchive, Push, SealedArchive, Stored, Tokens,

@@ -21,23 +21,10 @@ pub enum RestoreError {
 
 /// The write plan that puts `archive`'s records back in place of the summary message
 /// carrying its `compact_id`, keeping everything else (also messages added or changed
-/// after the compaction).
-pub fn restore(session: &Session, archive: &ArchiveFile) -> Result<Vec<Item>, RestoreError> {
-    let at = summary_at(session, archive)?;
-    let records = archive
-        .records
-        .iter()
-        .map(|r| archived_record(r.to_owned()));
-    Ok(items(session, at, records))
-}
-
-/// [`restore`] that moves `archive`'s records into the plan instead of copying them: an
-/// archive may hold most of a large session, and a restore need not hold it twice. The
-/// records are taken only once the plan is known to fit (on an error `archive` is whole).
-pub fn restore_taking(
-    session: &Session,
-    archive: &mut ArchiveFile,
-) -> Result<Vec<Item>, RestoreError> {
+/// after the compaction). The records move into the plan rather than being copied: an
+/// archive may hold most of a large session, and a restore need not hold it twice. They
+/// are taken only once the plan is known to fit (on an error `archive` is whole).
+pub fn restore(session: &Session, archive: &mut ArchiveFile) -> Result<Vec<Item>, RestoreError> {
     let at = summary_at(session, archive)?;
     let records = std::mem::take(&mut archive.records);
     Ok(items(session, at, records.into_iter().map(archived_record)))

@@ -296,28 +296,26 @@ fn restore_undoes_a_jsonl_compaction_byte_for_byte() {
     );
     let (_, file) = store.get("s/1").unwrap();
     assert_eq!(file.records.len(), 3);
-    let restored = write(&cs, &restore(&cs, &file).unwrap()).unwrap();
+    let restored = write(&cs, &restore(&cs, &mut file.clone()).unwrap()).unwrap();
     assert_eq!(String::from_utf8(restored).unwrap(), JSONL);
 }
 
 #[test]
-fn a_restore_that_takes_the_records_plans_what_a_copying_one_does() {
+fn a_restore_takes_the_records_only_once_the_plan_fits() {
     let dir = tempfile::tempdir().unwrap();
     let store = ArchiveStore::new(dir.path());
     let s = read(JSONL.as_bytes(), Some(Format::Jsonl)).unwrap();
     let cs = read(&compact_and_archive(&s, &store, "s"), None).unwrap();
     let (_, mut file) = store.get("s/1").unwrap();
-    let copied = restore(&cs, &file).unwrap();
     // A plan that does not fit leaves the archive whole.
     let mut other = file.clone();
     other.compact_id = "elsewhere".into();
     assert!(matches!(
-        restore_taking(&cs, &mut other),
+        restore(&cs, &mut other),
         Err(RestoreError::SummaryNotFound { .. })
     ));
     assert_eq!(other.records.len(), file.records.len());
-    let taken = restore_taking(&cs, &mut file).unwrap();
-    assert_eq!(taken, copied);
+    let taken = restore(&cs, &mut file).unwrap();
     assert!(file.records.is_empty(), "the records moved into the plan");
     assert_eq!(
         String::from_utf8(write(&cs, &taken).unwrap()).unwrap(),
@@ -341,13 +339,13 @@ fn restore_works_after_the_tail_changed_and_twice_compacted_needs_the_newer_firs
     let (_, first) = store.get("s/1").unwrap();
     let (_, second) = store.get("s/2").unwrap();
     assert!(matches!(
-        restore(&ts, &first),
+        restore(&ts, &mut first.clone()),
         Err(RestoreError::SummaryNotFound { .. })
     ));
-    let once = write(&ts, &restore(&ts, &second).unwrap()).unwrap();
+    let once = write(&ts, &restore(&ts, &mut second.clone()).unwrap()).unwrap();
     assert_eq!(String::from_utf8(once.clone()).unwrap(), grown);
     let os = read(&once, None).unwrap();
-    let back = write(&os, &restore(&os, &first).unwrap()).unwrap();
+    let back = write(&os, &restore(&os, &mut first.clone()).unwrap()).unwrap();
     let want = JSONL.to_string()
         + "{\"role\":\"user\",\"content\":\"q3\"}\n{\"role\":\"assistant\",\"content\":\"a3\"}\n";
     assert_eq!(String::from_utf8(back).unwrap(), want);
@@ -374,12 +372,12 @@ fn restore_undoes_an_anthropic_json_compaction() {
     let cs = read(&compacted, None).unwrap();
     assert_eq!(cs.messages[0].text(), "sys", "the system field stays");
     let (_, file) = store.get("a/1").unwrap();
-    let restored = write(&cs, &restore(&cs, &file).unwrap()).unwrap();
+    let restored = write(&cs, &restore(&cs, &mut file.clone()).unwrap()).unwrap();
     assert_eq!(String::from_utf8(restored).unwrap(), json, "byte for byte");
     // A session of another format is refused.
     let other = read(JSONL.as_bytes(), None).unwrap();
     assert!(matches!(
-        restore(&other, &file),
+        restore(&other, &mut file.clone()),
         Err(RestoreError::FormatMismatch { .. })
     ));
 }
@@ -407,7 +405,7 @@ fn restore_puts_back_the_records_text_not_its_value() {
             file.records[0].get(),
             r#"{"role": "user", "content": "caf\u00e9 a\/b", "n": 1.0}"#
         );
-        let restored = write(&cs, &restore(&cs, &file).unwrap()).unwrap();
+        let restored = write(&cs, &restore(&cs, &mut file.clone()).unwrap()).unwrap();
         assert_eq!(String::from_utf8(restored).unwrap(), SPACED_JSONL);
     }
 }

@@ -301,7 +301,7 @@ fn plan<'a>(
         return Ok(Plan::Undo(undo));
     }
     // The records move into the plan: the archive is not held twice.
-    let items = archive::restore_taking(&loaded.session, file).map_err(|e| {
+    let items = archive::restore(&loaded.session, file).map_err(|e| {
         let newer = match &e {
             archive::RestoreError::SummaryNotFound { id } => holder(store, entry, id),
             _ => None,
