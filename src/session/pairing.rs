@@ -162,6 +162,7 @@ impl Pairing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::ordering::tests::Gen;
     use crate::session::pairs::{problems, Shape};
 
     fn shape(user_turn: bool, calls: &[&str], results: &[&str]) -> Shape {
@@ -260,5 +261,20 @@ mod tests {
         all.extend(ids.iter().rev().skip(1).map(|id| shape(false, &[], &[id])));
         all.push(shape(true, &[], &[]));
         assert_eq!(streamed(&all), problems(&all));
+    }
+
+    #[test]
+    fn a_pairing_check_made_for_anthropic_finds_what_order_problems_finds() {
+        let mut g = Gen(7);
+        for _ in 0..5_000 {
+            let session = g.session();
+            let mut p = Pairing::anthropic();
+            session.iter().for_each(|s| p.take(s));
+            assert_eq!(
+                p.finish(),
+                crate::session::order::problems(crate::session::Format::ClaudeCode, &session),
+                "{session:?}"
+            );
+        }
     }
 }
