@@ -69,7 +69,7 @@ pub fn tally(
     let mut batches = Batches::new(ctx, &counter, (guess.factor, threads), wants);
     // No resume point and nothing put before: the shapes are not kept (Claude Code is
     // sent to the Anthropic API, whose ordering rules are checked as the messages go by).
-    batches.order_as_read();
+    batches.pair_as_read(Format::ClaudeCode);
     bar.set_position(0);
     let mut fetch = |nodes: &[usize]| -> Option<Vec<serde_json::Value>> {
         let places = (nodes.iter())

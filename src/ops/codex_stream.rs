@@ -51,7 +51,7 @@ pub fn tally(
     let counter = ctx.counter(guess.encoding);
     let threads = ctx.counting_threads();
     let mut batches = Batches::new(ctx, &counter, (guess.factor, threads), wants);
-    batches.pair_as_read();
+    batches.pair_as_read(Format::Codex);
     bar.set_position(0);
     let mut fetch = |places: &[(u64, u32)]| -> Option<Vec<serde_json::Value>> {
         parse_json(&read_at(file, bar, places.iter().copied())?, threads)

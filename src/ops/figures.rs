@@ -11,7 +11,7 @@ use crate::context::Context;
 use crate::render::preview::preview;
 use crate::session::pairing::Pairing;
 use crate::session::pairs::{Shape, Shapes};
-use crate::session::{Message, Part, Role};
+use crate::session::{Format, Message, Part, Role};
 use crate::tokens::Counter;
 
 /// How many of the largest messages are kept.
@@ -304,18 +304,15 @@ impl Tally {
     /// are added ([`Pairing`]) instead of keeping their shapes: memory that follows the
     /// calls still open, not the session's length. For a read that needs no shapes
     /// afterwards (no resume point for `check`'s digest, no earlier messages to put
-    /// before these).
-    pub fn pair_as_read(&mut self) {
+    /// before these). A session sent to the Anthropic API has its ordering rules checked
+    /// as the messages are added too ([`Pairing::anthropic`]).
+    pub fn pair_as_read(&mut self, format: Format) {
         if self.is_empty() {
-            self.pairing = Some(Pairing::default());
-        }
-    }
-
-    /// [`Tally::pair_as_read`] for a session sent to the Anthropic API: its ordering rules
-    /// are checked as the messages are added too ([`Pairing::anthropic`]).
-    pub fn order_as_read(&mut self) {
-        if self.is_empty() {
-            self.pairing = Some(Pairing::anthropic());
+            self.pairing = Some(if format.anthropic_bound() {
+                Pairing::anthropic()
+            } else {
+                Pairing::default()
+            });
         }
     }
 

@@ -72,7 +72,7 @@ pub fn tally(
     let counter = ctx.counter(guess.encoding);
     let threads = ctx.counting_threads();
     let mut batches = Batches::new(ctx, &counter, (guess.factor, threads), wants);
-    batches.pair_as_read();
+    batches.pair_as_read(Format::Gemini);
     bar.set_position(0);
     let mut emit = |s: crate::formats::gemini::Sent| batches.push(s.message);
     let mut maker = Maker::default();

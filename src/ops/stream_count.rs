@@ -59,17 +59,9 @@ impl<'a> Batches<'a> {
 
     /// Checks the messages' pairing as they are counted rather than keeping their shapes
     /// (see [`Tally::pair_as_read`]), when shapes are wanted.
-    pub fn pair_as_read(&mut self) {
+    pub fn pair_as_read(&mut self, format: Format) {
         if self.wants.shapes {
-            self.tally.pair_as_read();
-        }
-    }
-
-    /// [`Batches::pair_as_read`] with the Anthropic ordering rules (see
-    /// [`Tally::order_as_read`]).
-    pub fn order_as_read(&mut self) {
-        if self.wants.shapes {
-            self.tally.order_as_read();
+            self.tally.pair_as_read(format);
         }
     }
 
