@@ -419,3 +419,70 @@ fn a_codex_rollout_the_whole_reader_refuses_is_left_to_it() {
         );
     }
 }
+
+/// Every Copilot CLI event log of `tests/formats/copilot-cli/` (a real session, one
+/// Copilot compacted itself, ctxctl's rewrites of them) and variants of the real one (its
+/// last line cut short, a subagent's events and a failed compaction among its own)
+/// stream as read whole; a log the whole reader refuses is left to it.
+#[test]
+fn copilot_cli_logs_stream_as_read_whole() {
+    let cache = tempfile::tempdir().unwrap();
+    let ctx = context(cache.path());
+    let bar = indicatif::ProgressBar::hidden();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/formats/copilot-cli");
+    let dir = tempfile::tempdir().unwrap();
+    let real = std::fs::read_to_string(root.join("input.jsonl")).unwrap();
+    let lines: Vec<&str> = real.lines().collect();
+    let mut variants = Vec::new();
+    let last = lines[lines.len() - 1];
+    variants.push(format!(
+        "{}\n{}",
+        lines[..lines.len() - 1].join("\n"),
+        &last[..last.len() / 2]
+    ));
+    let mut mixed: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    for l in lines
+        .iter()
+        .filter(|l| l.contains("\"tool.execution_complete\""))
+        .take(1)
+    {
+        let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+        v["agentId"] = "sub-1".into();
+        mixed.insert(3, v.to_string());
+    }
+    let failed = r#"{"type":"session.compaction_complete","data":{"success":false,"summaryContent":"no"},"id":"c0","parentId":null}"#;
+    mixed.insert(2, failed.to_string());
+    variants.push(mixed.join("\n") + "\n");
+    let mut paths: Vec<PathBuf> = files(&root)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    for (i, v) in variants.iter().enumerate() {
+        let p = dir.path().join(format!("variant-{i}.jsonl"));
+        std::fs::write(&p, v).unwrap();
+        paths.push(p);
+    }
+    let mut streamed = 0;
+    for path in &paths {
+        for wants in WANTS {
+            let got = agent_stream::tally(&ctx, path, wants, &bar);
+            let whole = load::load_for_reading(&ctx, path);
+            if path.to_string_lossy().contains("bad-input") {
+                assert!(got.is_none() && whole.is_err(), "{}", path.display());
+                continue;
+            }
+            let got = got.unwrap_or_else(|| panic!("{}: not streamed", path.display()));
+            let whole = whole.unwrap();
+            assert_eq!(whole.session.format, ctxctl::session::Format::Copilot);
+            let want = counted::of_loaded(&ctx, whole, wants, None);
+            assert_eq!(
+                figures(&got),
+                figures(&want),
+                "{}: streamed ≠ whole",
+                path.display()
+            );
+            streamed += 1;
+        }
+    }
+    assert_eq!(streamed, 2 * (paths.len() - 1), "{paths:#?}");
+}

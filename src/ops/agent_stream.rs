@@ -1,6 +1,7 @@
 //! Counting a Claude Code transcript as it is read, holding some tens of bytes per record (a
 //! Codex rollout is handed to [`crate::ops::codex_stream`], a Gemini CLI log to
-//! [`crate::ops::gemini_stream`], a goose JSONL session to [`crate::ops::goose_stream`]).
+//! [`crate::ops::gemini_stream`], a goose JSONL session to [`crate::ops::goose_stream`], a Copilot CLI event log to
+//! [`crate::ops::copilot_stream`]).
 //!
 //! Two passes over the file. The first reads it a block of lines at a time
 //! ([`LineReader`]), the counting threads reducing each line to its
@@ -37,7 +38,7 @@ use crate::render::progress::Reading;
 use crate::session::{Format, Message, Part};
 
 /// `path` streamed and counted when it is a Claude Code transcript or another line-based
-/// agent's session (Codex, Gemini CLI, goose), else `None`.
+/// agent's session (Codex, Gemini CLI, goose, Copilot CLI), else `None`.
 pub fn tally(
     ctx: &Context,
     path: &Path,
@@ -57,6 +58,9 @@ pub fn tally(
         }
         Format::Gemini => {
             return crate::ops::gemini_stream::tally(ctx, path, wants, bar, &file, reader);
+        }
+        Format::Copilot => {
+            return crate::ops::copilot_stream::tally(ctx, path, wants, bar, &file, reader);
         }
         Format::Goose => return crate::ops::goose_stream::tally(ctx, path, wants, reader),
         _ => return None,

@@ -20,6 +20,7 @@ pub mod carry;
 pub mod checked;
 pub mod codex_stream;
 pub mod compacted;
+pub mod copilot_stream;
 pub mod count_api;
 pub mod counted;
 pub mod data_dir;

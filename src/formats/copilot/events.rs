@@ -65,7 +65,7 @@ pub struct Log {
     pub warnings: Vec<String>,
 }
 
-fn str_at<'a>(v: &'a Value, path: &str) -> Option<&'a str> {
+pub fn str_at<'a>(v: &'a Value, path: &str) -> Option<&'a str> {
     v.pointer(path).and_then(Value::as_str)
 }
 
@@ -114,16 +114,7 @@ impl Log {
             }
             let ty = v["type"].as_str().unwrap_or_default();
             let data = &v["data"];
-            let id = v.get("id").and_then(Value::as_str).map(str::to_string);
-            // ctxctl's metadata (a summary's compact_id …) rides along under `ctxctl`.
-            let ours = v.get("ctxctl").and_then(compact_meta);
-            let with_id = |mut m: Message| {
-                m.id = id.clone();
-                if m.compact.is_none() {
-                    m.compact = ours.clone().map(Box::new);
-                }
-                m
-            };
+            let with_id = |m: Message| stamped(&v, m);
             match ty {
                 "session.start" => {
                     if let Some(m) = str_at(data, "/selectedModel") {
@@ -136,24 +127,11 @@ impl Log {
                     }
                 }
                 "system.message" => {
-                    let text = str_at(data, "/content").unwrap_or_default();
-                    let mut m = Message::new(
-                        Role::System,
-                        vec![Part::Text(text.into())],
-                        Origin::Record(i),
-                    );
-                    m.id = id.clone();
-                    system = Some(m);
+                    system = Some(system_prompt(&v, i));
                 }
                 "user.message" => {
-                    let content = str_at(data, "/content").unwrap_or_default();
-                    let sent = str_at(data, "/transformedContent").unwrap_or(content);
-                    said.push(content.to_string());
-                    log.messages.push(with_id(Message::new(
-                        Role::User,
-                        vec![Part::Text(sent.into())],
-                        Origin::Record(i),
-                    )));
+                    said.push(said_by_user(data).to_string());
+                    log.messages.push(with_id(user(data, i)));
                 }
                 "assistant.message" => {
                     if let Some(m) = str_at(data, "/model") {
@@ -168,11 +146,8 @@ impl Log {
                 }
                 "tool.execution_complete" => {
                     let call = str_at(data, "/toolCallId").unwrap_or_default();
-                    let origin = match started.remove(call) {
-                        Some(s) => Origin::Records(vec![s, i]),
-                        None => Origin::Record(i),
-                    };
-                    log.messages.push(with_id(tool_result(data, call, origin)));
+                    let start = started.remove(call);
+                    log.messages.push(with_id(tool_done(data, i, start)));
                 }
                 "session.compaction_complete" => {
                     let Some(summary) = str_at(data, "/summaryContent")
@@ -182,18 +157,7 @@ impl Log {
                     };
                     log.messages.clear();
                     usages.clear();
-                    let mut m = Message::new(
-                        Role::User,
-                        vec![Part::Text(compacted_text(&said, summary))],
-                        Origin::Record(i),
-                    );
-                    m.compact = Some(Box::new(CompactMeta {
-                        id: id.clone(),
-                        seq: None,
-                        timestamp: v.get("timestamp").and_then(Value::as_str).map(Into::into),
-                        by: BY,
-                    }));
-                    log.messages.push(with_id(m));
+                    log.messages.push(compaction(&v, &said, summary, i));
                 }
                 "session.usage_record" => {
                     let u = &data["usage"];
@@ -230,8 +194,73 @@ impl Log {
     }
 }
 
+/// `m` with the id of its event `v` and ctxctl's metadata (a summary's compact_id …),
+/// which rides along under `ctxctl`.
+pub fn stamped(v: &Value, mut m: Message) -> Message {
+    m.id = v.get("id").and_then(Value::as_str).map(str::to_string);
+    if m.compact.is_none() {
+        m.compact = v.get("ctxctl").and_then(compact_meta).map(Box::new);
+    }
+    m
+}
+
+/// The system prompt of a `system.message` event `v` on line `line`.
+pub fn system_prompt(v: &Value, line: usize) -> Message {
+    let text = str_at(&v["data"], "/content").unwrap_or_default();
+    let mut m = Message::new(
+        Role::System,
+        vec![Part::Text(text.into())],
+        Origin::Record(line),
+    );
+    m.id = v.get("id").and_then(Value::as_str).map(str::to_string);
+    m
+}
+
+/// What a `user.message` said (what a compaction lists).
+pub fn said_by_user(data: &Value) -> &str {
+    str_at(data, "/content").unwrap_or_default()
+}
+
+/// A `user.message`: Copilot sends `transformedContent`, else `content`.
+pub fn user(data: &Value, line: usize) -> Message {
+    let sent = str_at(data, "/transformedContent").unwrap_or(said_by_user(data));
+    Message::new(
+        Role::User,
+        vec![Part::Text(sent.into())],
+        Origin::Record(line),
+    )
+}
+
+/// A `tool.execution_complete` on line `line`, its `tool.execution_start` on `start`.
+pub fn tool_done(data: &Value, line: usize, start: Option<usize>) -> Message {
+    let call = str_at(data, "/toolCallId").unwrap_or_default();
+    let origin = match start {
+        Some(s) => Origin::Records(vec![s, line]),
+        None => Origin::Record(line),
+    };
+    tool_result(data, call, origin)
+}
+
+/// The message a successful `session.compaction_complete` event `v` (on line `line`,
+/// summary `summary`) leaves in place of the history before it, `said` the user messages
+/// before it.
+pub fn compaction(v: &Value, said: &[String], summary: &str, line: usize) -> Message {
+    let mut m = Message::new(
+        Role::User,
+        vec![Part::Text(compacted_text(said, summary))],
+        Origin::Record(line),
+    );
+    m.compact = Some(Box::new(CompactMeta {
+        id: v.get("id").and_then(Value::as_str).map(str::to_string),
+        seq: None,
+        timestamp: v.get("timestamp").and_then(Value::as_str).map(Into::into),
+        by: BY,
+    }));
+    stamped(v, m)
+}
+
 /// An `assistant.message`: its text, then a tool call per `toolRequests` entry.
-fn assistant(data: &Value, line: usize) -> Message {
+pub fn assistant(data: &Value, line: usize) -> Message {
     let mut parts = Vec::new();
     if let Some(r) = str_at(data, "/reasoningText").filter(|t| !t.is_empty()) {
         parts.push(Part::Thinking(r.into()));

@@ -7,7 +7,8 @@
 //! `files/`; `~/.copilot/session-store.db` is a search index of all sessions. None of them
 //! is read on resume for the conversation, and ctxctl leaves them alone.
 
-mod events;
+pub mod events;
+pub mod stream;
 mod write;
 
 use std::path::{Path, PathBuf};

@@ -198,3 +198,69 @@ fn restoring_puts_each_event_back_after_its_parent() {
         text
     );
 }
+
+/// The log's plan over its lines' skeletons, as the streamed count makes it.
+fn planned(text: &str) -> Option<stream::Plan> {
+    let mut plan = stream::Plan::default();
+    let mut at = 0;
+    for (line, l) in text.split_inclusive('\n').enumerate() {
+        let body = l.trim_end_matches('\n');
+        if !body.trim().is_empty() {
+            let place = stream::Place {
+                line,
+                at,
+                len: body.len() as u32,
+            };
+            plan.record(place, stream::rec(body)?);
+        }
+        at += l.len() as u64;
+    }
+    Some(plan)
+}
+
+#[test]
+fn the_skeletons_plan_what_the_whole_reader_reads() {
+    for name in ["input.jsonl", "compacted-by-copilot/input.jsonl"] {
+        let text = fixture(name);
+        let s = read(text.clone()).unwrap();
+        let mut plan = planned(&text).unwrap();
+        let (total, usage) = plan.finish();
+        assert_eq!(total, s.messages.len(), "{name}");
+        assert_eq!(usage, s.reported_usage, "{name}");
+        assert_eq!(plan.window, s.agent_limits.window, "{name}");
+        let model = plan.model.clone().unwrap_or_else(|| DEFAULT_MODEL.into());
+        assert_eq!(Some(model), s.model, "{name}");
+        // Each live message's line is the one the whole reader made it from.
+        let tail = &s.messages[s.messages.len() - plan.live.len()..];
+        for (live, m) in plan.live.iter().zip(tail) {
+            let lines = match &m.origin {
+                crate::session::Origin::Record(i) => vec![*i],
+                crate::session::Origin::Records(v) => v.clone(),
+                o => panic!("{o:?}"),
+            };
+            assert_eq!(lines.last(), Some(&live.place.line), "{name}");
+            assert_eq!(lines.len() == 2, live.start.is_some(), "{name}");
+        }
+    }
+}
+
+#[test]
+fn a_skeleton_takes_only_what_the_whole_reader_takes_as_an_event() {
+    let ok = r#"{"type":"user.message","data":{"content":"hi"},"id":"a","parentId":null}"#;
+    assert_eq!(stream::rec(ok).unwrap().kind, stream::Kind::User);
+    for bad in [
+        r#"["user.message",{},"a",null]"#,
+        r#"{"type":"user.message","data":[],"id":"a","parentId":null}"#,
+        r#"{"type":"user.message","data":{},"parentId":null}"#,
+        r#"{"type":1,"data":{},"id":"a","parentId":null}"#,
+    ] {
+        assert!(stream::rec(bad).is_none(), "{bad}");
+        assert!(read(format!("{bad}\n")).is_err(), "{bad}");
+    }
+    let usage = r#"{"type":"session.usage_record","data":{"usage":{"inputTokens":5,"cacheReadTokens":2.0,"outputTokens":3,"maxPromptTokens":9}},"id":"u","parentId":"a","agentId":null,"ctxctl":{}}"#;
+    let r = stream::rec(usage).unwrap();
+    assert_eq!(r.usage, Some((Some(9), 5, 3)));
+    assert!(r.agent && r.ours);
+    let failed = r#"{"type":"session.compaction_complete","data":{"success":true,"summaryContent":7},"id":"c","parentId":null}"#;
+    assert!(!stream::rec(failed).unwrap().compacted);
+}
