@@ -22,6 +22,7 @@ mod restore;
 pub mod skel;
 mod splice;
 mod thread;
+mod uuids;
 mod write;
 
 use std::collections::HashMap;

@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use super::Transcript;
-use crate::session::{Item, NewMessage, PartEdit};
+use crate::formats::message::Notes;
+use crate::session::{Item, LinesDoc, NewMessage, PartEdit, ReadError};
 
 /// Whether an inserted message is a compaction summary.
 pub fn is_compaction(m: &NewMessage) -> bool {
@@ -146,4 +147,40 @@ pub fn fates(
         }
     }
     fate
+}
+
+/// Per message of a transcript's live thread, the records it came from: what a writer
+/// plans by. The messages themselves are dropped before the records are handed back, so
+/// that a rewrite of a large transcript does not hold them beside the transcript and its
+/// output.
+pub fn message_records(t: &Transcript, doc: &LinesDoc) -> Result<Vec<Vec<usize>>, ReadError> {
+    let msgs = super::messages(t, doc, &mut Notes::default(), false)?;
+    // Copied out rather than collected in place, which could keep the messages'
+    // (larger) allocation for the records' lists.
+    let recs = msgs.iter().map(|(_, r)| r.clone()).collect();
+    drop(msgs);
+    Ok(recs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_records_are_the_records_of_each_message() {
+        // Two records of one API response (same message id) make one message.
+        let text = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"a"}]}}"#,
+            r#"{"type":"assistant","uuid":"a2","parentUuid":"a1","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"b"}]}}"#,
+            r#"{"type":"user","uuid":"u2","parentUuid":"a2","message":{"role":"user","content":"ok"}}"#,
+        ]
+        .join("\n");
+        let doc = LinesDoc::new(text);
+        let t = Transcript::parse(&doc).unwrap();
+        let recs = message_records(&t, &doc).unwrap();
+        let msgs = super::super::messages(&t, &doc, &mut Notes::default(), false).unwrap();
+        assert_eq!(recs, vec![vec![0], vec![1, 2], vec![3]]);
+        assert_eq!(recs, msgs.into_iter().map(|(_, r)| r).collect::<Vec<_>>());
+    }
 }

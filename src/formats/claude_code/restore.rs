@@ -18,11 +18,11 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::marker::{latest_prompt, rewrite_marker, session_id};
+use super::plan::message_records;
 use super::splice;
-use super::{messages, Transcript};
+use super::Transcript;
 use crate::formats::edit::same_messages;
 use crate::formats::lines_out::{LineOut, LinePlan};
-use crate::formats::message::Notes;
 use crate::formats::raw::set_fields;
 use crate::session::{LinesDoc, Session};
 use crate::session::{Record, RestorePlan, WriteError};
@@ -37,9 +37,9 @@ pub fn restore<'d>(
     plan: &RestorePlan,
 ) -> Result<LinePlan<'d>, WriteError> {
     let t = Transcript::parse(doc)?;
-    let msgs = messages(&t, doc, &mut Notes::default(), false)?;
-    same_messages(msgs.len(), session)?;
-    let summary = &msgs[plan.at].1;
+    let msg_recs = message_records(&t, doc)?;
+    same_messages(msg_recs.len(), session)?;
+    let summary = &msg_recs[plan.at];
     let Some(&first) = summary.iter().min() else {
         return Err(WriteError::Document("the summary has no record".into()));
     };
@@ -83,12 +83,7 @@ pub fn restore<'d>(
         .collect::<Result<_, _>>()?;
     let in_file: Vec<Option<usize>> = uuids
         .iter()
-        .map(|uuid| {
-            t.by_uuid
-                .get(uuid.as_deref()?)
-                .copied()
-                .filter(|i| !removed.contains(i))
-        })
+        .map(|uuid| t.rec_of(uuid.as_deref()?).filter(|i| !removed.contains(i)))
         .collect();
     let mut replaced = HashSet::new();
     let mut restored_uuids = HashSet::new();
@@ -120,7 +115,7 @@ pub fn restore<'d>(
         .and_then(|b| t.recs[b].rare.get("logicalParentUuid"))
         .and_then(Value::as_str)
         .filter(|u| {
-            restored_uuids.contains(u) || t.by_uuid.get(*u).is_some_and(|i| !removed.contains(i))
+            restored_uuids.contains(u) || t.rec_of(u).is_some_and(|i| !removed.contains(&i))
         });
     let reconnect = logical.or(last_restored).map(str::to_string);
     let uuid_value = |u: Option<String>| u.map_or(Value::Null, Value::String);
@@ -173,7 +168,7 @@ pub fn restore<'d>(
         .unwrap_or_default();
     for i in flattened
         .into_iter()
-        .filter_map(|u| t.by_uuid.get(u).copied())
+        .filter_map(|u| t.rec_of(u))
         .filter(|i| !removed.contains(i) && !replaced.contains(i))
     {
         let r = &t.recs[i];

@@ -23,6 +23,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::relink::Children;
+use super::uuids::Uuids;
 use crate::formats::jsonl::{records_before, Record};
 use crate::session::{LinesDoc, ReadError};
 
@@ -210,7 +211,7 @@ impl Head {
 pub struct Transcript {
     /// Parsed lines in file order (blank lines and a truncated tail are skipped).
     pub recs: Vec<Head>,
-    pub by_uuid: HashMap<String, usize>,
+    by_uuid: Uuids,
     /// Per record: part of the active context.
     pub live: Vec<bool>,
     /// The record the live thread was traced back from.
@@ -243,7 +244,9 @@ impl Transcript {
     /// document holding only those lines (records' lines are `doc`'s), without copying
     /// them into one: the history before a compaction boundary of a large file.
     pub fn parse_before(doc: &LinesDoc, end: usize) -> Result<Transcript, ReadError> {
-        let mut recs = Vec::new();
+        // One head a line at most: sized once, not doubled past the need (a 160 MB file's
+        // 313K heads would take a 524K-head allocation).
+        let mut recs = Vec::with_capacity(end.min(doc.lines.len()));
         let mut warnings = Vec::new();
         let mut truncated_tail = None;
         for record in records_before(doc, end) {
@@ -258,12 +261,7 @@ impl Transcript {
                 }
             }
         }
-        let mut by_uuid = HashMap::new();
-        for (i, r) in recs.iter().enumerate() {
-            if let Some(u) = &r.uuid {
-                by_uuid.insert(u.clone(), i);
-            }
-        }
+        let by_uuid = Uuids::new(recs.len(), |i| recs[i].uuid.as_deref());
         let n = recs.len();
         let mut t = Transcript {
             live: vec![false; n],
@@ -311,11 +309,12 @@ impl Transcript {
 
     /// Index of the record `i`'s `parentUuid` names, if it is in the file.
     pub fn file_parent(&self, i: usize) -> Option<usize> {
-        self.recs[i]
-            .parent
-            .as_ref()
-            .and_then(|p| self.by_uuid.get(p))
-            .copied()
+        self.recs[i].parent.as_ref().and_then(|p| self.rec_of(p))
+    }
+
+    /// Index of the record with uuid `u` (the last, should several have it).
+    pub fn rec_of(&self, u: &str) -> Option<usize> {
+        self.by_uuid.get(u, |i| self.recs[i].uuid.as_deref())
     }
 
     /// Whether record `i` belongs to the thread kind this file is about: a subagent file
@@ -415,7 +414,7 @@ impl Transcript {
             r.rare
                 .get("leafUuid")
                 .and_then(Value::as_str)
-                .and_then(|u| self.by_uuid.get(u).copied())
+                .and_then(|u| self.rec_of(u))
                 .filter(|&i| candidate(i))
         };
         let prompt = self
@@ -556,11 +555,7 @@ impl Splice {
             return Ok(None);
         }
         let line = t.recs[b].line + 1;
-        let at = |k: &str| {
-            seg.get(k)
-                .and_then(Value::as_str)
-                .and_then(|u| t.by_uuid.get(u).copied())
-        };
+        let at = |k: &str| seg.get(k).and_then(Value::as_str).and_then(|u| t.rec_of(u));
         let (Some(head), Some(anchor), Some(tail)) =
             (at("headUuid"), at("anchorUuid"), at("tailUuid"))
         else {

@@ -28,13 +28,12 @@ use serde_json::{Map, Value};
 
 use super::marker;
 use super::new::{self as new, Place};
-use super::plan::{entries, fates, Entry, Fate};
+use super::plan::{entries, fates, message_records, Entry, Fate};
 use super::restore::PARENTS_KEY;
 use super::splice;
-use super::{messages, Transcript};
+use super::Transcript;
 use crate::formats::edit::{same_messages, set_result_text};
 use crate::formats::lines_out::{LineOut, LinePlan, Rendered};
-use crate::formats::message::Notes;
 use crate::formats::raw::set_fields;
 use crate::session::{Item, PartEdit, ReadError, WriteError};
 use crate::session::{LinesDoc, Session};
@@ -49,9 +48,9 @@ pub fn write<'d>(
         return Ok(Rendered::Same(doc));
     }
     let t = Transcript::parse(doc)?;
-    let msgs = messages(&t, doc, &mut Notes::default(), false)?;
-    same_messages(msgs.len(), session)?;
-    let msg_recs: Vec<&[usize]> = msgs.iter().map(|(_, r)| r.as_slice()).collect();
+    let recs = message_records(&t, doc)?;
+    same_messages(recs.len(), session)?;
+    let msg_recs: Vec<&[usize]> = recs.iter().map(Vec::as_slice).collect();
 
     let entries = entries(items);
     let fates = fates(&t, &msg_recs, &entries, items);
@@ -233,7 +232,7 @@ impl Writer<'_> {
                     .push(("parentUuid", new_parent.map_or(Value::Null, Value::String)));
             }
             if let Some(leaf) = r.rare.get("leafUuid").and_then(Value::as_str) {
-                if let Some(&j) = t.by_uuid.get(leaf) {
+                if let Some(j) = t.rec_of(leaf) {
                     if self.fates[j] == Fate::Removed {
                         let up = self.up_uuid(&self.nearest(j, Self::on_thread));
                         changes
