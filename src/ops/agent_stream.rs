@@ -6,11 +6,11 @@
 //! ([`LineReader`]), the counting threads reducing each line to its
 //! [`Node`](skel::Node) (24 bytes and its parent's id, 8: ids hashed, a few flags, the low
 //! bits of its offset; message text, tool results and images are skipped unparsed), and
-//! keeps only those in an [`Index`] (lines, offsets' high bits and the fields few records hold kept aside). The
-//! live thread is traced over the nodes ([`indexed::trace`]); the second pass fetches the
-//! live records by their offsets, makes them into messages as the whole-file reader does
-//! ([`indexed::read`]), counts the messages a batch at a time and folds each batch into
-//! the [`Tally`](crate::ops::figures::Tally), its text gone.
+//! keeps only those in an [`Index`] (lines, offsets' high bits and the fields few records
+//! hold kept aside). The live thread is traced over the nodes ([`indexed::trace`]); the
+//! second pass fetches the live records by their offsets, makes them into messages as the
+//! whole-file reader does ([`indexed::read`]), counts the messages a batch at a time and
+//! folds each batch into the [`Tally`](crate::ops::figures::Tally), its text gone.
 //!
 //! The figures are the whole-file reader's, held equal on every fixture by
 //! `tests/agent_stream.rs`. Whatever this path does not take as that reader would (a line
