@@ -5,13 +5,13 @@
 //!
 //! Two passes over the file. The first reads it a block of lines at a time
 //! ([`LineReader`]), the counting threads reducing each line to its
-//! [`Node`](skel::Node) (32 bytes: ids hashed, a few flags, the low bits of its offset;
-//! message text, tool results and images are skipped unparsed), and keeps only those in
-//! an [`Index`] (lines, offsets' high bits and the fields few records hold kept aside). The
-//! live thread is traced over the nodes ([`indexed::trace`]); the second pass fetches the
-//! live records by their offsets, makes them into messages as the whole-file reader does
-//! ([`indexed::read`]), counts the messages a batch at a time and folds each batch into
-//! the [`Tally`](crate::ops::figures::Tally), its text gone.
+//! [`Node`](skel::Node) (24 bytes and its parent's id, 8: ids hashed, a few flags, the low
+//! bits of its offset; message text, tool results and images are skipped unparsed), and
+//! keeps only those in an [`Index`] (lines, offsets' high bits and the fields few records
+//! hold kept aside). The live thread is traced over the nodes ([`indexed::trace`]); the
+//! second pass fetches the live records by their offsets, makes them into messages as the
+//! whole-file reader does ([`indexed::read`]), counts the messages a batch at a time and
+//! folds each batch into the [`Tally`](crate::ops::figures::Tally), its text gone.
 //!
 //! The figures are the whole-file reader's, held equal on every fixture by
 //! `tests/agent_stream.rs`. Whatever this path does not take as that reader would (a line
@@ -65,8 +65,14 @@ pub fn tally(
         Format::Goose => return crate::ops::goose_stream::tally(ctx, path, wants, reader),
         _ => return None,
     }
-    let (index, fingerprint) = index(ctx, reader)?;
+    let (mut index, fingerprint) = index(ctx, reader)?;
     let traced = indexed::trace(&index);
+    if !traced.after_boundary() {
+        // No part of the file is traced again (`compacted::streamed` traces the records
+        // before the boundary the thread starts after): the parents' eight bytes a record
+        // go before the records are read.
+        index.forget_parents();
+    }
     let guess = ctx.resolve_model_quietly(Some(&traced.model));
     let counter = ctx.counter(guess.encoding);
     let threads = ctx.counting_threads();

@@ -1,16 +1,20 @@
-//! The index of a Claude Code transcript ([`Index`]): one 32-byte [`Node`] per record, in
-//! file order, and what lets a node be that small: its line kept only where blank lines
+//! The index of a Claude Code transcript ([`Index`]): one 24-byte [`Node`] per record, in
+//! file order, its `parentUuid` beside it (8 bytes, which can go once the thread is
+//! traced), and what lets a node be that small: its line kept only where blank lines
 //! make it other than the previous node's plus one, its offset's high bits kept once per
 //! 4 GiB of file, its length read off the next node's offset, and the fields only some
 //! records hold kept aside ([`Rare`]). What [`super::indexed`] reads the transcript from.
 
-use super::skel::{Made, Node, Rare};
+use super::skel::{Id, Made, Node, Rare};
 
 /// A transcript's records, indexed.
 #[derive(Debug, Default)]
 pub struct Index {
     /// Every record, in file order (blank lines and a truncated last line left out).
     pub nodes: Vec<Node>,
+    /// Each node's `parentUuid`, beside the nodes: only tracing the thread reads them, so
+    /// that they can go before the records are read ([`Index::forget_parents`]).
+    parents: Vec<Option<Id>>,
     /// What few nodes hold beyond their [`Node`].
     pub rare: Rare,
     /// The nodes whose line is not the one after the previous node's (blank lines
@@ -33,6 +37,7 @@ impl Index {
     pub fn push(&mut self, made: Made) -> Option<()> {
         let Made {
             mut node,
+            parent,
             line,
             at,
             len,
@@ -61,7 +66,23 @@ impl Index {
         self.end = at + u64::from(len);
         self.rare.push(i, extra);
         self.nodes.push(node);
+        self.parents.push(parent);
         Some(())
+    }
+
+    /// Node `i`'s `parentUuid`.
+    ///
+    /// # Panics
+    /// Once [`Index::forget_parents`] let them go: a thread is never traced without them.
+    pub fn parent(&self, i: usize) -> Option<Id> {
+        self.parents[i]
+    }
+
+    /// Lets the nodes' `parentUuid`s go (a third of what the index holds), for a caller
+    /// that traces no thread from this index again: reading the live records needs only
+    /// the traced thread.
+    pub fn forget_parents(&mut self) {
+        self.parents = Vec::new();
     }
 
     /// Node `i`'s line (0-based, blank lines counted).
@@ -111,6 +132,7 @@ impl Index {
         (self.gaps).truncate(self.gaps.partition_point(|(k, _)| before(k)));
         (self.wraps).truncate(self.wraps.partition_point(before));
         self.nodes.truncate(lo);
+        self.parents.truncate(lo);
         self.rare.truncate(lo);
         self.truncated = None;
         self
@@ -136,7 +158,8 @@ mod tests {
     use crate::formats::claude_code::skel;
 
     fn made(line: usize, at: u64, len: u32) -> Made {
-        let mut m = skel::node(r#"{"type":"user","uuid":"u"}"#, 0, 0).expect("a node");
+        let mut m =
+            skel::node(r#"{"type":"user","uuid":"u","parentUuid":"p"}"#, 0, 0).expect("a node");
         (m.line, m.at, m.len) = (line, at, len);
         m
     }
@@ -169,8 +192,11 @@ mod tests {
                 ((3 << 32) + 1, 8)
             ]
         );
-        let before = index.before(5);
+        let mut before = index.before(5);
         assert_eq!(before.nodes.len(), 3);
+        assert_eq!(before.parent(2), Some(skel::id("p")));
+        before.forget_parents();
+        assert!(before.parents.is_empty());
         assert_eq!(before.place(2), (34, (1 << 32) + 7 - 34));
         assert_eq!(before.line(2), 4);
     }

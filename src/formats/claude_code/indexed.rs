@@ -1,4 +1,4 @@
-//! A Claude Code transcript read from its index ([`Index`], one 32-byte [`Node`] per
+//! A Claude Code transcript read from its index ([`Index`], one 24-byte [`Node`] per
 //! record, its line and place in the file kept in a few bytes besides) rather than from
 //! its whole text: the live thread is traced over the nodes
 //! ([`live::trace`]), then only the live records are fetched and parsed, a window of them
@@ -78,6 +78,12 @@ impl Traced {
     /// The live thread starts at a record whose parent is not in the file.
     pub fn cut_short(&self) -> bool {
         !self.thread.missing.is_empty()
+    }
+
+    /// The live thread starts after a compact boundary: only then can [`read`] give an
+    /// `AgentLimits::compacted_at`, and the part of the file before it be traced again.
+    pub fn after_boundary(&self) -> bool {
+        self.thread.boundary.is_some()
     }
 }
 

@@ -41,35 +41,39 @@ struct Splice {
     tail: usize,
 }
 
-/// Node indices by an id (`key` of the node), sorted by id and then index: a multimap of
-/// four bytes per node.
+/// Node indices by an id (`key` of the node in the index), sorted by id and then index: a
+/// multimap of four bytes per node.
 struct ById {
     idx: Vec<u32>,
-    key: fn(&Node) -> Option<Id>,
+    key: fn(&Index, usize) -> Option<Id>,
 }
 
 impl ById {
     /// The nodes `keep` takes that have a `key`.
-    fn new(nodes: &[Node], key: fn(&Node) -> Option<Id>, keep: impl Fn(usize) -> bool) -> ById {
-        let mut idx: Vec<u32> = (0..nodes.len())
-            .filter(|&i| keep(i) && key(&nodes[i]).is_some())
+    fn new(
+        index: &Index,
+        key: fn(&Index, usize) -> Option<Id>,
+        keep: impl Fn(usize) -> bool,
+    ) -> ById {
+        let mut idx: Vec<u32> = (0..index.nodes.len())
+            .filter(|&i| keep(i) && key(index, i).is_some())
             .map(|i| i as u32)
             .collect();
-        idx.sort_unstable_by_key(|&i| (key(&nodes[i as usize]), i));
+        idx.sort_unstable_by_key(|&i| (key(index, i as usize), i));
         ById { idx, key }
     }
 
     /// The indices of `id`, in file order.
-    fn all(&self, nodes: &[Node], id: Id) -> &[u32] {
-        let k = |i: &u32| (self.key)(&nodes[*i as usize]);
+    fn all(&self, index: &Index, id: Id) -> &[u32] {
+        let k = |i: &u32| (self.key)(index, *i as usize);
         let from = self.idx.partition_point(|i| k(i) < Some(id));
         let to = from + self.idx[from..].partition_point(|i| k(i) == Some(id));
         &self.idx[from..to]
     }
 
     /// The last index of `id` (a uuid given twice names its last record).
-    fn get(&self, nodes: &[Node], id: Id) -> Option<usize> {
-        self.all(nodes, id).last().map(|&i| i as usize)
+    fn get(&self, index: &Index, id: Id) -> Option<usize> {
+        self.all(index, id).last().map(|&i| i as usize)
     }
 }
 
@@ -88,7 +92,7 @@ struct Tracer<'a> {
 /// The live thread of the records `index` holds.
 pub fn trace(index: &Index) -> Thread {
     let (nodes, rare) = (&index.nodes[..], &index.rare);
-    let by_uuid = ById::new(nodes, |n| n.uuid, |_| true);
+    let by_uuid = ById::new(index, |x, i| x.nodes[i].uuid, |_| true);
     let main = nodes.iter().any(|n| n.is_conversation() && !n.sidechain());
     let mut t = Tracer {
         index,
@@ -127,12 +131,12 @@ impl Tracer<'_> {
     }
 
     fn file_parent(&self, i: usize) -> Option<usize> {
-        self.uuid(self.nodes[i].parent)
+        self.uuid(self.index.parent(i))
     }
 
     /// The node `id` names (the last, if several).
     fn uuid(&self, id: Option<Id>) -> Option<usize> {
-        id.and_then(|u| self.by_uuid.get(self.nodes, u))
+        id.and_then(|u| self.by_uuid.get(self.index, u))
     }
 
     fn eligible(&self, i: usize) -> bool {
@@ -157,7 +161,7 @@ impl Tracer<'_> {
             }
             chain.push(i as u32);
             cur = self.parent(i);
-            if cur.is_none() && self.nodes[i].parent.is_some() {
+            if cur.is_none() && self.index.parent(i).is_some() {
                 // The original words the parent's uuid, which the index does not hold.
                 self.warnings.push(String::new());
                 self.missing.push((self.warnings.len() - 1, i));
@@ -296,11 +300,11 @@ impl Tracer<'_> {
         // Parallel tool results hang from their `tool_use` record by `parentUuid`: only
         // records that answer calls can be hung beside the chain that way.
         let children = ById::new(
-            self.nodes,
-            |n| n.parent,
+            self.index,
+            |x, i| x.parent(i),
             |i| eligible(i) && !self.rare.results(i).is_empty(),
         );
-        let by_message = ById::new(self.nodes, |n| n.message_id, eligible);
+        let by_message = ById::new(self.index, |x, i| x.nodes[i].message_id, eligible);
         let live = &mut thread.live;
         let mut answered: HashSet<Id> = HashSet::new();
         for &i in &chain {
@@ -318,8 +322,8 @@ impl Tracer<'_> {
             stack.push((pos as u32, chain[pos]));
             while let Some((at, i)) = stack.pop() {
                 let r = &self.nodes[i as usize];
-                let same = r.message_id.map(|id| by_message.all(self.nodes, id));
-                let kids = r.uuid.map(|u| children.all(self.nodes, u));
+                let same = r.message_id.map(|id| by_message.all(self.index, id));
+                let kids = r.uuid.map(|u| children.all(self.index, u));
                 for &j in same.into_iter().flatten() {
                     if !live[j as usize] {
                         live[j as usize] = true;

@@ -1,5 +1,5 @@
 //! One line of a Claude Code transcript reduced to what its live thread is traced from
-//! ([`Node`], 32 bytes): its ids as 64-bit hashes, its type and a few flags, and where its
+//! ([`Node`], 24 bytes, and its `parentUuid`): its ids as 64-bit hashes, its type and a few flags, and where its
 //! text is in the file, the few fields only some records hold kept aside ([`Rare`]). The line is
 //! deserialized into a skeleton that skips everything else
 //! (message text, tool results, base64 images) without copying it, so that a transcript
@@ -50,8 +50,9 @@ impl Kind {
     }
 }
 
-/// A record of the transcript, without its text: 32 bytes, with no allocation of its own.
-/// Its line and its place in the file are kept by the index in a few bytes (`at` holds
+/// A record of the transcript, without its text: 24 bytes, with no allocation of its own.
+/// Its `parentUuid` is kept beside it (`Index::parents`), so that once the live thread is
+/// traced its eight bytes a record can go while the rest is read. Its line and its place in the file are kept by the index in a few bytes (`at` holds
 /// the low 32 bits of its offset; its line is its number among the records but for
 /// blank lines; its text ends where the next record's starts), and what few records hold,
 /// their `leafUuid`, the `tool_use_id`s they answer and a boundary's preserved segment,
@@ -59,7 +60,6 @@ impl Kind {
 #[derive(Debug, Clone)]
 pub struct Node {
     pub uuid: Option<Id>,
-    pub parent: Option<Id>,
     /// `message.id` of an assistant record.
     pub message_id: Option<Id>,
     /// The low 32 bits of where its text is in the file.
@@ -80,6 +80,8 @@ const SNAPSHOT: u8 = 16;
 #[derive(Debug)]
 pub struct Made {
     pub node: Node,
+    /// Its `parentUuid`.
+    pub parent: Option<Id>,
     /// Its line (0-based, blank lines counted).
     pub line: usize,
     /// Where its text is in the file.
@@ -241,7 +243,6 @@ pub fn node(text: &str, line: usize, at: u64) -> Option<Made> {
     let flag = |on: bool, f: u8| if on { f } else { 0 };
     let node = Node {
         uuid: s.uuid.as_str().map(id),
-        parent: s.parent.as_str().map(id),
         message_id: (kind == Kind::Assistant)
             .then(|| msg.id.as_str().map(id))
             .flatten(),
@@ -265,6 +266,7 @@ pub fn node(text: &str, line: usize, at: u64) -> Option<Made> {
     let version = s.version.as_str().map(parse_agent_version);
     Some(Made {
         node,
+        parent: s.parent.as_str().map(id),
         line,
         at,
         len: u32::try_from(text.len()).ok()?,
@@ -351,6 +353,7 @@ mod tests {
     fn fields_of_another_type_are_absent_as_a_values_get_finds_them() {
         let Made {
             node: n,
+            parent,
             extra: x,
             model,
             ..
@@ -361,7 +364,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (n.kind, n.uuid, n.parent),
+            (n.kind, n.uuid, parent),
             (Kind::Assistant, None, Some(id("p")))
         );
         assert_eq!((n.message_id, n.sidechain()), (Some(id("m")), false));
@@ -381,9 +384,9 @@ mod tests {
     }
 
     #[test]
-    fn a_node_takes_32_bytes() {
+    fn a_node_takes_24_bytes() {
         // The index of a 2 GB transcript holds millions of them.
-        assert_eq!(std::mem::size_of::<Node>(), 32);
+        assert_eq!(std::mem::size_of::<Node>(), 24);
     }
 
     #[test]
