@@ -26,9 +26,9 @@ use crate::formats::codex::stream::{At, Plan};
 use crate::formats::stream::LineReader;
 use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
-use crate::ops::load::{self, Fingerprint};
+use crate::ops::load::Fingerprint;
 use crate::ops::ordered::parse_json;
-use crate::ops::stream_count::{debug_line, first_pass, read_at, Batches};
+use crate::ops::stream_count::{first_pass, read_at, resolved, Batches};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message};
 
@@ -103,18 +103,12 @@ pub fn tally(
     // As a whole read gives them: the file's warnings, then the model's.
     let mut warnings = planned.warnings;
     warnings.extend(made.warnings);
-    let shown = load::display(path);
-    for w in &warnings {
-        ctx.printer.warn(&format!("{shown}: {w}"));
-    }
-    let model = ctx.resolve_model(&shown, planned.model.as_deref());
-    debug_line(
+    let model = resolved(
         ctx,
-        &shown,
-        fingerprint.len,
-        Format::Codex,
-        tally.len(),
-        &model,
+        path,
+        &warnings,
+        planned.model.as_deref(),
+        (fingerprint.len, Format::Codex, tally.len()),
     );
     let keeps = counter.keeps_counts();
     Some(Counted {

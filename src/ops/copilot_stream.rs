@@ -26,9 +26,8 @@ use crate::formats::copilot::DEFAULT_MODEL;
 use crate::formats::stream::LineReader;
 use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
-use crate::ops::load;
 use crate::ops::ordered::parse_json;
-use crate::ops::stream_count::{debug_line, first_pass, read_at, Batches};
+use crate::ops::stream_count::{first_pass, read_at, resolved, Batches};
 use crate::render::progress::Reading;
 use crate::session::{AgentLimits, Format, Message};
 
@@ -104,13 +103,13 @@ pub fn tally(
         return None;
     }
     let warnings: Vec<String> = truncated.into_iter().collect();
-    let shown = load::display(path);
-    for w in &warnings {
-        ctx.printer.warn(&format!("{shown}: {w}"));
-    }
-    let model = ctx.resolve_model(&shown, session_model.as_deref());
-    let n = tally.len();
-    debug_line(ctx, &shown, fingerprint.len, Format::Copilot, n, &model);
+    let model = resolved(
+        ctx,
+        path,
+        &warnings,
+        session_model.as_deref(),
+        (fingerprint.len, Format::Copilot, tally.len()),
+    );
     let keeps = counter.keeps_counts();
     Some(Counted {
         session_model,

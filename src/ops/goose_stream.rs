@@ -21,8 +21,7 @@ use crate::formats::message::{self, Notes};
 use crate::formats::stream::LineReader;
 use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
-use crate::ops::load;
-use crate::ops::stream_count::{debug_line, first_pass, Batches};
+use crate::ops::stream_count::{first_pass, resolved, Batches};
 use crate::render::progress::Reading;
 use crate::session::{Format, Role};
 
@@ -68,18 +67,12 @@ pub fn tally(
     // As a whole read gives them: the file's warnings, then the messages'.
     warnings.extend(truncated);
     warnings.extend(notes.into_warnings());
-    let shown = load::display(path);
-    for w in &warnings {
-        ctx.printer.warn(&format!("{shown}: {w}"));
-    }
-    let model = ctx.resolve_model(&shown, None);
-    debug_line(
+    let model = resolved(
         ctx,
-        &shown,
-        fingerprint.len,
-        Format::Goose,
-        tally.len(),
-        &model,
+        path,
+        &warnings,
+        None,
+        (fingerprint.len, Format::Goose, tally.len()),
     );
     let keeps = counter.keeps_counts();
     Some(Counted {

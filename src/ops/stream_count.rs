@@ -192,6 +192,25 @@ pub fn first_pass<T: Send>(
     Some((fingerprint, truncated))
 }
 
+/// What a streamed read ends with, as a whole read of the file at `path` ends: its
+/// `warnings` printed (named by the file), the model resolved from `session_model`, and
+/// the debug line of `n` messages read from `len` bytes.
+pub fn resolved(
+    ctx: &Context,
+    path: &std::path::Path,
+    warnings: &[String],
+    session_model: Option<&str>,
+    (len, format, n): (usize, Format, usize),
+) -> ResolvedModel {
+    let shown = crate::ops::load::display(path);
+    for w in warnings {
+        ctx.printer.warn(&format!("{shown}: {w}"));
+    }
+    let model = ctx.resolve_model(&shown, session_model);
+    debug_line(ctx, &shown, len, format, n, &model);
+    model
+}
+
 /// The debug line of a streamed read.
 pub fn debug_line(
     ctx: &Context,
