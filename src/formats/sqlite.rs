@@ -16,6 +16,25 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
 /// The first 16 bytes of every SQLite database file.
 const MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
+/// A column's value as text (`None` for NULL and for non-text values).
+pub fn text(v: rusqlite::types::ValueRef<'_>) -> Option<String> {
+    match v {
+        rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+        _ => None,
+    }
+}
+
+/// `json` as it is when it is JSON on one line; compacted when it spans lines (a line of
+/// a session's rendering must stay one line); `None` when it is not JSON.
+pub fn one_line(json: &str) -> Option<String> {
+    let raw: &serde_json::value::RawValue = serde_json::from_str(json).ok()?;
+    if raw.get().contains('\n') || raw.get().contains('\r') {
+        let v: serde_json::Value = serde_json::from_str(json).ok()?;
+        return Some(v.to_string());
+    }
+    Some(raw.get().to_string())
+}
+
 /// Whether `path` is a SQLite database (by its header; no SQLite involved).
 pub fn is_database(path: &Path) -> bool {
     let mut head = [0u8; 16];
@@ -230,6 +249,13 @@ pub enum StoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_on_several_lines_is_compacted_and_other_text_refused() {
+        assert_eq!(one_line("[1, 2]").as_deref(), Some("[1, 2]"));
+        assert_eq!(one_line("[1,\n 2]").as_deref(), Some("[1,2]"));
+        assert_eq!(one_line("[1,"), None);
+    }
 
     static TEST: Store = Store {
         agent: "Agent",

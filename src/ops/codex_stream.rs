@@ -28,7 +28,7 @@ use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
 use crate::ops::load::Fingerprint;
 use crate::ops::ordered::parse_json;
-use crate::ops::stream_count::{first_pass, read_at, resolved, Batches};
+use crate::ops::stream_count::{first_pass, read_at, resolved, Counting};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message};
 
@@ -47,11 +47,9 @@ pub fn tally(
 ) -> Option<Counted> {
     let (plan, fingerprint) = plan(ctx, reader)?;
     let planned = plan.finish()?;
-    let guess = ctx.resolve_model_quietly(planned.model.as_deref());
-    let counter = ctx.counter(guess.encoding);
-    let threads = ctx.counting_threads();
-    let mut batches = Batches::new(ctx, &counter, (guess.factor, threads), wants);
-    batches.pair_as_read(Format::Codex);
+    let counting = Counting::for_model(ctx, planned.model.as_deref());
+    let threads = counting.threads;
+    let mut batches = counting.batches(ctx, wants).paired_as_read(Format::Codex);
     bar.set_position(0);
     let mut fetch = |places: &[(u64, u32)]| -> Option<Vec<serde_json::Value>> {
         parse_json(&read_at(file, bar, places.iter().copied())?, threads)
@@ -110,7 +108,7 @@ pub fn tally(
         planned.model.as_deref(),
         (fingerprint.len, Format::Codex, tally.len()),
     );
-    let keeps = counter.keeps_counts();
+    let keeps = counting.counter.keeps_counts();
     Some(Counted {
         session_model: planned.model,
         usage: made.usage,

@@ -27,7 +27,7 @@ use crate::formats::stream::LineReader;
 use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
 use crate::ops::ordered::parse_json;
-use crate::ops::stream_count::{first_pass, read_at, resolved, Batches};
+use crate::ops::stream_count::{first_pass, read_at, resolved, Counting};
 use crate::render::progress::Reading;
 use crate::session::{AgentLimits, Format, Message};
 
@@ -53,11 +53,9 @@ pub fn tally(
     let (fingerprint, truncated) = first_pass(ctx, reader, &make, fold)?;
     let (total, usage) = plan.finish();
     let session_model = Some(plan.model.clone().unwrap_or_else(|| DEFAULT_MODEL.into()));
-    let guess = ctx.resolve_model_quietly(session_model.as_deref());
-    let counter = ctx.counter(guess.encoding);
-    let threads = ctx.counting_threads();
-    let mut batches = Batches::new(ctx, &counter, (guess.factor, threads), wants);
-    batches.pair_as_read(Format::Copilot);
+    let counting = Counting::for_model(ctx, session_model.as_deref());
+    let threads = counting.threads;
+    let mut batches = counting.batches(ctx, wants).paired_as_read(Format::Copilot);
     bar.set_position(0);
     let one = |place: Place, kind: Kind| -> Option<Value> {
         let texts = read_at(file, bar, std::iter::once((place.at, place.len)))?;
@@ -110,7 +108,7 @@ pub fn tally(
         session_model.as_deref(),
         (fingerprint.len, Format::Copilot, tally.len()),
     );
-    let keeps = counter.keeps_counts();
+    let keeps = counting.counter.keeps_counts();
     Some(Counted {
         session_model,
         usage,

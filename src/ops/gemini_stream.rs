@@ -33,7 +33,7 @@ use crate::formats::stream::LineReader;
 use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
 use crate::ops::ordered::parse_json;
-use crate::ops::stream_count::{first_pass, read_at, resolved, Batches};
+use crate::ops::stream_count::{first_pass, read_at, resolved, Counting};
 use crate::render::progress::Reading;
 use crate::session::Format;
 
@@ -67,11 +67,9 @@ pub fn tally(
     }
     index.replayed();
     let session_model = Some(index.model.clone().unwrap_or_else(|| DEFAULT_MODEL.into()));
-    let guess = ctx.resolve_model_quietly(session_model.as_deref());
-    let counter = ctx.counter(guess.encoding);
-    let threads = ctx.counting_threads();
-    let mut batches = Batches::new(ctx, &counter, (guess.factor, threads), wants);
-    batches.pair_as_read(Format::Gemini);
+    let counting = Counting::for_model(ctx, session_model.as_deref());
+    let threads = counting.threads;
+    let mut batches = counting.batches(ctx, wants).paired_as_read(Format::Gemini);
     bar.set_position(0);
     let mut emit = |s: crate::formats::gemini::Sent| batches.push(s.message);
     let mut maker = Maker::default();
@@ -122,7 +120,7 @@ pub fn tally(
         session_model.as_deref(),
         (fingerprint.len, Format::Gemini, tally.len()),
     );
-    let keeps = counter.keeps_counts();
+    let keeps = counting.counter.keeps_counts();
     Some(Counted {
         session_model,
         usage: made.usage,

@@ -21,7 +21,7 @@ use crate::formats::message::{self, Notes};
 use crate::formats::stream::LineReader;
 use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
-use crate::ops::stream_count::{first_pass, resolved, Batches};
+use crate::ops::stream_count::{first_pass, resolved, Counting};
 use crate::render::progress::Reading;
 use crate::session::{Format, Role};
 
@@ -33,10 +33,8 @@ pub fn tally(
     wants: Wants,
     reader: LineReader<Reading<File>>,
 ) -> Option<Counted> {
-    let guess = ctx.resolve_model_quietly(None);
-    let counter = ctx.counter(guess.encoding);
-    let threads = ctx.counting_threads();
-    let mut batches = Batches::new(ctx, &counter, (guess.factor, threads), wants);
+    let counting = Counting::for_model(ctx, None);
+    let mut batches = counting.batches(ctx, wants);
     let mut notes = Notes::default();
     let mut warnings = Vec::new();
     let (mut first, mut meta) = (true, (None, None));
@@ -74,7 +72,7 @@ pub fn tally(
         None,
         (fingerprint.len, Format::Goose, tally.len()),
     );
-    let keeps = counter.keeps_counts();
+    let keeps = counting.counter.keeps_counts();
     Some(Counted {
         usage: goose::reported(meta, rewritten, last_assistant),
         warnings,

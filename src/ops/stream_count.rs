@@ -8,6 +8,7 @@
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
+use std::sync::Arc;
 
 use crate::context::{Context, ResolvedModel};
 use crate::formats::stream::{Block, LineReader};
@@ -24,6 +25,32 @@ use crate::tokens::Counter;
 const BATCH_TEXT: usize = 2 << 20;
 /// Messages counted at a time, at most.
 const BATCH_MESSAGES: usize = 16384;
+
+/// What a streamed read counts with: the model guessed from what its first pass found
+/// (the one the user asked for still wins when the figures are resolved, see
+/// [`resolved`]), its tokenizer, and the counting threads.
+pub struct Counting {
+    pub guess: ResolvedModel,
+    pub counter: Arc<Counter>,
+    pub threads: usize,
+}
+
+impl Counting {
+    /// The counting of a session whose file names `session_model` (or none).
+    pub fn for_model(ctx: &Context, session_model: Option<&str>) -> Self {
+        let guess = ctx.resolve_model_quietly(session_model);
+        Counting {
+            counter: ctx.counter(guess.encoding),
+            threads: ctx.counting_threads(),
+            guess,
+        }
+    }
+
+    /// Batches counted with this model's tokenizer and factor.
+    pub fn batches<'a>(&'a self, ctx: &'a Context, wants: Wants) -> Batches<'a> {
+        Batches::new(ctx, &self.counter, (self.guess.factor, self.threads), wants)
+    }
+}
 
 /// Messages counted a batch at a time and folded into a [`Tally`].
 pub struct Batches<'a> {
@@ -63,6 +90,12 @@ impl<'a> Batches<'a> {
         if self.wants.shapes {
             self.tally.pair_as_read(format);
         }
+    }
+
+    /// These batches, pairing checked as read (see [`Batches::pair_as_read`]).
+    pub fn paired_as_read(mut self, format: Format) -> Self {
+        self.pair_as_read(format);
+        self
     }
 
     /// Takes the next message, counting the batch when it is full.

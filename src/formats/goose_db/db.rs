@@ -10,11 +10,10 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
-use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::StoreError;
-use crate::formats::sqlite::{self, Listed};
+use crate::formats::sqlite::{self, one_line, text, Listed};
 
 /// An open goose session database.
 pub struct Db {
@@ -266,25 +265,6 @@ impl Schema {
     }
 }
 
-/// A column's value as text (`None` for NULL and for non-text values).
-fn text(v: rusqlite::types::ValueRef<'_>) -> Option<String> {
-    match v {
-        rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
-        _ => None,
-    }
-}
-
-/// `json` as it is when it is JSON on one line; compacted when it spans lines (a line of
-/// the rendering must stay one line); `None` when it is not JSON.
-fn one_line(json: &str) -> Option<String> {
-    let raw: &RawValue = serde_json::from_str(json).ok()?;
-    if raw.get().contains('\n') || raw.get().contains('\r') {
-        let v: Value = serde_json::from_str(json).ok()?;
-        return Some(v.to_string());
-    }
-    Some(raw.get().to_string())
-}
-
 /// The sessions to choose from, one per line, for an error message.
 impl Listed for SessionInfo {
     const KEYS: usize = 2;
@@ -345,12 +325,5 @@ mod tests {
         assert_eq!(unix_of("2026-11-23 20:00:00"), Some(1_795_464_000));
         assert_eq!(unix_of("2000-03-01T00:00:01Z"), Some(951_868_801));
         assert_eq!(unix_of("yesterday"), None);
-    }
-
-    #[test]
-    fn json_on_several_lines_is_compacted_and_other_text_refused() {
-        assert_eq!(one_line("[1, 2]").as_deref(), Some("[1, 2]"));
-        assert_eq!(one_line("[1,\n 2]").as_deref(), Some("[1,2]"));
-        assert_eq!(one_line("[1,"), None);
     }
 }

@@ -12,13 +12,12 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
-use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::rows::{PartRow, Row};
 use super::view::{filter_compacted, Msg};
 use super::StoreError;
-use crate::formats::sqlite::{self, Listed};
+use crate::formats::sqlite::{self, one_line, text, Listed};
 
 /// An open OpenCode database.
 pub struct Db {
@@ -282,25 +281,6 @@ pub fn line(r: &Row) -> String {
     }
     out.push_str("]}");
     out
-}
-
-/// A column's value as text (`None` for NULL and for non-text values).
-fn text(v: rusqlite::types::ValueRef<'_>) -> Option<String> {
-    match v {
-        rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
-        _ => None,
-    }
-}
-
-/// `json` as it is when it is JSON on one line; compacted when it spans lines; `None`
-/// when it is not JSON.
-fn one_line(json: &str) -> Option<String> {
-    let raw: &RawValue = serde_json::from_str(json).ok()?;
-    if raw.get().contains('\n') || raw.get().contains('\r') {
-        let v: Value = serde_json::from_str(json).ok()?;
-        return Some(v.to_string());
-    }
-    Some(raw.get().to_string())
 }
 
 /// The sessions to choose from, for an error message.
