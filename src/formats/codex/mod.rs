@@ -10,330 +10,32 @@
 
 mod append;
 pub mod fetch;
+mod held;
 mod items;
 mod reasoning;
 mod restore;
+mod rollout;
 pub mod skel;
 pub mod stream;
 mod write;
 
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::agent::{AgentInfo, AgentStore, ResumeRule};
-use crate::formats::jsonl::{records, Record};
 use crate::formats::message::Notes;
 use crate::formats::{lines_doc, Codec};
-use crate::session::{parse_agent_version, Item, Keep, WriteError};
-use crate::session::{
-    AgentLimits, Document, Format, LinesDoc, Message, Origin, Part, ReadError, ReportedUsage, Role,
-    Session,
-};
-use items::{codex_compact, item_message};
-
-/// Where an item of the active history comes from.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Source {
-    /// A `response_item` line (or a bare item line in a legacy rollout).
-    Line(usize),
-    /// Element `index` of the `replacement_history` of the `compacted` record on `line`.
-    History { line: usize, index: usize },
-    /// The summary text of an older `compacted` record on this line.
-    Summary(usize),
-}
-
-impl Source {
-    pub fn line(&self) -> usize {
-        match self {
-            Source::Line(l) | Source::Summary(l) | Source::History { line: l, .. } => *l,
-        }
-    }
-}
-
-/// One Responses API item of the active history.
-#[derive(Debug, Clone)]
-pub struct ActiveItem {
-    pub value: Value,
-    pub source: Source,
-    /// Reasoning tokens the provider billed for this item's `encrypted_content`.
-    pub billed: Option<usize>,
-}
-
-impl ActiveItem {
-    fn new(value: Value, source: Source) -> ActiveItem {
-        ActiveItem {
-            value,
-            source,
-            billed: None,
-        }
-    }
-}
-
-/// Lines of the records a rewrite copies after its `compacted` record, as Codex 0.169
-/// writes them after its own compaction.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Latest {
-    /// The last `world_state` holding the whole state (`full: true`).
-    pub world_state: Option<usize>,
-    pub turn_context: Option<usize>,
-    /// The last `token_count` event with usage.
-    pub token_count: Option<usize>,
-}
-
-/// A parsed rollout.
-#[derive(Debug, Default)]
-pub struct Rollout {
-    /// Base instructions and the line of the `session_meta` holding them.
-    pub system: Option<(usize, String)>,
-    /// The active history, one message each.
-    pub items: Vec<ActiveItem>,
-    pub model: Option<String>,
-    /// `(input, output, line)` of the last `token_count` after the last compaction.
-    pub usage: Option<(u64, u64, usize)>,
-    /// Bare items without the `{timestamp, type, payload}` envelope.
-    pub legacy: bool,
-    pub truncated_tail: Option<usize>,
-    pub warnings: Vec<String>,
-    /// The last `timestamp` in the file, for records ctxctl appends.
-    pub last_timestamp: Option<String>,
-    /// The highest `ordinal` (Codex 0.169's paginated rollouts number every record).
-    pub ordinal: Option<u64>,
-    pub latest: Latest,
-    /// The window Codex recorded (`model_context_window`) and whether its last request was
-    /// refused as too large.
-    pub limits: AgentLimits,
-    /// Reasoning items waiting for the usage report of their response.
-    unbilled: Vec<usize>,
-    /// Call ids made in the same response as a reasoning item, per the file's own lines.
-    reasoned_calls: std::collections::HashSet<String>,
-    /// Whether the response being read (the `response_item`s since the last input item)
-    /// holds a reasoning item.
-    in_reasoned_response: bool,
-    /// Billed reasoning items by their encrypted content's hash.
-    billed: std::collections::HashMap<u128, usize>,
-    /// The session total of the last usage report: Codex repeats a report unchanged (a
-    /// rate-limit update), and the first of them is where the response's report stands.
-    last_total: Option<Value>,
-}
-
-impl Rollout {
-    pub fn parse(doc: &LinesDoc) -> Result<Rollout, ReadError> {
-        let mut r = Rollout::default();
-        let mut first = true;
-        let mut enveloped = false;
-        for record in records(doc) {
-            let (i, v) = match record? {
-                Record::Line(i, v) => (i, v),
-                Record::Truncated(i, w) => {
-                    r.warnings.push(w);
-                    r.truncated_tail = Some(i);
-                    continue;
-                }
-            };
-            if !v.is_object() {
-                return Err(ReadError::shape(format!("line {}", i + 1), "a JSON object"));
-            }
-            if let Some(ts) = v.get("timestamp").and_then(Value::as_str) {
-                r.last_timestamp = Some(ts.to_string());
-            }
-            if let Some(o) = v.get("ordinal").and_then(Value::as_u64) {
-                r.ordinal = Some(r.ordinal.map_or(o, |p| p.max(o)));
-            }
-            let was_first = std::mem::replace(&mut first, false);
-            let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
-            match v.get("payload") {
-                Some(payload) => {
-                    enveloped = true;
-                    r.record(i, ty, payload)
-                }
-                None => r.legacy_record(i, &v, was_first),
-            }
-        }
-        // One record without a payload (damaged, or of a kind not known yet) does not make
-        // a rollout legacy: its rewrite would then delete lines, `compacted` ones included,
-        // and bring back the history they replaced.
-        r.legacy &= !enveloped;
-        Ok(r)
-    }
-
-    fn record(&mut self, line: usize, ty: &str, payload: &Value) {
-        match ty {
-            "session_meta" if self.system.is_none() => {
-                self.limits.agent_version = payload
-                    .get("cli_version")
-                    .and_then(Value::as_str)
-                    .and_then(parse_agent_version);
-                self.limits.instructions_read = payload
-                    .pointer("/base_instructions/text")
-                    .and_then(Value::as_str)
-                    .is_some_and(|s| !s.is_empty());
-                let text = payload
-                    .pointer("/base_instructions/text")
-                    .or_else(|| payload.get("instructions"))
-                    .and_then(Value::as_str)
-                    .filter(|s| !s.is_empty());
-                if let Some(text) = text {
-                    self.system = Some((line, text.to_string()));
-                }
-            }
-            "response_item" if is_model_item(payload) => {
-                self.response_item(payload);
-                self.items
-                    .push(ActiveItem::new(payload.clone(), Source::Line(line)));
-            }
-            "compacted" => self.compacted(line, payload),
-            "turn_context" => {
-                self.latest.turn_context = Some(line);
-                if let Some(m) = payload.get("model").and_then(Value::as_str) {
-                    self.model = Some(m.to_string());
-                }
-            }
-            "world_state" if payload.get("full").and_then(Value::as_bool) == Some(true) => {
-                self.latest.world_state = Some(line);
-            }
-            "token_usage_record" => {
-                if let Some(u) = payload.get("usage") {
-                    self.bill(u);
-                }
-            }
-            "event_msg" => self.event(line, payload),
-            _ => {}
-        }
-    }
-
-    fn event(&mut self, line: usize, payload: &Value) {
-        let window = |v: Option<&Value>| v.and_then(Value::as_u64).filter(|&w| w > 0);
-        match payload.get("type").and_then(Value::as_str) {
-            Some("token_count") => {
-                let Some(info) = payload.get("info").filter(|i| i.is_object()) else {
-                    return;
-                };
-                self.latest.token_count = Some(line);
-                if let Some(w) = window(info.get("model_context_window")) {
-                    self.limits.window = Some(w);
-                }
-                let last = info.get("last_token_usage");
-                if let Some(u) = last {
-                    self.bill(u);
-                }
-                let n = |k: &str| last.and_then(|u| u.get(k)).and_then(Value::as_u64);
-                let total = info.get("total_token_usage").cloned();
-                let repeated = total.is_some() && total == self.last_total && self.usage.is_some();
-                self.last_total = total;
-                if let (Some(input), Some(output), false) =
-                    (n("input_tokens"), n("output_tokens"), repeated)
-                {
-                    if input > 0 {
-                        self.usage = Some((input, output, line));
-                        self.limits.overflow = false;
-                    }
-                }
-            }
-            Some("task_started") => {
-                if let Some(w) = window(payload.get("model_context_window")) {
-                    self.limits.window = Some(w);
-                }
-            }
-            Some("task_complete") => {
-                let info = payload.pointer("/error/codex_error_info");
-                if info.and_then(Value::as_str) == Some("context_window_exceeded") {
-                    self.limits.overflow = true;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn compacted(&mut self, line: usize, payload: &Value) {
-        self.usage = None;
-        self.limits.overflow = false;
-        self.unbilled.clear();
-        if let Some(history) = payload.get("replacement_history").and_then(Value::as_array) {
-            self.items = history
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| is_model_item(v))
-                .map(|(index, v)| ActiveItem {
-                    value: v.clone(),
-                    source: Source::History { line, index },
-                    billed: self.billed_before(v),
-                })
-                .collect();
-            return;
-        }
-        // Older builds: the history becomes the user messages so far plus the summary.
-        let summary = payload.get("message").and_then(Value::as_str).unwrap_or("");
-        self.items.retain(|it| {
-            it.value.get("type").and_then(Value::as_str) == Some("message")
-                && it.value.get("role").and_then(Value::as_str) == Some("user")
-        });
-        self.items.push(ActiveItem::new(
-            json!({"type": "message", "role": "user",
-                "content": [{"type": "input_text", "text": summary}]}),
-            Source::Summary(line),
-        ));
-    }
-
-    fn legacy_record(&mut self, line: usize, v: &Value, first: bool) {
-        self.legacy = true;
-        if v.get("record_type").is_some() {
-            return;
-        }
-        if first && v.get("type").is_none() {
-            if let Some(text) = v.get("instructions").and_then(Value::as_str) {
-                if !text.is_empty() {
-                    self.system = Some((line, text.to_string()));
-                }
-            }
-            return;
-        }
-        if is_model_item(v) {
-            self.response_item(v);
-            self.items
-                .push(ActiveItem::new(v.clone(), Source::Line(line)));
-        }
-    }
-
-    /// Whether the file holds Codex 0.169's paginated history: records ctxctl appends then
-    /// carry the next ordinals.
-    pub fn paginated(&self) -> bool {
-        self.ordinal.is_some()
-    }
-
-    /// The session's messages: the instructions, then one per active item.
-    pub fn messages(&self, notes: &mut Notes) -> Result<Vec<Message>, ReadError> {
-        let mut out = Vec::with_capacity(self.items.len() + 1);
-        if let Some((line, text)) = &self.system {
-            out.push(Message::new(
-                Role::System,
-                vec![Part::Text(text.clone())],
-                Origin::Record(*line),
-            ));
-        }
-        for it in &self.items {
-            let place = match &it.source {
-                Source::History { line, index } => {
-                    format!("line {}: replacement_history[{index}]", line + 1)
-                }
-                s => format!("line {}: payload", s.line() + 1),
-            };
-            let mut m = item_message(&it.value, &place, Origin::Record(it.source.line()), notes)?;
-            if matches!(it.source, Source::Summary(_)) || self.is_codex_summary(it) {
-                m.compact = Some(Box::new(codex_compact()));
-            }
-            reasoning::annotate(&mut m, it, &self.reasoned_calls);
-            out.push(m);
-        }
-        Ok(out)
-    }
-}
+use crate::session::{Document, Format, LinesDoc, ReadError, ReportedUsage, Role, Session};
+use crate::session::{Item, Keep, WriteError};
+pub use rollout::{ActiveItem, Latest, Rollout, Source};
 
 /// For each message of a Codex rollout: the Responses item it was read from when that item
 /// has no line of its own (an element of a `compacted` record's `replacement_history`, or
 /// the summary of an older one); `None` for messages read from their own line.
 pub fn embedded_items(doc: &LinesDoc) -> Result<Vec<Option<Value>>, ReadError> {
-    let r = Rollout::parse(doc)?;
+    // Only the items without a line of their own are wanted, and a lean parse holds them.
+    let r = Rollout::parse_lean(doc)?;
     let mut out = Vec::with_capacity(r.items.len() + 1);
     if r.system.is_some() {
         out.push(None);
@@ -345,17 +47,14 @@ pub fn embedded_items(doc: &LinesDoc) -> Result<Vec<Option<Value>>, ReadError> {
     Ok(out)
 }
 
-/// Items that are model history (`ghost_snapshot` is an undo point, not model input).
-fn is_model_item(v: &Value) -> bool {
-    matches!(v.get("type").and_then(Value::as_str), Some(t) if t != "ghost_snapshot")
-}
-
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     let mut doc = LinesDoc::new(text.into());
-    let r = Rollout::parse(&doc)?;
+    // Each item's value is read again as its message is made: a large rollout's values
+    // are never all held at once (with the text, the messages and the rollout).
+    let r = Rollout::parse_lean(&doc)?;
     doc.truncated_tail = r.truncated_tail;
     let mut notes = Notes::default();
-    let mut messages = r.messages(&mut notes)?;
+    let mut messages = r.messages(&doc, &mut notes)?;
     let reported_usage = r.usage.map(|u| {
         let lines = (messages.iter()).map(|m| m.origin.records().first().copied());
         let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
@@ -516,7 +215,10 @@ impl Codec for Codex {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+    use crate::session::{AgentLimits, Message, Origin, Part};
 
     #[test]
     fn codex_ids_come_from_the_rollout_name() {

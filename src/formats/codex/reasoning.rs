@@ -80,19 +80,12 @@ impl Rollout {
             return;
         };
         let pending = std::mem::take(&mut self.unbilled);
-        let sizes: Vec<usize> = pending
-            .iter()
-            .map(|&k| {
-                self.items[k]
-                    .value
-                    .get("encrypted_content")
-                    .and_then(Value::as_str)
-                    .map_or(0, str::len)
-            })
+        let sizes: Vec<usize> = (pending.iter())
+            .map(|&k| self.items[k].encrypted.map_or(0, |(len, _)| len))
             .collect();
         for (&k, share) in pending.iter().zip(shares(reasoning, &sizes)) {
             self.items[k].billed = Some(share);
-            if let Some(key) = reasoning_key(&self.items[k].value) {
+            if let Some((_, key)) = self.items[k].encrypted {
                 self.billed.insert(key, share);
             }
         }
@@ -156,11 +149,11 @@ fn first_text(v: &Value) -> Option<&str> {
         .find_map(|c| c.get("text").and_then(Value::as_str))
 }
 
-/// Completes the message read from `it`: the billed size of its encrypted reasoning, the
-/// reasoning item its calls need, whether Codex injected it, and a failed command's
-/// result marked as an error.
-pub fn annotate(m: &mut Message, it: &ActiveItem, reasoned_calls: &HashSet<String>) {
-    annotate_value(m, &it.value, it.billed, &|id| reasoned_calls.contains(id));
+/// Completes the message read from `it` (whose value is `v`): the billed size of its
+/// encrypted reasoning, the reasoning item its calls need, whether Codex injected it, and
+/// a failed command's result marked as an error.
+pub fn annotate(m: &mut Message, v: &Value, it: &ActiveItem, reasoned_calls: &HashSet<String>) {
+    annotate_value(m, v, it.billed, &|id| reasoned_calls.contains(id));
 }
 
 /// [`annotate`] with the item's value `v`, its billed size, and whether a call id was made

@@ -47,7 +47,7 @@ pub fn undo<'h>(
     let Source::History { line, .. } = item.source else {
         return Ok(None);
     };
-    if item.value.get("ctxctl").is_none() || r.usage.is_some() {
+    if r.value_of(doc, item)?.get("ctxctl").is_none() || r.usage.is_some() {
         return Ok(None);
     }
     let ts = serde_json::from_str::<Value>(doc.line(line))
@@ -73,7 +73,7 @@ pub fn undo<'h>(
         return Ok(None);
     };
     let candidate = LinesDoc::new(text);
-    let Ok(again) = Rollout::parse(&candidate) else {
+    let Ok(again) = Rollout::parse_lean(&candidate) else {
         return Ok(None);
     };
     if again.system.as_ref().map(|s| &s.1) != r.system.as_ref().map(|s| &s.1) {
@@ -81,8 +81,11 @@ pub fn undo<'h>(
     }
     let mut history = history.into_iter();
     for a in &again.items {
+        let Ok(v) = again.value_of(&candidate, a) else {
+            return Ok(None);
+        };
         match history.next().transpose()? {
-            Some(h) if a.value == *h => {}
+            Some(h) if *v == *h => {}
             _ => return Ok(None),
         }
     }

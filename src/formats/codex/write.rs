@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use serde_json::{json, Value};
 
 use super::restore::{self, archived_item};
-use super::{append, ActiveItem, Rollout};
+use super::{append, Rollout};
 use crate::formats::edit::same_messages;
 use crate::formats::lines_out::{LineOut, LinePlan, Rendered};
 use crate::session::{restore_plan, Item, NewMessage, PartEdit, WriteError};
@@ -28,21 +28,23 @@ pub fn write<'d>(
     if items == session.keep_all().as_slice() {
         return Ok(Rendered::Same(doc));
     }
-    let r = Rollout::parse(doc)?;
+    // Items are read again as they are written: a large rollout's are not all held.
+    let r = Rollout::parse_lean(doc)?;
     let offset = usize::from(r.system.is_some());
     same_messages(r.items.len() + offset, session)?;
     if r.legacy {
-        return legacy(doc, items, &r.items, offset).map(Rendered::Bytes);
+        return legacy(doc, items, &r, offset).map(Rendered::Bytes);
     }
-    // Message index -> its item (the instructions message has none).
+    // Message index -> its item (the instructions message has none), and its value.
     let item = |i: usize| i.checked_sub(offset).map(|k| &r.items[k]);
+    let value = |a| r.value_of(doc, a).map_err(WriteError::from);
     // Undoing a compaction exactly is tried first, each archived record parsed only as it
     // is compared: an archive may hold most of a large rollout, and its items are not
     // held as values unless the restore has to append a new history.
     if let Some(p) = restore_plan(session, items) {
         if let Some(at) = p.at.checked_sub(offset) {
             let wanted = items.iter().filter_map(|it| match it {
-                Item::Keep(i) => item(*i).map(|a| Ok(Cow::Borrowed(&a.value))),
+                Item::Keep(i) => item(*i).map(value),
                 Item::InsertRecord(rec) => match rec.value() {
                     Ok(v) => archived_item(&v).map(|v| Ok(Cow::Owned(v))),
                     Err(e) => Some(Err(WriteError::from(e))),
@@ -59,10 +61,14 @@ pub fn write<'d>(
     let mut summary = None;
     for it in items {
         match it {
-            Item::Keep(i) => history.extend(item(*i).map(|a| a.value.clone())),
+            Item::Keep(i) => {
+                if let Some(a) = item(*i) {
+                    history.push(value(a)?.into_owned());
+                }
+            }
             Item::Edit { index, edits } => {
                 if let Some(a) = item(*index) {
-                    history.push(edited(a, *index, edits)?);
+                    history.push(edited(value(a)?, *index, edits)?);
                 }
             }
             Item::Insert(m) => {
@@ -97,8 +103,8 @@ fn new_item(m: &NewMessage) -> Value {
     v
 }
 
-fn edited(a: &ActiveItem, index: usize, edits: &[PartEdit]) -> Result<Value, WriteError> {
-    let mut v = a.value.clone();
+fn edited(v: Cow<'_, Value>, index: usize, edits: &[PartEdit]) -> Result<Value, WriteError> {
+    let mut v = v.into_owned();
     for edit in edits {
         let PartEdit::ResultText { call_id, text } = edit;
         if !set_output(&mut v, call_id, text) {
@@ -140,9 +146,10 @@ fn set_output(v: &mut Value, call_id: &str, text: &str) -> bool {
 fn legacy(
     doc: &LinesDoc,
     items: &[Item],
-    active: &[ActiveItem],
+    r: &Rollout,
     offset: usize,
 ) -> Result<Vec<u8>, WriteError> {
+    let active = &r.items;
     let mut plan = LinePlan::new(doc);
     let mut kept = vec![false; active.len()];
     let mut pending: Vec<String> = Vec::new();
@@ -169,7 +176,7 @@ fn legacy(
                     plan.insert_before(line, p);
                 }
                 if let Item::Edit { edits, .. } = it {
-                    let v = edited(a, *i, edits)?;
+                    let v = edited(r.value_of(doc, a)?, *i, edits)?;
                     plan.set(line, LineOut::Rewrite(serde_json::to_string(&v)?));
                 }
             }
