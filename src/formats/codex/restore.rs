@@ -31,16 +31,16 @@ pub fn archived_item(v: &Value) -> Option<Value> {
 }
 
 /// The rollout without the `compacted` record holding item `at` (and the records appended
-/// with it),
+/// with it), as a plan of `doc`'s lines,
 /// if it is ctxctl's, no usage was reported after it, and what is left has exactly
 /// `history` as its active items (given one at a time, compared as they come, so that
 /// they need not all be held).
-pub fn undo<'h>(
-    doc: &LinesDoc,
+pub fn undo<'d, 'h>(
+    doc: &'d LinesDoc,
     r: &Rollout,
     at: usize,
     history: impl IntoIterator<Item = Result<Cow<'h, Value>, WriteError>>,
-) -> Result<Option<Vec<u8>>, WriteError> {
+) -> Result<Option<LinePlan<'d>>, WriteError> {
     let Some(item) = r.items.get(at) else {
         return Ok(None);
     };
@@ -59,6 +59,7 @@ pub fn undo<'h>(
         });
     let mut plan = LinePlan::new(doc);
     plan.set(line, LineOut::Drop);
+    let mut end = line + 1;
     for l in line + 1..doc.lines.len() {
         let text = doc.line(l);
         if text.trim().is_empty() {
@@ -68,12 +69,10 @@ pub fn undo<'h>(
             break;
         }
         plan.set(l, LineOut::Drop);
+        end = l + 1;
     }
-    let Ok(text) = String::from_utf8(plan.render()) else {
-        return Ok(None);
-    };
-    let candidate = LinesDoc::new(text);
-    let Ok(again) = Rollout::parse_lean(&candidate) else {
+    // What is left, read in place: blank lines among those dropped are nothing to a parse.
+    let Ok(again) = Rollout::parse_lean_without(doc, line..end) else {
         return Ok(None);
     };
     if again.system.as_ref().map(|s| &s.1) != r.system.as_ref().map(|s| &s.1) {
@@ -81,7 +80,7 @@ pub fn undo<'h>(
     }
     let mut history = history.into_iter();
     for a in &again.items {
-        let Ok(v) = again.value_of(&candidate, a) else {
+        let Ok(v) = again.value_of(doc, a) else {
             return Ok(None);
         };
         match history.next().transpose()? {
@@ -92,7 +91,7 @@ pub fn undo<'h>(
     if history.next().is_some() {
         return Ok(None);
     }
-    Ok(Some(candidate.text.into_bytes()))
+    Ok(Some(plan))
 }
 
 #[cfg(test)]

@@ -122,7 +122,7 @@ pub struct Rollout {
 
 impl Rollout {
     pub fn parse(doc: &LinesDoc) -> Result<Rollout, ReadError> {
-        Rollout::parse_with(doc, false)
+        Rollout::parse_with(doc, false, 0..0)
     }
 
     /// [`Rollout::parse`] without the values of the items read from their own lines (the
@@ -130,10 +130,23 @@ impl Rollout {
     /// ([`Rollout::value_of`]). The items of a `replacement_history` keep theirs: a
     /// compaction's history is bounded by the model's window.
     pub fn parse_lean(doc: &LinesDoc) -> Result<Rollout, ReadError> {
-        Rollout::parse_with(doc, true)
+        Rollout::parse_with(doc, true, 0..0)
     }
 
-    fn parse_with(doc: &LinesDoc, lean: bool) -> Result<Rollout, ReadError> {
+    /// [`Rollout::parse_lean`] of `doc` as if its lines `without` were not there (the
+    /// rollout a restore would leave), its items' lines still `doc`'s.
+    pub fn parse_lean_without(
+        doc: &LinesDoc,
+        without: std::ops::Range<usize>,
+    ) -> Result<Rollout, ReadError> {
+        Rollout::parse_with(doc, true, without)
+    }
+
+    fn parse_with(
+        doc: &LinesDoc,
+        lean: bool,
+        without: std::ops::Range<usize>,
+    ) -> Result<Rollout, ReadError> {
         let mut r = Rollout {
             lean,
             ..Rollout::default()
@@ -142,6 +155,7 @@ impl Rollout {
         let mut enveloped = false;
         for record in records(doc) {
             let (i, v) = match record? {
+                Record::Line(i, _) if without.contains(&i) => continue,
                 Record::Line(i, v) => (i, v),
                 Record::Truncated(i, w) => {
                     r.warnings.push(w);

@@ -52,8 +52,8 @@ pub fn write<'d>(
                 // A restore plan has nothing else.
                 _ => Some(Err(WriteError::Document("not a restore plan".into()))),
             });
-            if let Some(bytes) = restore::undo(doc, &r, at, wanted)? {
-                return Ok(Rendered::Bytes(bytes));
+            if let Some(plan) = restore::undo(doc, &r, at, wanted)? {
+                return Ok(Rendered::Plan(plan));
             }
         }
     }
