@@ -15,15 +15,35 @@ pub fn sent(meta: &Value) -> Option<String> {
     listed(meta.get("dynamic_tools")?)
 }
 
-/// The tools of a `dynamic_tools` list as Codex sends them ([`sent`]).
+/// The tools of a `dynamic_tools` list as Codex sends them ([`sent`]). A group of tools
+/// under one name (an entry with `tools` of its own; a lone group stands for the list) is
+/// sent as a Responses `namespace` holding its functions.
 pub fn listed(dynamic_tools: &Value) -> Option<String> {
-    let tools: Vec<Value> = dynamic_tools
-        .as_array()?
-        .iter()
+    let entries = match dynamic_tools {
+        Value::Array(a) => a.as_slice(),
+        group @ Value::Object(_) => std::slice::from_ref(group),
+        _ => return None,
+    };
+    let tools: Vec<Value> = entries.iter().filter_map(tool).collect();
+    (!tools.is_empty()).then(|| Value::Array(tools).to_string())
+}
+
+/// What Codex sends of entry `t`: a function, or a namespace of the functions it groups;
+/// `None` when nothing of it is sent.
+fn tool(t: &Value) -> Option<Value> {
+    let Some(group) = t.get("tools").and_then(Value::as_array) else {
+        return (!deferred(t)).then(|| function(t)).flatten();
+    };
+    let inner: Vec<Value> = (group.iter())
         .filter(|t| !deferred(t))
         .filter_map(function)
         .collect();
-    (!tools.is_empty()).then(|| Value::Array(tools).to_string())
+    let name = t.get("name").and_then(Value::as_str)?;
+    (!inner.is_empty()).then(|| {
+        json!({"type": "namespace", "name": name,
+            "description": t.get("description").and_then(Value::as_str).unwrap_or(""),
+            "tools": inner})
+    })
 }
 
 /// Whether the tool loads on demand (the rollout writes the app-server's camelCase).
@@ -69,6 +89,26 @@ mod tests {
                 "strict": false,
                 "parameters": {"type": "object", "properties": {"id": {"type": "string"}}}}])
         );
+    }
+
+    #[test]
+    fn a_group_of_tools_is_sent_as_a_namespace() {
+        let fun = |name: &str, deferred: bool| {
+            json!({"type": "function", "name": name, "description": "d",
+                "inputSchema": {"type": "object"}, "deferLoading": deferred})
+        };
+        let group = json!({"type": "dynamic", "name": "app", "description": "An app",
+            "tools": [fun("one", false), fun("two", true)]});
+        let tools: Value = serde_json::from_str(&listed(&group).unwrap()).unwrap();
+        assert_eq!(tools[0]["type"], "namespace");
+        assert_eq!(tools[0]["name"], "app");
+        assert_eq!(tools[0]["tools"].as_array().unwrap().len(), 1);
+        assert_eq!(tools[0]["tools"][0]["name"], "one");
+        // The same group in a list; one whose tools all load on demand sends nothing.
+        let listed_group = listed(&json!([group])).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&listed_group).unwrap(), tools);
+        let lazy = json!([{"name": "app", "tools": [fun("two", true)]}]);
+        assert_eq!(listed(&lazy), None);
     }
 
     #[test]
