@@ -26,11 +26,11 @@ use crate::formats::codex::stream::{At, Plan};
 use crate::formats::stream::LineReader;
 use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
-use crate::ops::load::Fingerprint;
+use crate::ops::load::{scale, Fingerprint};
 use crate::ops::ordered::parse_json;
 use crate::ops::stream_count::{first_pass, read_at, resolved, Counting};
 use crate::render::progress::Reading;
-use crate::session::{Format, Message};
+use crate::session::{Format, Message, Part};
 
 /// Bytes of the tail's items parsed at a time (on the counting threads).
 const WINDOW_BYTES: usize = 256 << 10;
@@ -108,11 +108,17 @@ pub fn tally(
         planned.model.as_deref(),
         (fingerprint.len, Format::Codex, tally.len()),
     );
+    // The tools the rollout records, counted as the whole read counts them.
+    let extra_tokens = planned.tools.map_or(0, |t| {
+        let n = ctx.count_parts(&counting.counter, &[&Part::Text(t)]);
+        scale(n.first().copied().unwrap_or(0), model.factor)
+    });
     let keeps = counting.counter.keeps_counts();
     Some(Counted {
         session_model: planned.model,
         usage: made.usage,
         agent_limits: planned.limits,
+        extra_tokens,
         warnings,
         ..Counted::streamed(path, fingerprint, Format::Codex, model, keeps, tally)
     })

@@ -17,6 +17,7 @@ mod restore;
 mod rollout;
 pub mod skel;
 pub mod stream;
+pub mod tools;
 mod write;
 
 use std::path::Path;
@@ -72,7 +73,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         warnings,
         reported_usage,
         agent_limits: r.limits,
-        request_extra: None,
+        request_extra: r.tools,
         resume: None,
         skipped: false,
     })
@@ -238,6 +239,35 @@ mod tests {
 
     fn user(text: &str) -> Value {
         json!({"type":"message","role":"user","content":[{"type":"input_text","text":text}]})
+    }
+
+    #[test]
+    fn the_first_session_meta_s_dynamic_tools_are_sent_with_the_request() {
+        let tools =
+            json!([{"name": "lookup", "description": "Find", "inputSchema": {"type": "object"}}]);
+        let first =
+            json!({"id": "a", "base_instructions": {"text": "be good"}, "dynamic_tools": tools});
+        // A fork copies its parent's `session_meta` after its own: the first one counts.
+        let parent = json!({"id": "b", "base_instructions": {"text": "parent"},
+            "dynamic_tools": [{"name": "other", "description": "x", "inputSchema": {}}]});
+        let lines = [
+            line("session_meta", first),
+            line("session_meta", parent),
+            line("response_item", user("hi")),
+        ];
+        let s = read(&(lines.join("\n") + "\n")).unwrap();
+        let extra: Value = serde_json::from_str(s.request_extra.as_deref().unwrap()).unwrap();
+        assert_eq!(extra[0]["name"], "lookup");
+        assert_eq!(extra.as_array().unwrap().len(), 1);
+        // Without them, nothing is added.
+        let plain = [
+            line("session_meta", json!({"id": "a"})),
+            line("response_item", user("hi")),
+        ];
+        assert_eq!(
+            read(&(plain.join("\n") + "\n")).unwrap().request_extra,
+            None
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::items::{codex_compact, item_message};
-use super::reasoning;
+use super::{reasoning, tools};
 use crate::formats::jsonl::{records, Record};
 use crate::formats::message::Notes;
 use crate::session::parse_agent_version;
@@ -103,6 +103,9 @@ pub struct Rollout {
     /// The window Codex recorded (`model_context_window`) and whether its last request was
     /// refused as too large.
     pub limits: AgentLimits,
+    /// The tools the first `session_meta` records that Codex sends besides its own
+    /// ([`tools::sent`]), as JSON text.
+    pub tools: Option<String>,
     /// Whether the items read from their own lines were parsed without their values
     /// ([`Rollout::parse_lean`]).
     pub(super) lean: bool,
@@ -208,6 +211,7 @@ impl Rollout {
                 if let Some(text) = text {
                     self.system = Some((line, text.to_string()));
                 }
+                self.tools = tools::sent(payload);
             }
             "response_item" if is_model_item(payload) => {
                 self.response_item(payload);

@@ -61,11 +61,13 @@ pub struct Report {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Rec {
     /// `session_meta`: its `cli_version`, whether `base_instructions.text` is a string that
-    /// is not empty, and the instructions' text (not empty).
+    /// is not empty, the instructions' text (not empty), and the tools it records that
+    /// Codex sends ([`super::tools::sent`]).
     Meta {
         version: Option<String>,
         base_read: bool,
         text: Option<String>,
+        tools: Option<String>,
     },
     /// A model item (`response_item`).
     Item(ItemFact),
@@ -135,6 +137,7 @@ pub fn rec(text: &str) -> Option<Rec> {
                 version: p.cli_version.as_str().map(str::to_string),
                 base_read,
                 text: text.filter(|t| !t.is_empty()).map(str::to_string),
+                tools: p.dynamic_tools.as_ref().and_then(super::tools::listed),
             }
         }
         "response_item" => match item_fact(&p.ty, &p.role, &p.call_id, &p.encrypted_content) {
@@ -258,6 +261,8 @@ struct Payload<'a> {
     #[serde(default)]
     usage: Option<Value>,
     #[serde(default)]
+    dynamic_tools: Option<Value>,
+    #[serde(default)]
     info: Option<Value>,
     #[serde(default)]
     model_context_window: Option<Value>,
@@ -293,6 +298,7 @@ mod tests {
             version: None,
             base_read: false,
             text: None,
+            tools: None,
         };
         assert_eq!(rec(&line("session_meta", json!(null))), Some(none.clone()));
         assert_eq!(rec(&line("session_meta", json!(12))), Some(none.clone()));

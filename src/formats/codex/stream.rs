@@ -134,6 +134,8 @@ pub struct Plan {
     model: Option<String>,
     usage: Option<(u64, u64, usize)>,
     limits: AgentLimits,
+    /// The tools the rollout records that Codex sends, as JSON text.
+    tools: Option<String>,
     warnings: Vec<String>,
     /// The tail's reasoning items waiting for their response's usage report: their line,
     /// the size and hash of their encrypted content.
@@ -160,12 +162,14 @@ impl Plan {
                 version,
                 base_read,
                 text,
+                tools,
             } if self.system.is_none() => {
                 self.limits.agent_version = version.as_deref().and_then(parse_agent_version);
                 self.limits.instructions_read = base_read;
                 if let Some(text) = text {
                     self.system = Some((line, text));
                 }
+                self.tools = tools;
             }
             Rec::Meta { .. } | Rec::Other => {}
             Rec::Item(f) => self.item(at, Place::Payload, &f),
@@ -357,6 +361,7 @@ impl Plan {
             model: self.model,
             usage,
             limits: self.limits,
+            tools: self.tools,
             warnings: self.warnings,
             closed,
             reasoned_calls: self.reasoned_calls,
@@ -389,6 +394,9 @@ pub struct Planned {
     /// The reported usage, its `dropped` not known yet.
     pub usage: Option<ReportedUsage>,
     pub limits: AgentLimits,
+    /// The tools the rollout records that Codex sends, as JSON text
+    /// ([`crate::session::Session::request_extra`]).
+    pub tools: Option<String>,
     /// The file's warnings (a truncated last line).
     pub warnings: Vec<String>,
     pub closed: Closed,
@@ -493,5 +501,19 @@ mod tests {
         assert_eq!(planned.tail.billed(1), Some(9));
         assert!(planned.reasoned(crate::formats::codex::skel::call_hash("c")));
         assert!(!planned.reasoned(crate::formats::codex::skel::call_hash("d")));
+    }
+
+    #[test]
+    fn the_plan_keeps_the_first_session_meta_s_tools() {
+        let meta = |name: &str| {
+            json!({"type": "session_meta", "payload": {"base_instructions": {"text": "b"},
+                "dynamic_tools": [{"name": name, "description": "d", "inputSchema": {}}]}})
+        };
+        let planned = plan(&[meta("first"), meta("parent"), said("user")])
+            .finish()
+            .unwrap();
+        let tools: Value = serde_json::from_str(planned.tools.as_deref().unwrap()).unwrap();
+        assert_eq!(tools[0]["name"], "first");
+        assert_eq!(plan(&[said("user")]).finish().unwrap().tools, None);
     }
 }
