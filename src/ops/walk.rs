@@ -92,6 +92,7 @@ pub fn collect(
         }
     }
     let walked_any = !walked.is_empty() || !dirs.is_empty();
+    let own = own_dirs(ctx);
     for dir in walked.iter().chain(dirs) {
         if !dir.exists() {
             // One agent not installed does not stop the run over the others' (cron).
@@ -102,6 +103,7 @@ pub fn collect(
         for entry in walk_dir(dir, true)? {
             let skip = match classify_path(&entry.path) {
                 _ if entry.len == 0 => Some("empty file".to_string()),
+                _ if is_own(&own, &entry) => Some("ctxctl's own cache or archive".to_string()),
                 // Every agent database below it (goose's sessions.db, OpenCode's
                 // opencode.db), as `ctxctl sessions` finds them.
                 _ if ctx.settings.session.is_none()
@@ -162,6 +164,33 @@ pub fn collect(
         anyhow::bail!("no input: give session FILEs, - for standard input, or -r DIR");
     }
     Ok(out)
+}
+
+/// ctxctl's own directories that a walk of a home passes through and must not take for
+/// sessions, whatever their files are named: the cache (digests are JSON files) and the
+/// archive store (uncompressed archives are too). The named sessions of the data
+/// directory (`sessions/`) are sessions, and stay.
+fn own_dirs(ctx: &Context) -> Vec<PathBuf> {
+    let cache = crate::config::paths::cache_dir(&ctx.env);
+    let archives = ctx.data_dir().ok().map(|d| d.value.join("archives"));
+    (cache.into_iter().chain(archives))
+        .filter_map(|d| std::fs::canonicalize(d).ok())
+        .collect()
+}
+
+/// Whether `entry` is below one of `own` (canonical directories, see [`own_dirs`]).
+fn is_own(own: &[PathBuf], entry: &Entry) -> bool {
+    if own.is_empty() {
+        return false;
+    }
+    let path = match &entry.canonical {
+        Some(real) => real.clone(),
+        None => match std::fs::canonicalize(&entry.path) {
+            Ok(real) => real,
+            Err(_) => return false,
+        },
+    };
+    own.iter().any(|d| path.starts_with(d))
 }
 
 /// An agent's database named as FILE without `--session` reads like a directory of its

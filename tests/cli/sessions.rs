@@ -525,6 +525,49 @@ fn a_warm_listing_never_shows_a_file_grown_or_replaced_since_it_was_indexed() {
 }
 
 #[test]
+fn walks_of_a_home_leave_ctxctl_s_own_cache_and_archives_alone() {
+    let env = agent_home();
+    // The first run fills the cache under the home (digests are JSON files)…
+    let first = env.run(&[
+        "check",
+        "-r",
+        "home",
+        "--exclude",
+        "broken*",
+        "--exclude",
+        "projects.json",
+        "--json",
+    ]);
+    assert_eq!(first.code, 0, "{first:?}");
+    assert!(
+        std::fs::read_dir(env.home().join(".cache/ctxctl/digests"))
+            .unwrap()
+            .next()
+            .is_some(),
+        "the check wrote digests under the home"
+    );
+    // …and an uncompressed archive in the data dir under it is JSON too.
+    let archives = env.home().join(".local/share/ctxctl/archives/s");
+    std::fs::create_dir_all(&archives).unwrap();
+    std::fs::write(archives.join("trim-1.json"), "{\"version\":1}").unwrap();
+    // The next walk takes none of them for a session.
+    for _ in 0..2 {
+        let run = env.run(&[
+            "check",
+            "-r",
+            "home",
+            "--exclude",
+            "broken*",
+            "--exclude",
+            "projects.json",
+            "--json",
+        ]);
+        assert_eq!(run.code, 0, "{run:?}");
+        assert_eq!(run.json()["files"], first.json()["files"], "{run:?}");
+    }
+}
+
+#[test]
 fn recursive_runs_take_the_same_filters_and_plain_directories() {
     let env = agent_home();
     // A directory given as FILE is walked as with -r.
