@@ -55,17 +55,84 @@ struct Open {
 
 /// A message handed out whose usage counts (an assistant's, naming a model, reporting
 /// usage): all the reader keeps of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Reported {
     /// Its index among the messages.
-    index: u32,
-    first_line: u32,
+    index: usize,
+    first_line: usize,
     usage: (u64, u64),
+}
+
+/// The reports of the messages handed out, kept as `super`'s `usage` reads them: the last
+/// one, and of those before it only what [`ReportedUsage::earlier`] holds of the live ones
+/// (a report before ctxctl's last rewrite or before a preserved segment is stale). Each
+/// report is sorted as it comes, so that a 2 GB transcript's 600K reports are not held
+/// whole (24 bytes each) beside the list made from them.
+struct Reports {
+    /// The line of ctxctl's last `last-prompt` record (`usize::MAX`: its last mark is
+    /// another record, and every report is stale), if any.
+    stale: Option<usize>,
+    /// The line of the boundary of the preserved segment the thread goes through.
+    boundary: Option<usize>,
+    last: Option<Reported>,
+    earlier: Vec<(usize, u64)>,
+}
+
+impl Reports {
+    fn new(index: &Index, thread: &Thread) -> Reports {
+        let nodes = &index.nodes;
+        let stale = (0..nodes.len())
+            .rev()
+            .find(|&i| nodes[i].ctxctl())
+            .map(|i| {
+                if nodes[i].kind == Kind::LastPrompt {
+                    index.line(i)
+                } else {
+                    usize::MAX
+                }
+            });
+        Reports {
+            stale,
+            boundary: thread.splice_boundary.map(|b| index.line(b)),
+            last: None,
+            earlier: Vec::new(),
+        }
+    }
+
+    /// Whether `r` reports on the live history (is not stale).
+    fn live(&self, r: &Reported) -> bool {
+        let first = r.first_line;
+        self.stale.is_none_or(|s| first > s) && self.boundary.is_none_or(|b| first >= b)
+    }
+
+    /// `r`, the latest report so far.
+    fn push(&mut self, r: Reported) {
+        if let Some(before) = self.last.replace(r) {
+            if self.live(&before) {
+                self.earlier.push((before.index, before.usage.0));
+            }
+        }
+    }
+
+    /// The reported usage, as `usage` in `super` tells it from the messages' records.
+    fn usage(self) -> Option<ReportedUsage> {
+        let last = self.last.filter(|l| self.live(l))?;
+        let (input_tokens, output_tokens) = last.usage;
+        Some(ReportedUsage {
+            input_tokens,
+            output_tokens,
+            after_message: Some(last.index),
+            request_end: Some(last.index),
+            earlier: self.earlier,
+            dropped: 0,
+        })
+    }
 }
 
 /// What [`messages`] handed out.
 struct Handed {
     messages: usize,
-    reported: Vec<Reported>,
+    reports: Reports,
 }
 
 /// The live thread of an indexed transcript, and the model it names.
@@ -149,7 +216,7 @@ pub fn read(
         None => None,
     };
     let conversation = || nodes.iter().filter(|n| n.is_conversation());
-    let reported_usage = usage(index, &thread, &handed.reported);
+    let reported_usage = handed.reports.usage();
     let agent_limits = AgentLimits {
         subagent: conversation().next().is_some() && conversation().all(|n| n.sidechain()),
         prompt_measured: request_extra.is_some(),
@@ -190,7 +257,7 @@ fn messages(
     // The open responses whose last record is read.
     let mut closed: HashSet<Id> = HashSet::new();
     let preserved_before = thread.splice_boundary.map(|b| index.line(b));
-    let mut reported: Vec<Reported> = Vec::new();
+    let mut reports = Reports::new(index, thread);
     let mut open: VecDeque<Open> = VecDeque::new();
     // Message index of the first open message, and of each open response.
     let mut base = 0;
@@ -267,16 +334,16 @@ fn messages(
                 group.remove(&g);
                 closed.remove(&g);
             }
-            hand_out(o, &mut base, &mut reported, emit)?;
+            hand_out(o, &mut base, &mut reports, emit)?;
         }
     }
     debug_assert!(open.is_empty());
     for o in open {
-        hand_out(o, &mut base, &mut reported, emit)?;
+        hand_out(o, &mut base, &mut reports, emit)?;
     }
     Some(Handed {
         messages: base,
-        reported,
+        reports,
     })
 }
 
@@ -301,14 +368,14 @@ fn closing(n: usize, response: impl Fn(usize) -> Option<Id>) -> Vec<bool> {
 fn hand_out(
     o: Open,
     base: &mut usize,
-    reported: &mut Vec<Reported>,
+    reports: &mut Reports,
     emit: &mut dyn FnMut(Message),
 ) -> Option<()> {
     let f = o.fact;
     if let Some(usage) = f.usage.filter(|_| f.assistant && f.named) {
-        reported.push(Reported {
-            index: u32::try_from(*base).ok()?,
-            first_line: u32::try_from(f.first_line).ok()?,
+        reports.push(Reported {
+            index: *base,
+            first_line: f.first_line,
             usage,
         });
     }
@@ -385,40 +452,68 @@ fn add(
     Some(())
 }
 
-/// The reported usage, as `usage` in `super` tells it from the messages' records.
-fn usage(index: &Index, thread: &Thread, reported: &[Reported]) -> Option<ReportedUsage> {
-    let nodes = &index.nodes;
-    let stale = (0..nodes.len())
-        .rev()
-        .find(|&i| nodes[i].ctxctl())
-        .map(|i| {
-            if nodes[i].kind == Kind::LastPrompt {
-                index.line(i)
-            } else {
-                usize::MAX
-            }
-        });
-    let boundary = thread.splice_boundary.map(|b| index.line(b));
-    let live = |r: &Reported| {
-        let first = r.first_line as usize;
-        stale.is_none_or(|s| first > s) && boundary.is_none_or(|b| first >= b)
-    };
-    let (last, earlier) = reported.split_last()?;
-    if !live(last) {
-        return None;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reported(index: usize, first_line: usize, input: u64) -> Reported {
+        Reported {
+            index,
+            first_line,
+            usage: (input, 7),
+        }
     }
-    let (input_tokens, output_tokens) = last.usage;
-    let idx = last.index as usize;
-    let earlier = (earlier.iter())
-        .filter(|r| live(r))
-        .map(|r| (r.index as usize, r.usage.0))
-        .collect();
-    Some(ReportedUsage {
-        input_tokens,
-        output_tokens,
-        after_message: Some(idx),
-        request_end: Some(idx),
-        earlier,
-        dropped: 0,
-    })
+
+    /// What the reports were made into when all of them were kept to the end.
+    fn whole(reports: &[Reported], live: impl Fn(&Reported) -> bool) -> Option<ReportedUsage> {
+        let (last, earlier) = reports.split_last()?;
+        live(last).then(|| ReportedUsage {
+            input_tokens: last.usage.0,
+            output_tokens: last.usage.1,
+            after_message: Some(last.index),
+            request_end: Some(last.index),
+            earlier: (earlier.iter().filter(|r| live(r)))
+                .map(|r| (r.index, r.usage.0))
+                .collect(),
+            dropped: 0,
+        })
+    }
+
+    #[test]
+    fn reports_sorted_as_they_come_give_what_the_whole_list_gave() {
+        let all = [
+            reported(0, 1, 100),
+            reported(2, 5, 200),
+            reported(3, 9, 300),
+            reported(5, 12, 400),
+            reported(8, 20, 500),
+        ];
+        for (stale, boundary) in [
+            (None, None),
+            (Some(5), None),
+            (None, Some(9)),
+            (Some(9), Some(5)),
+            (Some(usize::MAX), None),
+            (Some(20), None),
+        ] {
+            for n in 0..=all.len() {
+                let mut r = Reports {
+                    stale,
+                    boundary,
+                    last: None,
+                    earlier: Vec::new(),
+                };
+                all[..n].iter().for_each(|&x| r.push(x));
+                let live = |x: &Reported| {
+                    stale.is_none_or(|s| x.first_line > s)
+                        && boundary.is_none_or(|b| x.first_line >= b)
+                };
+                assert_eq!(
+                    r.usage(),
+                    whole(&all[..n], live),
+                    "{stale:?} {boundary:?} {n}"
+                );
+            }
+        }
+    }
 }
