@@ -1,7 +1,8 @@
-//! A Claude Code transcript read from its index ([`Index`], one 24-byte [`Node`] per
-//! record, its line and place in the file kept in a few bytes besides) rather than from
-//! its whole text: the live thread is traced over the nodes
-//! ([`live::trace`]), then only the live records are fetched and parsed, a window of them
+//! A Claude Code transcript read from its index ([`Index`], one 8-byte [`Node`] per
+//! record, its ids, line and place in the file kept in a few bytes besides) rather than
+//! from its whole text: the live thread is traced over the nodes
+//! ([`live::trace`]), which records of it make one response told in a byte a place
+//! ([`Responses`]), then only the live records are fetched and parsed, a window of them
 //! at a time (the caller may parse a window on several threads), and turned into the
 //! messages [`super::read`] gives, each handed out once no later record can add to
 //! it (the records of one API response may be apart in the thread's order). What the whole
@@ -17,7 +18,8 @@ use serde_json::Value;
 
 pub use super::index::Index;
 use super::live::{self, Thread};
-use super::skel::{Id, Kind, Node};
+use super::responses::Responses;
+use super::skel::{Kind, Node};
 use super::{attach, compact_meta, Rec, DEFAULT_MODEL};
 use crate::formats::message::{self, Notes};
 use crate::session::{AgentLimits, Message, Origin, ReportedUsage, Role};
@@ -49,7 +51,8 @@ struct Fact {
 struct Open {
     message: Message,
     lines: Vec<usize>,
-    group: Option<Id>,
+    /// Its response (its first place in the thread's order).
+    group: Option<u32>,
     fact: Fact,
 }
 
@@ -138,6 +141,9 @@ struct Handed {
 /// The live thread of an indexed transcript, and the model it names.
 pub struct Traced {
     thread: Thread,
+    /// The responses of the thread's places, so that the records' `message.id`s can go
+    /// before they are read ([`Index::forget_ids`]).
+    responses: Responses,
     pub model: String,
 }
 
@@ -154,10 +160,20 @@ impl Traced {
     }
 }
 
+/// Whether node `n` is a record whose `message.id` merges it with the other records of
+/// its response.
+fn merges(n: &Node) -> bool {
+    matches!(n.kind, Kind::User | Kind::Assistant) && !n.api_error()
+}
+
 /// Traces the live thread of the transcript `index` describes.
 pub fn trace(index: &Index) -> Traced {
     let nodes = &index.nodes;
     let thread = live::trace(index);
+    let responses = Responses::new(thread.order.len(), |rank| {
+        let i = thread.order[rank] as usize;
+        index.message_id(i).filter(|_| merges(&nodes[i]))
+    });
     let model = (nodes.iter().enumerate().rev())
         .filter(|(i, n)| thread.live[*i] && n.model > 0)
         .map(|(_, n)| n.model)
@@ -167,7 +183,11 @@ pub fn trace(index: &Index) -> Traced {
             || DEFAULT_MODEL.to_string(),
             |m| index.models[m as usize - 1].clone(),
         );
-    Traced { thread, model }
+    Traced {
+        thread,
+        responses,
+        model,
+    }
 }
 
 /// Records fetched and parsed at a time, at most.
@@ -188,7 +208,11 @@ pub fn read(
     emit: &mut dyn FnMut(Message),
 ) -> Option<Read> {
     let nodes = &index.nodes;
-    let Traced { thread, model } = traced;
+    let Traced {
+        thread,
+        responses,
+        model,
+    } = traced;
     let mut warnings: Vec<String> = index.truncated.iter().cloned().collect();
     let mut thread_warnings = thread.warnings.clone();
     for &(w, i) in &thread.missing {
@@ -201,7 +225,8 @@ pub fn read(
     }
     warnings.extend(thread_warnings);
     let mut notes = Notes::default();
-    let handed = messages(index, &thread, fetch, emit, &mut notes)?;
+    let handed = messages(index, &thread, &responses, fetch, emit, &mut notes)?;
+    drop(responses);
     warnings.extend(notes.into_warnings());
     let request_extra = match (0..nodes.len()).rev().find(|&i| nodes[i].snapshot()) {
         Some(i) => {
@@ -242,30 +267,26 @@ pub fn read(
 fn messages(
     index: &Index,
     thread: &Thread,
+    responses: &Responses,
     fetch: &mut Fetch,
     emit: &mut dyn FnMut(Message),
     notes: &mut Notes,
 ) -> Option<Handed> {
     let nodes = &index.nodes;
-    let merges = |n: &Node| matches!(n.kind, Kind::User | Kind::Assistant) && !n.api_error();
-    let response = |rank: usize| {
-        let n = &nodes[thread.order[rank] as usize];
-        n.message_id.filter(|_| merges(n))
-    };
-    // Whether each place in the thread's order holds the last record of its response.
-    let closes = closing(thread.order.len(), response);
     // The open responses whose last record is read.
-    let mut closed: HashSet<Id> = HashSet::new();
+    let mut closed: HashSet<u32> = HashSet::new();
     let preserved_before = thread.splice_boundary.map(|b| index.line(b));
     let mut reports = Reports::new(index, thread);
     let mut open: VecDeque<Open> = VecDeque::new();
     // Message index of the first open message, and of each open response.
     let mut base = 0;
-    let mut group: HashMap<Id, usize> = HashMap::new();
+    let mut group: HashMap<u32, usize> = HashMap::new();
     let wanted = |n: &Node| n.kind == Kind::Attachment || merges(n);
     let mut parsed = std::collections::VecDeque::new();
     let mut fetched_to = 0;
+    let mut walk = responses.walk();
     for (rank, &i) in thread.order.iter().enumerate() {
+        let (response, closes) = walk.next()?;
         let i = i as usize;
         let n = &nodes[i];
         if rank == fetched_to {
@@ -284,8 +305,8 @@ fn messages(
             }
             parsed.extend(fetch(&batch)?);
         }
-        if closes[rank] {
-            closed.extend(response(rank));
+        if closes {
+            closed.extend(response);
         }
         if wanted(n) {
             let v = parsed.pop_front()?;
@@ -314,6 +335,7 @@ fn messages(
                 add(
                     &r,
                     n,
+                    response,
                     i,
                     preserved_before,
                     thread,
@@ -347,23 +369,6 @@ fn messages(
     })
 }
 
-/// Of the `n` places of a thread's order, those that hold the last record of the response
-/// (`response` of a place) it is part of: a bit per place, where a map of responses would
-/// take tens of bytes each.
-fn closing(n: usize, response: impl Fn(usize) -> Option<Id>) -> Vec<bool> {
-    let mut by_response: Vec<u32> = (0..n as u32)
-        .filter(|&r| response(r as usize).is_some())
-        .collect();
-    by_response.sort_unstable_by_key(|&r| (response(r as usize), r));
-    let mut closes = vec![false; n];
-    for run in by_response.chunk_by(|&a, &b| response(a as usize) == response(b as usize)) {
-        if let Some(&last) = run.last() {
-            closes[last as usize] = true;
-        }
-    }
-    closes
-}
-
 /// Hands out `o`, message `base`, keeping its fact when its usage counts.
 fn hand_out(
     o: Open,
@@ -384,17 +389,18 @@ fn hand_out(
     Some(())
 }
 
-/// Record `i` (`r`, a user or assistant record) added to the open messages.
+/// Record `i` (`r`, a user or assistant record of `response`) added to the open messages.
 #[allow(clippy::too_many_arguments)]
 fn add(
     r: &Rec,
     n: &Node,
+    response: Option<u32>,
     i: usize,
     preserved_before: Option<usize>,
     thread: &Thread,
     notes: &mut Notes,
     open: &mut VecDeque<Open>,
-    group: &mut HashMap<Id, usize>,
+    group: &mut HashMap<u32, usize>,
     base: usize,
 ) -> Option<()> {
     let place = format!("line {}", r.line + 1);
@@ -411,7 +417,7 @@ fn add(
             k("input_tokens") + k("cache_read_input_tokens") + k("cache_creation_input_tokens");
         (input, k("output_tokens"))
     });
-    if let Some(&m) = n.message_id.and_then(|id| group.get(&id)) {
+    if let Some(&m) = response.and_then(|id| group.get(&id)) {
         let o = open.get_mut(m - base)?;
         o.message.parts.extend(parts);
         o.lines.push(r.line);
@@ -434,7 +440,7 @@ fn add(
     m.pinned = r.v.get("_preserve").and_then(Value::as_bool) == Some(true);
     m.agent_kept = preserved_before.is_some_and(|b| thread.live[i] && r.line < b);
     m.compact = compact_meta(r).map(Box::new);
-    if let Some(id) = n.message_id {
+    if let Some(id) = response {
         group.insert(id, base + open.len());
     }
     let fact = Fact {
@@ -446,7 +452,7 @@ fn add(
     open.push_back(Open {
         message: m,
         lines: vec![r.line],
-        group: n.message_id,
+        group: response,
         fact,
     });
     Some(())

@@ -92,7 +92,7 @@ struct Tracer<'a> {
 /// The live thread of the records `index` holds.
 pub fn trace(index: &Index) -> Thread {
     let (nodes, rare) = (&index.nodes[..], &index.rare);
-    let by_uuid = ById::new(index, |x, i| x.nodes[i].uuid, |_| true);
+    let by_uuid = ById::new(index, Index::uuid, |_| true);
     let main = nodes.iter().any(|n| n.is_conversation() && !n.sidechain());
     let mut t = Tracer {
         index,
@@ -299,12 +299,10 @@ impl Tracer<'_> {
         let eligible = |i: usize| i >= after && self.eligible(i);
         // Parallel tool results hang from their `tool_use` record by `parentUuid`: only
         // records that answer calls can be hung beside the chain that way.
-        let children = ById::new(
-            self.index,
-            |x, i| x.parent(i),
-            |i| eligible(i) && !self.rare.results(i).is_empty(),
-        );
-        let by_message = ById::new(self.index, |x, i| x.nodes[i].message_id, eligible);
+        let children = ById::new(self.index, Index::parent, |i| {
+            eligible(i) && !self.rare.results(i).is_empty()
+        });
+        let by_message = ById::new(self.index, Index::message_id, eligible);
         let live = &mut thread.live;
         let mut answered: HashSet<Id> = HashSet::new();
         for &i in &chain {
@@ -321,9 +319,9 @@ impl Tracer<'_> {
         for pos in (0..chain.len()).rev() {
             stack.push((pos as u32, chain[pos]));
             while let Some((at, i)) = stack.pop() {
-                let r = &self.nodes[i as usize];
-                let same = r.message_id.map(|id| by_message.all(self.index, id));
-                let kids = r.uuid.map(|u| children.all(self.index, u));
+                let same =
+                    (self.index.message_id(i as usize)).map(|id| by_message.all(self.index, id));
+                let kids = (self.index.uuid(i as usize)).map(|u| children.all(self.index, u));
                 for &j in same.into_iter().flatten() {
                     if !live[j as usize] {
                         live[j as usize] = true;

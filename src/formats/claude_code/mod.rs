@@ -18,6 +18,7 @@ mod paths;
 mod plan;
 pub mod reattach;
 mod relink;
+mod responses;
 mod restore;
 pub mod skel;
 mod splice;
