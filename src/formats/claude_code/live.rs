@@ -145,7 +145,9 @@ impl Tracer<'_> {
 
     fn walk(&mut self, leaf: usize, thread: &mut Thread) {
         let mut chain: Vec<u32> = Vec::new();
-        let mut seen = vec![false; self.nodes.len()];
+        // The nodes seen are the chain's, which are live: the thread's own bit a node
+        // marks them, rather than a byte a node more.
+        let seen = &mut thread.live;
         let mut cur = Some(leaf);
         while let Some(i) = cur {
             if self.nodes[i].boundary() {
@@ -167,7 +169,6 @@ impl Tracer<'_> {
                 self.missing.push((self.warnings.len() - 1, i));
             }
         }
-        drop(seen);
         chain.reverse();
         let splice = thread.boundary.and_then(|b| {
             (self.splices.iter())
@@ -343,14 +344,43 @@ impl Tracer<'_> {
         }
         drop((children, by_message, answered, stack));
         beside.sort_unstable();
-        let mut order = Vec::with_capacity(chain.len() + beside.len());
-        let mut hung = beside.into_iter().peekable();
-        for (pos, &i) in chain.iter().enumerate() {
-            order.push(i);
-            while let Some((_, j)) = hung.next_if(|&(at, _)| at as usize == pos) {
-                order.push(j);
-            }
+        thread.order = interleave(chain, &beside);
+    }
+}
+
+/// The thread's order: each record of `chain` followed by the records `beside` hangs from
+/// its place (sorted by place and then record), made in the chain's own vector from its
+/// end, so that the chain and the order (four bytes a live record each) are not held at
+/// once. A record is written at or after the chain's place it is taken from, which is
+/// read before: `w` never passes below `pos`.
+fn interleave(chain: Vec<u32>, beside: &[(u32, u32)]) -> Vec<u32> {
+    let mut order = chain;
+    let n = order.len();
+    order.resize(n + beside.len(), 0);
+    let mut w = order.len();
+    let mut hung = beside.iter().rev().peekable();
+    for pos in (0..n).rev() {
+        while let Some(&(_, j)) = hung.next_if(|&&(at, _)| at as usize == pos) {
+            w -= 1;
+            order[w] = j;
         }
-        thread.order = order;
+        w -= 1;
+        order[w] = order[pos];
+    }
+    debug_assert_eq!(w, 0);
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_beside_the_chain_follow_their_place_in_order() {
+        let chain = vec![10, 11, 12, 13];
+        let beside = [(0, 7), (0, 20), (2, 3), (3, 1), (3, 2)];
+        assert_eq!(interleave(chain, &beside), [10, 7, 20, 11, 12, 3, 13, 1, 2]);
+        assert_eq!(interleave(vec![5, 6], &[]), [5, 6]);
+        assert!(interleave(Vec::new(), &[]).is_empty());
     }
 }
