@@ -6,7 +6,7 @@
 //! Two passes over the file. The first reads it a block of lines at a time
 //! ([`LineReader`]), the counting threads reducing each line to its
 //! [`Node`](skel::Node) (8 bytes: a few flags, the low bits of its offset) and its ids
-//! (hashed, 24 bytes, kept until the thread is traced; message text, tool results and
+//! (hashed, ~20 bytes, kept until the thread is traced; message text, tool results and
 //! images are skipped unparsed), and keeps only those in an [`Index`] (lines, offsets' high bits and the fields few records
 //! hold kept aside). The live thread is traced over the nodes ([`indexed::trace`]); the
 //! second pass fetches the live records by their offsets, makes them into messages as the
@@ -69,7 +69,7 @@ pub fn tally(
     let traced = indexed::trace(&index);
     if !traced.after_boundary() {
         // No part of the file is traced again (`compacted::streamed` traces the records
-        // before the boundary the thread starts after): the ids' 24 bytes a record go
+        // before the boundary the thread starts after): the ids' ~20 bytes a record go
         // before the records are read, a 4-byte check of the uuid left.
         index.forget_ids();
     }

@@ -1,5 +1,5 @@
 //! The index of a Claude Code transcript ([`Index`]): one 8-byte [`Node`] per record, in
-//! file order, its ids beside it (`uuid`, `message.id`, `parentUuid`: 24 bytes, which
+//! file order, its ids beside it (`uuid`, `message.id`, `parentUuid`: about 20 bytes, which
 //! give way to a 4-byte check of the uuid once the thread is traced, [`Index::forget_ids`]),
 //! and what lets a node be that small: its line kept only where blank lines
 //! make it other than the previous node's plus one, its offset's high bits kept once per
@@ -7,6 +7,7 @@
 //! records hold kept aside ([`Rare`]). What [`super::indexed`] reads the transcript from.
 
 use super::skel::{self, Id, Made, Node, Rare};
+use super::sparse::SparseIds;
 
 /// One id of every node.
 type Column<'a> = &'a [Option<Id>];
@@ -15,10 +16,10 @@ type Column<'a> = &'a [Option<Id>];
 #[derive(Debug)]
 enum Ids {
     /// While the thread is traced: each node's `uuid`, `message.id` (an assistant
-    /// record's) and `parentUuid`.
+    /// record's, kept for the nodes that have one: [`SparseIds`]) and `parentUuid`.
     Held {
         uuids: Vec<Option<Id>>,
-        message_ids: Vec<Option<Id>>,
+        message_ids: SparseIds,
         parents: Vec<Option<Id>>,
     },
     /// Once it is: each node's uuid's [`skel::check`], all the re-read of a record
@@ -32,7 +33,7 @@ impl Default for Ids {
     fn default() -> Ids {
         Ids::Held {
             uuids: Vec::new(),
-            message_ids: Vec::new(),
+            message_ids: SparseIds::default(),
             parents: Vec::new(),
         }
     }
@@ -106,7 +107,7 @@ impl Index {
                 parents,
             } => {
                 uuids.push(uuid);
-                message_ids.push(message_id);
+                message_ids.push(message_id)?;
                 parents.push(parent);
             }
             Ids::Checks(checks) => checks.push(skel::check(uuid)),
@@ -118,7 +119,7 @@ impl Index {
     ///
     /// # Panics
     /// Once [`Index::forget_ids`] let them go: a thread is never traced without them.
-    fn held(&self) -> (Column<'_>, Column<'_>, Column<'_>) {
+    fn held(&self) -> (Column<'_>, &SparseIds, Column<'_>) {
         match &self.ids {
             Ids::Held {
                 uuids,
@@ -136,7 +137,7 @@ impl Index {
 
     /// Node `i`'s `message.id`, if it is an assistant record's.
     pub fn message_id(&self, i: usize) -> Option<Id> {
-        self.held().1[i]
+        self.held().1.get(i)
     }
 
     /// Node `i`'s `parentUuid`.
@@ -152,7 +153,7 @@ impl Index {
         }
     }
 
-    /// Lets the nodes' ids go (24 of the 32 bytes a record the index holds), keeping a
+    /// Lets the nodes' ids go (about 20 of the 28 bytes a record the index holds), keeping a
     /// 4-byte check of each uuid, for a caller that traces no thread from this index
     /// again: reading the live records needs only the traced thread, and the checks.
     pub fn forget_ids(&mut self) {

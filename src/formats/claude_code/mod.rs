@@ -21,6 +21,7 @@ mod relink;
 mod responses;
 mod restore;
 pub mod skel;
+mod sparse;
 mod splice;
 mod thread;
 mod uuids;

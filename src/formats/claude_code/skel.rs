@@ -61,7 +61,7 @@ impl Kind {
 
 /// A record of the transcript, without its text: 8 bytes, with no allocation of its own.
 /// Its ids (`uuid`, `message.id`, `parentUuid`) are kept beside it (`Index`'s `ids`), so
-/// that once the live thread is traced their 24 bytes a record can go while the rest is
+/// that once the live thread is traced their ~20 bytes a record can go while the rest is
 /// read. Its line and its place in the file are kept by the index in a few bytes (`at` holds
 /// the low 32 bits of its offset; its line is its number among the records but for
 /// blank lines; its text ends where the next record's starts), and what few records hold,
