@@ -5,9 +5,9 @@
 //!
 //! Two passes over the file. The first reads it a block of lines at a time
 //! ([`LineReader`]), the counting threads reducing each line to its
-//! [`Node`](skel::Node) (24 bytes and its parent's id, 8: ids hashed, a few flags, the low
-//! bits of its offset; message text, tool results and images are skipped unparsed), and
-//! keeps only those in an [`Index`] (lines, offsets' high bits and the fields few records
+//! [`Node`](skel::Node) (8 bytes: a few flags, the low bits of its offset) and its ids
+//! (hashed, ~20 bytes, kept until the thread is traced; message text, tool results and
+//! images are skipped unparsed), and keeps only those in an [`Index`] (lines, offsets' high bits and the fields few records
 //! hold kept aside). The live thread is traced over the nodes ([`indexed::trace`]); the
 //! second pass fetches the live records by their offsets, makes them into messages as the
 //! whole-file reader does ([`indexed::read`]), counts the messages a batch at a time and
@@ -18,7 +18,7 @@
 //! it cannot parse, a record the reader would refuse) gives `None`: the caller reads the
 //! file whole, and words any error. So does a file that changed between the passes other
 //! than by appending (a fetched record whose `uuid` is not the one the first pass indexed
-//! there, or a file shorter than the first pass read): an agent's appends leave every
+//! there, by a 32-bit check of it, or a file shorter than the first pass read): an agent's appends leave every
 //! indexed record where it was, and a file replaced by a rename is still read through the
 //! open handle.
 
@@ -27,7 +27,7 @@ use std::path::Path;
 
 use crate::context::Context;
 use crate::formats::claude_code::indexed::{self, Index};
-use crate::formats::claude_code::skel::{self, Id};
+use crate::formats::claude_code::skel;
 use crate::formats::stream::LineReader;
 use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
@@ -69,9 +69,9 @@ pub fn tally(
     let traced = indexed::trace(&index);
     if !traced.after_boundary() {
         // No part of the file is traced again (`compacted::streamed` traces the records
-        // before the boundary the thread starts after): the parents' eight bytes a record
-        // go before the records are read.
-        index.forget_parents();
+        // before the boundary the thread starts after): the ids' ~20 bytes a record go
+        // before the records are read, a 4-byte check of the uuid left.
+        index.forget_ids();
     }
     let guess = ctx.resolve_model_quietly(Some(&traced.model));
     let counter = ctx.counter(guess.encoding);
@@ -90,8 +90,8 @@ pub fn tally(
             .collect::<Option<Vec<_>>>()?;
         let texts = read_at(&file, bar, places.into_iter())?;
         let parsed = parse_json(&texts, threads)?;
-        let uuids: Vec<Option<Id>> = nodes.iter().map(|&i| index.nodes[i].uuid).collect();
-        unchanged(&uuids, &parsed).then_some(parsed)
+        let checks: Vec<u32> = nodes.iter().map(|&i| index.check(i)).collect();
+        unchanged(&checks, &parsed).then_some(parsed)
     };
     let mut emit = |m: Message| batches.push(m);
     let read = indexed::read(&index, traced, &mut fetch, &mut emit)?;
@@ -137,14 +137,16 @@ pub fn tally(
 }
 
 /// Whether each record fetched is the one the first pass indexed at its place (by its
-/// `uuid`); not so when the file was rewritten in place between the passes, and a whole
-/// read then words what it holds now.
-fn unchanged(uuids: &[Option<Id>], parsed: &[serde_json::Value]) -> bool {
-    let same = |(u, v): (&Option<Id>, &serde_json::Value)| {
+/// `uuid`'s [`skel::check`]); not so when the file was rewritten in place between the
+/// passes, and a whole read then words what it holds now. A rewrite moves or replaces
+/// every record after its first change, each passing with odds of 2^-32, and a file
+/// left shorter is caught by its length.
+fn unchanged(checks: &[u32], parsed: &[serde_json::Value]) -> bool {
+    let same = |(c, v): (&u32, &serde_json::Value)| {
         let uuid = v.get("uuid").and_then(serde_json::Value::as_str);
-        *u == uuid.map(skel::id)
+        *c == skel::check(uuid.map(skel::id))
     };
-    uuids.len() == parsed.len() && uuids.iter().zip(parsed).all(same)
+    checks.len() == parsed.len() && checks.iter().zip(parsed).all(same)
 }
 
 /// The first pass: every line's node, and the file's fingerprint.
@@ -171,12 +173,19 @@ mod tests {
     #[test]
     fn a_record_rewritten_in_place_between_the_passes_is_seen() {
         let first = r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
-        let node = skel::node(first, 0, 0).expect("a node").node;
+        let check = skel::check(skel::node(first, 0, 0).expect("a node").uuid);
         let seen: serde_json::Value = serde_json::from_str(first).unwrap();
-        assert!(unchanged(&[node.uuid], &[seen]));
+        assert!(unchanged(&[check], &[seen]));
         let now = r#"{"type":"user","uuid":"u9","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
         let now: serde_json::Value = serde_json::from_str(now).unwrap();
-        assert!(!unchanged(&[node.uuid], &[now]));
-        assert!(!unchanged(&[node.uuid], &[]));
+        assert!(!unchanged(&[check], &[now]));
+        assert!(!unchanged(&[check], &[]));
+        // A record without a uuid is not one with a uuid, nor the reverse.
+        let bare = r#"{"type":"user","message":{"role":"user","content":"hi"}}"#;
+        let bare: serde_json::Value = serde_json::from_str(bare).unwrap();
+        assert!(!unchanged(&[check], std::slice::from_ref(&bare)));
+        assert!(unchanged(&[skel::check(None)], &[bare]));
+        let seen: serde_json::Value = serde_json::from_str(first).unwrap();
+        assert!(!unchanged(&[skel::check(None)], &[seen]));
     }
 }

@@ -1,20 +1,52 @@
-//! The index of a Claude Code transcript ([`Index`]): one 24-byte [`Node`] per record, in
-//! file order, its `parentUuid` beside it (8 bytes, which can go once the thread is
-//! traced), and what lets a node be that small: its line kept only where blank lines
+//! The index of a Claude Code transcript ([`Index`]): one 8-byte [`Node`] per record, in
+//! file order, its ids beside it (`uuid`, `message.id`, `parentUuid`: about 20 bytes, which
+//! give way to a 4-byte check of the uuid once the thread is traced, [`Index::forget_ids`]),
+//! and what lets a node be that small: its line kept only where blank lines
 //! make it other than the previous node's plus one, its offset's high bits kept once per
 //! 4 GiB of file, its length read off the next node's offset, and the fields only some
 //! records hold kept aside ([`Rare`]). What [`super::indexed`] reads the transcript from.
 
-use super::skel::{Id, Made, Node, Rare};
+use super::skel::{self, Id, Made, Node, Rare};
+use super::sparse::SparseIds;
+
+/// One id of every node.
+type Column<'a> = &'a [Option<Id>];
+
+/// The nodes' ids, beside them.
+#[derive(Debug)]
+enum Ids {
+    /// While the thread is traced: each node's `uuid`, `message.id` (an assistant
+    /// record's, kept for the nodes that have one: [`SparseIds`]) and `parentUuid`.
+    Held {
+        uuids: Vec<Option<Id>>,
+        message_ids: SparseIds,
+        parents: Vec<Option<Id>>,
+    },
+    /// Once it is: each node's uuid's [`skel::check`], all the re-read of a record
+    /// compares. A check per record rather than per live record, so that every record
+    /// read again (the snapshot of the request, the record a thread cut short starts at)
+    /// is checked by its index alone.
+    Checks(Vec<u32>),
+}
+
+impl Default for Ids {
+    fn default() -> Ids {
+        Ids::Held {
+            uuids: Vec::new(),
+            message_ids: SparseIds::default(),
+            parents: Vec::new(),
+        }
+    }
+}
 
 /// A transcript's records, indexed.
 #[derive(Debug, Default)]
 pub struct Index {
     /// Every record, in file order (blank lines and a truncated last line left out).
     pub nodes: Vec<Node>,
-    /// Each node's `parentUuid`, beside the nodes: only tracing the thread reads them, so
-    /// that they can go before the records are read ([`Index::forget_parents`]).
-    parents: Vec<Option<Id>>,
+    /// The nodes' ids: only tracing the thread reads them, so that they can go before the
+    /// records are read ([`Index::forget_ids`]).
+    ids: Ids,
     /// What few nodes hold beyond their [`Node`].
     pub rare: Rare,
     /// The nodes whose line is not the one after the previous node's (blank lines
@@ -37,6 +69,8 @@ impl Index {
     pub fn push(&mut self, made: Made) -> Option<()> {
         let Made {
             mut node,
+            uuid,
+            message_id,
             parent,
             line,
             at,
@@ -66,23 +100,66 @@ impl Index {
         self.end = at + u64::from(len);
         self.rare.push(i, extra);
         self.nodes.push(node);
-        self.parents.push(parent);
+        match &mut self.ids {
+            Ids::Held {
+                uuids,
+                message_ids,
+                parents,
+            } => {
+                uuids.push(uuid);
+                message_ids.push(message_id)?;
+                parents.push(parent);
+            }
+            Ids::Checks(checks) => checks.push(skel::check(uuid)),
+        }
         Some(())
     }
 
-    /// Node `i`'s `parentUuid`.
+    /// The ids of the nodes, while they are held.
     ///
     /// # Panics
-    /// Once [`Index::forget_parents`] let them go: a thread is never traced without them.
-    pub fn parent(&self, i: usize) -> Option<Id> {
-        self.parents[i]
+    /// Once [`Index::forget_ids`] let them go: a thread is never traced without them.
+    fn held(&self) -> (Column<'_>, &SparseIds, Column<'_>) {
+        match &self.ids {
+            Ids::Held {
+                uuids,
+                message_ids,
+                parents,
+            } => (uuids, message_ids, parents),
+            Ids::Checks(_) => panic!("the ids of an index are read after it let them go"),
+        }
     }
 
-    /// Lets the nodes' `parentUuid`s go (a third of what the index holds), for a caller
-    /// that traces no thread from this index again: reading the live records needs only
-    /// the traced thread.
-    pub fn forget_parents(&mut self) {
-        self.parents = Vec::new();
+    /// Node `i`'s `uuid` (see [`Index::held`] for when this panics).
+    pub fn uuid(&self, i: usize) -> Option<Id> {
+        self.held().0[i]
+    }
+
+    /// Node `i`'s `message.id`, if it is an assistant record's.
+    pub fn message_id(&self, i: usize) -> Option<Id> {
+        self.held().1.get(i)
+    }
+
+    /// Node `i`'s `parentUuid`.
+    pub fn parent(&self, i: usize) -> Option<Id> {
+        self.held().2[i]
+    }
+
+    /// Node `i`'s uuid's [`skel::check`], before or after the ids go.
+    pub fn check(&self, i: usize) -> u32 {
+        match &self.ids {
+            Ids::Held { uuids, .. } => skel::check(uuids[i]),
+            Ids::Checks(checks) => checks[i],
+        }
+    }
+
+    /// Lets the nodes' ids go (about 20 of the 28 bytes a record the index holds), keeping a
+    /// 4-byte check of each uuid, for a caller that traces no thread from this index
+    /// again: reading the live records needs only the traced thread, and the checks.
+    pub fn forget_ids(&mut self) {
+        if let Ids::Held { uuids, .. } = std::mem::replace(&mut self.ids, Ids::Checks(Vec::new())) {
+            self.ids = Ids::Checks(uuids.into_iter().map(skel::check).collect());
+        }
     }
 
     /// Node `i`'s line (0-based, blank lines counted).
@@ -132,7 +209,18 @@ impl Index {
         (self.gaps).truncate(self.gaps.partition_point(|(k, _)| before(k)));
         (self.wraps).truncate(self.wraps.partition_point(before));
         self.nodes.truncate(lo);
-        self.parents.truncate(lo);
+        match &mut self.ids {
+            Ids::Held {
+                uuids,
+                message_ids,
+                parents,
+            } => {
+                uuids.truncate(lo);
+                message_ids.truncate(lo);
+                parents.truncate(lo);
+            }
+            Ids::Checks(checks) => checks.truncate(lo),
+        }
         self.rare.truncate(lo);
         self.truncated = None;
         self
@@ -195,8 +283,12 @@ mod tests {
         let mut before = index.before(5);
         assert_eq!(before.nodes.len(), 3);
         assert_eq!(before.parent(2), Some(skel::id("p")));
-        before.forget_parents();
-        assert!(before.parents.is_empty());
+        assert_eq!(before.uuid(2), Some(skel::id("u")));
+        let check = before.check(2);
+        assert_eq!(check, skel::check(Some(skel::id("u"))));
+        before.forget_ids();
+        assert!(matches!(&before.ids, Ids::Checks(c) if c.len() == 3));
+        assert_eq!(before.check(2), check, "the same check once the ids go");
         assert_eq!(before.place(2), (34, (1 << 32) + 7 - 34));
         assert_eq!(before.line(2), 4);
     }

@@ -1,7 +1,8 @@
-//! A Claude Code transcript read from its index ([`Index`], one 24-byte [`Node`] per
-//! record, its line and place in the file kept in a few bytes besides) rather than from
-//! its whole text: the live thread is traced over the nodes
-//! ([`live::trace`]), then only the live records are fetched and parsed, a window of them
+//! A Claude Code transcript read from its index ([`Index`], one 8-byte [`Node`] per
+//! record, its ids, line and place in the file kept in a few bytes besides) rather than
+//! from its whole text: the live thread is traced over the nodes
+//! ([`live::trace`]), which records of it make one response told in a byte a place
+//! ([`Responses`]), then only the live records are fetched and parsed, a window of them
 //! at a time (the caller may parse a window on several threads), and turned into the
 //! messages [`super::read`] gives, each handed out once no later record can add to
 //! it (the records of one API response may be apart in the thread's order). What the whole
@@ -17,7 +18,8 @@ use serde_json::Value;
 
 pub use super::index::Index;
 use super::live::{self, Thread};
-use super::skel::{Id, Kind, Node};
+use super::responses::Responses;
+use super::skel::{Kind, Node};
 use super::{attach, compact_meta, Rec, DEFAULT_MODEL};
 use crate::formats::message::{self, Notes};
 use crate::session::{AgentLimits, Message, Origin, ReportedUsage, Role};
@@ -49,28 +51,99 @@ struct Fact {
 struct Open {
     message: Message,
     lines: Vec<usize>,
-    group: Option<Id>,
+    /// Its response (its first place in the thread's order).
+    group: Option<u32>,
     fact: Fact,
 }
 
 /// A message handed out whose usage counts (an assistant's, naming a model, reporting
 /// usage): all the reader keeps of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Reported {
     /// Its index among the messages.
-    index: u32,
-    first_line: u32,
+    index: usize,
+    first_line: usize,
     usage: (u64, u64),
+}
+
+/// The reports of the messages handed out, kept as `super`'s `usage` reads them: the last
+/// one, and of those before it only what [`ReportedUsage::earlier`] holds of the live ones
+/// (a report before ctxctl's last rewrite or before a preserved segment is stale). Each
+/// report is sorted as it comes, so that a 2 GB transcript's 600K reports are not held
+/// whole (24 bytes each) beside the list made from them.
+struct Reports {
+    /// The line of ctxctl's last `last-prompt` record (`usize::MAX`: its last mark is
+    /// another record, and every report is stale), if any.
+    stale: Option<usize>,
+    /// The line of the boundary of the preserved segment the thread goes through.
+    boundary: Option<usize>,
+    last: Option<Reported>,
+    earlier: Vec<(usize, u64)>,
+}
+
+impl Reports {
+    fn new(index: &Index, thread: &Thread) -> Reports {
+        let nodes = &index.nodes;
+        let stale = (0..nodes.len())
+            .rev()
+            .find(|&i| nodes[i].ctxctl())
+            .map(|i| {
+                if nodes[i].kind == Kind::LastPrompt {
+                    index.line(i)
+                } else {
+                    usize::MAX
+                }
+            });
+        Reports {
+            stale,
+            boundary: thread.splice_boundary.map(|b| index.line(b)),
+            last: None,
+            earlier: Vec::new(),
+        }
+    }
+
+    /// Whether `r` reports on the live history (is not stale).
+    fn live(&self, r: &Reported) -> bool {
+        let first = r.first_line;
+        self.stale.is_none_or(|s| first > s) && self.boundary.is_none_or(|b| first >= b)
+    }
+
+    /// `r`, the latest report so far.
+    fn push(&mut self, r: Reported) {
+        if let Some(before) = self.last.replace(r) {
+            if self.live(&before) {
+                self.earlier.push((before.index, before.usage.0));
+            }
+        }
+    }
+
+    /// The reported usage, as `usage` in `super` tells it from the messages' records.
+    fn usage(self) -> Option<ReportedUsage> {
+        let last = self.last.filter(|l| self.live(l))?;
+        let (input_tokens, output_tokens) = last.usage;
+        Some(ReportedUsage {
+            input_tokens,
+            output_tokens,
+            after_message: Some(last.index),
+            request_end: Some(last.index),
+            earlier: self.earlier,
+            dropped: 0,
+        })
+    }
 }
 
 /// What [`messages`] handed out.
 struct Handed {
     messages: usize,
-    reported: Vec<Reported>,
+    reports: Reports,
 }
 
 /// The live thread of an indexed transcript, and the model it names.
 pub struct Traced {
     thread: Thread,
+    /// The responses of the thread's places, so that the records' `message.id`s can go
+    /// before they are read ([`Index::forget_ids`]).
+    responses: Responses,
     pub model: String,
 }
 
@@ -87,10 +160,20 @@ impl Traced {
     }
 }
 
+/// Whether node `n` is a record whose `message.id` merges it with the other records of
+/// its response.
+fn merges(n: &Node) -> bool {
+    matches!(n.kind, Kind::User | Kind::Assistant) && !n.api_error()
+}
+
 /// Traces the live thread of the transcript `index` describes.
 pub fn trace(index: &Index) -> Traced {
     let nodes = &index.nodes;
     let thread = live::trace(index);
+    let responses = Responses::new(thread.order.len(), |rank| {
+        let i = thread.order[rank] as usize;
+        index.message_id(i).filter(|_| merges(&nodes[i]))
+    });
     let model = (nodes.iter().enumerate().rev())
         .filter(|(i, n)| thread.live[*i] && n.model > 0)
         .map(|(_, n)| n.model)
@@ -100,7 +183,11 @@ pub fn trace(index: &Index) -> Traced {
             || DEFAULT_MODEL.to_string(),
             |m| index.models[m as usize - 1].clone(),
         );
-    Traced { thread, model }
+    Traced {
+        thread,
+        responses,
+        model,
+    }
 }
 
 /// Records fetched and parsed at a time, at most.
@@ -121,7 +208,11 @@ pub fn read(
     emit: &mut dyn FnMut(Message),
 ) -> Option<Read> {
     let nodes = &index.nodes;
-    let Traced { thread, model } = traced;
+    let Traced {
+        thread,
+        responses,
+        model,
+    } = traced;
     let mut warnings: Vec<String> = index.truncated.iter().cloned().collect();
     let mut thread_warnings = thread.warnings.clone();
     for &(w, i) in &thread.missing {
@@ -134,7 +225,8 @@ pub fn read(
     }
     warnings.extend(thread_warnings);
     let mut notes = Notes::default();
-    let handed = messages(index, &thread, fetch, emit, &mut notes)?;
+    let handed = messages(index, &thread, &responses, fetch, emit, &mut notes)?;
+    drop(responses);
     warnings.extend(notes.into_warnings());
     let request_extra = match (0..nodes.len()).rev().find(|&i| nodes[i].snapshot()) {
         Some(i) => {
@@ -149,7 +241,7 @@ pub fn read(
         None => None,
     };
     let conversation = || nodes.iter().filter(|n| n.is_conversation());
-    let reported_usage = usage(index, &thread, &handed.reported);
+    let reported_usage = handed.reports.usage();
     let agent_limits = AgentLimits {
         subagent: conversation().next().is_some() && conversation().all(|n| n.sidechain()),
         prompt_measured: request_extra.is_some(),
@@ -175,30 +267,26 @@ pub fn read(
 fn messages(
     index: &Index,
     thread: &Thread,
+    responses: &Responses,
     fetch: &mut Fetch,
     emit: &mut dyn FnMut(Message),
     notes: &mut Notes,
 ) -> Option<Handed> {
     let nodes = &index.nodes;
-    let merges = |n: &Node| matches!(n.kind, Kind::User | Kind::Assistant) && !n.api_error();
-    let response = |rank: usize| {
-        let n = &nodes[thread.order[rank] as usize];
-        n.message_id.filter(|_| merges(n))
-    };
-    // Whether each place in the thread's order holds the last record of its response.
-    let closes = closing(thread.order.len(), response);
     // The open responses whose last record is read.
-    let mut closed: HashSet<Id> = HashSet::new();
+    let mut closed: HashSet<u32> = HashSet::new();
     let preserved_before = thread.splice_boundary.map(|b| index.line(b));
-    let mut reported: Vec<Reported> = Vec::new();
+    let mut reports = Reports::new(index, thread);
     let mut open: VecDeque<Open> = VecDeque::new();
     // Message index of the first open message, and of each open response.
     let mut base = 0;
-    let mut group: HashMap<Id, usize> = HashMap::new();
+    let mut group: HashMap<u32, usize> = HashMap::new();
     let wanted = |n: &Node| n.kind == Kind::Attachment || merges(n);
     let mut parsed = std::collections::VecDeque::new();
     let mut fetched_to = 0;
+    let mut walk = responses.walk();
     for (rank, &i) in thread.order.iter().enumerate() {
+        let (response, closes) = walk.next()?;
         let i = i as usize;
         let n = &nodes[i];
         if rank == fetched_to {
@@ -217,8 +305,8 @@ fn messages(
             }
             parsed.extend(fetch(&batch)?);
         }
-        if closes[rank] {
-            closed.extend(response(rank));
+        if closes {
+            closed.extend(response);
         }
         if wanted(n) {
             let v = parsed.pop_front()?;
@@ -247,6 +335,7 @@ fn messages(
                 add(
                     &r,
                     n,
+                    response,
                     i,
                     preserved_before,
                     thread,
@@ -267,48 +356,31 @@ fn messages(
                 group.remove(&g);
                 closed.remove(&g);
             }
-            hand_out(o, &mut base, &mut reported, emit)?;
+            hand_out(o, &mut base, &mut reports, emit)?;
         }
     }
     debug_assert!(open.is_empty());
     for o in open {
-        hand_out(o, &mut base, &mut reported, emit)?;
+        hand_out(o, &mut base, &mut reports, emit)?;
     }
     Some(Handed {
         messages: base,
-        reported,
+        reports,
     })
-}
-
-/// Of the `n` places of a thread's order, those that hold the last record of the response
-/// (`response` of a place) it is part of: a bit per place, where a map of responses would
-/// take tens of bytes each.
-fn closing(n: usize, response: impl Fn(usize) -> Option<Id>) -> Vec<bool> {
-    let mut by_response: Vec<u32> = (0..n as u32)
-        .filter(|&r| response(r as usize).is_some())
-        .collect();
-    by_response.sort_unstable_by_key(|&r| (response(r as usize), r));
-    let mut closes = vec![false; n];
-    for run in by_response.chunk_by(|&a, &b| response(a as usize) == response(b as usize)) {
-        if let Some(&last) = run.last() {
-            closes[last as usize] = true;
-        }
-    }
-    closes
 }
 
 /// Hands out `o`, message `base`, keeping its fact when its usage counts.
 fn hand_out(
     o: Open,
     base: &mut usize,
-    reported: &mut Vec<Reported>,
+    reports: &mut Reports,
     emit: &mut dyn FnMut(Message),
 ) -> Option<()> {
     let f = o.fact;
     if let Some(usage) = f.usage.filter(|_| f.assistant && f.named) {
-        reported.push(Reported {
-            index: u32::try_from(*base).ok()?,
-            first_line: u32::try_from(f.first_line).ok()?,
+        reports.push(Reported {
+            index: *base,
+            first_line: f.first_line,
             usage,
         });
     }
@@ -317,17 +389,18 @@ fn hand_out(
     Some(())
 }
 
-/// Record `i` (`r`, a user or assistant record) added to the open messages.
+/// Record `i` (`r`, a user or assistant record of `response`) added to the open messages.
 #[allow(clippy::too_many_arguments)]
 fn add(
     r: &Rec,
     n: &Node,
+    response: Option<u32>,
     i: usize,
     preserved_before: Option<usize>,
     thread: &Thread,
     notes: &mut Notes,
     open: &mut VecDeque<Open>,
-    group: &mut HashMap<Id, usize>,
+    group: &mut HashMap<u32, usize>,
     base: usize,
 ) -> Option<()> {
     let place = format!("line {}", r.line + 1);
@@ -344,7 +417,7 @@ fn add(
             k("input_tokens") + k("cache_read_input_tokens") + k("cache_creation_input_tokens");
         (input, k("output_tokens"))
     });
-    if let Some(&m) = n.message_id.and_then(|id| group.get(&id)) {
+    if let Some(&m) = response.and_then(|id| group.get(&id)) {
         let o = open.get_mut(m - base)?;
         o.message.parts.extend(parts);
         o.lines.push(r.line);
@@ -367,7 +440,7 @@ fn add(
     m.pinned = r.v.get("_preserve").and_then(Value::as_bool) == Some(true);
     m.agent_kept = preserved_before.is_some_and(|b| thread.live[i] && r.line < b);
     m.compact = compact_meta(r).map(Box::new);
-    if let Some(id) = n.message_id {
+    if let Some(id) = response {
         group.insert(id, base + open.len());
     }
     let fact = Fact {
@@ -379,46 +452,74 @@ fn add(
     open.push_back(Open {
         message: m,
         lines: vec![r.line],
-        group: n.message_id,
+        group: response,
         fact,
     });
     Some(())
 }
 
-/// The reported usage, as `usage` in `super` tells it from the messages' records.
-fn usage(index: &Index, thread: &Thread, reported: &[Reported]) -> Option<ReportedUsage> {
-    let nodes = &index.nodes;
-    let stale = (0..nodes.len())
-        .rev()
-        .find(|&i| nodes[i].ctxctl())
-        .map(|i| {
-            if nodes[i].kind == Kind::LastPrompt {
-                index.line(i)
-            } else {
-                usize::MAX
-            }
-        });
-    let boundary = thread.splice_boundary.map(|b| index.line(b));
-    let live = |r: &Reported| {
-        let first = r.first_line as usize;
-        stale.is_none_or(|s| first > s) && boundary.is_none_or(|b| first >= b)
-    };
-    let (last, earlier) = reported.split_last()?;
-    if !live(last) {
-        return None;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reported(index: usize, first_line: usize, input: u64) -> Reported {
+        Reported {
+            index,
+            first_line,
+            usage: (input, 7),
+        }
     }
-    let (input_tokens, output_tokens) = last.usage;
-    let idx = last.index as usize;
-    let earlier = (earlier.iter())
-        .filter(|r| live(r))
-        .map(|r| (r.index as usize, r.usage.0))
-        .collect();
-    Some(ReportedUsage {
-        input_tokens,
-        output_tokens,
-        after_message: Some(idx),
-        request_end: Some(idx),
-        earlier,
-        dropped: 0,
-    })
+
+    /// What the reports were made into when all of them were kept to the end.
+    fn whole(reports: &[Reported], live: impl Fn(&Reported) -> bool) -> Option<ReportedUsage> {
+        let (last, earlier) = reports.split_last()?;
+        live(last).then(|| ReportedUsage {
+            input_tokens: last.usage.0,
+            output_tokens: last.usage.1,
+            after_message: Some(last.index),
+            request_end: Some(last.index),
+            earlier: (earlier.iter().filter(|r| live(r)))
+                .map(|r| (r.index, r.usage.0))
+                .collect(),
+            dropped: 0,
+        })
+    }
+
+    #[test]
+    fn reports_sorted_as_they_come_give_what_the_whole_list_gave() {
+        let all = [
+            reported(0, 1, 100),
+            reported(2, 5, 200),
+            reported(3, 9, 300),
+            reported(5, 12, 400),
+            reported(8, 20, 500),
+        ];
+        for (stale, boundary) in [
+            (None, None),
+            (Some(5), None),
+            (None, Some(9)),
+            (Some(9), Some(5)),
+            (Some(usize::MAX), None),
+            (Some(20), None),
+        ] {
+            for n in 0..=all.len() {
+                let mut r = Reports {
+                    stale,
+                    boundary,
+                    last: None,
+                    earlier: Vec::new(),
+                };
+                all[..n].iter().for_each(|&x| r.push(x));
+                let live = |x: &Reported| {
+                    stale.is_none_or(|s| x.first_line > s)
+                        && boundary.is_none_or(|b| x.first_line >= b)
+                };
+                assert_eq!(
+                    r.usage(),
+                    whole(&all[..n], live),
+                    "{stale:?} {boundary:?} {n}"
+                );
+            }
+        }
+    }
 }

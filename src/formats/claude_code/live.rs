@@ -92,7 +92,7 @@ struct Tracer<'a> {
 /// The live thread of the records `index` holds.
 pub fn trace(index: &Index) -> Thread {
     let (nodes, rare) = (&index.nodes[..], &index.rare);
-    let by_uuid = ById::new(index, |x, i| x.nodes[i].uuid, |_| true);
+    let by_uuid = ById::new(index, Index::uuid, |_| true);
     let main = nodes.iter().any(|n| n.is_conversation() && !n.sidechain());
     let mut t = Tracer {
         index,
@@ -145,7 +145,9 @@ impl Tracer<'_> {
 
     fn walk(&mut self, leaf: usize, thread: &mut Thread) {
         let mut chain: Vec<u32> = Vec::new();
-        let mut seen = vec![false; self.nodes.len()];
+        // The nodes seen are the chain's, which are live: the thread's own bit a node
+        // marks them, rather than a byte a node more.
+        let seen = &mut thread.live;
         let mut cur = Some(leaf);
         while let Some(i) = cur {
             if self.nodes[i].boundary() {
@@ -167,7 +169,6 @@ impl Tracer<'_> {
                 self.missing.push((self.warnings.len() - 1, i));
             }
         }
-        drop(seen);
         chain.reverse();
         let splice = thread.boundary.and_then(|b| {
             (self.splices.iter())
@@ -299,12 +300,10 @@ impl Tracer<'_> {
         let eligible = |i: usize| i >= after && self.eligible(i);
         // Parallel tool results hang from their `tool_use` record by `parentUuid`: only
         // records that answer calls can be hung beside the chain that way.
-        let children = ById::new(
-            self.index,
-            |x, i| x.parent(i),
-            |i| eligible(i) && !self.rare.results(i).is_empty(),
-        );
-        let by_message = ById::new(self.index, |x, i| x.nodes[i].message_id, eligible);
+        let children = ById::new(self.index, Index::parent, |i| {
+            eligible(i) && !self.rare.results(i).is_empty()
+        });
+        let by_message = ById::new(self.index, Index::message_id, eligible);
         let live = &mut thread.live;
         let mut answered: HashSet<Id> = HashSet::new();
         for &i in &chain {
@@ -321,9 +320,9 @@ impl Tracer<'_> {
         for pos in (0..chain.len()).rev() {
             stack.push((pos as u32, chain[pos]));
             while let Some((at, i)) = stack.pop() {
-                let r = &self.nodes[i as usize];
-                let same = r.message_id.map(|id| by_message.all(self.index, id));
-                let kids = r.uuid.map(|u| children.all(self.index, u));
+                let same =
+                    (self.index.message_id(i as usize)).map(|id| by_message.all(self.index, id));
+                let kids = (self.index.uuid(i as usize)).map(|u| children.all(self.index, u));
                 for &j in same.into_iter().flatten() {
                     if !live[j as usize] {
                         live[j as usize] = true;
@@ -345,14 +344,43 @@ impl Tracer<'_> {
         }
         drop((children, by_message, answered, stack));
         beside.sort_unstable();
-        let mut order = Vec::with_capacity(chain.len() + beside.len());
-        let mut hung = beside.into_iter().peekable();
-        for (pos, &i) in chain.iter().enumerate() {
-            order.push(i);
-            while let Some((_, j)) = hung.next_if(|&(at, _)| at as usize == pos) {
-                order.push(j);
-            }
+        thread.order = interleave(chain, &beside);
+    }
+}
+
+/// The thread's order: each record of `chain` followed by the records `beside` hangs from
+/// its place (sorted by place and then record), made in the chain's own vector from its
+/// end, so that the chain and the order (four bytes a live record each) are not held at
+/// once. A record is written at or after the chain's place it is taken from, which is
+/// read before: `w` never passes below `pos`.
+fn interleave(chain: Vec<u32>, beside: &[(u32, u32)]) -> Vec<u32> {
+    let mut order = chain;
+    let n = order.len();
+    order.resize(n + beside.len(), 0);
+    let mut w = order.len();
+    let mut hung = beside.iter().rev().peekable();
+    for pos in (0..n).rev() {
+        while let Some(&(_, j)) = hung.next_if(|&&(at, _)| at as usize == pos) {
+            w -= 1;
+            order[w] = j;
         }
-        thread.order = order;
+        w -= 1;
+        order[w] = order[pos];
+    }
+    debug_assert_eq!(w, 0);
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_beside_the_chain_follow_their_place_in_order() {
+        let chain = vec![10, 11, 12, 13];
+        let beside = [(0, 7), (0, 20), (2, 3), (3, 1), (3, 2)];
+        assert_eq!(interleave(chain, &beside), [10, 7, 20, 11, 12, 3, 13, 1, 2]);
+        assert_eq!(interleave(vec![5, 6], &[]), [5, 6]);
+        assert!(interleave(Vec::new(), &[]).is_empty());
     }
 }

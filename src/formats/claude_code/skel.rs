@@ -1,6 +1,7 @@
 //! One line of a Claude Code transcript reduced to what its live thread is traced from
-//! ([`Node`], 24 bytes, and its `parentUuid`): its ids as 64-bit hashes, its type and a few flags, and where its
-//! text is in the file, the few fields only some records hold kept aside ([`Rare`]). The line is
+//! ([`Node`], 8 bytes: its type, a few flags and where its text is in the file; its ids,
+//! as 64-bit hashes, beside it), the few fields only some records hold kept aside
+//! ([`Rare`]). The line is
 //! deserialized into a skeleton that skips everything else
 //! (message text, tool results, base64 images) without copying it, so that a transcript
 //! of any size is indexed in memory proportional to its number of records.
@@ -22,6 +23,14 @@ pub type Id = std::num::NonZeroU64;
 /// The hash of `id`.
 pub fn id(id: &str) -> Id {
     Id::new(xxhash_rust::xxh3::xxh3_64(id.as_bytes())).unwrap_or(Id::MIN)
+}
+
+/// A record's `uuid` (its [`id`]) in 32 bits: what is kept of it once the thread is traced,
+/// so that a record read again can be told to be the one indexed at its place (a file
+/// rewritten in place between the two reads). 0 for none; another record's uuid passes
+/// for this one's with odds of 2^-32.
+pub fn check(uuid: Option<Id>) -> u32 {
+    uuid.map_or(0, |u| (u.get() as u32).max(1))
 }
 
 /// A record's `type`, as far as the thread tells them apart.
@@ -50,18 +59,16 @@ impl Kind {
     }
 }
 
-/// A record of the transcript, without its text: 24 bytes, with no allocation of its own.
-/// Its `parentUuid` is kept beside it (`Index::parents`), so that once the live thread is
-/// traced its eight bytes a record can go while the rest is read. Its line and its place in the file are kept by the index in a few bytes (`at` holds
+/// A record of the transcript, without its text: 8 bytes, with no allocation of its own.
+/// Its ids (`uuid`, `message.id`, `parentUuid`) are kept beside it (`Index`'s `ids`), so
+/// that once the live thread is traced their ~20 bytes a record can go while the rest is
+/// read. Its line and its place in the file are kept by the index in a few bytes (`at` holds
 /// the low 32 bits of its offset; its line is its number among the records but for
 /// blank lines; its text ends where the next record's starts), and what few records hold,
 /// their `leafUuid`, the `tool_use_id`s they answer and a boundary's preserved segment,
 /// beside the nodes, in [`Rare`].
 #[derive(Debug, Clone)]
 pub struct Node {
-    pub uuid: Option<Id>,
-    /// `message.id` of an assistant record.
-    pub message_id: Option<Id>,
     /// The low 32 bits of where its text is in the file.
     pub at: u32,
     /// The model it names (see `model_of`), as its reader numbers them (0: none).
@@ -75,11 +82,15 @@ const BOUNDARY: u8 = 2;
 const API_ERROR: u8 = 4;
 const CTXCTL: u8 = 8;
 const SNAPSHOT: u8 = 16;
+const HAS_UUID: u8 = 32;
 
 /// A line the skeleton made: its node, where it is, and what the node does not keep.
 #[derive(Debug)]
 pub struct Made {
     pub node: Node,
+    pub uuid: Option<Id>,
+    /// `message.id` of an assistant record.
+    pub message_id: Option<Id>,
     /// Its `parentUuid`.
     pub parent: Option<Id>,
     /// Its line (0-based, blank lines counted).
@@ -188,9 +199,14 @@ impl Node {
         self.flags & SNAPSHOT != 0
     }
 
+    /// Whether it has a `uuid`.
+    pub fn has_uuid(&self) -> bool {
+        self.flags & HAS_UUID != 0
+    }
+
     /// A record of the conversation tree that can be a leaf.
     pub fn is_conversation(&self) -> bool {
-        self.uuid.is_some()
+        self.has_uuid()
             && matches!(
                 self.kind,
                 Kind::User | Kind::Assistant | Kind::System | Kind::Attachment
@@ -241,11 +257,8 @@ pub fn node(text: &str, line: usize, at: u64) -> Option<Made> {
         Some(_) => Some([None, None, None]),
     };
     let flag = |on: bool, f: u8| if on { f } else { 0 };
+    let uuid = s.uuid.as_str().map(id);
     let node = Node {
-        uuid: s.uuid.as_str().map(id),
-        message_id: (kind == Kind::Assistant)
-            .then(|| msg.id.as_str().map(id))
-            .flatten(),
         at: 0,
         model: 0,
         kind,
@@ -256,7 +269,8 @@ pub fn node(text: &str, line: usize, at: u64) -> Option<Made> {
             | flag(
                 (s.attachment.0).is_some_and(|a| a.ty.as_str() == Some("prompt_snapshot")),
                 SNAPSHOT,
-            ),
+            )
+            | flag(uuid.is_some(), HAS_UUID),
     };
     let extra = Extra {
         leaf: s.leaf.as_str().map(id),
@@ -266,6 +280,10 @@ pub fn node(text: &str, line: usize, at: u64) -> Option<Made> {
     let version = s.version.as_str().map(parse_agent_version);
     Some(Made {
         node,
+        uuid,
+        message_id: (kind == Kind::Assistant)
+            .then(|| msg.id.as_str().map(id))
+            .flatten(),
         parent: s.parent.as_str().map(id),
         line,
         at,
@@ -353,6 +371,8 @@ mod tests {
     fn fields_of_another_type_are_absent_as_a_values_get_finds_them() {
         let Made {
             node: n,
+            uuid,
+            message_id,
             parent,
             extra: x,
             model,
@@ -364,10 +384,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (n.kind, n.uuid, parent),
+            (n.kind, uuid, parent),
             (Kind::Assistant, None, Some(id("p")))
         );
-        assert_eq!((n.message_id, n.sidechain()), (Some(id("m")), false));
+        assert!(!n.has_uuid() && !n.is_conversation());
+        assert_eq!((message_id, n.sidechain()), (Some(id("m")), false));
         // Only a user record answers tool calls.
         assert!(x.results.is_empty());
         assert_eq!(model.as_deref(), Some("claude-x"));
@@ -384,9 +405,18 @@ mod tests {
     }
 
     #[test]
-    fn a_node_takes_24_bytes() {
+    fn a_node_takes_8_bytes() {
         // The index of a 2 GB transcript holds millions of them.
-        assert_eq!(std::mem::size_of::<Node>(), 24);
+        assert_eq!(std::mem::size_of::<Node>(), 8);
+    }
+
+    #[test]
+    fn a_check_tells_uuids_and_their_absence_apart() {
+        assert_eq!(check(None), 0);
+        assert_ne!(check(Some(id("u1"))), 0);
+        assert_ne!(check(Some(id("u1"))), check(Some(id("u9"))));
+        assert_eq!(check(Some(id("u1"))), check(Some(id("u1"))));
+        assert_eq!(check(Id::new(1 << 32)), 1, "low bits of 0 still say a uuid");
     }
 
     #[test]
