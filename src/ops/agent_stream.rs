@@ -33,7 +33,7 @@ use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
 use crate::ops::load::{self, scale, Fingerprint};
 use crate::ops::ordered::parse_json;
-use crate::ops::stream_count::{debug_line, first_pass, read_at, Batches};
+use crate::ops::stream_count::{debug_line, first_pass, read_at, Counting};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message, Part};
 
@@ -73,13 +73,13 @@ pub fn tally(
         // before the records are read, a 4-byte check of the uuid left.
         index.forget_ids();
     }
-    let guess = ctx.resolve_model_quietly(Some(&traced.model));
-    let counter = ctx.counter(guess.encoding);
-    let threads = ctx.counting_threads();
-    let mut batches = Batches::new(ctx, &counter, (guess.factor, threads), wants);
+    let counting = Counting::for_model(ctx, Some(&traced.model));
+    let (guess, counter, threads) = (&counting.guess, &counting.counter, counting.threads);
     // No resume point and nothing put before: the shapes are not kept (Claude Code is
     // sent to the Anthropic API, whose ordering rules are checked as the messages go by).
-    batches.pair_as_read(Format::ClaudeCode);
+    let mut batches = counting
+        .batches(ctx, wants)
+        .paired_as_read(Format::ClaudeCode);
     bar.set_position(0);
     let mut fetch = |nodes: &[usize]| -> Option<Vec<serde_json::Value>> {
         let places = (nodes.iter())
@@ -119,10 +119,10 @@ pub fn tally(
         &model,
     );
     let mut agent_limits = read.agent_limits;
-    crate::ops::compacted::streamed(ctx, &counter, model.factor, &file, index, &mut agent_limits)?;
+    crate::ops::compacted::streamed(ctx, counter, model.factor, &file, index, &mut agent_limits)?;
     let extra_tokens = read.request_extra.as_ref().map_or(0, |t| {
         let part = Part::Text(t.clone());
-        let n = ctx.count_parts(&counter, &[&part]);
+        let n = ctx.count_parts(counter, &[&part]);
         scale(n.first().copied().unwrap_or(0), model.factor)
     });
     let keeps = counter.keeps_counts();
