@@ -579,12 +579,58 @@ fn write_head(w: &mut impl Write, head: &HeadOut, feed: Feed) -> std::io::Result
 
 /// Writes the rest of an archive's JSON after [`write_head`]: the fields of `end`, the
 /// closing brace and the final newline.
+///
+/// Serialized straight into `w`, not made whole first: an undo script's kept text (what a
+/// trim removed, as large as the file) would be held once more as JSON.
 fn write_end(w: &mut impl Write, end: &EndOut) -> std::io::Result<()> {
-    let text = serde_json::to_vec_pretty(end)?;
     // `{\n  "summarizer": …\n}`: its fields go on inside the open object.
     w.write_all(b",\n")?;
-    w.write_all(text.strip_prefix(b"{\n").unwrap_or(&text))?;
+    let mut fields = SkipOpening::new(&mut *w, b"{\n");
+    serde_json::to_writer_pretty(&mut fields, end)?;
     w.write_all(b"\n")
+}
+
+/// A writer that drops `skip` from the start of what is written through it (the opening
+/// of an object whose fields go on inside another); a start that turns out otherwise is
+/// written whole, as `strip_prefix` would leave it.
+struct SkipOpening<'a, W: Write> {
+    w: &'a mut W,
+    skip: &'static [u8],
+    /// How much of `skip` was seen and held back so far (`None`: done, all passes).
+    seen: Option<usize>,
+}
+
+impl<'a, W: Write> SkipOpening<'a, W> {
+    fn new(w: &'a mut W, skip: &'static [u8]) -> Self {
+        SkipOpening {
+            w,
+            skip,
+            seen: Some(0),
+        }
+    }
+}
+
+impl<W: Write> Write for SkipOpening<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let Some(seen) = self.seen else {
+            return self.w.write(buf);
+        };
+        let rest = &self.skip[seen..];
+        let n = rest.len().min(buf.len());
+        if buf[..n] == rest[..n] {
+            let seen = seen + n;
+            self.seen = (seen < self.skip.len()).then_some(seen);
+            return Ok(n);
+        }
+        // Not the opening after all: what was held back goes first.
+        self.seen = None;
+        self.w.write_all(&self.skip[..seen])?;
+        self.w.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
 }
 
 /// Creates `dir` (and missing parents) readable by the owner only.
@@ -795,5 +841,42 @@ impl PendingArchive {
             path,
             seq,
         })
+    }
+}
+
+#[cfg(test)]
+mod skip_tests {
+    use std::io::Write;
+
+    use super::SkipOpening;
+
+    fn through(pieces: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut w = SkipOpening::new(&mut out, b"{\n");
+        for p in pieces {
+            w.write_all(p).unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn drops_the_opening_however_it_is_written() {
+        assert_eq!(through(&[b"{\n  \"a\": 1\n}"]), b"  \"a\": 1\n}");
+        assert_eq!(through(&[b"{", b"\n", b"  \"a\"", b"{\n"]), b"  \"a\"{\n");
+    }
+
+    #[test]
+    fn keeps_a_start_that_is_not_the_opening() {
+        assert_eq!(through(&[b"{", b"}"]), b"{}");
+        assert_eq!(through(&[b"[1]"]), b"[1]");
+    }
+
+    #[test]
+    fn writes_what_serde_writes_without_its_opening() {
+        let v = serde_json::json!({"summarizer": "offline", "undo": {"steps": ["a\nb"]}});
+        let whole = serde_json::to_vec_pretty(&v).unwrap();
+        let mut out = Vec::new();
+        serde_json::to_writer_pretty(SkipOpening::new(&mut out, b"{\n"), &v).unwrap();
+        assert_eq!(out, whole.strip_prefix(b"{\n").unwrap());
     }
 }

@@ -70,6 +70,11 @@ impl Undo {
         }
         let mut steps: Vec<Step> = Vec::new();
         let mut next = 0;
+        // A run of original lines the written file lacks is one slice of the original
+        // (its lines are consecutive), copied once at its length when the run ends: grown
+        // line by line, its string doubled past it (a trim's removed text, ~1.5× over).
+        let mut text_from: Option<usize> = None;
+        let mut at_byte = 0;
         for l in lines(original) {
             // The first written line at or after `next` equal to this one (positions are
             // kept in descending order, so the candidates are popped from the end).
@@ -79,15 +84,25 @@ impl Undo {
                 }
                 v.pop()
             });
-            match (found, steps.last_mut()) {
-                (Some(j), Some(Step::Copy { from, n })) if *from + *n == j => *n += 1,
-                (Some(j), _) => steps.push(Step::Copy { from: j, n: 1 }),
-                (None, Some(Step::Text(t))) => t.push_str(l),
-                (None, _) => steps.push(Step::Text(l.to_string())),
+            match found {
+                Some(j) => {
+                    if let Some(from) = text_from.take() {
+                        steps.push(Step::Text(original[from..at_byte].to_string()));
+                    }
+                    match steps.last_mut() {
+                        Some(Step::Copy { from, n }) if *from + *n == j => *n += 1,
+                        _ => steps.push(Step::Copy { from: j, n: 1 }),
+                    }
+                    next = j + 1;
+                }
+                None => {
+                    text_from.get_or_insert(at_byte);
+                }
             }
-            if let Some(j) = found {
-                next = j + 1;
-            }
+            at_byte += l.len();
+        }
+        if let Some(from) = text_from {
+            steps.push(Step::Text(original[from..].to_string()));
         }
         Undo {
             written_len: written.len(),
@@ -217,6 +232,25 @@ mod tests {
             .filter(|s| matches!(s, Step::Text(_)))
             .collect();
         assert_eq!(texts, [&Step::Text("b\nc\n".into())]);
+    }
+
+    #[test]
+    fn runs_of_missing_lines_are_one_text_step_each() {
+        let original = "a\nb\nc\nd\ne\nf";
+        let written = b"a\nd\n";
+        let undo = Undo::new(original, written);
+        assert_eq!(
+            undo.steps,
+            [
+                Step::Copy { from: 0, n: 1 },
+                Step::Text("b\nc\n".into()),
+                Step::Copy { from: 1, n: 1 },
+                Step::Text("e\nf".into()),
+            ]
+        );
+        assert_eq!(undo.apply(written).unwrap(), original.as_bytes());
+        let undo = Undo::new("x\ny\n", b"x\ny\n");
+        assert_eq!(undo.steps, [Step::Copy { from: 0, n: 2 }]);
     }
 
     #[test]
