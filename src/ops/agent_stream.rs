@@ -1,26 +1,27 @@
-//! Counting a Claude Code transcript as it is read, holding some tens of bytes per record (a
-//! Codex rollout is handed to [`crate::ops::codex_stream`], a Gemini CLI log to
-//! [`crate::ops::gemini_stream`], a goose JSONL session to [`crate::ops::goose_stream`], a Copilot CLI event log to
-//! [`crate::ops::copilot_stream`]).
+//! Counting a Claude Code transcript as it is read, holding some tens of bytes per record
+//! (a Codex rollout is handed to [`crate::ops::codex_stream`], a Gemini CLI log to
+//! [`crate::ops::gemini_stream`], a goose JSONL session to [`crate::ops::goose_stream`], a
+//! Copilot CLI event log to [`crate::ops::copilot_stream`]).
 //!
 //! Two passes over the file. The first reads it a block of lines at a time
-//! ([`LineReader`]), the counting threads reducing each line to its
-//! [`Node`](skel::Node) (8 bytes: a few flags, the low bits of its offset) and its ids
-//! (hashed, ~20 bytes, kept until the thread is traced; message text, tool results and
-//! images are skipped unparsed), and keeps only those in an [`Index`] (lines, offsets' high bits and the fields few records
-//! hold kept aside). The live thread is traced over the nodes ([`indexed::trace`]); the
-//! second pass fetches the live records by their offsets, makes them into messages as the
-//! whole-file reader does ([`indexed::read`]), counts the messages a batch at a time and
-//! folds each batch into the [`Tally`](crate::ops::figures::Tally), its text gone.
+//! ([`LineReader`]), the counting threads reducing each line to its [`Node`](skel::Node)
+//! (8 bytes: a few flags, the low bits of its offset) and its ids (hashed, ~20 bytes, kept
+//! until the thread is traced; message text, tool results and images are skipped
+//! unparsed), and keeps only those in an [`Index`] (lines, offsets' high bits and the
+//! fields few records hold kept aside). The live thread is traced over the nodes
+//! ([`indexed::trace`]); the second pass fetches the live records by their offsets, makes
+//! them into messages as the whole-file reader does ([`indexed::read`]), counts the
+//! messages a batch at a time and folds each batch into the
+//! [`Tally`](crate::ops::figures::Tally), its text gone.
 //!
 //! The figures are the whole-file reader's, held equal on every fixture by
 //! `tests/agent_stream.rs`. Whatever this path does not take as that reader would (a line
 //! it cannot parse, a record the reader would refuse) gives `None`: the caller reads the
 //! file whole, and words any error. So does a file that changed between the passes other
 //! than by appending (a fetched record whose `uuid` is not the one the first pass indexed
-//! there, by a 32-bit check of it, or a file shorter than the first pass read): an agent's appends leave every
-//! indexed record where it was, and a file replaced by a rename is still read through the
-//! open handle.
+//! there, by a 32-bit check of it, or a file shorter than the first pass read): an agent's
+//! appends leave every indexed record where it was, and a file replaced by a rename is
+//! still read through the open handle.
 
 use std::fs::File;
 use std::path::Path;
