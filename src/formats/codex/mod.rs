@@ -259,6 +259,18 @@ mod tests {
         let extra: Value = serde_json::from_str(s.request_extra.as_deref().unwrap()).unwrap();
         assert_eq!(extra[0]["name"], "lookup");
         assert_eq!(extra.as_array().unwrap().len(), 1);
+        // The session's own `session_meta` counts even when it records no instructions.
+        let bare = json!({"id": "a", "dynamic_tools": tools});
+        let parent = json!({"id": "b", "base_instructions": {"text": "parent"},
+            "dynamic_tools": [{"name": "other", "description": "x", "inputSchema": {}}]});
+        let lines = [
+            line("session_meta", bare),
+            line("session_meta", parent),
+            line("response_item", user("hi")),
+        ];
+        let s = read(&(lines.join("\n") + "\n")).unwrap();
+        let extra: Value = serde_json::from_str(s.request_extra.as_deref().unwrap()).unwrap();
+        assert_eq!(extra[0]["name"], "lookup");
         // Without them, nothing is added.
         let plain = [
             line("session_meta", json!({"id": "a"})),

@@ -106,6 +106,8 @@ pub struct Rollout {
     /// The tools the first `session_meta` records that Codex sends besides its own
     /// ([`tools::sent`]), as JSON text.
     pub tools: Option<String>,
+    /// Whether a `session_meta` was read (the first one's tools are the session's).
+    pub(super) meta_seen: bool,
     /// Whether the items read from their own lines were parsed without their values
     /// ([`Rollout::parse_lean`]).
     pub(super) lean: bool,
@@ -194,7 +196,16 @@ impl Rollout {
 
     fn record(&mut self, line: usize, ty: &str, payload: &Value) {
         match ty {
-            "session_meta" if self.system.is_none() => {
+            "session_meta" => {
+                // Codex sends the tools of the session's own (first) `session_meta`; a
+                // forked rollout's later ones are its parent's.
+                if !self.meta_seen {
+                    self.meta_seen = true;
+                    self.tools = tools::sent(payload);
+                }
+                if self.system.is_some() {
+                    return;
+                }
                 self.limits.agent_version = payload
                     .get("cli_version")
                     .and_then(Value::as_str)
@@ -211,7 +222,6 @@ impl Rollout {
                 if let Some(text) = text {
                     self.system = Some((line, text.to_string()));
                 }
-                self.tools = tools::sent(payload);
             }
             "response_item" if is_model_item(payload) => {
                 self.response_item(payload);

@@ -136,6 +136,8 @@ pub struct Plan {
     limits: AgentLimits,
     /// The tools the rollout records that Codex sends, as JSON text.
     tools: Option<String>,
+    /// Whether a `session_meta` was read (the first one's tools are the session's).
+    meta_seen: bool,
     warnings: Vec<String>,
     /// The tail's reasoning items waiting for their response's usage report: their line,
     /// the size and hash of their encrypted content.
@@ -163,15 +165,20 @@ impl Plan {
                 base_read,
                 text,
                 tools,
-            } if self.system.is_none() => {
-                self.limits.agent_version = version.as_deref().and_then(parse_agent_version);
-                self.limits.instructions_read = base_read;
-                if let Some(text) = text {
-                    self.system = Some((line, text));
+            } => {
+                // Codex sends the tools of the session's own (first) `session_meta`; a
+                // forked rollout's later ones are its parent's.
+                if !self.meta_seen {
+                    self.meta_seen = true;
+                    self.tools = tools;
                 }
-                self.tools = tools;
+                if self.system.is_none() {
+                    self.limits.agent_version = version.as_deref().and_then(parse_agent_version);
+                    self.limits.instructions_read = base_read;
+                    self.system = text.map(|text| (line, text));
+                }
             }
-            Rec::Meta { .. } | Rec::Other => {}
+            Rec::Other => {}
             Rec::Item(f) => self.item(at, Place::Payload, &f),
             Rec::Compacted(history) => self.compacted(at, history),
             Rec::TurnContext(model) => {
@@ -514,6 +521,13 @@ mod tests {
             .unwrap();
         let tools: Value = serde_json::from_str(planned.tools.as_deref().unwrap()).unwrap();
         assert_eq!(tools[0]["name"], "first");
+        // A first `session_meta` without instructions still names the session's tools.
+        let mut bare = meta("first");
+        bare["payload"]["base_instructions"]["text"] = json!("");
+        let planned = plan(&[bare, meta("parent"), said("user")]).finish().unwrap();
+        let tools: Value = serde_json::from_str(planned.tools.as_deref().unwrap()).unwrap();
+        assert_eq!(tools[0]["name"], "first");
+        assert_eq!(planned.system.as_ref().map(|s| s.1.as_str()), Some("b"));
         assert_eq!(plan(&[said("user")]).finish().unwrap().tools, None);
     }
 }
