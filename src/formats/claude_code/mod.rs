@@ -37,7 +37,7 @@ use crate::formats::message::{self, Notes};
 use crate::formats::{lines_doc, Codec};
 use crate::session::{parse_agent_version, Item, Keep, RestorePlan, WriteError};
 use crate::session::{
-    AgentLimits, CompactMeta, Document, Format, LinesDoc, Message, Origin, Part, ReadError,
+    AgentLimits, CompactMeta, Document, Format, LinesDoc, Message, Origin, ReadError,
     ReportedUsage, Role, Session,
 };
 pub use reattach::Reattach;
@@ -46,15 +46,13 @@ pub use thread::{Rec, Transcript, SYNTHETIC_MODEL};
 /// The messages of a transcript's live thread, and per message the records it came from.
 ///
 /// Each record is parsed again from `doc` (the document `t` was parsed from) as its turn
-/// comes, its text going into its message, unless `text` is false (a writer wants only
-/// which records make each message: their text is read, checked and dropped).
+/// comes, its text going into its message. A writer that wants only which records make
+/// each message reads [`plan::message_records`] instead.
 pub fn messages(
     t: &Transcript,
     doc: &LinesDoc,
     notes: &mut Notes,
-    text: bool,
 ) -> Result<Vec<(Message, Vec<usize>)>, ReadError> {
-    let keep = |parts: Vec<Part>| if text { parts } else { Vec::new() };
     let mut out: Vec<(Message, Vec<usize>)> = Vec::new();
     let mut group: HashMap<&str, usize> = HashMap::new();
     for &i in &t.order {
@@ -63,7 +61,7 @@ pub fn messages(
         }
         let r = &t.whole(doc, i)?;
         if r.ty() == "attachment" {
-            let mut m = Message::new(Role::System, keep(attach::parts(r)), Origin::Record(r.line));
+            let mut m = Message::new(Role::System, attach::parts(r), Origin::Record(r.line));
             m.id = r.uuid.clone();
             out.push((m, vec![i]));
             continue;
@@ -75,11 +73,11 @@ pub fn messages(
         let Some(msg) = r.v.get("message").filter(|m| m.is_object()) else {
             return Err(ReadError::shape(place, "a \"message\" object"));
         };
-        let parts = keep(message::content_parts(
+        let parts = message::content_parts(
             msg.get("content"),
             &format!("{place}.message.content"),
             notes,
-        )?);
+        )?;
         let head = &t.recs[i];
         if let Some(&m) = head.message_id().and_then(|id| group.get(id)) {
             let (existing, recs) = &mut out[m];
@@ -127,7 +125,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     let t = Transcript::parse(&doc)?;
     doc.truncated_tail = t.truncated_tail;
     let mut notes = Notes::default();
-    let msgs = messages(&t, &doc, &mut notes, true)?;
+    let msgs = messages(&t, &doc, &mut notes)?;
     let named = |i: &usize| t.recs[*i].named_model;
     let model = (0..t.recs.len())
         .rev()
@@ -202,7 +200,7 @@ pub fn before_compaction(
         return None;
     }
     let mut notes = Notes::default();
-    let msgs = messages(&t, doc, &mut notes, true).ok()?;
+    let msgs = messages(&t, doc, &mut notes).ok()?;
     let u = usage(&t, &msgs)?;
     let held = u.request_end?.min(msgs.len());
     let msgs = msgs.into_iter().take(held).map(|(m, _)| m).collect();

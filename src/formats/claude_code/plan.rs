@@ -157,7 +157,8 @@ pub fn fates(
 /// one message; API errors and non-message records make none), read from the records'
 /// heads and, per record, only its `isApiErrorMessage` and whether it has a `message`
 /// object ([`Probe`]): no message parts are made, so a rewrite of a large transcript
-/// neither holds nor builds them.
+/// neither holds nor builds them. It trusts `doc` to have been read whole before: the
+/// content of each message, which [`super::read`] checked, is not checked again.
 pub fn message_records(t: &Transcript, doc: &LinesDoc) -> Result<Vec<Vec<usize>>, ReadError> {
     let mut out: Vec<Vec<usize>> = Vec::new();
     let mut group: HashMap<&str, usize> = HashMap::new();
@@ -289,7 +290,7 @@ mod tests {
         let doc = LinesDoc::new(text);
         let t = Transcript::parse(&doc).unwrap();
         let recs = message_records(&t, &doc).unwrap();
-        let msgs = super::super::messages(&t, &doc, &mut Notes::default(), false).unwrap();
+        let msgs = super::super::messages(&t, &doc, &mut Notes::default()).unwrap();
         assert_eq!(recs, vec![vec![0], vec![1, 2], vec![3], vec![4], vec![7]]);
         assert_eq!(recs, msgs.into_iter().map(|(_, r)| r).collect::<Vec<_>>());
     }
@@ -304,7 +305,7 @@ mod tests {
         let doc = LinesDoc::new(text);
         let t = Transcript::parse(&doc).unwrap();
         let ours = message_records(&t, &doc).unwrap_err().to_string();
-        let read = super::super::messages(&t, &doc, &mut Notes::default(), false)
+        let read = super::super::messages(&t, &doc, &mut Notes::default())
             .unwrap_err()
             .to_string();
         assert_eq!(ours, read);

@@ -524,7 +524,9 @@ mod tests {
         // A first `session_meta` without instructions still names the session's tools.
         let mut bare = meta("first");
         bare["payload"]["base_instructions"]["text"] = json!("");
-        let planned = plan(&[bare, meta("parent"), said("user")]).finish().unwrap();
+        let planned = plan(&[bare, meta("parent"), said("user")])
+            .finish()
+            .unwrap();
         let tools: Value = serde_json::from_str(planned.tools.as_deref().unwrap()).unwrap();
         assert_eq!(tools[0]["name"], "first");
         assert_eq!(planned.system.as_ref().map(|s| s.1.as_str()), Some("b"));
