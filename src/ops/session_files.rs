@@ -52,25 +52,32 @@ impl Entry {
 }
 
 /// The session files below `dir` (and the SQLite databases among its files, if
-/// `databases`), sorted by path.
-pub fn walk_dir(dir: &Path, databases: bool) -> anyhow::Result<Vec<Entry>> {
+/// `databases`), sorted by path, without going into the directories of `pruned`
+/// (canonical paths: ctxctl's own cache and archives, which a walk of a home passes).
+pub fn walk_dir(dir: &Path, databases: bool, pruned: &[PathBuf]) -> anyhow::Result<Vec<Entry>> {
     let mut found = Vec::new();
     let real = std::fs::canonicalize(dir).ok();
     let at = Seen::clock();
-    let walk = Walk { databases, at };
+    let walk = Walk {
+        databases,
+        at,
+        pruned,
+    };
     walk.dir(dir, real.as_deref(), &mut found)
         .with_context(|| format!("{}", dir.display()))?;
     found.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(found)
 }
 
-/// One walk: whether it takes databases, and a time taken before any file was stat'ed.
-struct Walk {
+/// One walk: whether it takes databases, a time taken before any file was stat'ed, and
+/// the directories it does not go into.
+struct Walk<'p> {
     databases: bool,
     at: Option<i128>,
+    pruned: &'p [PathBuf],
 }
 
-impl Walk {
+impl Walk<'_> {
     /// The files below `dir`, whose canonical path is `real`.
     fn dir(&self, dir: &Path, real: Option<&Path>, out: &mut Vec<Entry>) -> std::io::Result<()> {
         for entry in std::fs::read_dir(dir)? {
@@ -80,6 +87,9 @@ impl Walk {
             // Neither a symlink nor `..`: the name joined to a canonical directory is canonical.
             let real = real.map(|r| r.join(entry.file_name()));
             if ty.is_dir() {
+                if self.is_pruned(&path, real.as_deref()) {
+                    continue;
+                }
                 self.dir(&path, real.as_deref(), out)?;
             } else if ty.is_file()
                 && (is_session_file(&path) || self.databases && is_db_file(&path))
@@ -95,6 +105,17 @@ impl Walk {
             }
         }
         Ok(())
+    }
+
+    /// Whether the directory `dir` (canonical path `real`, when known) is one not gone into.
+    fn is_pruned(&self, dir: &Path, real: Option<&Path>) -> bool {
+        if self.pruned.is_empty() {
+            return false;
+        }
+        match real {
+            Some(real) => self.pruned.iter().any(|p| p == real),
+            None => std::fs::canonicalize(dir).is_ok_and(|r| self.pruned.contains(&r)),
+        }
     }
 }
 
@@ -123,4 +144,28 @@ pub(crate) fn is_session_file(path: &Path) -> bool {
 
 pub(crate) fn is_db_file(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "db") && crate::ops::load::is_database(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_walk_does_not_go_into_the_pruned_directories() {
+        let home = tempfile::tempdir().unwrap();
+        let (kept, own) = (home.path().join("a/b"), home.path().join("cache/ctxctl"));
+        for d in [&kept, &own.join("digests")] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(kept.join("s.jsonl"), "{}\n").unwrap();
+        std::fs::write(own.join("digests/d.json"), "{}").unwrap();
+        let names = |pruned: &[PathBuf]| -> Vec<String> {
+            let found = walk_dir(home.path(), false, pruned).unwrap();
+            let names = found.iter().map(|e| e.path.strip_prefix(home.path()));
+            names.map(|p| p.unwrap().display().to_string()).collect()
+        };
+        assert_eq!(names(&[]), ["a/b/s.jsonl", "cache/ctxctl/digests/d.json"]);
+        let own = std::fs::canonicalize(&own).unwrap();
+        assert_eq!(names(&[own]), ["a/b/s.jsonl"]);
+    }
 }

@@ -187,7 +187,7 @@ pub fn discover_with(
 fn walk_roots(roots: &[PathBuf]) -> Vec<anyhow::Result<Vec<Entry>>> {
     let one = |root: &PathBuf| -> anyhow::Result<Vec<Entry>> {
         if root.is_dir() {
-            return walk_dir(root, true);
+            return walk_dir(root, true, &[]);
         }
         let mut entry = Entry::of(root).map_err(|e| anyhow::anyhow!("{}: {e}", root.display()))?;
         entry.canonical = std::fs::canonicalize(root).ok();

@@ -100,10 +100,16 @@ pub fn collect(
                 .warn(&format!("{}: no such directory; skipped", dir.display()));
             continue;
         }
-        for entry in walk_dir(dir, true)? {
+        if is_own(&own, dir) {
+            ctx.printer.debug(&format!(
+                "{}: skipped (ctxctl's own cache or archive)",
+                dir.display()
+            ));
+            continue;
+        }
+        for entry in walk_dir(dir, true, &own)? {
             let skip = match classify_path(&entry.path) {
                 _ if entry.len == 0 => Some("empty file".to_string()),
-                _ if is_own(&own, &entry) => Some("ctxctl's own cache or archive".to_string()),
                 // Every agent database below it (goose's sessions.db, OpenCode's
                 // opencode.db), as `ctxctl sessions` finds them.
                 _ if ctx.settings.session.is_none()
@@ -178,19 +184,12 @@ fn own_dirs(ctx: &Context) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Whether `entry` is below one of `own` (canonical directories, see [`own_dirs`]).
-fn is_own(own: &[PathBuf], entry: &Entry) -> bool {
-    if own.is_empty() {
-        return false;
-    }
-    let path = match &entry.canonical {
-        Some(real) => real.clone(),
-        None => match std::fs::canonicalize(&entry.path) {
-            Ok(real) => real,
-            Err(_) => return false,
-        },
-    };
-    own.iter().any(|d| path.starts_with(d))
+/// Whether the directory `dir` is one of `own` or below one (canonical directories, see
+/// [`own_dirs`]): a walk below it is not made. The walks of other directories do not go
+/// into `own` ([`walk_dir`]'s pruning).
+fn is_own(own: &[PathBuf], dir: &Path) -> bool {
+    !own.is_empty()
+        && std::fs::canonicalize(dir).is_ok_and(|real| own.iter().any(|d| real.starts_with(d)))
 }
 
 /// An agent's database named as FILE without `--session` reads like a directory of its
