@@ -198,9 +198,9 @@ fn print_human(ctx: &Context, l: &Counted, f: &CountFile, args: &CountArgs) -> a
     ))?;
     if let Some(r) = &f.reported {
         p.line(&format!(
-            "{:>12}  reported by the provider (input), ctxctl differs by {:+}",
+            "{:>12}  reported by the provider (input); {}",
             thousands(r.input_tokens),
-            r.difference
+            crate::render::table::same_messages(r.input_tokens, r.difference)
         ))?;
     }
     if f.next_request_tokens != f.tokens {

@@ -211,10 +211,10 @@ fn print_human(ctx: &Context, s: &StatsFile) -> anyhow::Result<()> {
     ))?;
     if let Some(r) = &s.reported {
         p.line(&format!(
-            "  reported by the provider: {} input, {} output (ctxctl differs by {:+})",
+            "  reported by the provider: {} input, {} output; {}",
             thousands(r.input_tokens),
             thousands(r.output_tokens),
-            r.difference
+            crate::render::table::same_messages(r.input_tokens, r.difference)
         ))?;
     }
     p.line("")?;

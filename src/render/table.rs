@@ -226,9 +226,38 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// `-12345` → `-12,345`, `7` → `+7`: a difference, always signed.
+pub fn signed_thousands(n: i64) -> String {
+    let sign = if n < 0 { '-' } else { '+' };
+    format!("{sign}{}", thousands(n.unsigned_abs()))
+}
+
+/// The provider's reported input beside ctxctl's count of the messages it covered, as the
+/// human reports say it: `the same messages count 1,567 here (-16,089)`. The difference is
+/// mostly what the agent sends besides its messages (system prompt, tools), not an error.
+pub fn same_messages(input: u64, difference: i64) -> String {
+    let ours = (input as i64).saturating_add(difference).max(0) as u64;
+    format!(
+        "the same messages count {} here ({})",
+        thousands(ours),
+        signed_thousands(difference)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn differences_are_signed_and_grouped() {
+        assert_eq!(signed_thousands(-16_089), "-16,089");
+        assert_eq!(signed_thousands(0), "+0");
+        assert_eq!(signed_thousands(1_234_567), "+1,234,567");
+        assert_eq!(
+            same_messages(17_656, -16_089),
+            "the same messages count 1,567 here (-16,089)"
+        );
+    }
 
     #[test]
     fn aligns() {
