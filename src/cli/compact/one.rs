@@ -281,6 +281,7 @@ fn after(
 /// [`after`] of what a compaction wrote: the whole file, or what it appended to the
 /// session's document, counted with it (`None` without the document).
 fn after_written(
+    ctx: &Context,
     loaded: &Loaded,
     part: &compact::Partition,
     items: &[crate::session::Item],
@@ -293,13 +294,7 @@ fn after_written(
         Written::Appended(_) if loaded.plan_is_exact(items) => {
             Some(compacted(loaded, part, summary, header))
         }
-        Written::Appended(suffix) => {
-            let text = loaded.session.doc.text()?;
-            let mut whole = Vec::with_capacity(text.len() + suffix.len());
-            whole.extend_from_slice(text.as_bytes());
-            whole.extend_from_slice(suffix);
-            loaded.recount_owned(whole)
-        }
+        Written::Appended(suffix) => rewrite::recount::appended(ctx, loaded, suffix),
     }
 }
 
@@ -612,12 +607,12 @@ impl<'a> Job<'a> {
             let planned = match known {
                 Some(n) => {
                     debug_assert_eq!(
-                        after_written(loaded, part, &items, &summary, &header, written),
+                        after_written(ctx, loaded, part, &items, &summary, &header, written),
                         Some(n)
                     );
                     Some(n)
                 }
-                None => after_written(loaded, part, &items, &summary, &header, written),
+                None => after_written(ctx, loaded, part, &items, &summary, &header, written),
             };
             if let Some(after) = planned.filter(|&n| n >= loaded.total) {
                 let reason = report::not_smaller(loaded.total, after, self.summarized.len());
