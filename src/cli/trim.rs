@@ -349,13 +349,17 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
     // the output and the output's messages are never held at once.
     if changed && !exact {
         phases.at("counting what was written");
-        loaded.release_document();
-        let recounted = match (whole, reread, &dest) {
-            (false, Some(p), _) => crate::ops::rewrite::recount::streamed(ctx, &loaded, p),
-            // Appended to: read back once the document is gone, as the bytes would have
-            // been counted (the whole file, its warnings not given again).
-            (_, _, Destination::InPlace(p)) if suffix.is_some() => loaded.recount_file(p),
-            _ => loaded.recount_owned(bytes),
+        let recounted = match (whole, reread, &suffix) {
+            // Appended: the document and what was appended to it, never put together.
+            (_, _, Some(suffix)) => rewrite::recount::appended(ctx, &loaded, suffix),
+            (false, Some(p), None) => {
+                loaded.release_document();
+                rewrite::recount::streamed(ctx, &loaded, p)
+            }
+            _ => {
+                loaded.release_document();
+                loaded.recount_owned(bytes)
+            }
         };
         if let Some(n) = recounted {
             report.trimmed_tokens = n;
