@@ -113,6 +113,34 @@ impl Undo {
         }
     }
 
+    /// The script that rebuilds `original` from what a rewrite that only appended `suffix`
+    /// to it wrote (`original` then `suffix`, a line format's writer putting the first
+    /// appended record on a line of its own): the original's complete lines copied, the
+    /// unterminated rest, if any, kept as text. What [`Undo::new`] gives for those bytes,
+    /// made without them being put together or the lines of either being compared, and
+    /// applied to a file that begins with the original: taking it back to its length.
+    pub fn appended(original: &str, suffix: &[u8]) -> Undo {
+        let complete = original.rfind('\n').map_or(0, |i| i + 1);
+        let lines = memchr::memchr_iter(b'\n', &original.as_bytes()[..complete]).count();
+        let mut steps = Vec::new();
+        if lines > 0 {
+            steps.push(Step::Copy { from: 0, n: lines });
+        }
+        if complete < original.len() {
+            steps.push(Step::Text(original[complete..].to_string()));
+        }
+        let mut written = xxhash_rust::xxh3::Xxh3::new();
+        written.update(original.as_bytes());
+        written.update(suffix);
+        Undo {
+            written_len: original.len() + suffix.len(),
+            written_hash: format!("{:032x}", written.digest128()),
+            original_len: original.len(),
+            original_hash: hash(original.as_bytes()),
+            steps,
+        }
+    }
+
     /// The original, rebuilt from `now`, which must be exactly what the rewrite wrote.
     pub fn apply(&self, now: &[u8]) -> Result<Vec<u8>, UndoError> {
         self.check(now)?;
@@ -270,7 +298,71 @@ mod tests {
         assert_eq!(past_the_end.check(b"x\n"), Err(UndoError::Damaged));
     }
 
+    #[test]
+    fn an_append_only_rewrite_is_undone_by_taking_the_file_back_to_its_length() {
+        let original = "a\nb\nc\n";
+        let suffix = b"{\"compacted\":1}\n{\"event\":2}\n";
+        let undo = Undo::appended(original, suffix);
+        assert_eq!(undo.steps, [Step::Copy { from: 0, n: 3 }]);
+        let written = [original.as_bytes(), suffix].concat();
+        assert_eq!(undo, Undo::new(original, &written));
+        assert_eq!(undo.check(&written), Ok(()));
+        assert_eq!(undo.apply(&written).unwrap(), original.as_bytes());
+        let mut streamed = Vec::new();
+        undo.write_to(&written, &mut streamed).unwrap();
+        assert_eq!(streamed, original.as_bytes());
+        // A file changed since (an agent appended, a line edited) is refused; the original
+        // itself is already restored.
+        let appended_since = [&written[..], b"{\"more\":3}\n"].concat();
+        assert!(matches!(
+            undo.apply(&appended_since),
+            Err(UndoError::Changed { .. })
+        ));
+        let mut edited = written.clone();
+        edited[0] = b'x';
+        assert!(matches!(
+            undo.check(&edited),
+            Err(UndoError::Changed { .. })
+        ));
+        assert_eq!(
+            undo.apply(original.as_bytes()),
+            Err(UndoError::AlreadyRestored)
+        );
+    }
+
+    #[test]
+    fn an_unterminated_last_line_is_kept_as_text() {
+        let original = "\u{feff}a\r\nb";
+        let suffix = b"\r\nz\r\n";
+        let undo = Undo::appended(original, suffix);
+        assert_eq!(
+            undo.steps,
+            [Step::Copy { from: 0, n: 1 }, Step::Text("b".into())]
+        );
+        let written = [original.as_bytes(), suffix].concat();
+        assert_eq!(undo.apply(&written).unwrap(), original.as_bytes());
+        let undo = Undo::appended("", b"z\n");
+        assert!(undo.steps.is_empty());
+        assert_eq!(undo.apply(b"z\n").unwrap(), b"");
+    }
+
     proptest! {
+        /// An append-only rewrite's script is the one made from the whole bytes.
+        #[test]
+        fn an_append_only_script_is_the_whole_one(
+            original in proptest::collection::vec("[ab{},]{0,3}\n?", 0..40),
+            suffix in proptest::collection::vec("[ab{},]{0,3}\n", 1..5),
+        ) {
+            let original = original.concat();
+            // As a line writer appends: the first record on a line of its own.
+            let lead = if original.is_empty() || original.ends_with('\n') { "" } else { "\n" };
+            let suffix = format!("{lead}{}", suffix.concat());
+            let written = format!("{original}{suffix}");
+            let undo = Undo::appended(&original, suffix.as_bytes());
+            prop_assert_eq!(&undo, &Undo::new(&original, written.as_bytes()));
+            prop_assert_eq!(undo.apply(written.as_bytes()).unwrap(), original.as_bytes());
+        }
+
         /// Whatever the two texts, the script rebuilds the original from the written one.
         #[test]
         fn the_script_always_rebuilds_the_original(

@@ -10,9 +10,9 @@ use crate::cli::args::OutputArgs;
 use crate::compact::CompactInfo;
 use crate::context::Context;
 use crate::exit::ExitStatus;
-use crate::formats;
+use crate::formats::{self, Written};
 use crate::ops::load::{self, Loaded, PlanReads};
-use crate::ops::rewrite::{self, originals::Made, Originals, Paths, Transaction};
+use crate::ops::rewrite::{self, originals::Made, Originals, Paths, Transaction, UndoFrom};
 use crate::ops::write::{self, Destination};
 use crate::ops::{retry, testhook};
 use crate::render::table::{table, thousands};
@@ -268,9 +268,18 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
     let exact = loaded.plan_is_exact(&plan.items);
     let reread = written_file(&dest);
     let whole = dest.replaces_input() || (!exact && reread.is_none());
-    let bytes = match whole {
-        true => formats::write(&loaded.session, &plan.items).with_context(|| loaded.display())?,
-        false => Vec::new(),
+    // A rewrite that only appends to the input (a Codex rollout's) makes only what it
+    // appends: the file is never copied, its archive's undo script made from the two.
+    let written = match () {
+        _ if changed && rewrite::appends_in_place(&dest, &loaded) => {
+            formats::write_in_place(&loaded.session, &plan.items)
+        }
+        _ if whole => formats::write(&loaded.session, &plan.items).map(Written::Whole),
+        _ => Ok(Written::Whole(Vec::new())),
+    };
+    let (bytes, suffix) = match written.with_context(|| loaded.display())? {
+        Written::Whole(bytes) => (bytes, None),
+        Written::Appended(suffix) => (Vec::new(), Some(suffix)),
     };
     // To another destination than the input: the bytes made, or made as they are written.
     let write_out = |dest: &Destination| match whole {
@@ -309,7 +318,10 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
                 plan.edited
             ),
             tokens: plan.tokens,
-            undo_from: Some(&bytes),
+            undo_from: Some(match &suffix {
+                Some(suffix) => UndoFrom::Appended(suffix),
+                None => UndoFrom::Whole(&bytes),
+            }),
         };
         let end = originals.end(&loaded, made);
         let stored = tx.file(&loaded, &dest, &originals, &end).with_context(|| {
@@ -318,7 +330,10 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
                 loaded.display()
             )
         })?;
-        tx.commit(&dest, &loaded, &bytes, Some(&stored), None)?;
+        match &suffix {
+            Some(suffix) => tx.commit_appended(&dest, &loaded, suffix, Some(&stored))?,
+            None => tx.commit(&dest, &loaded, &bytes, Some(&stored), None)?,
+        }
         report.archive = Some(stored.path.display().to_string());
         report.archive_id = Some(format!("{}/{}", tx.name(), stored.seq));
     } else if let Destination::Store { name, .. } = &dest {
@@ -334,10 +349,17 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
     // the output and the output's messages are never held at once.
     if changed && !exact {
         phases.at("counting what was written");
-        loaded.release_document();
-        let recounted = match (whole, reread) {
-            (false, Some(p)) => crate::ops::rewrite::recount::streamed(ctx, &loaded, p),
-            _ => loaded.recount_owned(bytes),
+        let recounted = match (whole, reread, &suffix) {
+            // Appended: the document and what was appended to it, never put together.
+            (_, _, Some(suffix)) => rewrite::recount::appended(ctx, &loaded, suffix),
+            (false, Some(p), None) => {
+                loaded.release_document();
+                rewrite::recount::streamed(ctx, &loaded, p)
+            }
+            _ => {
+                loaded.release_document();
+                loaded.recount_owned(bytes)
+            }
         };
         if let Some(n) = recounted {
             report.trimmed_tokens = n;

@@ -25,6 +25,15 @@ pub enum Rendered<'a> {
 }
 
 impl Rendered<'_> {
+    /// What is added at the end of the document when the rewrite only appends records to
+    /// it (the output is the document byte for byte, then these bytes); `None` otherwise.
+    pub fn appended(&self) -> Option<Vec<u8>> {
+        match self {
+            Rendered::Plan(p) => p.appended(),
+            Rendered::Same(_) | Rendered::Bytes(_) => None,
+        }
+    }
+
     /// The bytes, whole.
     pub fn into_bytes(self) -> Vec<u8> {
         match self {
@@ -77,6 +86,34 @@ impl<'a> LinePlan<'a> {
     pub fn append(&mut self, record: String) {
         let at = self.doc.truncated_tail.unwrap_or(self.doc.lines.len());
         self.inserts.push((at, record));
+    }
+
+    /// The bytes [`LinePlan::render`] writes after the document when the plan keeps every
+    /// line and only appends records (none before a truncated tail): a rewrite that can
+    /// then be applied by appending them, without the document being copied. `None` for
+    /// any other plan, or one that adds nothing.
+    pub fn appended(&self) -> Option<Vec<u8>> {
+        let end = self.doc.lines.len();
+        let only_appends = self.doc.truncated_tail.is_none()
+            && !self.inserts.is_empty()
+            && self.inserts.iter().all(|(at, _)| *at == end)
+            && self.actions.iter().all(|a| *a == LineOut::Keep);
+        if !only_appends {
+            return None;
+        }
+        // As `render_to` writes them: the first on a line of its own.
+        let eol = self.doc.eol();
+        let mut out = Vec::new();
+        let mut last = self.doc.text.as_bytes().last().copied();
+        for (_, text) in &self.inserts {
+            if last.is_some_and(|b| b != b'\n') {
+                out.extend_from_slice(eol.as_bytes());
+            }
+            out.extend_from_slice(text.as_bytes());
+            out.extend_from_slice(eol.as_bytes());
+            last = Some(b'\n');
+        }
+        Some(out)
     }
 
     /// The rewritten document.
@@ -180,5 +217,41 @@ mod tests {
         let mut plan = LinePlan::new(&doc);
         plan.append("z".into());
         assert_eq!(plan.render(), b"a\nz\n");
+    }
+
+    #[test]
+    fn a_plan_that_only_appends_gives_what_it_adds() {
+        for text in ["a\nb\n", "a\r\nb", "a", "", "\u{feff}a\n\n"] {
+            let doc = LinesDoc::new(text.to_string());
+            let mut plan = LinePlan::new(&doc);
+            plan.append("y".into());
+            plan.append("z".into());
+            let suffix = plan.appended().unwrap();
+            let whole = plan.render();
+            assert_eq!(whole[..text.len()], *text.as_bytes(), "{text:?}");
+            assert_eq!(whole[text.len()..], suffix, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_plan_that_changes_a_line_does_not_only_append() {
+        let doc = LinesDoc::new("a\nb\n".to_string());
+        let mut plan = LinePlan::new(&doc);
+        assert_eq!(plan.appended(), None, "nothing added");
+        plan.append("z".into());
+        plan.set(0, LineOut::Drop);
+        assert_eq!(plan.appended(), None);
+        let mut plan = LinePlan::new(&doc);
+        plan.insert_before(1, "x".into());
+        assert_eq!(plan.appended(), None);
+        let mut doc = LinesDoc::new("a\n{\"b\":".to_string());
+        doc.truncated_tail = Some(1);
+        let mut plan = LinePlan::new(&doc);
+        plan.append("z".into());
+        assert_eq!(
+            plan.appended(),
+            None,
+            "appends go before the truncated tail"
+        );
     }
 }

@@ -115,6 +115,13 @@ pub trait Codec: Sync {
     /// Renders `session` rewritten by `items` in this format.
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError>;
 
+    /// [`Codec::write`] for a rewrite that replaces the session's file: only what is added
+    /// at its end ([`Written::Appended`]) when the format knows the rewrite only appends
+    /// (the file is then never copied), else the whole output.
+    fn write_in_place(&self, session: &Session, items: &[Item]) -> Result<Written, WriteError> {
+        self.write(session, items).map(Written::Whole)
+    }
+
     /// [`Codec::write`] into `out`, piece by piece where the format can (a large output is
     /// then never held whole).
     fn write_to(
@@ -398,6 +405,33 @@ pub fn write(session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
         return codec.restore(session, &plan);
     }
     codec.write(session, items)
+}
+
+/// What a rewrite that replaces a session's file writes ([`write_in_place`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// The whole new file.
+    Whole(Vec<u8>),
+    /// The bytes added after the session's document, which the new file is byte for byte
+    /// followed by them.
+    Appended(Vec<u8>),
+}
+
+/// [`write()`] for a rewrite that replaces the session's file (see
+/// [`Codec::write_in_place`]).
+pub fn write_in_place(session: &Session, items: &[Item]) -> Result<Written, WriteError> {
+    let raw = items.iter().any(|i| matches!(i, Item::InsertRecord(_)));
+    if raw && session.format.codec().restores_summaries() {
+        return write(session, items).map(Written::Whole);
+    }
+    if let Some(bad) = items
+        .iter()
+        .filter_map(Item::index)
+        .find(|&i| i >= session.messages.len())
+    {
+        return Err(WriteError::NoSuchMessage(bad));
+    }
+    session.format.codec().write_in_place(session, items)
 }
 
 /// [`write()`] into `out` (see [`Codec::write_to`]).

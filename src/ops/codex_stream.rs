@@ -45,6 +45,146 @@ pub fn tally(
     file: &File,
     reader: LineReader<Reading<File>>,
 ) -> Option<Counted> {
+    let src = FileBytes { file, bar };
+    let read = count(ctx, &src, reader, wants, bar)?;
+    // Cut short between the passes: what the first pass saw is gone.
+    let now = file.metadata().ok()?.len();
+    if now < read.fingerprint.len as u64 {
+        return None;
+    }
+    // As a whole read gives them: the file's warnings, then the model's.
+    let model = resolved(
+        ctx,
+        path,
+        &read.warnings,
+        read.model.as_deref(),
+        (read.fingerprint.len, Format::Codex, read.tally.len()),
+    );
+    // The tools the rollout records, counted as the whole read counts them.
+    let extra_tokens = read.tools.map_or(0, |t| {
+        let n = ctx.count_parts(&read.counting.counter, &[&Part::Text(t)]);
+        scale(n.first().copied().unwrap_or(0), model.factor)
+    });
+    let keeps = read.counting.counter.keeps_counts();
+    Some(Counted {
+        session_model: read.model,
+        usage: read.usage,
+        agent_limits: read.limits,
+        extra_tokens,
+        warnings: read.warnings,
+        ..Counted::streamed(
+            path,
+            read.fingerprint,
+            Format::Codex,
+            model,
+            keeps,
+            read.tally,
+        )
+    })
+}
+
+/// The messages' total of the rollout `text` followed by `suffix` (what a rewrite that
+/// only appends makes of it), counted as [`tally`] counts a file, without the two being
+/// put together, and saying nothing (the rollout's warnings were given when it was read).
+/// `None` when it is to be read whole instead, or is counted with another tokenizer or
+/// scale than `model`'s.
+pub fn total_appended(
+    ctx: &Context,
+    text: &[u8],
+    suffix: &[u8],
+    model: &crate::context::ResolvedModel,
+) -> Option<usize> {
+    let bar = indicatif::ProgressBar::hidden();
+    let src = Joined(text, suffix);
+    let mut reader = LineReader::new(src.from(0)?);
+    reader.head().ok()?;
+    let read = count(ctx, &src, reader, Wants::default(), &bar)?;
+    let guess = &read.counting.guess;
+    (guess.encoding == model.encoding && guess.factor == model.factor)
+        .then(|| crate::tokens::Counter::total(&read.tally.counts))
+}
+
+/// A rollout read by [`count`]: its messages' tally and what the whole reader says of it.
+struct Read {
+    tally: crate::ops::figures::Tally,
+    fingerprint: Fingerprint,
+    counting: Counting,
+    warnings: Vec<String>,
+    model: Option<String>,
+    usage: Option<crate::session::ReportedUsage>,
+    limits: crate::session::AgentLimits,
+    tools: Option<String>,
+}
+
+/// Where the bytes of a rollout [`count`] reads come from.
+trait Bytes: Sync {
+    /// The texts at `places` (offset, length).
+    fn at(&self, places: &[(u64, u32)]) -> Option<Vec<Vec<u8>>>;
+    /// A reader of the bytes from offset `at` on.
+    fn from(&self, at: u64) -> Option<Box<dyn std::io::Read + Send + '_>>;
+}
+
+/// A rollout's file, read with a bar over its bytes.
+struct FileBytes<'a> {
+    file: &'a File,
+    bar: &'a indicatif::ProgressBar,
+}
+
+impl Bytes for FileBytes<'_> {
+    fn at(&self, places: &[(u64, u32)]) -> Option<Vec<Vec<u8>>> {
+        read_at(self.file, self.bar, places.iter().copied())
+    }
+
+    fn from(&self, at: u64) -> Option<Box<dyn std::io::Read + Send + '_>> {
+        let mut from = self.file.try_clone().ok()?;
+        from.seek(SeekFrom::Start(at)).ok()?;
+        Some(Box::new(Reading::new(from, self.bar.clone())))
+    }
+}
+
+/// Bytes in memory: one slice, then another.
+struct Joined<'a>(&'a [u8], &'a [u8]);
+
+impl Joined<'_> {
+    /// The two slices from offset `at` on.
+    fn split(&self, at: usize) -> (&[u8], &[u8]) {
+        let (a, b) = (self.0, self.1);
+        match at.checked_sub(a.len()) {
+            None => (&a[at..], b),
+            Some(k) => (&[][..], b.get(k..).unwrap_or_default()),
+        }
+    }
+}
+
+impl Bytes for Joined<'_> {
+    fn at(&self, places: &[(u64, u32)]) -> Option<Vec<Vec<u8>>> {
+        let mut texts = Vec::with_capacity(places.len());
+        for &(at, len) in places {
+            let (a, b) = self.split(usize::try_from(at).ok()?);
+            let len = len as usize;
+            let mut text = Vec::with_capacity(len);
+            text.extend_from_slice(&a[..len.min(a.len())]);
+            text.extend_from_slice(b.get(..len - text.len())?);
+            texts.push(text);
+        }
+        Some(texts)
+    }
+
+    fn from(&self, at: u64) -> Option<Box<dyn std::io::Read + Send + '_>> {
+        let (a, b) = self.split(usize::try_from(at).ok()?);
+        Some(Box::new(std::io::Read::chain(a, b)))
+    }
+}
+
+/// The two passes over the rollout `src` (its head read by `reader`): its messages made
+/// and counted.
+fn count<R: std::io::Read + Send>(
+    ctx: &Context,
+    src: &impl Bytes,
+    reader: LineReader<R>,
+    wants: Wants,
+    bar: &indicatif::ProgressBar,
+) -> Option<Read> {
     let (plan, fingerprint) = plan(ctx, reader)?;
     let planned = plan.finish()?;
     let counting = Counting::for_model(ctx, planned.model.as_deref());
@@ -52,16 +192,14 @@ pub fn tally(
     let mut batches = counting.batches(ctx, wants).paired_as_read(Format::Codex);
     bar.set_position(0);
     let mut fetch = |places: &[(u64, u32)]| -> Option<Vec<serde_json::Value>> {
-        parse_json(&read_at(file, bar, places.iter().copied())?, threads)
+        parse_json(&src.at(places)?, threads)
     };
     let mut emit = |m: Message| batches.push(m);
     let mut maker = Maker::new(&planned);
     maker.head(&mut fetch, &mut emit)?;
     // The tail's lines, read again from where it starts.
-    let mut from = file.try_clone().ok()?;
-    from.seek(SeekFrom::Start(planned.tail.at)).ok()?;
     bar.set_position(planned.tail.at);
-    let mut reader = LineReader::new(Reading::new(from, bar.clone()));
+    let mut reader = LineReader::new(src.from(planned.tail.at)?);
     let tail = &planned.tail;
     let mut made = true;
     // The tail's items a window at a time: their lines and texts, parsed at once.
@@ -93,39 +231,28 @@ pub fn tally(
     made &= parse(&mut window).is_some();
     let made = maker.finish().filter(|_| made)?;
     let tally = batches.finish();
-    // Cut short between the passes: what the first pass saw is gone.
-    let now = file.metadata().ok()?.len();
-    if tally.len() != planned.len || now < fingerprint.len as u64 {
+    if tally.len() != planned.len {
         return None;
     }
-    // As a whole read gives them: the file's warnings, then the model's.
     let mut warnings = planned.warnings;
     warnings.extend(made.warnings);
-    let model = resolved(
-        ctx,
-        path,
-        &warnings,
-        planned.model.as_deref(),
-        (fingerprint.len, Format::Codex, tally.len()),
-    );
-    // The tools the rollout records, counted as the whole read counts them.
-    let extra_tokens = planned.tools.map_or(0, |t| {
-        let n = ctx.count_parts(&counting.counter, &[&Part::Text(t)]);
-        scale(n.first().copied().unwrap_or(0), model.factor)
-    });
-    let keeps = counting.counter.keeps_counts();
-    Some(Counted {
-        session_model: planned.model,
-        usage: made.usage,
-        agent_limits: planned.limits,
-        extra_tokens,
+    Some(Read {
+        tally,
+        fingerprint,
+        counting,
         warnings,
-        ..Counted::streamed(path, fingerprint, Format::Codex, model, keeps, tally)
+        model: planned.model,
+        usage: made.usage,
+        limits: planned.limits,
+        tools: planned.tools,
     })
 }
 
 /// The first pass: every line's skeleton folded into the plan, and the file's fingerprint.
-fn plan(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Plan, Fingerprint)> {
+fn plan<R: std::io::Read + Send>(
+    ctx: &Context,
+    reader: LineReader<R>,
+) -> Option<(Plan, Fingerprint)> {
     let mut plan = Plan::default();
     let make = |text: &str, line: usize, at: u64| {
         let len = u32::try_from(text.len()).ok()?;
@@ -138,4 +265,31 @@ fn plan(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Plan, Finge
         plan.truncated(w);
     }
     Some((plan, fingerprint))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read as _;
+
+    use super::*;
+
+    #[test]
+    fn joined_bytes_read_across_their_seam() {
+        let src = Joined(b"abc\nde", b"f\ngh\n");
+        assert_eq!(
+            src.at(&[(0, 3), (4, 3), (8, 2), (10, 1)]).unwrap(),
+            [&b"abc"[..], b"def", b"gh", b"\n"]
+        );
+        assert_eq!(src.at(&[(9, 3)]), None, "past the end");
+        for (at, rest) in [
+            (0, "abc\ndef\ngh\n"),
+            (5, "ef\ngh\n"),
+            (6, "f\ngh\n"),
+            (11, ""),
+        ] {
+            let mut text = String::new();
+            src.from(at).unwrap().read_to_string(&mut text).unwrap();
+            assert_eq!(text, rest, "{at}");
+        }
+    }
 }

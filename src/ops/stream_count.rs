@@ -15,7 +15,6 @@ use crate::formats::stream::{Block, LineReader};
 use crate::ops::figures::{Chunk, Tally, Wants};
 use crate::ops::load::{scale, Fingerprint};
 use crate::ops::ordered::in_order;
-use crate::render::progress::Reading;
 use crate::session::{Format, Message};
 use crate::tokens::Counter;
 
@@ -186,9 +185,9 @@ pub fn lines_of<T>(
 /// and `fold`ed in file order. Gives the file's fingerprint and the whole reader's warning
 /// for a truncated last line; `None` when a line is not read as the whole reader reads it
 /// (or a line other than the last is cut short).
-pub fn first_pass<T: Send>(
+pub fn first_pass<T: Send, R: std::io::Read + Send>(
     ctx: &Context,
-    mut reader: LineReader<Reading<File>>,
+    mut reader: LineReader<R>,
     make: &(impl Fn(&str, usize, u64) -> Option<T> + Sync),
     mut fold: impl FnMut(T),
 ) -> Option<(Fingerprint, Option<String>)> {

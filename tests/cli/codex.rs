@@ -204,3 +204,87 @@ fn stats_count_failed_commands_and_codex_compactions() {
         .collect();
     assert_eq!(by, ["codex"], "{v}");
 }
+
+/// A rewrite of a rollout in place appends to it (issue #43: the file is never copied to be
+/// rewritten), its archive says how to take the file back to what it was, and `archive
+/// restore` gives the original back byte for byte; a file changed since is refused.
+#[test]
+fn rewrites_in_place_append_and_restore_byte_for_byte() {
+    let env = TestEnv::new();
+    let (file, bytes) = copy(&env, TASKS);
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+    let run = env.run(&[
+        "compact",
+        s(&file),
+        "--tail-tokens",
+        "4000",
+        "--in-place",
+        "--json",
+        "-vv",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("bytes appended"), "{run:?}");
+    let id = run.json()["archive_id"].as_str().unwrap().to_string();
+    let out = fs::read(&file).unwrap();
+    assert!(
+        out.len() > bytes.len() && out.starts_with(&bytes),
+        "appended"
+    );
+    let kinds: Vec<Value> = records(&out[bytes.len()..])
+        .iter()
+        .map(|r| r["type"].clone())
+        .collect();
+    assert_eq!(kinds[0], "compacted", "{kinds:?}");
+    let run = env.run(&["archive", "restore", &id]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(fs::read(&file).unwrap() == bytes, "compaction undone");
+
+    let run = env.run(&[
+        "trim",
+        s(&file),
+        "--strategy",
+        "fifo",
+        "--max-tokens",
+        "8000",
+        "--in-place",
+        "--json",
+        "-vv",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("bytes appended"), "{run:?}");
+    let id = run.json()["archive_id"].as_str().unwrap().to_string();
+    let out = fs::read(&file).unwrap();
+    assert!(
+        out.len() > bytes.len() && out.starts_with(&bytes),
+        "appended"
+    );
+    // The undo script: the original's lines, copied from the file as the trim wrote it.
+    let run = env.run(&["archive", "show", &id, "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let undo = run.json()["undo"].clone();
+    assert_eq!(
+        undo["steps"],
+        json!([{"copy": {"from": 0, "n": lines}}]),
+        "{undo}"
+    );
+    assert_eq!(undo["original_len"], bytes.len());
+    assert_eq!(undo["written_len"], out.len());
+    // Changed since the trim: refused, the file left as it is.
+    let changed = [
+        &out[..],
+        b"{\"timestamp\":\"t\",\"type\":\"event_msg\",\"payload\":{}}\n",
+    ]
+    .concat();
+    fs::write(&file, &changed).unwrap();
+    let run = env.run(&["archive", "restore", &id]);
+    assert_ne!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr.contains("no longer what the trim wrote"),
+        "{run:?}"
+    );
+    assert!(fs::read(&file).unwrap() == changed);
+    fs::write(&file, &out).unwrap();
+    let run = env.run(&["archive", "restore", &id]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(fs::read(&file).unwrap() == bytes, "trim undone");
+}

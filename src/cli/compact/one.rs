@@ -16,11 +16,11 @@ use crate::cli::args::budget;
 use crate::compact::{self, CompactInfo, Continuation};
 use crate::context::Context;
 use crate::exit::ExitStatus;
-use crate::formats;
+use crate::formats::{self, Written};
 use crate::ops::json_reread;
 use crate::ops::live::Scope;
 use crate::ops::load::{self, Loaded};
-use crate::ops::rewrite::{self, originals, Bound, Originals, Paths, Transaction};
+use crate::ops::rewrite::{self, originals, Bound, Originals, Paths, Transaction, UndoFrom};
 use crate::ops::store::clock;
 use crate::ops::write::{self, Destination};
 use crate::render::table::thousands;
@@ -278,6 +278,26 @@ fn after(
     Some(n)
 }
 
+/// [`after`] of what a compaction wrote: the whole file, or what it appended to the
+/// session's document, counted with it (`None` without the document).
+fn after_written(
+    ctx: &Context,
+    loaded: &Loaded,
+    part: &compact::Partition,
+    items: &[crate::session::Item],
+    summary: &str,
+    header: &CompactInfo,
+    written: &Written,
+) -> Option<usize> {
+    match written {
+        Written::Whole(bytes) => after(loaded, part, items, summary, header, bytes),
+        Written::Appended(_) if loaded.plan_is_exact(items) => {
+            Some(compacted(loaded, part, summary, header))
+        }
+        Written::Appended(suffix) => rewrite::recount::appended(ctx, loaded, suffix),
+    }
+}
+
 /// One compaction's plan, shared by its steps.
 struct Job<'a> {
     ctx: &'a Context,
@@ -407,7 +427,7 @@ impl<'a> Job<'a> {
         used: &str,
         summary: &str,
         compacted: usize,
-        written: Option<&[u8]>,
+        written: Option<UndoFrom>,
     ) -> ArchiveEnd {
         let made = originals::Made {
             by: used,
@@ -558,7 +578,13 @@ impl<'a> Job<'a> {
             };
             return self.apply_streamed(tx, loaded, made, dest, &items, &header, known);
         }
-        let written = formats::write(&loaded.session, &items).with_context(|| loaded.display())?;
+        // A rewrite that only appends to the input (a Codex rollout's) makes only what it
+        // appends: the file is not copied to be written, nor to be archived.
+        let written = match rewrite::appends_in_place(dest, loaded) {
+            true => formats::write_in_place(&loaded.session, &items),
+            false => formats::write(&loaded.session, &items).map(Written::Whole),
+        }
+        .with_context(|| loaded.display())?;
         let written = &written;
         std::thread::scope(|scope| {
             // The recall, when only the report needs it and it was not measured yet, is
@@ -572,17 +598,21 @@ impl<'a> Job<'a> {
             };
             // A new file is written and synced beside its destination while the result is
             // counted and the originals filed: only its rename waits for the archive.
-            let staging = (slot.is_ok() && Transaction::stages(dest))
-                .then(|| scope.spawn(|| tx.stage(dest, written)));
+            let staging = match written {
+                Written::Whole(bytes) if slot.is_ok() && Transaction::stages(dest) => {
+                    Some(scope.spawn(|| tx.stage(dest, bytes)))
+                }
+                _ => None,
+            };
             let planned = match known {
                 Some(n) => {
                     debug_assert_eq!(
-                        after(loaded, part, &items, &summary, &header, written),
+                        after_written(ctx, loaded, part, &items, &summary, &header, written),
                         Some(n)
                     );
                     Some(n)
                 }
-                None => after(loaded, part, &items, &summary, &header, written),
+                None => after_written(ctx, loaded, part, &items, &summary, &header, written),
             };
             if let Some(after) = planned.filter(|&n| n >= loaded.total) {
                 let reason = report::not_smaller(loaded.total, after, self.summarized.len());
@@ -590,7 +620,10 @@ impl<'a> Job<'a> {
             }
             // Messages kept in the middle stand between the summary and the originals'
             // place: `archive restore` rebuilds the file from what is written instead.
-            let undo_from = (!part.kept.is_empty()).then_some(&written[..]);
+            let undo_from = (!part.kept.is_empty()).then_some(match written {
+                Written::Whole(bytes) => UndoFrom::Whole(bytes),
+                Written::Appended(suffix) => UndoFrom::Appended(suffix),
+            });
             let figure = planned.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
             let end = self.archive_end(loaded, used, &summary, figure, undo_from);
             // Archive the originals before the input is replaced (a result written elsewhere
@@ -618,7 +651,14 @@ impl<'a> Job<'a> {
                 ))
             })?;
             let tokens = planned.unwrap_or_else(|| compacted(loaded, part, &summary, &header));
-            tx.commit(dest, loaded, written, archived.as_ref(), staged)?;
+            match written {
+                Written::Whole(bytes) => {
+                    tx.commit(dest, loaded, bytes, archived.as_ref(), staged)?
+                }
+                Written::Appended(suffix) => {
+                    tx.commit_appended(dest, loaded, suffix, archived.as_ref())?
+                }
+            }
             let recall = match recall {
                 Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
                 Err(measured) => measured,

@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use super::agent::{AgentInfo, AgentStore, ResumeRule};
 use crate::formats::message::Notes;
-use crate::formats::{lines_doc, Codec};
+use crate::formats::{lines_doc, Codec, Written};
 use crate::session::{Document, Format, LinesDoc, ReadError, ReportedUsage, Role, Session};
 use crate::session::{Item, Keep, WriteError};
 pub use rollout::{ActiveItem, Latest, Rollout, Source};
@@ -191,6 +191,16 @@ impl Codec for Codex {
 
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
         Ok(write::write(session, lines_doc(session)?, items)?.into_bytes())
+    }
+
+    /// A rollout is rewritten by appending records to it (see [`write`]): only those are
+    /// made, unless the rollout is legacy or a restore drops lines.
+    fn write_in_place(&self, session: &Session, items: &[Item]) -> Result<Written, WriteError> {
+        let rendered = write::write(session, lines_doc(session)?, items)?;
+        Ok(match rendered.appended() {
+            Some(suffix) => Written::Appended(suffix),
+            None => Written::Whole(rendered.into_bytes()),
+        })
     }
 
     fn write_to(

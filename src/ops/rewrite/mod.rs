@@ -36,7 +36,7 @@ use crate::ops::live::{self, Scope};
 use crate::ops::load::{self, Fingerprint, Loaded};
 use crate::ops::write::{self, Destination, OutputChoice};
 
-pub use originals::{Originals, Paths};
+pub use originals::{Originals, Paths, UndoFrom};
 
 /// The number and file an archive gets, or why it cannot be had.
 pub type Slot = Result<(u64, PathBuf), ArchiveError>;
@@ -109,6 +109,23 @@ pub fn archive_name(loaded: &Loaded, name: Option<&str>) -> anyhow::Result<Strin
         Some(s) => Ok(s.archive_name()),
         None => write::archive_name(name, &loaded.path),
     }
+}
+
+/// Whether a rewrite of `loaded` to `dest` can be applied by appending to the input
+/// ([`Transaction::commit_appended`], [`crate::formats::write_in_place`]): it replaces a
+/// line format's file (not a database's session) whose document is the file's bytes
+/// exactly, as read.
+pub fn appends_in_place(dest: &Destination, loaded: &Loaded) -> bool {
+    let Destination::InPlace(_) = dest else {
+        return false;
+    };
+    if loaded.db_session.is_some() || !loaded.session.format.is_lines() {
+        return false;
+    }
+    let crate::session::Document::Lines(doc) = &loaded.session.doc else {
+        return false;
+    };
+    Fingerprint::of(doc.text.as_bytes()) == loaded.fingerprint
 }
 
 /// Brings the archive store back within its limits (after a batch that deferred it).
@@ -371,7 +388,52 @@ impl<'a> Transaction<'a> {
         if written.is_ok() {
             next::carry(self.ctx, dest, loaded, || Ok(Fingerprint::of(bytes)));
         }
-        match (&written, archive) {
+        self.settle(&written, archive);
+        written
+    }
+
+    /// [`Transaction::commit`] of a rewrite of the file `loaded` read that only adds
+    /// `suffix` at its end ([`appends_in_place`]): appended, the file never held with it.
+    pub fn commit_appended(
+        &self,
+        dest: &Destination,
+        loaded: &Loaded,
+        suffix: &[u8],
+        archive: Option<&Stored>,
+    ) -> anyhow::Result<()> {
+        let Destination::InPlace(p) = dest else {
+            return Err(RewriteError::WholeOutput(dest.display()).into());
+        };
+        let written = (|| {
+            if archive.is_some() {
+                fsutil::fail_point(fsutil::FailAt::AfterArchive).context("after archiving")?;
+            }
+            crate::ops::testhook::pause_before_replace(self.ctx, p)?;
+            crate::ops::testhook::hold_before_replace(self.ctx, p);
+            live::recheck(self.ctx, p)?;
+            replace::append(self.ctx, p, loaded, suffix)
+        })();
+        if written.is_ok() {
+            next::carry(self.ctx, dest, loaded, || {
+                let text = (loaded.session.doc.text())
+                    .ok_or_else(|| std::io::Error::other("the session's document was released"))?;
+                let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+                hasher.update(text.as_bytes());
+                hasher.update(suffix);
+                Ok(Fingerprint {
+                    len: text.len() + suffix.len(),
+                    hash: hasher.digest128(),
+                })
+            });
+        }
+        self.settle(&written, archive);
+        written
+    }
+
+    /// After a commit: the archive filed for it removed again when nothing was written,
+    /// else marked filed.
+    fn settle(&self, written: &anyhow::Result<()>, archive: Option<&Stored>) {
+        match (written, archive) {
             (Err(_), Some(archive)) => {
                 if let Err(rm) = std::fs::remove_file(&archive.path) {
                     self.ctx.printer.warn(&format!(
@@ -383,7 +445,6 @@ impl<'a> Transaction<'a> {
             (Ok(()), Some(_)) => self.filed.store(true, Ordering::SeqCst),
             _ => {}
         }
-        written
     }
 
     /// Marks archive `archive` restored into `into` (a warning when it cannot be: the

@@ -43,16 +43,30 @@ pub struct Made<'s> {
     pub summary: &'s str,
     /// The "after" figure.
     pub tokens: usize,
-    /// The bytes written, when the archive is to say how to rebuild the original from them.
-    pub undo_from: Option<&'s [u8]>,
+    /// What was written, when the archive is to say how to rebuild the original from it.
+    pub undo_from: Option<UndoFrom<'s>>,
+}
+
+/// What a rewrite wrote, for its archive's undo script.
+#[derive(Debug, Clone, Copy)]
+pub enum UndoFrom<'s> {
+    /// The whole new file.
+    Whole(&'s [u8]),
+    /// What was appended to the session's document, which the new file begins with: the
+    /// script is made without the two being put together ([`Undo::appended`]).
+    Appended(&'s [u8]),
 }
 
 impl Originals<'_> {
     /// The archive's end: what the rewrite of `loaded` made of these originals.
     pub fn end(&self, loaded: &Loaded, made: Made<'_>) -> ArchiveEnd {
-        let undo = made
-            .undo_from
-            .and_then(|written| Some(Undo::new(loaded.session.doc.text()?, written)));
+        let undo = made.undo_from.and_then(|written| {
+            let original = loaded.session.doc.text()?;
+            Some(match written {
+                UndoFrom::Whole(bytes) => Undo::new(original, bytes),
+                UndoFrom::Appended(suffix) => Undo::appended(original, suffix),
+            })
+        });
         ArchiveEnd {
             summarizer: made.by.to_string(),
             tokens: Tokens {

@@ -25,25 +25,51 @@ pub(super) fn file(ctx: &Context, p: &Path, loaded: &Loaded, bytes: &[u8]) -> an
     // writes meanwhile is lost and no byte of the original moves.
     let len = loaded.fingerprint.len;
     if lines && bytes.len() > len && Fingerprint::of(&bytes[..len]) == loaded.fingerprint {
-        let appended = carry::append(&real, &bytes[len..], &old, len)
-            .with_context(|| format!("appending to {}", p.display()))?;
-        if !appended {
-            return Err(Changed {
-                path: p.to_path_buf(),
-            }
-            .into());
-        }
-        replaced(ctx, p, &real, activity, Carried::Nothing)?;
-        ctx.printer.debug(&format!(
-            "{}: the rewrite only adds lines: {} bytes appended",
-            p.display(),
-            bytes.len() - len
-        ));
-        return Ok(());
+        return appended(ctx, p, loaded, (real, old), activity, &bytes[len..]);
     }
     let carried = carry::replace(&real, bytes, old, len, lines)
         .with_context(|| format!("replacing {}", p.display()))?;
     replaced(ctx, p, &real, activity, carried)
+}
+
+/// [`file`] of a rewrite that only adds `suffix` at the end of the file `loaded` read (a
+/// line format's whole document): appended, never put together with the file.
+pub(super) fn append(
+    ctx: &Context,
+    p: &Path,
+    loaded: &Loaded,
+    suffix: &[u8],
+) -> anyhow::Result<()> {
+    let (real, old) = checked(p, loaded)?;
+    let activity = std::fs::metadata(&real).and_then(|m| m.modified()).ok();
+    appended(ctx, p, loaded, (real, old), activity, suffix)
+}
+
+/// Appends `suffix` to the file `real` (open as `old`, checked to hold what `loaded`
+/// read), keeping its last activity time.
+fn appended(
+    ctx: &Context,
+    p: &Path,
+    loaded: &Loaded,
+    (real, old): (std::path::PathBuf, std::fs::File),
+    activity: Option<std::time::SystemTime>,
+    suffix: &[u8],
+) -> anyhow::Result<()> {
+    let appended = carry::append(&real, suffix, &old, loaded.fingerprint.len)
+        .with_context(|| format!("appending to {}", p.display()))?;
+    if !appended {
+        return Err(Changed {
+            path: p.to_path_buf(),
+        }
+        .into());
+    }
+    replaced(ctx, p, &real, activity, Carried::Nothing)?;
+    ctx.printer.debug(&format!(
+        "{}: the rewrite only adds lines: {} bytes appended",
+        p.display(),
+        suffix.len()
+    ));
+    Ok(())
 }
 
 /// [`file`] of what `produce` writes, piece by piece (never held whole). Always a
