@@ -371,7 +371,39 @@ impl<'a> Transaction<'a> {
         if written.is_ok() {
             next::carry(self.ctx, dest, loaded, || Ok(Fingerprint::of(bytes)));
         }
-        match (&written, archive) {
+        self.settle(&written, archive);
+        written
+    }
+
+    /// [`Transaction::commit`] of a rewrite written to the file `from` (never held whole),
+    /// copied into `dest` as [`Transaction::write_by`] writes (`from` is left for the
+    /// caller to remove).
+    pub fn commit_from(
+        &self,
+        dest: &Destination,
+        loaded: &Loaded,
+        from: &Path,
+        archive: Option<&Stored>,
+    ) -> anyhow::Result<()> {
+        let written = (|| {
+            if archive.is_some() {
+                fsutil::fail_point(fsutil::FailAt::AfterArchive).context("after archiving")?;
+            }
+            if let Destination::InPlace(p) = dest {
+                crate::ops::testhook::pause_before_replace(self.ctx, p)?;
+            }
+            self.write_by(dest, loaded, &mut |out| {
+                std::io::copy(&mut std::fs::File::open(from)?, out).map(|_| ())
+            })
+        })();
+        self.settle(&written, archive);
+        written
+    }
+
+    /// After the write of a rewrite whose removed messages were archived as `archive`:
+    /// the archive removed again when nothing was written, else counted as filed.
+    fn settle(&self, written: &anyhow::Result<()>, archive: Option<&Stored>) {
+        match (written, archive) {
             (Err(_), Some(archive)) => {
                 if let Err(rm) = std::fs::remove_file(&archive.path) {
                     self.ctx.printer.warn(&format!(
@@ -383,7 +415,6 @@ impl<'a> Transaction<'a> {
             (Ok(()), Some(_)) => self.filed.store(true, Ordering::SeqCst),
             _ => {}
         }
-        written
     }
 
     /// Marks archive `archive` restored into `into` (a warning when it cannot be: the

@@ -49,7 +49,7 @@ pub struct Made<'s> {
 
 impl Originals<'_> {
     /// The archive's end: what the rewrite of `loaded` made of these originals.
-    pub fn end(&self, loaded: &Loaded, made: Made<'_>) -> ArchiveEnd {
+    pub fn end<'l>(&self, loaded: &'l Loaded, made: Made<'_>) -> ArchiveEnd<'l> {
         let undo = made
             .undo_from
             .and_then(|written| Some(Undo::new(loaded.session.doc.text()?, written)));

@@ -22,3 +22,44 @@ pub fn streamed(ctx: &Context, loaded: &Loaded, path: &Path) -> Option<usize> {
         _ => loaded.recount_file(path),
     }
 }
+
+/// Outputs from this size on are counted back by [`of_bytes`] through a temp file rather
+/// than from a copy of them; below it the copy costs less than the file.
+pub const THROUGH_FILE_BYTES: usize = 1 << 20;
+
+/// `bytes`, `loaded`'s session rewritten and held whole (a rewrite that replaces its
+/// input), counted as `count` will read them once written: a large output is written to a
+/// temp file beside the session and [`streamed`] from there, so that neither a copy of it
+/// nor its messages are held beside it (a copy read whole weighed as much as the file
+/// again, and its transcript half as much more). Smaller ones, a database's session and
+/// an output no temp file can be made for are counted from a copy ([`Loaded::recount`]).
+pub fn of_bytes(ctx: &Context, loaded: &Loaded, bytes: &[u8]) -> Option<usize> {
+    if bytes.len() < THROUGH_FILE_BYTES || loaded.db_session.is_some() {
+        return loaded.recount(bytes);
+    }
+    match through_file(ctx, loaded, bytes) {
+        Some(n) => n,
+        None => loaded.recount(bytes),
+    }
+}
+
+/// [`of_bytes`] through a temp file; `None` when none can be written.
+fn through_file(ctx: &Context, loaded: &Loaded, bytes: &[u8]) -> Option<Option<usize>> {
+    use std::io::Write as _;
+    let dir = match loaded.path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // The session's extension kept: a format may be told by it.
+    let suffix = match loaded.path.extension() {
+        Some(e) => format!(".{}", e.to_string_lossy()),
+        None => String::new(),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".ctxctl-count-")
+        .suffix(&suffix)
+        .tempfile_in(dir)
+        .ok()?;
+    tmp.write_all(bytes).and_then(|()| tmp.flush()).ok()?;
+    Some(streamed(ctx, loaded, tmp.path()))
+}
