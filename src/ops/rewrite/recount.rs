@@ -63,3 +63,39 @@ fn through_file(ctx: &Context, loaded: &Loaded, bytes: &[u8]) -> Option<Option<u
     tmp.write_all(bytes).and_then(|()| tmp.flush()).ok()?;
     Some(streamed(ctx, loaded, tmp.path()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::through_file;
+    use crate::config::Env;
+    use crate::context::Context;
+    use crate::render::Printer;
+
+    #[test]
+    fn bytes_counted_through_a_file_give_what_a_copy_of_them_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let env = Env::from_pairs([("CTXCTL_CACHE_DIR", cache.to_str().unwrap())]);
+        let globals = crate::config::Globals {
+            no_config: true,
+            ..Default::default()
+        };
+        let settings = crate::config::Settings::resolve(&globals, &env).unwrap();
+        let ctx = Context::new(settings, env, Printer::plain()).unwrap();
+        let text = include_str!("../../../tests/formats/claude-code/input.jsonl");
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, text).unwrap();
+        let loaded = crate::ops::load::load(&ctx, &path).unwrap();
+        let kept = crate::formats::write(&loaded.session, &loaded.session.keep_all()[1..]).unwrap();
+        let copied = loaded.recount(&kept);
+        assert!(copied.is_some_and(|n| n > 0 && n < loaded.total));
+        assert_eq!(through_file(&ctx, &loaded, &kept), Some(copied));
+        // The temp file went with the count.
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with(".ctxctl-count-"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+}
