@@ -44,12 +44,26 @@ pub struct ArchiveRecord<'a> {
 
 /// What a rewrite made of the records it archives: known once its summary is made.
 #[derive(Debug, Clone, Default)]
-pub struct ArchiveEnd {
+pub struct ArchiveEnd<'a> {
     pub summarizer: String,
     pub tokens: Tokens,
     pub summary: String,
-    /// For a trim: how to rebuild the original file from what the trim wrote.
-    pub undo: Option<Undo>,
+    /// For a trim: how to rebuild the original file from what the trim wrote (its text
+    /// borrowed from the original while it is filed).
+    pub undo: Option<Undo<'a>>,
+}
+
+impl ArchiveEnd<'_> {
+    /// The end holding its own text (an undo script's, borrowed until now), to be handed
+    /// on past what it borrowed from.
+    pub fn into_owned(self) -> ArchiveEnd<'static> {
+        ArchiveEnd {
+            summarizer: self.summarizer,
+            tokens: self.tokens,
+            summary: self.summary,
+            undo: self.undo.map(Undo::into_owned),
+        }
+    }
 }
 
 /// Token counts recorded with an archive.
@@ -89,7 +103,7 @@ pub struct ArchiveFile {
     /// For a trim: how to rebuild the original file from what the trim wrote (archives of
     /// compactions, and of trims by ctxctl before 0.1, have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub undo: Option<Undo>,
+    pub undo: Option<Undo<'static>>,
     /// The session inside the agent's database `output` names (goose's `sessions.db`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_session: Option<String>,
@@ -168,7 +182,7 @@ struct EndOut<'a> {
     tokens: &'a Tokens,
     summary: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    undo: Option<&'a Undo>,
+    undo: Option<&'a Undo<'a>>,
 }
 
 /// The fields `list` reads (the records are skipped).

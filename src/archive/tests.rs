@@ -23,7 +23,7 @@ fn record(created: i64, records: Vec<serde_json::Value>) -> ArchiveRecord<'stati
     }
 }
 
-fn end() -> ArchiveEnd {
+fn end() -> ArchiveEnd<'static> {
     ArchiveEnd {
         summarizer: "offline".into(),
         tokens: Tokens {

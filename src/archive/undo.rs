@@ -8,6 +8,7 @@
 //! exactly the bytes the trim wrote (their length and hash are kept), it gives back the
 //! original byte for byte, which is checked against the original's own hash.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
@@ -15,23 +16,25 @@ use serde::{Deserialize, Serialize};
 /// One step of an undo script, in original order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Step {
+pub enum Step<'a> {
     /// `n` lines of the written file, from line `from` on.
     Copy { from: usize, n: usize },
-    /// Original text the written file does not have.
-    Text(String),
+    /// Original text the written file does not have: borrowed from the original while the
+    /// script is made and filed (a trim's removed text is as large as the file), owned once
+    /// read back from an archive.
+    Text(Cow<'a, str>),
 }
 
 /// How to rebuild an original file from what a rewrite wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Undo {
+pub struct Undo<'a> {
     /// Length and xxh3-128 (hex) of the bytes the rewrite wrote.
     pub written_len: usize,
     pub written_hash: String,
     /// Length and xxh3-128 (hex) of the original.
     pub original_len: usize,
     pub original_hash: String,
-    pub steps: Vec<Step>,
+    pub steps: Vec<Step<'a>>,
 }
 
 /// Why an undo cannot be applied.
@@ -58,21 +61,21 @@ fn lines(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').collect()
 }
 
-impl Undo {
+impl<'a> Undo<'a> {
     /// The script that rebuilds `original` from `written`. Every original line found, in
-    /// order, among the written lines is copied; the rest is kept as text.
-    pub fn new(original: &str, written: &[u8]) -> Undo {
+    /// order, among the written lines is copied; the rest is kept as text, borrowed.
+    pub fn new(original: &'a str, written: &[u8]) -> Undo<'a> {
         let written_text = String::from_utf8_lossy(written);
         let out = lines(&written_text);
         let mut at: HashMap<&str, Vec<usize>> = HashMap::new();
         for (j, l) in out.iter().enumerate().rev() {
             at.entry(l).or_default().push(j);
         }
-        let mut steps: Vec<Step> = Vec::new();
+        let mut steps: Vec<Step<'a>> = Vec::new();
         let mut next = 0;
         // A run of original lines the written file lacks is one slice of the original
-        // (its lines are consecutive), copied once at its length when the run ends: grown
-        // line by line, its string doubled past it (a trim's removed text, ~1.5× over).
+        // (its lines are consecutive), borrowed when the run ends: never copied, since a
+        // trim's removed text is as large as the file (copied, it was a second file).
         let mut text_from: Option<usize> = None;
         let mut at_byte = 0;
         for l in lines(original) {
@@ -87,7 +90,7 @@ impl Undo {
             match found {
                 Some(j) => {
                     if let Some(from) = text_from.take() {
-                        steps.push(Step::Text(original[from..at_byte].to_string()));
+                        steps.push(Step::Text(Cow::Borrowed(&original[from..at_byte])));
                     }
                     match steps.last_mut() {
                         Some(Step::Copy { from, n }) if *from + *n == j => *n += 1,
@@ -102,7 +105,7 @@ impl Undo {
             at_byte += l.len();
         }
         if let Some(from) = text_from {
-            steps.push(Step::Text(original[from..].to_string()));
+            steps.push(Step::Text(Cow::Borrowed(&original[from..])));
         }
         Undo {
             written_len: written.len(),
@@ -119,7 +122,7 @@ impl Undo {
     /// unterminated rest, if any, kept as text. What [`Undo::new`] gives for those bytes,
     /// made without them being put together or the lines of either being compared, and
     /// applied to a file that begins with the original: taking it back to its length.
-    pub fn appended(original: &str, suffix: &[u8]) -> Undo {
+    pub fn appended(original: &'a str, suffix: &[u8]) -> Undo<'a> {
         let complete = original.rfind('\n').map_or(0, |i| i + 1);
         let lines = memchr::memchr_iter(b'\n', &original.as_bytes()[..complete]).count();
         let mut steps = Vec::new();
@@ -127,7 +130,7 @@ impl Undo {
             steps.push(Step::Copy { from: 0, n: lines });
         }
         if complete < original.len() {
-            steps.push(Step::Text(original[complete..].to_string()));
+            steps.push(Step::Text(Cow::Borrowed(&original[complete..])));
         }
         let mut written = xxhash_rust::xxh3::Xxh3::new();
         written.update(original.as_bytes());
@@ -137,6 +140,23 @@ impl Undo {
             written_hash: format!("{:032x}", written.digest128()),
             original_len: original.len(),
             original_hash: hash(original.as_bytes()),
+            steps,
+        }
+    }
+
+    /// The script holding its own text (borrowed from the original until now).
+    pub fn into_owned(self) -> Undo<'static> {
+        let steps = (self.steps.into_iter())
+            .map(|s| match s {
+                Step::Copy { from, n } => Step::Copy { from, n },
+                Step::Text(t) => Step::Text(Cow::Owned(t.into_owned())),
+            })
+            .collect();
+        Undo {
+            written_len: self.written_len,
+            written_hash: self.written_hash,
+            original_len: self.original_len,
+            original_hash: self.original_hash,
             steps,
         }
     }
@@ -260,6 +280,17 @@ mod tests {
             .filter(|s| matches!(s, Step::Text(_)))
             .collect();
         assert_eq!(texts, [&Step::Text("b\nc\n".into())]);
+    }
+
+    #[test]
+    fn the_removed_text_is_borrowed_from_the_original_until_made_owned() {
+        let original = String::from("a\nb\nc\n");
+        let undo = Undo::new(&original, b"a\nc\n");
+        assert!(matches!(&undo.steps[1], Step::Text(Cow::Borrowed("b\n"))));
+        let owned = undo.clone().into_owned();
+        drop(original);
+        assert!(matches!(&owned.steps[1], Step::Text(Cow::Owned(t)) if t == "b\n"));
+        assert_eq!(owned.apply(b"a\nc\n").unwrap(), b"a\nb\nc\n");
     }
 
     #[test]

@@ -116,19 +116,31 @@ impl<'a> LinePlan<'a> {
         Some(out)
     }
 
-    /// The rewritten document.
-    pub fn render(self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.doc.text.len());
-        self.render_to(&mut out)
+    /// The rewritten document, in a buffer of exactly its size: sized by the document,
+    /// a rewrite that adds records (a compaction's boundary, summary and marker) grew it
+    /// to twice the file, and the growing copy held the old buffer and the new at once.
+    pub fn render(mut self) -> Vec<u8> {
+        self.order_inserts();
+        let mut size = Measured(0);
+        self.emit(&mut size)
+            .expect("measuring the output does not fail");
+        let mut out = Vec::with_capacity(size.0);
+        self.emit(&mut out)
             .expect("writing to memory does not fail");
+        debug_assert_eq!(out.len(), size.0);
         out
     }
 
     /// [`LinePlan::render`] into `out`, line by line: a large output is never held whole
     /// when `out` is a file or a pipe.
     pub fn render_to(mut self, out: &mut dyn Write) -> std::io::Result<()> {
-        let doc = self.doc;
-        let tail = doc.truncated_tail;
+        self.order_inserts();
+        self.emit(out)
+    }
+
+    /// Puts the inserted records in output order: appended ones before a truncated tail.
+    fn order_inserts(&mut self) {
+        let tail = self.doc.truncated_tail;
         for (at, _) in &mut self.inserts {
             if let Some(t) = tail {
                 *at = (*at).min(t);
@@ -136,6 +148,11 @@ impl<'a> LinePlan<'a> {
         }
         // Stable: records inserted at the same line keep their order.
         self.inserts.sort_by_key(|(at, _)| *at);
+    }
+
+    /// Writes the output to `out`, the inserts in order ([`LinePlan::order_inserts`]).
+    fn emit(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let doc = self.doc;
         let eol = doc.eol();
         let mut out = Tracked { out, last: None };
         let first_start = doc.lines.first().map_or(doc.text.len(), |s| s.start);
@@ -164,6 +181,20 @@ impl<'a> LinePlan<'a> {
         for (_, text) in inserts {
             push_record(&mut out, text)?;
         }
+        Ok(())
+    }
+}
+
+/// An output that only adds up how many bytes it is given.
+struct Measured(usize);
+
+impl Write for Measured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
 }
@@ -204,6 +235,16 @@ mod tests {
         plan.append("z".into());
         plan.insert_before(1, "y".into());
         assert_eq!(plan.render(), b"x\ny\nb\nC\nz\n");
+    }
+
+    #[test]
+    fn a_rendered_buffer_is_exactly_the_output() {
+        let doc = LinesDoc::new("a\nb\n".to_string());
+        let mut plan = LinePlan::new(&doc);
+        plan.append("a much longer record than the whole document".into());
+        let out = plan.render();
+        assert_eq!(out.len(), out.capacity());
+        assert_eq!(out, b"a\nb\na much longer record than the whole document\n");
     }
 
     #[test]

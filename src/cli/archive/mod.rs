@@ -265,7 +265,7 @@ struct Show<'a> {
     /// As values (pretty-printed with the rest), not the archived text.
     records: Vec<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    undo: Option<&'a crate::archive::Undo>,
+    undo: Option<&'a crate::archive::Undo<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     agent_session: Option<&'a str>,
 }

@@ -223,7 +223,7 @@ fn target(
 /// What a restore writes: the original a trim's undo script rebuilds from the file, or
 /// the session with a compaction's records back in place of its summary.
 enum Plan<'a> {
-    Undo(&'a crate::archive::Undo),
+    Undo(&'a crate::archive::Undo<'a>),
     Items(Vec<crate::session::Item>),
 }
 

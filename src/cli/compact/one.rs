@@ -1,6 +1,7 @@
 //! Compacting one session: partition, summarize, archive the middle, write the result.
 
 mod around;
+mod replacing;
 
 use std::path::{Path, PathBuf};
 
@@ -228,7 +229,7 @@ pub fn compact_file(
         let items = compact::assemble(&loaded.session, &part, &made.summary, &info);
         let planned = formats::write(&loaded.session, &items)
             .ok()
-            .and_then(|written| after(&loaded, &part, &items, &made.summary, &info, &written));
+            .and_then(|written| after(ctx, &loaded, &part, &items, &made.summary, &info, &written));
         let tokens = planned.unwrap_or_else(|| compacted(&loaded, &part, &made.summary, &info));
         return dry_run(
             ctx,
@@ -261,8 +262,10 @@ pub fn compact_file(
 /// later `count` of it gives. When the format writes nothing but the items and the counts
 /// are not scaled (as for trim's plans: [`Loaded::plan_is_exact`]), it is the kept
 /// messages' counts and the summary's, and the result need not be read again (debug builds
-/// do, to check); otherwise the bytes are counted. `None` when they do not read back.
+/// do, to check); otherwise the bytes are counted ([`rewrite::recount::of_bytes`]: never
+/// copied when large). `None` when they do not read back.
 fn after(
+    ctx: &Context,
     loaded: &Loaded,
     part: &compact::Partition,
     items: &[crate::session::Item],
@@ -271,7 +274,7 @@ fn after(
     written: &[u8],
 ) -> Option<usize> {
     if !loaded.plan_is_exact(items) {
-        return loaded.recount(written);
+        return rewrite::recount::of_bytes(ctx, loaded, written);
     }
     let n = compacted(loaded, part, summary, header);
     debug_assert_eq!(Some(n), loaded.recount(written), "{}", loaded.display());
@@ -290,7 +293,7 @@ fn after_written(
     written: &Written,
 ) -> Option<usize> {
     match written {
-        Written::Whole(bytes) => after(loaded, part, items, summary, header, bytes),
+        Written::Whole(bytes) => after(ctx, loaded, part, items, summary, header, bytes),
         Written::Appended(_) if loaded.plan_is_exact(items) => {
             Some(compacted(loaded, part, summary, header))
         }
@@ -421,14 +424,14 @@ impl<'a> Job<'a> {
     /// The end of the originals' archive: the summary and the figures (`compacted`: the
     /// "after" figure), and for a compaction that keeps messages in the middle, how to
     /// rebuild the original file from `written`.
-    fn archive_end(
+    fn archive_end<'l>(
         &self,
-        loaded: &Loaded,
+        loaded: &'l Loaded,
         used: &str,
         summary: &str,
         compacted: usize,
         written: Option<UndoFrom>,
-    ) -> ArchiveEnd {
+    ) -> ArchiveEnd<'l> {
         let made = originals::Made {
             by: used,
             summary,
@@ -577,6 +580,16 @@ impl<'a> Job<'a> {
                 recall,
             };
             return self.apply_streamed(tx, loaded, made, dest, &items, &header, known);
+        }
+        if self.replaces_streamed(loaded, dest, &slot) {
+            let made = Made {
+                summary,
+                used,
+                recall,
+            };
+            return self.apply_replacing(
+                tx, loaded, made, dest, id, slot, early, known, &items, &header,
+            );
         }
         // A rewrite that only appends to the input (a Codex rollout's) makes only what it
         // appends: the file is not copied to be written, nor to be archived.

@@ -430,6 +430,31 @@ impl<'a> Transaction<'a> {
         written
     }
 
+    /// [`Transaction::commit`] of a rewrite written to the file `from` (never held whole),
+    /// copied into `dest` as [`Transaction::write_by`] writes (`from` is left for the
+    /// caller to remove).
+    pub fn commit_from(
+        &self,
+        dest: &Destination,
+        loaded: &Loaded,
+        from: &Path,
+        archive: Option<&Stored>,
+    ) -> anyhow::Result<()> {
+        let written = (|| {
+            if archive.is_some() {
+                fsutil::fail_point(fsutil::FailAt::AfterArchive).context("after archiving")?;
+            }
+            if let Destination::InPlace(p) = dest {
+                crate::ops::testhook::pause_before_replace(self.ctx, p)?;
+            }
+            self.write_by(dest, loaded, &mut |out| {
+                std::io::copy(&mut std::fs::File::open(from)?, out).map(|_| ())
+            })
+        })();
+        self.settle(&written, archive);
+        written
+    }
+
     /// After a commit: the archive filed for it removed again when nothing was written,
     /// else marked filed.
     fn settle(&self, written: &anyhow::Result<()>, archive: Option<&Stored>) {

@@ -59,7 +59,7 @@ pub enum UndoFrom<'s> {
 
 impl Originals<'_> {
     /// The archive's end: what the rewrite of `loaded` made of these originals.
-    pub fn end(&self, loaded: &Loaded, made: Made<'_>) -> ArchiveEnd {
+    pub fn end<'l>(&self, loaded: &'l Loaded, made: Made<'_>) -> ArchiveEnd<'l> {
         let undo = made.undo_from.and_then(|written| {
             let original = loaded.session.doc.text()?;
             Some(match written {

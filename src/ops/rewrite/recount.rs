@@ -49,3 +49,80 @@ pub fn appended(ctx: &Context, loaded: &Loaded, suffix: &[u8]) -> Option<usize> 
         None => whole(),
     }
 }
+
+/// Outputs from this size on are counted back by [`of_bytes`] through a temp file rather
+/// than from a copy of them; below it the copy costs less than the file.
+pub const THROUGH_FILE_BYTES: usize = 1 << 20;
+
+/// `bytes`, `loaded`'s session rewritten and held whole (a rewrite that replaces its
+/// input), counted as `count` will read them once written: a large output is written to a
+/// temp file beside the session and [`streamed`] from there, so that neither a copy of it
+/// nor its messages are held beside it (a copy read whole weighed as much as the file
+/// again, and its transcript half as much more). Smaller ones, a database's session and
+/// an output no temp file can be made for are counted from a copy ([`Loaded::recount`]).
+pub fn of_bytes(ctx: &Context, loaded: &Loaded, bytes: &[u8]) -> Option<usize> {
+    if bytes.len() < THROUGH_FILE_BYTES || loaded.db_session.is_some() {
+        return loaded.recount(bytes);
+    }
+    match through_file(ctx, loaded, bytes) {
+        Some(n) => n,
+        None => loaded.recount(bytes),
+    }
+}
+
+/// [`of_bytes`] through a temp file; `None` when none can be written.
+fn through_file(ctx: &Context, loaded: &Loaded, bytes: &[u8]) -> Option<Option<usize>> {
+    use std::io::Write as _;
+    let dir = match loaded.path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // The session's extension kept: a format may be told by it.
+    let suffix = match loaded.path.extension() {
+        Some(e) => format!(".{}", e.to_string_lossy()),
+        None => String::new(),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".ctxctl-count-")
+        .suffix(&suffix)
+        .tempfile_in(dir)
+        .ok()?;
+    tmp.write_all(bytes).and_then(|()| tmp.flush()).ok()?;
+    Some(streamed(ctx, loaded, tmp.path()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::through_file;
+    use crate::config::Env;
+    use crate::context::Context;
+    use crate::render::Printer;
+
+    #[test]
+    fn bytes_counted_through_a_file_give_what_a_copy_of_them_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = dir.path().join("cache");
+        let env = Env::from_pairs([("CTXCTL_CACHE_DIR", cache.to_str().unwrap())]);
+        let globals = crate::config::Globals {
+            no_config: true,
+            ..Default::default()
+        };
+        let settings = crate::config::Settings::resolve(&globals, &env).unwrap();
+        let ctx = Context::new(settings, env, Printer::plain()).unwrap();
+        let text = include_str!("../../../tests/formats/claude-code/input.jsonl");
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, text).unwrap();
+        let loaded = crate::ops::load::load(&ctx, &path).unwrap();
+        let kept = crate::formats::write(&loaded.session, &loaded.session.keep_all()[1..]).unwrap();
+        let copied = loaded.recount(&kept);
+        assert!(copied.is_some_and(|n| n > 0 && n < loaded.total));
+        assert_eq!(through_file(&ctx, &loaded, &kept), Some(copied));
+        // The temp file went with the count.
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with(".ctxctl-count-"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+}

@@ -48,7 +48,8 @@ impl Job<'_> {
             // archive would tell how to put back) has its archive's end now.
             let known = self.known_after(loaded, &made.summary, &header);
             if let Some(n) = known.filter(|&n| n < loaded.total && self.part.kept.is_empty()) {
-                let _ = end.send(self.archive_end(loaded, made.used, &made.summary, n, None));
+                let end_now = self.archive_end(loaded, made.used, &made.summary, n, None);
+                let _ = end.send(end_now.into_owned());
             }
             drop(end);
             // Should the pass still be reading, the recall is measured meanwhile, rather
@@ -84,7 +85,7 @@ impl Job<'_> {
         reread: &Reread,
         record: Option<(u64, ArchiveRecord<'_>)>,
         sent: mpsc::SyncSender<anyhow::Result<Around>>,
-        ends: mpsc::Receiver<ArchiveEnd>,
+        ends: mpsc::Receiver<ArchiveEnd<'static>>,
     ) -> Option<anyhow::Result<Archiving>> {
         let Some((seq, record)) = record else {
             let _ = sent.send(reread.read(&mut |_| Ok(())));
