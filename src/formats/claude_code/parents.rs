@@ -24,8 +24,9 @@ pub struct Parents {
     at: Vec<u32>,
     /// The [`FAR`] records, with their parent's hash, by record.
     far: Vec<(u32, Id)>,
-    /// The latest records with a uuid, with it: a ring, `next` the place of the next one.
-    recent: [(u32, Option<Id>); RECENT],
+    /// The latest records with a uuid, with it: a ring, `next` the place of the next one
+    /// (boxed, so that the index's ids stay small while they are not held).
+    recent: Box<[(u32, Option<Id>); RECENT]>,
     next: usize,
 }
 
@@ -34,7 +35,7 @@ impl Default for Parents {
         Parents {
             at: Vec::new(),
             far: Vec::new(),
-            recent: [(0, None); RECENT],
+            recent: Box::new([(0, None); RECENT]),
             next: 0,
         }
     }
@@ -95,7 +96,7 @@ impl Parents {
         self.at.truncate(n);
         (self.far).truncate(self.far.partition_point(|&(k, _)| (k as usize) < n));
         // A record pushed after must not find its parent among the records let go.
-        for r in &mut self.recent {
+        for r in self.recent.iter_mut() {
             if r.0 as usize >= n {
                 *r = (0, None);
             }
