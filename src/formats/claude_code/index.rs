@@ -1,11 +1,13 @@
 //! The index of a Claude Code transcript ([`Index`]): one 8-byte [`Node`] per record, in
-//! file order, its ids beside it (`uuid`, `message.id`, `parentUuid`: about 20 bytes, which
-//! give way to a 4-byte check of the uuid once the thread is traced, [`Index::forget_ids`]),
+//! file order, its ids beside it (`uuid`, `message.id`, `parentUuid` as the index of a
+//! record: about 16 bytes, which give way to a 4-byte check of the uuid once the thread is
+//! traced, [`Index::forget_ids`]),
 //! and what lets a node be that small: its line kept only where blank lines
 //! make it other than the previous node's plus one, its offset's high bits kept once per
 //! 4 GiB of file, its length read off the next node's offset, and the fields only some
 //! records hold kept aside ([`Rare`]). What [`super::indexed`] reads the transcript from.
 
+use super::parents::{Parents, MAX_RECORDS};
 use super::skel::{self, Id, Made, Node, Rare};
 use super::sparse::SparseIds;
 
@@ -16,11 +18,12 @@ type Column<'a> = &'a [Option<Id>];
 #[derive(Debug)]
 enum Ids {
     /// While the thread is traced: each node's `uuid`, `message.id` (an assistant
-    /// record's, kept for the nodes that have one: [`SparseIds`]) and `parentUuid`.
+    /// record's, kept for the nodes that have one: [`SparseIds`]) and `parentUuid` (the
+    /// node holding it, mostly: [`Parents`]).
     Held {
         uuids: Vec<Option<Id>>,
         message_ids: SparseIds,
-        parents: Vec<Option<Id>>,
+        parents: Parents,
     },
     /// Once it is: each node's uuid's [`skel::check`], all the re-read of a record
     /// compares. A check per record rather than per live record, so that every record
@@ -34,7 +37,7 @@ impl Default for Ids {
         Ids::Held {
             uuids: Vec::new(),
             message_ids: SparseIds::default(),
-            parents: Vec::new(),
+            parents: Parents::default(),
         }
     }
 }
@@ -65,7 +68,8 @@ pub struct Index {
 }
 
 impl Index {
-    /// Adds the node the skeleton `made` of the next record; `None` past 2^32 records.
+    /// Adds the node the skeleton `made` of the next record; `None` (nothing added) past
+    /// [`MAX_RECORDS`] records or 2^32 lines.
     pub fn push(&mut self, made: Made) -> Option<()> {
         let Made {
             mut node,
@@ -79,19 +83,37 @@ impl Index {
             model,
             version,
         } = made;
-        let i = u32::try_from(self.nodes.len()).ok()?;
-        node.model = self.model_number(model);
-        // The latest record naming a version wins, as the whole reader has it.
-        if let Some(v) = version {
-            self.version = v;
-        }
+        // What can refuse the node comes first, so that a refusal leaves nothing half added.
+        let i = u32::try_from(self.nodes.len())
+            .ok()
+            .filter(|&i| (i as usize) < MAX_RECORDS)?;
         let next = self
             .nodes
             .len()
             .checked_sub(1)
             .map_or(0, |p| self.line(p) + 1);
-        if line != next {
-            self.gaps.push((i, u32::try_from(line).ok()?));
+        let gap = match line != next {
+            true => Some((i, u32::try_from(line).ok()?)),
+            false => None,
+        };
+        match &mut self.ids {
+            Ids::Held {
+                uuids,
+                message_ids,
+                parents,
+            } => {
+                // Each refuses only past as many records as the node index, checked above.
+                message_ids.push(message_id)?;
+                parents.push(uuid, parent)?;
+                uuids.push(uuid);
+            }
+            Ids::Checks(checks) => checks.push(skel::check(uuid)),
+        }
+        self.gaps.extend(gap);
+        node.model = self.model_number(model);
+        // The latest record naming a version wins, as the whole reader has it.
+        if let Some(v) = version {
+            self.version = v;
         }
         while (self.wraps.len() as u64) < at >> 32 {
             self.wraps.push(i);
@@ -100,18 +122,6 @@ impl Index {
         self.end = at + u64::from(len);
         self.rare.push(i, extra);
         self.nodes.push(node);
-        match &mut self.ids {
-            Ids::Held {
-                uuids,
-                message_ids,
-                parents,
-            } => {
-                uuids.push(uuid);
-                message_ids.push(message_id)?;
-                parents.push(parent);
-            }
-            Ids::Checks(checks) => checks.push(skel::check(uuid)),
-        }
         Some(())
     }
 
@@ -119,7 +129,7 @@ impl Index {
     ///
     /// # Panics
     /// Once [`Index::forget_ids`] let them go: a thread is never traced without them.
-    fn held(&self) -> (Column<'_>, &SparseIds, Column<'_>) {
+    fn held(&self) -> (Column<'_>, &SparseIds, &Parents) {
         match &self.ids {
             Ids::Held {
                 uuids,
@@ -142,7 +152,8 @@ impl Index {
 
     /// Node `i`'s `parentUuid`.
     pub fn parent(&self, i: usize) -> Option<Id> {
-        self.held().2[i]
+        let (uuids, _, parents) = self.held();
+        parents.get(i, |k| uuids[k])
     }
 
     /// Node `i`'s uuid's [`skel::check`], before or after the ids go.
@@ -153,7 +164,7 @@ impl Index {
         }
     }
 
-    /// Lets the nodes' ids go (about 20 of the 28 bytes a record the index holds), keeping a
+    /// Lets the nodes' ids go (about 16 of the 24 bytes a record the index holds), keeping a
     /// 4-byte check of each uuid, for a caller that traces no thread from this index
     /// again: reading the live records needs only the traced thread, and the checks.
     pub fn forget_ids(&mut self) {

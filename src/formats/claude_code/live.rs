@@ -255,9 +255,15 @@ impl Tracer<'_> {
             .filter(|&r| self.nodes[r].kind == Kind::LastPrompt)
             .find_map(named_by);
         if let Some(named) = prompt {
+            // Whether each node descends from the named one: the memo says it of every node
+            // once each is asked (but the named one itself), so that no second byte a node
+            // holds the answers.
             let mut memo = vec![None; n];
-            let below: Vec<bool> = (0..n).map(|i| self.descends(i, named, &mut memo)).collect();
-            return last_of(&|i| below[i]).or(Some(named));
+            (0..n).for_each(|i| {
+                self.descends(i, named, &mut memo);
+            });
+            let below = |i: usize| i == named || memo[i] == Some(true);
+            return last_of(&below).or(Some(named));
         }
         let last = last_of(&|_| true)?;
         let summary = (last + 1..n)
@@ -384,3 +390,7 @@ mod tests {
         assert!(interleave(Vec::new(), &[]).is_empty());
     }
 }
+
+#[cfg(test)]
+#[path = "live_tests.rs"]
+mod thread_tests;

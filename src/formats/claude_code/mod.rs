@@ -14,6 +14,7 @@ pub mod indexed;
 pub mod live;
 mod marker;
 mod new;
+mod parents;
 mod paths;
 mod plan;
 pub mod reattach;

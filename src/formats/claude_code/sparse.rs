@@ -19,12 +19,14 @@ pub struct SparseIds {
 }
 
 impl SparseIds {
-    /// Adds the next record's id; `None` past 2^32 ids.
+    /// Adds the next record's id; `None` (nothing added) past 2^32 ids.
     pub fn push(&mut self, id: Option<Id>) -> Option<()> {
         let (k, b) = (self.len / 64, self.len % 64);
+        // Counted before anything is pushed, so that a refusal leaves the words whole.
+        let before = u32::try_from(self.ids.len()).ok()?;
         if b == 0 {
             self.has.push(0);
-            self.before.push(u32::try_from(self.ids.len()).ok()?);
+            self.before.push(before);
         }
         if let Some(id) = id {
             self.has[k] |= 1 << b;
