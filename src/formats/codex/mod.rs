@@ -50,7 +50,7 @@ pub fn embedded_items(doc: &LinesDoc) -> Result<Vec<Option<Value>>, ReadError> {
     }
     out.extend(r.items.iter().map(|it| match it.source {
         Source::Line(_) => None,
-        _ => Some(it.value.clone()),
+        _ => it.value.as_deref().cloned(),
     }));
     Ok(out)
 }

@@ -33,10 +33,11 @@ impl Source {
 /// One Responses API item of the active history.
 #[derive(Debug, Clone)]
 pub struct ActiveItem {
-    /// The item; `Null` for an item read from its own line in a rollout parsed lean
-    /// ([`Rollout::parse_lean`]; a model item is never `null`): [`Rollout::value_of`]
-    /// reads it again.
-    pub value: Value,
+    /// The item; `None` for an item read from its own line in a rollout parsed lean
+    /// ([`Rollout::parse_lean`]): [`Rollout::value_of`] reads it again. Boxed, so that
+    /// the list of a large rollout's items, which a lean parse mostly leaves without
+    /// one, is not as wide as a value (80 bytes) an item.
+    pub value: Option<Box<Value>>,
     pub source: Source,
     /// Reasoning tokens the provider billed for this item's `encrypted_content`.
     pub billed: Option<usize>,
@@ -50,7 +51,7 @@ pub struct ActiveItem {
 impl ActiveItem {
     fn new(value: Value, source: Source) -> ActiveItem {
         let mut it = ActiveItem::lean(&value, source);
-        it.value = value;
+        it.value = Some(Box::new(value));
         it
     }
 
@@ -58,7 +59,7 @@ impl ActiveItem {
     fn lean(value: &Value, source: Source) -> ActiveItem {
         let enc = value.get("encrypted_content").and_then(Value::as_str);
         ActiveItem {
-            value: Value::Null,
+            value: None,
             source,
             billed: None,
             user_message: value.get("type").and_then(Value::as_str) == Some("message")
