@@ -199,6 +199,13 @@ pub trait Codec: Sync {
         false
     }
 
+    /// Whether the writer makes its output from the document and the plan's items alone,
+    /// never from the messages' text: a rewrite then drops that text once the plan is
+    /// made (see `Loaded::reattach`), before the output is made beside the document.
+    fn writes_from_document(&self) -> bool {
+        false
+    }
+
     /// Whether a file names its model in its first records only, so that reading a grown
     /// file from where an earlier read ended must take the model from that read.
     fn model_in_first_records(&self) -> bool {

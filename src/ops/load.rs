@@ -113,9 +113,20 @@ impl Loaded {
     /// Makes a session loaded with [`load_for_rewrite`] writable: when its text was released
     /// (a large file), drops its messages' text (the plan is made) and reads the file's
     /// text again. A file that changed since it
-    /// was read is an [`output::Changed`](Changed) error.
+    /// was read is an [`output::Changed`](Changed) error. A session whose document was
+    /// kept loses its messages' text too when its format's writer does not read it
+    /// ([`Codec::writes_from_document`](crate::formats::Codec::writes_from_document)): the
+    /// output is then made beside the document alone.
     pub fn reattach(&mut self) -> anyhow::Result<()> {
         if !self.session.doc.is_detached() {
+            if self.session.format.codec().writes_from_document() {
+                // Cleared in place, not copied small as for a detached document: the
+                // document stays, and a copy of the messages beside it would be the
+                // rewrite's peak.
+                let messages = self.session.messages.iter_mut();
+                messages.for_each(session::Message::release_text);
+                crate::mem::give_back();
+            }
             return Ok(());
         }
         self.session.release_text();
@@ -701,6 +712,32 @@ mod tests {
         let err = l.reattach().unwrap_err();
         assert!(is_changed(&err), "{err:#}");
         assert!(l.session.doc.is_detached(), "nothing was put back");
+    }
+
+    #[test]
+    fn a_codex_rewrite_drops_its_messages_text_and_writes_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        let path = dir.path().join("rollout.jsonl");
+        let line = |ty: &str, payload: serde_json::Value| {
+            serde_json::json!({"timestamp": "t", "type": ty, "payload": payload}).to_string()
+        };
+        let user = |t: &str| serde_json::json!({"type":"message","role":"user","content":[{"type":"input_text","text":t}]});
+        let text = [
+            line("session_meta", serde_json::json!({"id": "x"})),
+            line("response_item", user("first words")),
+            line("response_item", user("second words")),
+        ]
+        .join("\n")
+            + "\n";
+        std::fs::write(&path, &text).unwrap();
+        let mut l = load_keeping(&ctx, &path, Keep::Document).unwrap();
+        let items = [crate::session::Item::Keep(1)];
+        let before = crate::formats::write(&l.session, &items).unwrap();
+        assert_eq!(l.session.messages[0].text(), "first words");
+        l.reattach().unwrap();
+        assert!(l.session.messages.iter().all(|m| m.text().is_empty()));
+        assert_eq!(crate::formats::write(&l.session, &items).unwrap(), before);
     }
 
     #[test]

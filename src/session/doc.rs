@@ -145,6 +145,36 @@ pub struct LinesDoc {
     pub lines: Vec<LineSpan>,
     /// Line index of a truncated last line that could not be parsed, kept verbatim.
     pub truncated_tail: Option<usize>,
+    /// What the format's reader parsed of `text` for its writer: a rewrite of a large
+    /// file reuses it rather than parsing the text again beside the session.
+    pub parsed: Parsed,
+}
+
+/// A format's own parse of a document's text, kept by its reader for its writer (see
+/// [`LinesDoc::parsed`]); shared, so that threads working on the same session (the
+/// archive's, the writer's) read one copy.
+#[derive(Clone, Default)]
+pub struct Parsed(Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>);
+
+impl Parsed {
+    pub fn new<T: std::any::Any + Send + Sync>(value: T) -> Parsed {
+        Parsed(Some(std::sync::Arc::new(value)))
+    }
+
+    /// The parse, if one of type `T` was kept.
+    pub fn get<T: std::any::Any>(&self) -> Option<&T> {
+        self.0.as_deref()?.downcast_ref()
+    }
+}
+
+impl std::fmt::Debug for Parsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Parsed(kept)"
+        } else {
+            "Parsed(none)"
+        })
+    }
 }
 
 impl LinesDoc {
@@ -176,6 +206,7 @@ impl LinesDoc {
             text,
             lines,
             truncated_tail: None,
+            parsed: Parsed::default(),
         }
     }
 

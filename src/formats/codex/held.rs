@@ -17,12 +17,16 @@ impl Rollout {
         doc: &LinesDoc,
         it: &'a ActiveItem,
     ) -> Result<Cow<'a, Value>, ReadError> {
-        let Source::Line(line) = it.source else {
-            return Ok(Cow::Borrowed(&it.value));
-        };
-        if !it.value.is_null() {
-            return Ok(Cow::Borrowed(&it.value));
+        if let Some(v) = it.value.as_deref() {
+            return Ok(Cow::Borrowed(v));
         }
+        // Only an item read from its own line is left without its value.
+        let Source::Line(line) = it.source else {
+            return Err(ReadError::shape(
+                format!("line {}", it.source.line() + 1),
+                "the item read before",
+            ));
+        };
         let mut v: Value =
             serde_json::from_str(doc.line(line)).map_err(|e| ReadError::json(&e, line))?;
         let item = match v.get_mut("payload") {
@@ -59,11 +63,14 @@ mod tests {
         let lean = Rollout::parse_lean(&doc).unwrap();
         assert_eq!(whole.items.len(), 2);
         assert_eq!(lean.items.len(), 2);
-        assert!(lean.items[1].value.is_null());
+        assert!(lean.items[1].value.is_none());
         for (w, l) in whole.items.iter().zip(&lean.items) {
             assert_eq!(w.source, l.source);
             assert_eq!(w.billed, l.billed);
-            assert_eq!(*lean.value_of(&doc, l).unwrap(), w.value);
+            assert_eq!(
+                lean.value_of(&doc, l).unwrap().as_ref(),
+                w.value.as_deref().unwrap()
+            );
         }
         // Before the compaction, the reasoning item was billed alike by both.
         let before = LinesDoc::new(text.lines().take(4).collect::<Vec<_>>().join("\n"));
@@ -73,7 +80,11 @@ mod tests {
         );
         assert_eq!(w.items[1].billed, Some(7));
         assert_eq!(l.items[1].billed, Some(7));
-        assert_eq!(*l.value_of(&before, &l.items[1]).unwrap(), w.items[1].value);
+        let held = w.items[1].value.as_deref();
+        assert_eq!(
+            l.value_of(&before, &l.items[1]).unwrap().as_ref(),
+            held.unwrap()
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ use serde_json::Value;
 use super::agent::{AgentInfo, AgentStore, ResumeRule};
 use crate::formats::message::Notes;
 use crate::formats::{lines_doc, Codec, Written};
-use crate::session::{Document, Format, LinesDoc, ReadError, ReportedUsage, Role, Session};
+use crate::session::{Document, Format, LinesDoc, Parsed, ReadError, ReportedUsage, Role, Session};
 use crate::session::{Item, Keep, WriteError};
 pub use rollout::{ActiveItem, Latest, Rollout, Source};
 
@@ -36,23 +36,42 @@ pub use rollout::{ActiveItem, Latest, Rollout, Source};
 /// the summary of an older one); `None` for messages read from their own line.
 pub fn embedded_items(doc: &LinesDoc) -> Result<Vec<Option<Value>>, ReadError> {
     // Only the items without a line of their own are wanted, and a lean parse holds them.
-    let r = Rollout::parse_lean(doc)?;
+    let parsed;
+    let r = match kept(doc) {
+        Some(r) => r,
+        None => {
+            parsed = Rollout::parse_lean(doc)?;
+            &parsed
+        }
+    };
     let mut out = Vec::with_capacity(r.items.len() + 1);
     if r.system.is_some() {
         out.push(None);
     }
-    out.extend(r.items.into_iter().map(|it| match it.source {
+    out.extend(r.items.iter().map(|it| match it.source {
         Source::Line(_) => None,
-        _ => Some(it.value),
+        _ => it.value.as_deref().cloned(),
     }));
     Ok(out)
 }
 
+/// The lean parse the reader kept in `doc` for a rewrite ([`read_keeping`]).
+pub(crate) fn kept(doc: &LinesDoc) -> Option<&Rollout> {
+    doc.parsed.get::<Rollout>()
+}
+
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
+    read_keeping(text, Keep::Document)
+}
+
+/// A rollout read; for a session that may be written back (`keep`: the document or its
+/// layout), its lean parse is kept in the document, so that the writer (and the
+/// archive, on another thread) do not parse a large rollout again beside the session.
+pub fn read_keeping(text: impl Into<String>, keep: Keep) -> Result<Session, ReadError> {
     let mut doc = LinesDoc::new(text.into());
     // Each item's value is read again as its message is made: a large rollout's values
     // are never all held at once (with the text, the messages and the rollout).
-    let r = Rollout::parse_lean(&doc)?;
+    let mut r = Rollout::parse_lean(&doc)?;
     doc.truncated_tail = r.truncated_tail;
     let mut notes = Notes::default();
     let mut messages = r.messages(&doc, &mut notes)?;
@@ -63,17 +82,21 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     });
     let dropped = reasoning::drop_closed_turns(&mut messages, reported_usage.as_ref());
     let reported_usage = reported_usage.map(|u| ReportedUsage { dropped, ..u });
-    let mut warnings = r.warnings.clone();
+    let mut warnings = std::mem::take(&mut r.warnings);
     warnings.extend(notes.into_warnings());
+    let (model, agent_limits, request_extra) = (r.model.take(), r.limits, r.tools.take());
+    if matches!(keep, Keep::Document | Keep::Layout) {
+        doc.parsed = Parsed::new(r.for_writer());
+    }
     Ok(Session {
         format: Format::Codex,
         doc: Document::Lines(doc),
         messages,
-        model: r.model,
+        model,
         warnings,
         reported_usage,
-        agent_limits: r.limits,
-        request_extra: r.tools,
+        agent_limits,
+        request_extra,
         resume: None,
         skipped: false,
     })
@@ -185,8 +208,13 @@ impl Codec for Codex {
         usize::from(envelope) + usize::from(legacy)
     }
 
-    fn read(&self, text: String, _keep: Keep) -> Result<Session, ReadError> {
-        read(text)
+    /// Kept items are copied from the rollout's lines, new ones carry their own text.
+    fn writes_from_document(&self) -> bool {
+        true
+    }
+
+    fn read(&self, text: String, keep: Keep) -> Result<Session, ReadError> {
+        read_keeping(text, keep)
     }
 
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {

@@ -102,7 +102,8 @@ impl Rollout {
 
     /// A user message of a `replacement_history` that is Codex's own summary.
     pub(super) fn is_codex_summary(&self, it: &ActiveItem) -> bool {
-        matches!(it.source, Source::History { .. }) && is_summary_item(&it.value)
+        matches!(it.source, Source::History { .. })
+            && it.value.as_deref().is_some_and(is_summary_item)
     }
 }
 

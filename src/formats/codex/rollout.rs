@@ -33,10 +33,11 @@ impl Source {
 /// One Responses API item of the active history.
 #[derive(Debug, Clone)]
 pub struct ActiveItem {
-    /// The item; `Null` for an item read from its own line in a rollout parsed lean
-    /// ([`Rollout::parse_lean`]; a model item is never `null`): [`Rollout::value_of`]
-    /// reads it again.
-    pub value: Value,
+    /// The item; `None` for an item read from its own line in a rollout parsed lean
+    /// ([`Rollout::parse_lean`]): [`Rollout::value_of`] reads it again. Boxed, so that
+    /// the list of a large rollout's items, which a lean parse mostly leaves without
+    /// one, is not as wide as a value (80 bytes) an item.
+    pub value: Option<Box<Value>>,
     pub source: Source,
     /// Reasoning tokens the provider billed for this item's `encrypted_content`.
     pub billed: Option<usize>,
@@ -50,7 +51,7 @@ pub struct ActiveItem {
 impl ActiveItem {
     fn new(value: Value, source: Source) -> ActiveItem {
         let mut it = ActiveItem::lean(&value, source);
-        it.value = value;
+        it.value = Some(Box::new(value));
         it
     }
 
@@ -58,7 +59,7 @@ impl ActiveItem {
     fn lean(value: &Value, source: Source) -> ActiveItem {
         let enc = value.get("encrypted_content").and_then(Value::as_str);
         ActiveItem {
-            value: Value::Null,
+            value: None,
             source,
             billed: None,
             user_message: value.get("type").and_then(Value::as_str) == Some("message")
@@ -154,6 +155,7 @@ impl Rollout {
     ) -> Result<Rollout, ReadError> {
         let mut r = Rollout {
             lean,
+            items: Vec::with_capacity(item_lines(doc)),
             ..Rollout::default()
         };
         let mut first = true;
@@ -295,15 +297,18 @@ impl Rollout {
         self.limits.overflow = false;
         self.unbilled.clear();
         if let Some(history) = payload.get("replacement_history").and_then(Value::as_array) {
-            self.items = history
+            let items = history
                 .iter()
                 .enumerate()
                 .filter(|(_, v)| is_model_item(v))
                 .map(|(index, v)| ActiveItem {
                     billed: self.billed_before(v),
                     ..ActiveItem::new(v.clone(), Source::History { line, index })
-                })
-                .collect();
+                });
+            // Into the list sized up front, which the items after it fill.
+            let items: Vec<ActiveItem> = items.collect();
+            self.items.clear();
+            self.items.extend(items);
             return;
         }
         // Older builds: the history becomes the user messages so far plus the summary.
@@ -344,6 +349,20 @@ impl Rollout {
         });
     }
 
+    /// This parse reduced to what a writer reads of it ([`super::write`], the restore's
+    /// check, [`super::embedded_items`]), to be kept beside the session until it is
+    /// written: the bookkeeping of the reasoning items' billing goes, and the items' list
+    /// loses the spare room it grew with.
+    pub(super) fn for_writer(mut self) -> Rollout {
+        self.items.shrink_to_fit();
+        self.unbilled = Vec::new();
+        self.reasoned_calls = Default::default();
+        self.billed = Default::default();
+        self.last_total = None;
+        self.warnings = Vec::new();
+        self
+    }
+
     /// Whether the file holds Codex 0.169's paginated history: records ctxctl appends then
     /// carry the next ordinals.
     pub fn paginated(&self) -> bool {
@@ -380,7 +399,38 @@ impl Rollout {
     }
 }
 
+/// How many lines may hold a `response_item` record: the item list is sized once, not
+/// grown by doubling (its spare room and the copies of its growth were a large rollout's
+/// peak beside the text and the messages). A legacy rollout's list (bare items, no
+/// envelope) still grows as it goes.
+fn item_lines(doc: &LinesDoc) -> usize {
+    let finder = memchr::memmem::Finder::new(b"\"response_item\"");
+    (0..doc.lines.len())
+        .filter(|&i| finder.find(doc.line(i).as_bytes()).is_some())
+        .count()
+}
+
 /// Items that are model history (`ghost_snapshot` is an undo point, not model input).
 pub(super) fn is_model_item(v: &Value) -> bool {
     matches!(v.get("type").and_then(Value::as_str), Some(t) if t != "ghost_snapshot")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_item_list_is_sized_by_the_response_item_lines() {
+        let text = concat!(
+            "{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{\"id\":\"s\"}}\n",
+            "{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[]}}\n",
+            "{\"timestamp\":\"t\",\"type\":\"event_msg\",\"payload\":{\"type\":\"token_count\"}}\n",
+            "{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":{\"type\":\"ghost_snapshot\"}}\n",
+        );
+        let doc = LinesDoc::new(text.into());
+        assert_eq!(item_lines(&doc), 2);
+        let r = Rollout::parse_lean(&doc).unwrap();
+        assert_eq!(r.items.len(), 1, "a ghost snapshot is no model item");
+        assert_eq!(r.items.capacity(), 2, "sized once, not grown");
+    }
 }

@@ -28,12 +28,21 @@ pub fn write<'d>(
     if items == session.keep_all().as_slice() {
         return Ok(Rendered::Same(doc));
     }
-    // Items are read again as they are written: a large rollout's are not all held.
-    let r = Rollout::parse_lean(doc)?;
+    // The reader's lean parse, kept in the document; a parse of its own (as lean) for a
+    // document read otherwise. Items are read again as they are written: a large
+    // rollout's are not all held.
+    let parsed;
+    let r = match super::kept(doc) {
+        Some(r) => r,
+        None => {
+            parsed = Rollout::parse_lean(doc)?;
+            &parsed
+        }
+    };
     let offset = usize::from(r.system.is_some());
     same_messages(r.items.len() + offset, session)?;
     if r.legacy {
-        return legacy(doc, items, &r, offset).map(Rendered::Bytes);
+        return legacy(doc, items, r, offset).map(Rendered::Bytes);
     }
     // Message index -> its item (the instructions message has none), and its value.
     let item = |i: usize| i.checked_sub(offset).map(|k| &r.items[k]);
@@ -52,7 +61,7 @@ pub fn write<'d>(
                 // A restore plan has nothing else.
                 _ => Some(Err(WriteError::Document("not a restore plan".into()))),
             });
-            if let Some(plan) = restore::undo(doc, &r, at, wanted)? {
+            if let Some(plan) = restore::undo(doc, r, at, wanted)? {
                 return Ok(Rendered::Plan(plan));
             }
         }
@@ -81,7 +90,7 @@ pub fn write<'d>(
         }
     }
     let mut plan = LinePlan::new(doc);
-    for line in append::records(doc, &r, summary.unwrap_or_default(), history)? {
+    for line in append::records(doc, r, summary.unwrap_or_default(), history)? {
         plan.append(line);
     }
     Ok(Rendered::Plan(plan))
@@ -197,7 +206,63 @@ fn legacy(
 mod tests {
     use super::*;
     use crate::formats::{read, write as session_write};
-    use crate::session::Record;
+    use crate::session::{Document, Keep, Record};
+
+    #[test]
+    fn the_reader_s_parse_is_kept_for_the_writer_and_writes_what_a_parse_of_its_own_would() {
+        let line = |ty: &str, payload: Value| {
+            json!({"timestamp": "2026-01-01T00:00:00.000Z", "type": ty, "payload": payload})
+                .to_string()
+        };
+        let user = |t: &str| json!({"type":"message","role":"user","content":[{"type":"input_text","text":t}]});
+        let text = [
+            line(
+                "session_meta",
+                json!({"id": "x", "base_instructions": {"text": "sys"}}),
+            ),
+            line("response_item", user("dropped")),
+            line(
+                "compacted",
+                json!({"message": "", "replacement_history": [user("kept")]}),
+            ),
+            line("response_item", user("after")),
+            line("response_item", user("last")),
+        ]
+        .join("\n")
+            + "\n";
+        let s = super::super::read_keeping(text.as_str(), Keep::Document).unwrap();
+        let Document::Lines(doc) = &s.doc else {
+            panic!("a rollout is a lines document")
+        };
+        let r = super::super::kept(doc).expect("kept for the writer");
+        assert_eq!(r.items.len(), 3);
+        // A read-only read keeps nothing.
+        let counted = super::super::read_keeping(text.as_str(), Keep::Messages).unwrap();
+        let Document::Lines(doc) = &counted.doc else {
+            panic!("a rollout is a lines document")
+        };
+        assert!(super::super::kept(doc).is_none());
+        // Without the kept parse, the writer parses the rollout itself: same bytes.
+        let mut own = s.clone();
+        if let Document::Lines(doc) = &mut own.doc {
+            doc.parsed = Default::default();
+        }
+        for items in [
+            vec![Item::Keep(0), Item::Keep(2), Item::Keep(3)],
+            vec![Item::Keep(0), Item::Keep(1), Item::Keep(3)],
+        ] {
+            assert_eq!(
+                session_write(&s, &items).unwrap(),
+                session_write(&own, &items).unwrap()
+            );
+        }
+        let embedded = |s: &Session| match &s.doc {
+            Document::Lines(doc) => super::super::embedded_items(doc).unwrap(),
+            _ => unreachable!(),
+        };
+        assert_eq!(embedded(&s), embedded(&own));
+        assert_eq!(embedded(&s)[1], Some(user("kept")));
+    }
 
     #[test]
     fn wrapped_shell_output_keeps_its_wrapper() {
