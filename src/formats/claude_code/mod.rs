@@ -9,6 +9,7 @@
 //! branches, history before a compaction) is carried along untouched.
 
 mod attach;
+mod counted;
 mod index;
 pub mod indexed;
 pub mod live;
@@ -34,7 +35,7 @@ use serde_json::Value;
 
 use super::agent::{AgentInfo, AgentStore, ResumeRule};
 use crate::formats::message::{self, Notes};
-use crate::formats::{lines_doc, Codec};
+use crate::formats::{lines_doc, Codec, CountedRead, Counting};
 use crate::session::{parse_agent_version, Item, Keep, RestorePlan, WriteError};
 use crate::session::{
     AgentLimits, CompactMeta, Document, Format, LinesDoc, Message, Origin, ReadError,
@@ -53,9 +54,24 @@ pub fn messages(
     doc: &LinesDoc,
     notes: &mut Notes,
 ) -> Result<Vec<(Message, Vec<usize>)>, ReadError> {
+    messages_counted(t, doc, notes, None).map(|(m, _)| m)
+}
+
+/// Messages, each with the records it came from.
+type Messages = Vec<(Message, Vec<usize>)>;
+
+/// [`messages`], each given to `count` as soon as it is whole ([`counted`]), their counts
+/// in message order.
+fn messages_counted(
+    t: &Transcript,
+    doc: &LinesDoc,
+    notes: &mut Notes,
+    count: Option<Counting>,
+) -> Result<(Messages, Option<Vec<usize>>), ReadError> {
     let mut out: Vec<(Message, Vec<usize>)> = Vec::new();
     let mut group: HashMap<&str, usize> = HashMap::new();
-    for &i in &t.order {
+    let mut counted = count.map(|c| counted::Counted::new(t, c));
+    for (pos, &i) in t.order.iter().enumerate() {
         if !matches!(t.recs[i].ty(), "attachment" | "user" | "assistant") {
             continue;
         }
@@ -64,6 +80,10 @@ pub fn messages(
             let mut m = Message::new(Role::System, attach::parts(r), Origin::Record(r.line));
             m.id = r.uuid.clone();
             out.push((m, vec![i]));
+            if let Some(c) = &mut counted {
+                let m = out.len() - 1;
+                c.after(pos, None, &mut out, m);
+            }
             continue;
         }
         if !matches!(r.ty(), "user" | "assistant") || attach::is_api_error(r) {
@@ -84,6 +104,9 @@ pub fn messages(
             existing.parts.extend(parts);
             recs.push(i);
             existing.origin = Origin::Records(recs.iter().map(|&k| t.recs[k].line).collect());
+            if let Some(c) = &mut counted {
+                c.after(pos, head.message_id(), &mut out, m);
+            }
             continue;
         }
         let role = if r.ty() == "user" {
@@ -100,8 +123,13 @@ pub fn messages(
             group.insert(id, out.len());
         }
         out.push((m, vec![i]));
+        if let Some(c) = &mut counted {
+            let m = out.len() - 1;
+            c.after(pos, head.message_id(), &mut out, m);
+        }
     }
-    Ok(out)
+    let counts = counted.map(|c| c.finish(&mut out));
+    Ok((out, counts))
 }
 
 /// A compaction summary: ctxctl's (`ctxctl` key with its metadata) or Claude Code's own.
@@ -121,11 +149,16 @@ fn compact_meta(r: &Rec) -> Option<CompactMeta> {
 }
 
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
-    let mut doc = LinesDoc::new(text.into());
+    read_counted(text.into(), None).map(|(s, _)| s)
+}
+
+/// [`read`], each message given to `count` as soon as it is whole (see [`counted`]).
+fn read_counted(text: String, count: Option<Counting>) -> Result<CountedRead, ReadError> {
+    let mut doc = LinesDoc::new(text);
     let t = Transcript::parse(&doc)?;
     doc.truncated_tail = t.truncated_tail;
     let mut notes = Notes::default();
-    let msgs = messages(&t, &doc, &mut notes)?;
+    let (msgs, counts) = messages_counted(&t, &doc, &mut notes, count)?;
     let named = |i: &usize| t.recs[*i].named_model;
     let model = (0..t.recs.len())
         .rev()
@@ -168,7 +201,7 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
     // output names the model used).
     let model = model.or_else(|| Some(DEFAULT_MODEL.to_string()));
     warnings.extend(notes.into_warnings());
-    Ok(Session {
+    let session = Session {
         format: Format::ClaudeCode,
         doc: Document::Lines(doc),
         messages: msgs.into_iter().map(|(m, _)| m).collect(),
@@ -179,7 +212,8 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
         request_extra,
         resume: None,
         skipped: false,
-    })
+    };
+    Ok((session, counts))
 }
 
 /// The thread as it was before the compaction boundary on line `line` of `doc` (the
@@ -364,6 +398,10 @@ impl Codec for ClaudeCode {
 
     fn read(&self, text: String, _keep: Keep) -> Result<Session, ReadError> {
         read(text)
+    }
+
+    fn read_counting(&self, text: String, count: Counting) -> Result<CountedRead, ReadError> {
+        read_counted(text, Some(count))
     }
 
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
