@@ -4,6 +4,7 @@
 //! guess with it, before the tokenizer is chosen.
 
 use crate::formats::chat;
+use crate::formats::claude_code::SYNTHETIC_MODEL;
 use crate::formats::stream::{DocReader, LineReader};
 
 /// The model the start of a session's `bytes` names, as the streamed read guesses it before
@@ -15,7 +16,18 @@ pub fn model_hint(bytes: &[u8]) -> Option<String> {
         return chat::early_model(doc.prefix(), doc.key());
     }
     let (head, _) = LineReader::new(bytes).head().ok()?;
-    named_model(&head)
+    named_model(&head).or_else(|| response_model(&head))
+}
+
+/// The model the first of the `head` lines that holds an API response names in it
+/// (`message.model`, where Claude Code's transcripts name it; not the made-up
+/// [`SYNTHETIC_MODEL`] of its own error records): without it, a transcript's rewrite would
+/// be counted with the default model's tokenizer first, and again with its own.
+fn response_model(head: &str) -> Option<String> {
+    head.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v.pointer("/message/model")?.as_str().map(str::to_string))
+        .find(|m| m != SYNTHETIC_MODEL)
 }
 
 /// The model the first of the `head` lines that names one names.
@@ -23,4 +35,26 @@ pub fn named_model(head: &str) -> Option<String> {
     head.lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .find_map(|v| v.get("model").and_then(|m| m.as_str()).map(str::to_string))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::model_hint;
+
+    #[test]
+    fn a_claude_code_transcript_is_guessed_by_its_first_real_response() {
+        let text = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#,
+            r#"{"type":"assistant","uuid":"e1","parentUuid":"u1","isApiErrorMessage":true,"message":{"model":"<synthetic>","role":"assistant","content":"API Error"}}"#,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"model":"claude-sonnet-4-5","role":"assistant","content":"a"}}"#,
+        ]
+        .join("\n");
+        assert_eq!(
+            model_hint(text.as_bytes()).as_deref(),
+            Some("claude-sonnet-4-5")
+        );
+        // A model named at the top of a record still comes first.
+        let text = format!("{{\"model\":\"gpt-4o\"}}\n{text}");
+        assert_eq!(model_hint(text.as_bytes()).as_deref(), Some("gpt-4o"));
+    }
 }

@@ -10,7 +10,8 @@ use serde_json::{json, Map, Value};
 
 use super::plan::{Entry, Fate};
 use super::Transcript;
-use crate::session::{LinesDoc, Part, ReadError, Role, Session};
+use crate::formats::message::{self, Notes};
+use crate::session::{LinesDoc, Message, Origin, Part, ReadError, Role, Session};
 
 /// The marker record.
 pub fn rewrite_marker(
@@ -39,6 +40,23 @@ pub fn latest_prompt(t: &Transcript, doc: &LinesDoc) -> Result<Option<Value>, Re
         }
     }
     Ok(None)
+}
+
+/// The text of the user message made of records `recs`, read from `doc`: the session's
+/// messages may have had their text dropped once counted (a plan that reads none).
+fn prompt_text(t: &Transcript, doc: &LinesDoc, recs: &[usize]) -> Result<String, ReadError> {
+    let mut parts = Vec::new();
+    for &r in recs {
+        let rec = t.whole(doc, r)?;
+        let place = format!("line {}.message.content", rec.line + 1);
+        let content = rec.v.get("message").and_then(|m| m.get("content"));
+        parts.extend(message::content_parts(
+            content,
+            &place,
+            &mut Notes::default(),
+        )?);
+    }
+    Ok(Message::new(Role::User, parts, Origin::Records(Vec::new())).text())
 }
 
 /// The `sessionId` of the last record that has one.
@@ -79,19 +97,23 @@ pub fn after_rewrite(
     leaf: &str,
     entries: &[Entry],
     session: &Session,
+    msg_recs: &[&[usize]],
 ) -> Result<Value, ReadError> {
-    let kept = || {
-        entries.iter().rev().find_map(|e| match e {
-            Entry::Msg { idx, .. } => {
-                let m = &session.messages[*idx];
-                let results_only = m.parts.iter().all(|p| matches!(p, Part::ToolResult { .. }));
-                (m.role == Role::User && !results_only).then(|| m.text())
-            }
-            _ => None,
-        })
+    let kept = entries.iter().rev().find_map(|e| match e {
+        Entry::Msg { idx, .. } => {
+            let m = &session.messages[*idx];
+            let results_only = m.parts.iter().all(|p| matches!(p, Part::ToolResult { .. }));
+            (m.role == Role::User && !results_only).then_some(*idx)
+        }
+        _ => None,
+    });
+    let prompt = match latest_prompt(t, doc)? {
+        Some(p) => p,
+        None => Value::String(match kept {
+            Some(idx) => prompt_text(t, doc, msg_recs[idx])?,
+            None => String::new(),
+        }),
     };
-    let prompt =
-        latest_prompt(t, doc)?.unwrap_or_else(|| Value::String(kept().unwrap_or_default()));
     let mut meta = Map::new();
     meta.insert("rewrite".into(), Value::Bool(true));
     let id = entries.iter().find_map(|e| match e {

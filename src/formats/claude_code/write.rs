@@ -283,7 +283,8 @@ impl Writer<'_> {
         }
         let leaf = marker::new_leaf(t, self.entries, self.fates, self.msg_recs);
         if let Some(leaf) = leaf {
-            let m = marker::after_rewrite(t, self.doc, &leaf, self.entries, session)?;
+            let m =
+                marker::after_rewrite(t, self.doc, &leaf, self.entries, session, self.msg_recs)?;
             plan.append(serde_json::to_string(&m)?);
         }
         Ok(plan)

@@ -190,3 +190,25 @@ fn edits_change_only_the_message() {
         "{err}"
     );
 }
+
+#[test]
+fn the_markers_prompt_is_read_from_the_file_when_the_messages_text_is_gone() {
+    // Without a `last-prompt` of Claude Code's, the marker repeats the last user prompt
+    // kept: the same whether or not the plan dropped the messages' text.
+    let text: String = transcript()
+        .lines()
+        .take(5)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let session = read(text.as_bytes(), None).unwrap();
+    let items = [Item::Keep(2), Item::Keep(3), Item::Keep(4)];
+    let whole = session_write(&session, &items).unwrap();
+    let mut released = session;
+    released.release_text();
+    assert_eq!(released.messages[4].text(), "");
+    let out = session_write(&released, &items).unwrap();
+    assert_eq!(out, whole);
+    let last = std::str::from_utf8(&out).unwrap().lines().last().unwrap();
+    let marker: Value = serde_json::from_str(last).unwrap();
+    assert_eq!(marker["lastPrompt"], "five");
+}
