@@ -80,6 +80,25 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
 /// Prefix of temporary files, so leftovers of an interrupted run can be found and removed.
 pub const TEMP_PREFIX: &str = ".ctxctl-tmp-";
 
+/// A temp file beside `path` (same directory, so a rename can replace it), named with
+/// [`TEMP_PREFIX`] and `path`'s extension (a format may be told by it): walks never take it
+/// for a session (`ops::session_files` leaves the prefix out), and one a killed run
+/// left is removed by the next write there ([`clean_stale_temps`]). Removed when dropped.
+pub fn temp_beside(path: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let suffix = match path.extension() {
+        Some(e) => format!(".{}", e.to_string_lossy()),
+        None => String::new(),
+    };
+    tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .suffix(&suffix)
+        .tempfile_in(dir)
+}
+
 /// Writes `bytes` to `path` atomically: a temp file in the same directory, synced, then
 /// renamed over `path`. With `private`, the file is created 0600; otherwise an existing
 /// file's permissions are kept. Temp files an interrupted run left in the directory are
@@ -571,6 +590,20 @@ mod tests {
         assert!(stage(Path::new("/dev/null"), false, b"x")
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn temps_beside_a_session_keep_its_extension_and_are_not_sessions() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = dir.path().join("s.jsonl");
+        let tmp = temp_beside(&session).unwrap();
+        assert_eq!(tmp.path().parent(), Some(dir.path()));
+        assert_eq!(tmp.path().extension().unwrap(), "jsonl");
+        let name = tmp.path().file_name().unwrap().to_str().unwrap();
+        assert!(name.starts_with(TEMP_PREFIX), "{name}");
+        let path = tmp.path().to_path_buf();
+        drop(tmp);
+        assert!(!path.exists());
     }
 
     #[test]

@@ -168,4 +168,12 @@ mod tests {
         let own = std::fs::canonicalize(&own).unwrap();
         assert_eq!(names(&[own]), ["a/b/s.jsonl"]);
     }
+
+    #[test]
+    fn ctxctl_s_temp_files_beside_a_session_are_not_sessions() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = crate::fsutil::temp_beside(&dir.path().join("s.jsonl")).unwrap();
+        assert!(!is_session_file(tmp.path()));
+        assert!(is_session_file(&dir.path().join("s.jsonl")));
+    }
 }

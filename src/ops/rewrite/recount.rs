@@ -73,20 +73,7 @@ pub fn of_bytes(ctx: &Context, loaded: &Loaded, bytes: &[u8]) -> Option<usize> {
 /// [`of_bytes`] through a temp file; `None` when none can be written.
 fn through_file(ctx: &Context, loaded: &Loaded, bytes: &[u8]) -> Option<Option<usize>> {
     use std::io::Write as _;
-    let dir = match loaded.path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    // The session's extension kept: a format may be told by it.
-    let suffix = match loaded.path.extension() {
-        Some(e) => format!(".{}", e.to_string_lossy()),
-        None => String::new(),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".ctxctl-count-")
-        .suffix(&suffix)
-        .tempfile_in(dir)
-        .ok()?;
+    let mut tmp = crate::fsutil::temp_beside(&loaded.path).ok()?;
     tmp.write_all(bytes).and_then(|()| tmp.flush()).ok()?;
     Some(streamed(ctx, loaded, tmp.path()))
 }
@@ -121,7 +108,7 @@ mod tests {
         let left: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|n| n.starts_with(".ctxctl-count-"))
+            .filter(|n| n.starts_with(crate::fsutil::TEMP_PREFIX))
             .collect();
         assert!(left.is_empty(), "{left:?}");
     }

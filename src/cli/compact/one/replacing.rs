@@ -55,18 +55,7 @@ impl Job<'_> {
         let Destination::InPlace(path) = dest else {
             unreachable!("only a session replaced in place is written here")
         };
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => std::path::Path::new("."),
-        };
-        let suffix = match path.extension() {
-            Some(e) => format!(".{}", e.to_string_lossy()),
-            None => String::new(),
-        };
-        let mut result = tempfile::Builder::new()
-            .prefix(".ctxctl-compacted-")
-            .suffix(&suffix)
-            .tempfile_in(dir)
+        let mut result = crate::fsutil::temp_beside(path)
             .map_err(|e| anyhow::anyhow!("writing beside {}: {e}", path.display()))?;
         // The output's I/O errors name the temp file's place; what the format cannot write
         // names the session.
