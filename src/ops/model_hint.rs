@@ -16,18 +16,29 @@ pub fn model_hint(bytes: &[u8]) -> Option<String> {
         return chat::early_model(doc.prefix(), doc.key());
     }
     let (head, _) = LineReader::new(bytes).head().ok()?;
-    named_model(&head).or_else(|| response_model(&head))
+    let mut response = None;
+    for value in head
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+    {
+        if let Some(model) = value.get("model").and_then(|m| m.as_str()) {
+            return Some(model.to_string());
+        }
+        if response.is_none() {
+            response = response_model(&value);
+        }
+    }
+    response
 }
 
-/// The model the first of the `head` lines that holds an API response names in it
-/// (`message.model`, where Claude Code's transcripts name it; not the made-up
-/// [`SYNTHETIC_MODEL`] of its own error records): without it, a transcript's rewrite would
-/// be counted with the default model's tokenizer first, and again with its own.
-fn response_model(head: &str) -> Option<String> {
-    head.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v.pointer("/message/model")?.as_str().map(str::to_string))
-        .find(|m| m != SYNTHETIC_MODEL)
+/// The model a line holding an API response names in it (`message.model`, where Claude
+/// Code's transcripts name it; not the made-up [`SYNTHETIC_MODEL`] of its own error
+/// records): without it, a transcript's rewrite would be counted with the default model's
+/// tokenizer first, and again with its own. A model named at the top of any head line
+/// still comes first.
+fn response_model(value: &serde_json::Value) -> Option<String> {
+    let model = value.pointer("/message/model")?.as_str()?;
+    (model != SYNTHETIC_MODEL).then(|| model.to_string())
 }
 
 /// The model the first of the `head` lines that names one names.
@@ -56,5 +67,10 @@ mod tests {
         // A model named at the top of a record still comes first.
         let text = format!("{{\"model\":\"gpt-4o\"}}\n{text}");
         assert_eq!(model_hint(text.as_bytes()).as_deref(), Some("gpt-4o"));
+        // ... wherever in the head it is named.
+        let text = format!("{text}\n{{\"model\":\"gpt-4.1\"}}");
+        assert_eq!(model_hint(text.as_bytes()).as_deref(), Some("gpt-4o"));
+        let late = text.replacen("{\"model\":\"gpt-4o\"}\n", "", 1);
+        assert_eq!(model_hint(late.as_bytes()).as_deref(), Some("gpt-4.1"));
     }
 }
