@@ -18,6 +18,12 @@ error = (predicted − reported) / reported. Each cut point is one of:
   * later: an earlier reported usage exists in the prefix;
   * first: none does.
 
+Gemini CLI masks old tool outputs in a batch once they pass its protected window and then
+rewrites its chat file to match (`updateMessagesFromHistory`), so a cut of the final file
+can hold masked text (`<tool_output_masked>`) where the file held, and the request sent,
+the whole output. Later points whose turn shows such an output are kept in `later` and
+also left out of one more column, `later, cut as the file was`, so that both figures show.
+
 Prints, per agent and version, the median and p90 |error| of each kind, and per agent the
 number of fixture files `check` cannot read. The whole file is checked too (unreadable =
 exit status 2 or an `error` in the report). With --resume, also compares the prediction for
@@ -153,15 +159,24 @@ def codex_version(lines):
 
 # --- Gemini CLI .json chats --------------------------------------------------------------
 
+MASKED = "<tool_output_masked>"
+
+
 def gemini_cuts(doc):
-    """(message index, reported input, kind) per `gemini` message of a `.json` chat."""
+    """(message index, reported input, kind) per `gemini` message of a `.json` chat: kind
+    `later-masked` for a later point whose turn (the tool calls of the last reported
+    message, and anything after it) holds an output masked since."""
     earlier = False
+    masked = False
     for k, m in enumerate(doc.get("messages") or []):
         t = m.get("tokens") if isinstance(m, dict) else None
         if m.get("type") != "gemini" or not isinstance(t, dict) or not t.get("input"):
+            masked = masked or MASKED in json.dumps(m)
             continue
-        yield k, t["input"], ("later" if earlier else "first")
+        yield k, t["input"], ("first" if not earlier else "later-masked" if masked else "later")
         earlier = True
+        # This message's own tool calls ran after its request: their outputs go with the next.
+        masked = MASKED in json.dumps(m.get("toolCalls") or [])
 
 
 # --- running ctxctl ----------------------------------------------------------------------
@@ -305,15 +320,16 @@ def main():
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=1))
 
-    kinds = ("later", "first", "after-compaction")
+    # Column: the kinds it takes.
+    kinds = (("later", "later-masked"), ("first",), ("after-compaction",), ("later",))
     print("| agent | version | later: n / median / p90 | first: n / median / p90 "
-          "| after compaction: n / median / p90 |")
-    print("|---|---|---|---|---|")
+          "| after compaction: n / median / p90 | later, cut as the file was: n / median / p90 |")
+    print("|---|---|---|---|---|---|")
 
     def line(agent, version, sel):
         cells = []
         for k in kinds:
-            errs = [abs(r["error"]) for r in sel if r["kind"] == k]
+            errs = [abs(r["error"]) for r in sel if r["kind"] in k]
             cells.append(f"{len(errs)} / {fmt(pct(errs, .5))} / {fmt(pct(errs, .9))}"
                          if errs else "—")
         print(f"| {agent} | {version} | " + " | ".join(cells) + " |")
