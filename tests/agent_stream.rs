@@ -356,6 +356,31 @@ fn codex_cases() -> Vec<(&'static str, String)> {
         json!({"message": "", "replacement_history": [said("user", "kept")]}),
     ));
     cases.push(("a refused item compacted away", lines(&unread)));
+    // Codex 0.4x-0.6x record shell outputs as JSON and send them as plain text once the
+    // model called the freeform `apply_patch` tool (src/formats/codex/shell_output.rs):
+    // the call on a line of its own, in a compaction's history, or not at all.
+    let structured = "{\"output\":\"Total output lines: 300\\n\\nline 1\\nline 300\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":1.8}}";
+    let patch = json!({"type": "custom_tool_call", "name": "apply_patch", "input": "*** Begin Patch", "call_id": "p1"});
+    let mut shell = base.clone();
+    shell.extend(turn(&[
+        call("c4"),
+        output("c4", structured),
+        patch.clone(),
+        json!({"type": "custom_tool_call_output", "call_id": "p1", "output": structured}),
+    ]));
+    cases.push(("structured shell outputs, patched", lines(&shell)));
+    let mut unpatched = base.clone();
+    unpatched.extend(turn(&[call("c4"), output("c4", structured)]));
+    cases.push(("structured shell outputs, never patched", lines(&unpatched)));
+    let mut history = base.clone();
+    history.push(codex(
+        "compacted",
+        json!({"message": "", "replacement_history": [said("user", "fix the build"), patch, call("c5"), output("c5", structured)]}),
+    ));
+    cases.push((
+        "structured shell outputs, patched before a compaction",
+        lines(&history),
+    ));
     cases
 }
 

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use super::items::{codex_compact, item_message};
 use super::reasoning::{annotate_value, is_summary_item};
+use super::shell_output::Reformat;
 use super::skel::call_hash;
 use super::stream::{Place, Planned, Slot};
 use crate::formats::message::Notes;
@@ -38,6 +39,7 @@ pub struct Maker<'a> {
     dropped: u64,
     /// The next message's index.
     k: usize,
+    reformat: Reformat,
 }
 
 impl<'a> Maker<'a> {
@@ -47,6 +49,7 @@ impl<'a> Maker<'a> {
             notes: Notes::default(),
             dropped: 0,
             k: 0,
+            reformat: Reformat::new(planned.patch),
         }
     }
 
@@ -155,8 +158,9 @@ impl<'a> Maker<'a> {
         Some(self.done(m))
     }
 
-    /// Message `m`, the next, as `drop_closed_turns` leaves it.
+    /// Message `m`, the next, as `drop_closed_turns` leaves it (its shell outputs as sent).
     fn done(&mut self, mut m: Message) -> Message {
+        self.reformat.message(&mut m);
         self.dropped += self.planned.closed.close(self.k, &mut m);
         self.k += 1;
         m

@@ -15,6 +15,7 @@ mod items;
 mod reasoning;
 mod restore;
 mod rollout;
+mod shell_output;
 pub mod skel;
 pub mod stream;
 pub mod tools;
@@ -75,6 +76,8 @@ pub fn read_keeping(text: impl Into<String>, keep: Keep) -> Result<Session, Read
     doc.truncated_tail = r.truncated_tail;
     let mut notes = Notes::default();
     let mut messages = r.messages(&doc, &mut notes)?;
+    let mut reformat = shell_output::Reformat::of_doc(&doc);
+    messages.iter_mut().for_each(|m| reformat.message(m));
     let reported_usage = r.usage.map(|u| {
         let lines = (messages.iter()).map(|m| m.origin.records().first().copied());
         let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
@@ -277,6 +280,37 @@ mod tests {
 
     fn user(text: &str) -> Value {
         json!({"type":"message","role":"user","content":[{"type":"input_text","text":text}]})
+    }
+
+    #[test]
+    fn structured_shell_outputs_are_counted_as_codex_sends_them_once_it_patched() {
+        let out = r#"{"output":"ok","metadata":{"exit_code":0,"duration_seconds":0.5}}"#;
+        let call = json!({"type":"function_call","name":"shell","arguments":"{}","call_id":"c"});
+        let output = json!({"type":"function_call_output","call_id":"c","output":out});
+        let patch =
+            json!({"type":"custom_tool_call","name":"apply_patch","input":"x","call_id":"p"});
+        let result_text = |lines: &[String]| {
+            let s = read(lines.join("\n") + "\n").unwrap();
+            let results: Vec<String> = (s.messages.iter())
+                .flat_map(|m| &m.parts)
+                .filter_map(|p| match p {
+                    Part::ToolResult {
+                        call_id, content, ..
+                    } if call_id == "c" => Some(crate::session::join_text(content)),
+                    _ => None,
+                })
+                .collect();
+            results
+        };
+        let mut lines = vec![line("response_item", call), line("response_item", output)];
+        assert_eq!(result_text(&lines), [out]);
+        // The freeform patch tool's call, even after the output: Codex sends it with the
+        // tools of every request of that model.
+        lines.push(line("response_item", patch));
+        assert_eq!(
+            result_text(&lines),
+            ["Exit code: 0\nWall time: 0.5 seconds\nOutput:\nok"]
+        );
     }
 
     #[test]

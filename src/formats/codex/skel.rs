@@ -26,6 +26,10 @@ pub struct ItemFact {
     pub call_id: Option<u64>,
     /// The size and hash of its `encrypted_content`, when a string.
     pub encrypted: Option<(usize, u128)>,
+    /// A call of the freeform `apply_patch` tool (a `custom_tool_call` of that name): the
+    /// request it answered carried that tool, so Codex sends shell outputs as plain text
+    /// ([`super::shell_output`]).
+    pub patch: bool,
 }
 
 impl ItemFact {
@@ -114,7 +118,7 @@ pub fn rec(text: &str) -> Option<Rec> {
                 record_type: !matches!(s.record_type, Loose::Absent),
                 untyped: matches!(s.ty, Loose::Absent),
                 instructions: s.instructions.as_str().map(str::to_string),
-                item: item_fact(&s.ty, &s.role, &s.call_id, &s.encrypted_content),
+                item: item_fact(&s.ty, &s.role, &s.call_id, &s.encrypted_content, &s.name),
             })
         }
         // A payload that is no object has none of the fields.
@@ -140,17 +144,19 @@ pub fn rec(text: &str) -> Option<Rec> {
                 tools: p.dynamic_tools.as_ref().and_then(super::tools::listed),
             }
         }
-        "response_item" => match item_fact(&p.ty, &p.role, &p.call_id, &p.encrypted_content) {
-            Some(f) => Rec::Item(f),
-            None => Rec::Other,
-        },
+        "response_item" => {
+            match item_fact(&p.ty, &p.role, &p.call_id, &p.encrypted_content, &p.name) {
+                Some(f) => Rec::Item(f),
+                None => Rec::Other,
+            }
+        }
         "compacted" => Rec::Compacted(p.replacement_history.0.map(|h| {
             (h.into_iter().enumerate())
                 .filter_map(|(k, o)| {
                     let i = o.0?;
                     Some((
                         k,
-                        item_fact(&i.ty, &i.role, &i.call_id, &i.encrypted_content)?,
+                        item_fact(&i.ty, &i.role, &i.call_id, &i.encrypted_content, &i.name)?,
                     ))
                 })
                 .collect()
@@ -192,11 +198,18 @@ fn event(p: &Payload) -> Rec {
     }
 }
 
-/// The fact of a model item of this `type`, `role`, `call_id` and `encrypted_content`
-/// (`None`: not a model item).
-fn item_fact(ty: &Loose, role: &Loose, call_id: &Loose, encrypted: &Loose) -> Option<ItemFact> {
+/// The fact of a model item of this `type`, `role`, `call_id`, `encrypted_content` and
+/// `name` (`None`: not a model item).
+fn item_fact(
+    ty: &Loose,
+    role: &Loose,
+    call_id: &Loose,
+    encrypted: &Loose,
+    name: &Loose,
+) -> Option<ItemFact> {
     let kind = ty.as_str().filter(|t| *t != "ghost_snapshot")?;
     Some(ItemFact {
+        patch: kind == "custom_tool_call" && name.as_str() == Some("apply_patch"),
         kind: kind.to_string(),
         role: role.as_str().map(str::to_string),
         call_id: call_id.as_str().map(call_hash),
@@ -215,6 +228,8 @@ struct Item<'a> {
     #[serde(default, borrow)]
     call_id: Loose<'a>,
     #[serde(default, borrow)]
+    name: Loose<'a>,
+    #[serde(default, borrow)]
     encrypted_content: Loose<'a>,
 }
 
@@ -227,6 +242,8 @@ struct Line<'a> {
     role: Loose<'a>,
     #[serde(default, borrow)]
     call_id: Loose<'a>,
+    #[serde(default, borrow)]
+    name: Loose<'a>,
     #[serde(default, borrow)]
     encrypted_content: Loose<'a>,
     #[serde(default, borrow)]
@@ -246,6 +263,8 @@ struct Payload<'a> {
     role: Loose<'a>,
     #[serde(default, borrow)]
     call_id: Loose<'a>,
+    #[serde(default, borrow)]
+    name: Loose<'a>,
     #[serde(default, borrow)]
     encrypted_content: Loose<'a>,
     #[serde(default, borrow)]

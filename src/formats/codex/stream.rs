@@ -138,6 +138,8 @@ pub struct Plan {
     tools: Option<String>,
     /// Whether a `session_meta` was read (the first one's tools are the session's).
     meta_seen: bool,
+    /// Whether the model called the freeform `apply_patch` tool ([`super::shell_output`]).
+    patch: bool,
     warnings: Vec<String>,
     /// The tail's reasoning items waiting for their response's usage report: their line,
     /// the size and hash of their encrypted content.
@@ -245,6 +247,7 @@ impl Plan {
     /// A model item on its own line, noted as `Rollout::response_item` notes it, then
     /// added to the tail.
     fn item(&mut self, at: At, place: Place, f: &ItemFact) {
+        self.patch |= f.patch;
         if !produced(&f.kind, f.role.as_deref()) {
             self.in_reasoned_response = false;
         } else if f.kind == "reasoning" {
@@ -292,6 +295,7 @@ impl Plan {
             Tail::starting(at.line, at.at + u64::from(at.len)),
         );
         if let Some(history) = history {
+            self.patch |= history.iter().any(|(_, f)| f.patch);
             // The keys looked for, found in one pass over what was billed (the latest wins).
             let mut found: HashMap<u64, Option<usize>> = (history.iter())
                 .filter(|(_, f)| f.kind == "reasoning")
@@ -324,6 +328,7 @@ impl Plan {
             role: Some("user".into()),
             call_id: None,
             encrypted: None,
+            patch: false,
         };
         kept.push(slot(at, Place::Summary, &fact, None));
         self.start_from(kept);
@@ -372,6 +377,7 @@ impl Plan {
             warnings: self.warnings,
             closed,
             reasoned_calls: self.reasoned_calls,
+            patch: self.patch,
         })
     }
 }
@@ -409,6 +415,9 @@ pub struct Planned {
     pub closed: Closed,
     /// Sorted.
     reasoned_calls: Vec<u64>,
+    /// Whether the model called the freeform `apply_patch` tool: shell outputs are sent
+    /// as plain text ([`super::shell_output`]).
+    pub patch: bool,
 }
 
 impl Planned {

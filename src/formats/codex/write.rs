@@ -127,7 +127,9 @@ fn edited(v: Cow<'_, Value>, index: usize, edits: &[PartEdit]) -> Result<Value, 
 }
 
 /// Replaces the output of a `*_call_output` item answering `call_id`, keeping its shape:
-/// Codex 0.5x wraps shell output as a JSON string `{"output", "metadata"}`.
+/// Codex 0.5x wraps shell output as a JSON string `{"output", "metadata"}`. A text edited
+/// from the plain form ctxctl read such an output as ([`super::shell_output`]) goes back
+/// without the header Codex adds again when it sends it.
 fn set_output(v: &mut Value, call_id: &str, text: &str) -> bool {
     let is_output = matches!(
         v.get("type").and_then(Value::as_str),
@@ -139,6 +141,7 @@ fn set_output(v: &mut Value, call_id: &str, text: &str) -> bool {
     let new = match v.get("output") {
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(mut wrapped) if wrapped.get("output").is_some_and(Value::is_string) => {
+                let text = super::shell_output::output_of_plain(text).unwrap_or(text);
                 wrapped["output"] = Value::String(text.into());
                 Value::String(wrapped.to_string())
             }
@@ -271,6 +274,13 @@ mod tests {
         assert_eq!(
             v["output"],
             "{\"output\":\"short\",\"metadata\":{\"exit_code\":0}}"
+        );
+        // An edit of the plain text ctxctl read it as goes back as the output alone.
+        let plain = "Exit code: 0\nWall time: 0 seconds\nOutput:\nhead [... cut ...] tail";
+        assert!(set_output(&mut v, "c", plain));
+        assert_eq!(
+            v["output"],
+            "{\"output\":\"head [... cut ...] tail\",\"metadata\":{\"exit_code\":0}}"
         );
         let mut v = json!({"type":"custom_tool_call_output","call_id":"c","output":[{"type":"input_text","text":"x"}]});
         assert!(set_output(&mut v, "c", "y"));
