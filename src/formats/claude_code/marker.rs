@@ -9,6 +9,7 @@
 use serde_json::{json, Map, Value};
 
 use super::plan::{Entry, Fate};
+use super::uid;
 use super::Transcript;
 use crate::formats::message::{self, Notes};
 use crate::session::{LinesDoc, Message, Origin, Part, ReadError, Role, Session};
@@ -82,7 +83,7 @@ pub fn new_leaf(
         Entry::Msg { idx, .. } => {
             let old = t.leaf.filter(|&l| fates[l] == Fate::Retained(pos));
             let last = old.or_else(|| msg_recs[*idx].iter().copied().max_by_key(|&r| t.rank[r]))?;
-            t.recs[last].uuid.clone()
+            uid::text(&t.recs[last].uuid)
         }
         e => e.insert_uuid().map(str::to_string),
     }

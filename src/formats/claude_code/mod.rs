@@ -10,6 +10,7 @@
 
 mod attach;
 mod counted;
+mod groups;
 mod index;
 pub mod indexed;
 pub mod live;
@@ -26,6 +27,7 @@ pub mod skel;
 mod sparse;
 mod splice;
 mod thread;
+mod uid;
 mod uuids;
 mod write;
 
@@ -269,7 +271,7 @@ fn stale_until(t: &Transcript) -> Option<usize> {
         .recs
         .iter()
         .rev()
-        .find(|r| r.rare.get("ctxctl").is_some())?;
+        .find(|r| r.rare().get("ctxctl").is_some())?;
     Some(if r.is_rewrite_marker() {
         r.line
     } else {

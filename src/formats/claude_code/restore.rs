@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 use super::marker::{latest_prompt, rewrite_marker, session_id};
 use super::plan::message_records;
 use super::splice;
+use super::uid;
 use super::Transcript;
 use crate::formats::edit::same_messages;
 use crate::formats::lines_out::{LineOut, LinePlan};
@@ -46,13 +47,13 @@ pub fn restore<'d>(
     let boundary = boundary_above(&t, first);
     let mut removed: HashSet<usize> = summary.iter().copied().collect();
     removed.extend(boundary);
-    let removed_uuids: HashSet<&str> = removed
+    let removed_uuids: HashSet<String> = removed
         .iter()
-        .filter_map(|&i| t.recs[i].uuid.as_deref())
+        .filter_map(|&i| uid::text(&t.recs[i].uuid))
         .collect();
     let empty = Map::new();
     let parents = boundary
-        .and_then(|b| t.recs[b].rare.pointer(&format!("/ctxctl/{PARENTS_KEY}")))
+        .and_then(|b| t.recs[b].rare().pointer(&format!("/ctxctl/{PARENTS_KEY}")))
         .and_then(Value::as_object)
         .unwrap_or(&empty);
 
@@ -65,7 +66,10 @@ pub fn restore<'d>(
         let r = &t.recs[i];
         r.is_rewrite_marker()
             && id.is_some()
-            && r.rare.pointer("/ctxctl/compact_id").and_then(Value::as_str) == id
+            && r.rare()
+                .pointer("/ctxctl/compact_id")
+                .and_then(Value::as_str)
+                == id
     });
     removed.extend(markers.collect::<Vec<_>>());
 
@@ -112,7 +116,7 @@ pub fn restore<'d>(
     }
     // What followed the summary continues from where the summarized history ended.
     let logical = boundary
-        .and_then(|b| t.recs[b].rare.get("logicalParentUuid"))
+        .and_then(|b| t.recs[b].rare().get("logicalParentUuid"))
         .and_then(Value::as_str)
         .filter(|u| {
             restored_uuids.contains(u) || t.rec_of(u).is_some_and(|i| !removed.contains(&i))
@@ -126,27 +130,28 @@ pub fn restore<'d>(
         }
         let mut fields: Vec<(&str, Value)> = Vec::new();
         if let Some(u) = &r.uuid {
-            let want = match (parents.get(u), r.parent.as_deref()) {
+            let parent = uid::text(&r.parent);
+            let want = match (parents.get(&u.to_string()), parent.as_deref()) {
                 (Some(orig), _) => orig.as_str().map(str::to_string),
                 (None, Some(p)) if removed_uuids.contains(p) => {
                     // Without a note (or for records added since): the summary's children
                     // follow the restored history; the boundary's become roots again.
                     if summary
                         .iter()
-                        .any(|&s| t.recs[s].uuid.as_deref() == Some(p))
+                        .any(|&s| t.recs[s].uuid.as_ref().is_some_and(|u| u.is(p)))
                     {
                         reconnect.clone()
                     } else {
                         None
                     }
                 }
-                (None, _) => r.parent.clone(),
+                (None, _) => parent.clone(),
             };
-            if want != r.parent {
+            if want != parent {
                 fields.push(("parentUuid", uuid_value(want)));
             }
         }
-        let leaf = r.rare.get("leafUuid").and_then(Value::as_str);
+        let leaf = r.rare().get("leafUuid").and_then(Value::as_str);
         if leaf.is_some_and(|l| removed_uuids.contains(l)) {
             fields.push(("leafUuid", uuid_value(reconnect.clone())));
         }
@@ -161,7 +166,7 @@ pub fn restore<'d>(
     let flattened = boundary
         .and_then(|b| {
             t.recs[b]
-                .rare
+                .rare()
                 .pointer(&format!("/ctxctl/{}", splice::UNFLATTEN_KEY))
         })
         .map(splice::flattened)
@@ -172,14 +177,14 @@ pub fn restore<'d>(
         .filter(|i| !removed.contains(i) && !replaced.contains(i))
     {
         let r = &t.recs[i];
-        if let Some(line) = splice::unflatten(doc.line(r.line), &r.rare)? {
+        if let Some(line) = splice::unflatten(doc.line(r.line), r.rare())? {
             out.set(r.line, LineOut::Rewrite(line));
         }
     }
     // Usage the agent reported since describes the compacted history: mark the rewrite.
     if session.reported_usage.is_some() {
         let leaf = t.leaf.and_then(|l| match &t.recs[l].uuid {
-            Some(u) if !removed_uuids.contains(u.as_str()) => Some(u.clone()),
+            Some(u) if !removed_uuids.contains(&u.to_string()) => Some(u.to_string()),
             _ => reconnect.clone(),
         });
         if let Some(leaf) = leaf {

@@ -16,6 +16,7 @@
 use serde_json::{Map, Value};
 
 use super::thread::Transcript;
+use super::uid;
 use crate::formats::raw::{remove_field, set_fields};
 
 /// Key of a ctxctl compaction boundary's metadata naming the boundary (uuid) it flattened.
@@ -34,7 +35,7 @@ pub const PRESERVED_KEY: &str = "preserved";
 pub fn flatten(t: &Transcript) -> Vec<(usize, Vec<(&'static str, Value)>)> {
     t.splices
         .iter()
-        .filter_map(|s| Some((s.boundary, flatten_one(&t.recs[s.boundary].rare)?)))
+        .filter_map(|s| Some((s.boundary, flatten_one(t.recs[s.boundary].rare())?)))
         .collect()
 }
 
@@ -73,7 +74,7 @@ pub fn unflatten_note(t: &Transcript) -> Option<Value> {
     let uuids: Vec<Value> = t
         .splices
         .iter()
-        .filter_map(|s| t.recs[s.boundary].uuid.clone().map(Value::String))
+        .filter_map(|s| uid::text(&t.recs[s.boundary].uuid).map(Value::String))
         .collect();
     match uuids.len() {
         0 => None,

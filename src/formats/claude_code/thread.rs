@@ -22,7 +22,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+use super::groups::Groups;
 use super::relink::Children;
+use super::uid::Uid;
 use super::uuids::Uuids;
 use crate::formats::jsonl::{records_before, Record};
 use crate::session::{LinesDoc, ReadError};
@@ -64,11 +66,15 @@ impl Rec {
 /// few the thread and a rewrite read that only a few records carry.
 const RARE: [&str; 4] = ["leafUuid", "compactMetadata", "ctxctl", "logicalParentUuid"];
 
-/// A record's `type`: the ones Claude Code writes without a copy each.
+/// A record's `type`: the ones Claude Code writes without a copy each (eight bytes
+/// where a string would take 16 and its allocation).
 #[derive(Debug)]
 enum Ty {
-    Known(&'static str),
-    Other(Box<str>),
+    /// Its place in [`KNOWN_TYPES`].
+    Known(u8),
+    /// Boxed, so that the many known types take 16 bytes, not the 24 of a string.
+    #[allow(clippy::box_collection)]
+    Other(Box<String>),
 }
 
 const KNOWN_TYPES: [&str; 11] = [
@@ -93,10 +99,10 @@ const KNOWN_TYPES: [&str; 11] = [
 #[derive(Debug)]
 pub struct Head {
     pub line: usize,
-    pub uuid: Option<String>,
-    pub parent: Option<String>,
-    /// The record's [`RARE`] keys it has (an empty object for most records).
-    pub rare: Value,
+    pub uuid: Option<Uid>,
+    pub parent: Option<Uid>,
+    /// The record's [`RARE`] keys, when it has any (most records have none).
+    rare: Option<Box<Value>>,
     ty: Ty,
     sidechain: bool,
     boundary: bool,
@@ -114,9 +120,9 @@ pub struct Head {
 impl Head {
     fn new(line: usize, v: Value) -> Head {
         let r = Rec::new(line, v);
-        let ty = match KNOWN_TYPES.iter().find(|&&k| k == r.ty()) {
-            Some(k) => Ty::Known(k),
-            None => Ty::Other(r.ty().into()),
+        let ty = match KNOWN_TYPES.iter().position(|&k| k == r.ty()) {
+            Some(k) => Ty::Known(k as u8),
+            None => Ty::Other(Box::new(r.ty().into())),
         };
         let v = &r.v;
         let assistant = r.ty() == "assistant";
@@ -163,18 +169,24 @@ impl Head {
                 .and_then(|a| a.get("type"))
                 .and_then(Value::as_str)
                 == Some("prompt_snapshot"),
-            rare: Value::Object(rare),
+            rare: (!rare.is_empty()).then(|| Box::new(Value::Object(rare))),
             ty,
-            uuid: r.uuid,
-            parent: r.parent,
+            uuid: r.uuid.as_deref().map(Uid::new),
+            parent: r.parent.as_deref().map(Uid::new),
         }
     }
 
     pub fn ty(&self) -> &str {
         match &self.ty {
-            Ty::Known(k) => k,
+            Ty::Known(k) => KNOWN_TYPES[*k as usize],
             Ty::Other(t) => t,
         }
+    }
+
+    /// The record's [`RARE`] keys it has, as an object (`null` when it has none).
+    pub fn rare(&self) -> &Value {
+        static NONE: Value = Value::Null;
+        self.rare.as_deref().unwrap_or(&NONE)
     }
 
     /// A record of the conversation tree that can be a leaf.
@@ -202,7 +214,7 @@ impl Head {
 
     /// Whether it is the marker [`super::marker::rewrite_marker`] writes.
     pub fn is_rewrite_marker(&self) -> bool {
-        self.ty() == "last-prompt" && self.rare.get("ctxctl").is_some()
+        self.ty() == "last-prompt" && self.rare().get("ctxctl").is_some()
     }
 }
 
@@ -261,7 +273,7 @@ impl Transcript {
                 }
             }
         }
-        let by_uuid = Uuids::new(recs.len(), |i| recs[i].uuid.as_deref());
+        let by_uuid = Uuids::new(recs.len(), |i| recs[i].uuid.as_ref());
         let n = recs.len();
         let mut t = Transcript {
             live: vec![false; n],
@@ -309,12 +321,20 @@ impl Transcript {
 
     /// Index of the record `i`'s `parentUuid` names, if it is in the file.
     pub fn file_parent(&self, i: usize) -> Option<usize> {
-        self.recs[i].parent.as_ref().and_then(|p| self.rec_of(p))
+        self.recs[i]
+            .parent
+            .as_ref()
+            .and_then(|p| self.rec_of_uid(p))
     }
 
     /// Index of the record with uuid `u` (the last, should several have it).
     pub fn rec_of(&self, u: &str) -> Option<usize> {
-        self.by_uuid.get(u, |i| self.recs[i].uuid.as_deref())
+        self.rec_of_uid(&Uid::new(u))
+    }
+
+    /// [`Transcript::rec_of`] a uuid as the records keep them.
+    pub fn rec_of_uid(&self, u: &Uid) -> Option<usize> {
+        self.by_uuid.get(u, |i| self.recs[i].uuid.as_ref())
     }
 
     /// Whether record `i` belongs to the thread kind this file is about: a subagent file
@@ -380,6 +400,9 @@ impl Transcript {
         let boundaries: Vec<usize> = (0..self.recs.len())
             .filter(|&i| self.recs[i].is_boundary())
             .collect();
+        if boundaries.is_empty() {
+            return;
+        }
         let mut children = Children::of(self.recs.len(), |c| self.parent(c));
         for b in boundaries {
             match Splice::find(self, b, main) {
@@ -411,7 +434,7 @@ impl Transcript {
                 .or_else(|| (0..n).rev().find(|&i| candidate(i) && ok(i)))
         };
         let named_by = |r: &Head| {
-            r.rare
+            r.rare()
                 .get("leafUuid")
                 .and_then(Value::as_str)
                 .and_then(|u| self.rec_of(u))
@@ -471,58 +494,66 @@ impl Transcript {
             (None, Some(b)) => b + 1,
             _ => 0,
         };
-        // Parallel tool results hang from their `tool_use` record by `parentUuid`.
-        let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut by_message: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (i, r) in self.recs.iter().enumerate().skip(after) {
-            if !self.eligible(i, main) {
-                continue;
-            }
-            if let Some(p) = &r.parent {
-                children.entry(p).or_default().push(i);
-            }
-            if let Some(id) = r.message_id() {
-                by_message.entry(id).or_default().push(i);
-            }
-        }
-        let mut live = vec![false; self.recs.len()];
-        let mut answered: HashSet<String> = HashSet::new();
+        let n = self.recs.len();
+        let in_scope = |i: &usize| self.eligible(*i, main);
+        // Parallel tool results hang from their `tool_use` record by `parentUuid`: the
+        // children of the record a uuid names are those of every record with that uuid.
+        let children = Groups::new(n, || {
+            (after..n)
+                .filter(in_scope)
+                .filter_map(|c| Some((self.file_parent(c)?, c)))
+        });
+        // The records of each API response, by `message.id` and then file order.
+        let mut by_message: Vec<u32> = (after..n)
+            .filter(in_scope)
+            .filter(|&i| self.recs[i].message_id().is_some())
+            .map(|i| i as u32)
+            .collect();
+        by_message.sort_unstable_by_key(|&i| (self.recs[i as usize].message_id(), i));
+        let same_message = |id: &str| {
+            let key = |i: &u32| self.recs[*i as usize].message_id();
+            let from = by_message.partition_point(|i| key(i) < Some(id));
+            let to = by_message.partition_point(|i| key(i) <= Some(id));
+            by_message[from..to].iter().map(|&i| i as usize)
+        };
+        let mut live = vec![false; n];
+        let mut answered: HashSet<&str> = HashSet::new();
         // Sort key of each live record: its place on the chain; records beside the chain
         // come right after the record they were found from, in file order.
-        let mut key: HashMap<usize, (usize, usize)> = HashMap::new();
+        let mut key: Vec<(usize, usize)> = vec![(0, 0); n];
         for (pos, &i) in chain.iter().enumerate() {
             live[i] = true;
-            key.insert(i, (pos, 0));
-            answered.extend(self.recs[i].result_ids().into_iter().map(str::to_string));
+            key[i] = (pos, 0);
+            answered.extend(self.recs[i].result_ids());
         }
         let mut queue = chain;
         while let Some(i) = queue.pop() {
             let r = &self.recs[i];
-            let at = key[&i].0;
-            let same = r.message_id().and_then(|id| by_message.get(id));
-            let kids = r.uuid.as_deref().and_then(|u| children.get(u));
-            for &j in same.into_iter().flatten() {
+            let at = key[i].0;
+            let same = r.message_id().map(same_message);
+            let kids = r.uuid.as_ref().and_then(|u| self.rec_of_uid(u));
+            for j in same.into_iter().flatten() {
                 if !live[j] {
                     live[j] = true;
-                    key.insert(j, (at, 1 + self.recs[j].line));
+                    key[j] = (at, 1 + self.recs[j].line);
                     queue.push(j);
                 }
             }
-            for &c in kids.into_iter().flatten() {
+            for c in kids.into_iter().flat_map(|k| children.of(k)) {
                 let ids = self.recs[c].result_ids();
                 if live[c] || ids.is_empty() || ids.iter().all(|id| answered.contains(*id)) {
                     continue;
                 }
-                answered.extend(ids.into_iter().map(str::to_string));
+                answered.extend(ids);
                 live[c] = true;
-                key.insert(c, (at, 1 + self.recs[c].line));
+                key[c] = (at, 1 + self.recs[c].line);
                 queue.push(c);
             }
         }
-        let mut order: Vec<usize> = key.keys().copied().collect();
-        order.sort_by_key(|i| key[i]);
+        let mut order: Vec<usize> = (0..n).filter(|&i| live[i]).collect();
+        order.sort_by_key(|&i| key[i]);
         self.live = live;
-        self.rank = vec![usize::MAX; self.recs.len()];
+        self.rank = vec![usize::MAX; n];
         for (k, &i) in order.iter().enumerate() {
             self.rank[i] = k;
         }
@@ -548,7 +579,10 @@ impl Splice {
     /// The segment of boundary `b`, when it names one; an error (a warning) when its records
     /// cannot be followed from tail to head on the thread as relinked so far.
     fn find(t: &Transcript, b: usize, main: bool) -> Result<Option<Splice>, String> {
-        let Some(seg) = t.recs[b].rare.pointer("/compactMetadata/preservedSegment") else {
+        let Some(seg) = t.recs[b]
+            .rare()
+            .pointer("/compactMetadata/preservedSegment")
+        else {
             return Ok(None);
         };
         if seg.is_null() {

@@ -11,7 +11,7 @@ pub struct Uuids {
 
 impl Uuids {
     /// The index of the `n` records whose `uuid` gives one.
-    pub fn new<'a>(n: usize, uuid: impl Fn(usize) -> Option<&'a str>) -> Uuids {
+    pub fn new<K: Ord>(n: usize, uuid: impl Fn(usize) -> Option<K>) -> Uuids {
         let mut idx: Vec<u32> = (0..n)
             .filter(|&i| uuid(i).is_some())
             .map(|i| u32::try_from(i).expect("fewer than 2^32 records"))
@@ -22,12 +22,13 @@ impl Uuids {
 
     /// The record with `u` (the last one, when several have it, as a map filled in file
     /// order would say); `uuid` is the one the index was made with.
-    pub fn get<'a>(&self, u: &str, uuid: impl Fn(usize) -> Option<&'a str>) -> Option<usize> {
+    pub fn get<K: Ord>(&self, u: K, uuid: impl Fn(usize) -> Option<K>) -> Option<usize> {
         let key = |i: &u32| uuid(*i as usize);
-        let to = self.idx.partition_point(|i| key(i) <= Some(u));
+        let u = Some(u);
+        let to = self.idx.partition_point(|i| key(i) <= u);
         to.checked_sub(1)
             .map(|k| self.idx[k] as usize)
-            .filter(|&i| uuid(i) == Some(u))
+            .filter(|&i| uuid(i) == u)
     }
 }
 
@@ -63,13 +64,14 @@ mod tests {
         }
         for k in 0..70u32 {
             let key = format!("{k:x}");
-            assert_eq!(u.get(&key, uuid), map.get(&key).copied(), "{key}");
+            let found = u.get(key.as_str(), |i| ids[i].as_deref());
+            assert_eq!(found, map.get(&key).copied(), "{key}");
         }
     }
 
     #[test]
     fn an_empty_index_finds_nothing() {
-        let u = Uuids::new(0, |_| None);
+        let u = Uuids::new(0, |_| None::<&str>);
         assert_eq!(u.get("a", |_| None), None);
     }
 }

@@ -31,6 +31,7 @@ use super::new::{self as new, Place};
 use super::plan::{entries, fates, message_records, Entry, Fate};
 use super::restore::PARENTS_KEY;
 use super::splice;
+use super::uid;
 use super::Transcript;
 use crate::formats::edit::{same_messages, set_result_text};
 use crate::formats::lines_out::{LineOut, LinePlan, Rendered};
@@ -88,7 +89,7 @@ impl Writer<'_> {
             match self.t.parent(cur) {
                 Some(j) if ok(self.fates[j]) => return Up::Rec(j),
                 Some(j) => cur = j,
-                None => return Up::Uuid(self.t.recs[cur].parent.clone()),
+                None => return Up::Uuid(uid::text(&self.t.recs[cur].parent)),
             }
         }
         Up::Uuid(None)
@@ -100,7 +101,7 @@ impl Writer<'_> {
 
     fn up_uuid(&self, up: &Up) -> Option<String> {
         match up {
-            Up::Rec(j) => self.t.recs[*j].uuid.clone(),
+            Up::Rec(j) => uid::text(&self.t.recs[*j].uuid),
             Up::Uuid(u) => u.clone(),
         }
     }
@@ -166,7 +167,7 @@ impl Writer<'_> {
             .find(|&p| self.entries[p].insert_uuid().is_some());
         let from = prev_insert.map_or(0, |p| p + 1);
         if let Some(r) = self.last_record(from..k) {
-            return self.t.recs[r].uuid.clone();
+            return uid::text(&self.t.recs[r].uuid);
         }
         if let Some(p) = prev_insert {
             return self.entries[p].insert_uuid().map(str::to_string);
@@ -179,7 +180,7 @@ impl Writer<'_> {
         match (next, self.t.leaf) {
             (Some(r), _) => self.up_uuid(&self.nearest(r, Self::on_thread)),
             (None, Some(leaf)) if Self::on_thread(self.fates[leaf]) => {
-                self.t.recs[leaf].uuid.clone()
+                uid::text(&self.t.recs[leaf].uuid)
             }
             (None, Some(leaf)) => self.up_uuid(&self.nearest(leaf, Self::on_thread)),
             (None, None) => None,
@@ -221,17 +222,17 @@ impl Writer<'_> {
                         self.up_uuid(&self.nearest(i, |f| f != Fate::Removed))
                     }
                     // Spliced onto the thread (see `flatten`).
-                    Some(p) if t.file_parent(i) != Some(p) => t.recs[p].uuid.clone(),
-                    _ => r.parent.clone(),
+                    Some(p) if t.file_parent(i) != Some(p) => uid::text(&t.recs[p].uuid),
+                    _ => uid::text(&r.parent),
                 },
             };
-            if r.uuid.is_some() && new_parent != r.parent {
+            if r.uuid.is_some() && !uid::same(new_parent.as_deref(), r.parent.as_ref()) {
                 changes
                     .entry(i)
                     .or_default()
                     .push(("parentUuid", new_parent.map_or(Value::Null, Value::String)));
             }
-            if let Some(leaf) = r.rare.get("leafUuid").and_then(Value::as_str) {
+            if let Some(leaf) = r.rare().get("leafUuid").and_then(Value::as_str) {
                 if let Some(j) = t.rec_of(leaf) {
                     if self.fates[j] == Fate::Removed {
                         let up = self.up_uuid(&self.nearest(j, Self::on_thread));
@@ -259,8 +260,8 @@ impl Writer<'_> {
             .filter(|(_, fields)| fields.iter().any(|(k, _)| *k == "parentUuid"))
             .filter_map(|(&i, _)| {
                 let r = &t.recs[i];
-                let orig = r.parent.clone().map_or(Value::Null, Value::String);
-                r.uuid.clone().map(|u| (u, orig))
+                let orig = uid::text(&r.parent).map_or(Value::Null, Value::String);
+                uid::text(&r.uuid).map(|u| (u, orig))
             })
             .collect();
         for (i, fields) in changes {
@@ -395,8 +396,9 @@ impl Writer<'_> {
             .enumerate()
             .filter(|(i, r)| self.fates[*i] == Fate::Aside && self.t.live[*i] && r.uuid.is_some())
             .max_by_key(|(i, _)| self.t.rank[*i])
-            .and_then(|(_, r)| r.uuid.clone());
-        let logical = summarized.or_else(|| self.t.leaf.and_then(|l| self.t.recs[l].uuid.clone()));
+            .and_then(|(_, r)| uid::text(&r.uuid));
+        let logical =
+            summarized.or_else(|| self.t.leaf.and_then(|l| uid::text(&self.t.recs[l].uuid)));
         let summary = self.entries.iter().find_map(|e| match e {
             Entry::New {
                 m, summary: true, ..
