@@ -13,6 +13,31 @@ pub fn give_back() {
     }
 }
 
+/// Arenas glibc may keep when many files are worked on at once ([`for_many_files`]).
+const MANY_FILES_ARENAS: i32 = 2;
+/// Allocations from this size up are mapped on their own when many files are worked on
+/// at once, and unmapped when freed ([`for_many_files`]).
+const MANY_FILES_MMAP_BYTES: i32 = 256 << 10;
+
+/// Sets the allocator for a run that works on many files side by side (`sessions`, `count
+/// -r`), before its worker threads start. glibc gives each thread that allocates while
+/// another holds the arena a new arena (up to 8 per core), each keeping what the files
+/// counted on it freed; and once a large buffer is freed, it raises the size from which
+/// blocks are mapped on their own (up to 32 MiB), so a file's large buffers then stay in
+/// the arenas too. Over a 3,000-session home that held ~60 MiB beside a 48 MiB heap
+/// peak: [`MANY_FILES_ARENAS`] arenas and a fixed [`MANY_FILES_MMAP_BYTES`] threshold
+/// (which also stops it rising) took the listing's peak from ~115 to ~85 MiB. A run on
+/// one file keeps glibc's defaults. The settings last for the rest of the process.
+pub fn for_many_files() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt takes no pointers; it only changes the allocator's parameters,
+    // under the allocator's own lock.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, MANY_FILES_ARENAS);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MANY_FILES_MMAP_BYTES);
+    }
+}
+
 /// Frees `value` on another thread: freeing a large structure's many small allocations
 /// takes about as long as making them, and nobody waits for it (a one-file run exits
 /// meanwhile). When no thread can be started, the value is freed here.

@@ -20,16 +20,16 @@ use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::entry::{decode_entry, merge, put_entry, Entry, ENTRY, SEARCH_MAX};
+use super::entry::{decode_entry, merge, put_entry, Entry, Packed, ENTRY, SEARCH_MAX};
 use super::log::{self, Log};
 
 const MAGIC: &[u8; 8] = b"ctxtok02";
 const HEADER: usize = 16;
 /// At most this many counts are kept (24 MB on disk).
 pub const MAX_ENTRIES: usize = 1_000_000;
-/// At most this many counts are recorded by one run (the first it learns; 8 MB in
-/// memory): a run over a session of millions of messages would otherwise hold 32 bytes
-/// for each until it saves, for a cache that keeps only [`MAX_ENTRIES`]. What is not
+/// At most this many counts are recorded by one run (the first it learns; 5 MB in
+/// memory, 20 bytes each): a run over a session of millions of messages would otherwise
+/// hold 20 bytes for each until it saves, for a cache that keeps only [`MAX_ENTRIES`]. What is not
 /// recorded is counted again next time; an unchanged file is answered by its digest.
 const TOUCHED_MAX: usize = if cfg!(test) { 2_000 } else { 1 << 18 };
 /// Entries the log holds before it is merged into the sorted file (1.5 MB).
@@ -51,8 +51,8 @@ pub struct CountStore {
     file_generation: u32,
     /// The generation of this run (one more than any in the files), once asked for.
     generation: Option<u32>,
-    /// Keys looked up or added in this run.
-    touched: Vec<(u128, u32)>,
+    /// Keys looked up or added in this run, with their counts.
+    touched: Vec<Packed>,
     /// Whether saving would change the cache (new keys, or known keys not used for a while).
     dirty: bool,
     /// The sorted file as it was when opened, to tell at merging time whether another run
@@ -161,7 +161,7 @@ impl CountStore {
         };
         if stale && self.touched.len() < TOUCHED_MAX {
             self.dirty = true;
-            self.touched.push((key, count));
+            self.touched.push(Packed::new(key, count));
         }
     }
 
@@ -212,12 +212,12 @@ impl CountStore {
             return Ok(false);
         }
         let generation = self.generation();
-        let touched: Vec<Entry> = self
-            .touched
-            .drain(..)
-            .map(|(key, count)| Entry {
-                key,
-                count,
+        // Taken, not drained: the recorded keys' memory goes once they are entries.
+        let touched: Vec<Entry> = std::mem::take(&mut self.touched)
+            .into_iter()
+            .map(|t| Entry {
+                key: t.key(),
+                count: t.count(),
                 generation,
             })
             .collect();

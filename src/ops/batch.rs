@@ -91,6 +91,9 @@ pub fn run_items_one_heavy<I: Sync, T: Send>(
     }
     let cores = crate::tokens::parallel::available();
     let workers = cores.min(max_workers).max(1);
+    if workers > 1 {
+        crate::mem::for_many_files();
+    }
     let bar = ctx.printer.progress_bar(items.len() as u64, what);
     let result = in_order_one_heavy(
         items.len(),
@@ -177,8 +180,14 @@ pub fn in_order_one_heavy<T: Send, E>(
 ) -> Result<(), E> {
     let gate = std::sync::Mutex::new(());
     let work = |i| {
-        let _gate = heavy(i).then(|| gate.lock().unwrap_or_else(|p| p.into_inner()));
-        work(i)
+        let gate = heavy(i).then(|| gate.lock().unwrap_or_else(|p| p.into_inner()));
+        let value = work(i);
+        if gate.is_some() {
+            // What the heavy item freed goes back to the system before the next one
+            // (glibc would keep it in the arena it was freed to).
+            crate::mem::give_back();
+        }
+        value
     };
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
