@@ -330,7 +330,15 @@ pub fn load_observing<T: Send>(
         // A small file, or one read again with the tokenizer it names.
         None => load_for_rewrite(ctx, path, PlanReads::Text)?,
     };
+    let mut l = l;
     let seen = l.session.messages.iter().map(observe).collect();
+    // Looked at, the texts are read no more (the plan reads the structure): a format
+    // writing from its document alone lets them go now, not once the summary is made,
+    // which they would outlive beside the document's text.
+    if l.session.format.codec().writes_from_document() && !l.session.doc.is_detached() {
+        l.session.messages.iter_mut().for_each(release_for_plan);
+        crate::mem::give_back();
+    }
     Ok((l, seen))
 }
 
