@@ -320,6 +320,10 @@ pub fn load_observing<T: Send>(
     let l = match counted {
         Some((l, true)) => {
             let mut seen = seen.into_inner().unwrap_or_else(|e| e.into_inner());
+            // Grown by doubling as the messages came, it may hold as much room again
+            // spare (12 MB on a 68k-message rollout), kept by the list made in place
+            // from it and held until the summary is made.
+            seen.shrink_to_fit();
             seen.sort_unstable_by_key(|(place, _)| *place);
             debug_assert_eq!(seen.len(), l.session.messages.len());
             let seen = seen.into_iter().map(|(_, t)| t).collect();
