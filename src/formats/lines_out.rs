@@ -57,7 +57,10 @@ impl Rendered<'_> {
 #[derive(Debug)]
 pub struct LinePlan<'a> {
     doc: &'a LinesDoc,
-    actions: Vec<LineOut>,
+    /// What becomes of the lines that do not stay as they are, by line: a rewrite that
+    /// appends changes none of a large rollout's lines, and a slot for each would weigh
+    /// 24 bytes a line beside the document.
+    actions: std::collections::BTreeMap<usize, LineOut>,
     /// `(line, record)`: `record` goes right before `line`; `line == lines.len()` appends.
     inserts: Vec<(usize, String)>,
 }
@@ -67,13 +70,18 @@ impl<'a> LinePlan<'a> {
     pub fn new(doc: &'a LinesDoc) -> LinePlan<'a> {
         LinePlan {
             doc,
-            actions: vec![LineOut::Keep; doc.lines.len()],
+            actions: Default::default(),
             inserts: Vec::new(),
         }
     }
 
     pub fn set(&mut self, line: usize, action: LineOut) {
-        self.actions[line] = action;
+        let lines = self.doc.lines.len();
+        assert!(line < lines, "line {line} of a document of {lines}");
+        match action {
+            LineOut::Keep => self.actions.remove(&line),
+            action => self.actions.insert(line, action),
+        };
     }
 
     /// Inserts `record` (one JSON line, no terminator) before `line`, after any record
@@ -97,14 +105,21 @@ impl<'a> LinePlan<'a> {
         let only_appends = self.doc.truncated_tail.is_none()
             && !self.inserts.is_empty()
             && self.inserts.iter().all(|(at, _)| *at == end)
-            && self.actions.iter().all(|a| *a == LineOut::Keep);
+            && self.actions.is_empty();
         if !only_appends {
             return None;
         }
-        // As `render_to` writes them: the first on a line of its own.
+        // As `render_to` writes them: the first on a line of its own. Sized up front: a
+        // compaction's record can be megabytes, and a buffer grown to it by doubling
+        // kept up to as much again spare beside the document.
         let eol = self.doc.eol();
-        let mut out = Vec::new();
         let mut last = self.doc.text.as_bytes().last().copied();
+        let lead = usize::from(last.is_some_and(|b| b != b'\n')) * eol.len();
+        let size = lead
+            + (self.inserts.iter())
+                .map(|(_, t)| t.len() + eol.len())
+                .sum::<usize>();
+        let mut out = Vec::with_capacity(size);
         for (_, text) in &self.inserts {
             if last.is_some_and(|b| b != b'\n') {
                 out.extend_from_slice(eol.as_bytes());
@@ -113,6 +128,7 @@ impl<'a> LinePlan<'a> {
             out.extend_from_slice(eol.as_bytes());
             last = Some(b'\n');
         }
+        debug_assert_eq!(out.len(), size);
         Some(out)
     }
 
@@ -165,11 +181,11 @@ impl<'a> LinePlan<'a> {
             out.put(text)?;
             out.put(eol)
         };
-        for (i, (span, action)) in doc.lines.iter().zip(&self.actions).enumerate() {
+        for (i, span) in doc.lines.iter().enumerate() {
             while let Some((_, text)) = inserts.next_if(|(at, _)| *at == i) {
                 push_record(&mut out, text)?;
             }
-            match action {
+            match self.actions.get(&i).unwrap_or(&LineOut::Keep) {
                 LineOut::Keep => out.put(&doc.text[span.start..span.end_with_eol])?,
                 LineOut::Drop => {}
                 LineOut::Rewrite(text) => {
@@ -238,6 +254,29 @@ mod tests {
     }
 
     #[test]
+    fn a_plan_holds_only_the_lines_it_changes() {
+        let doc = LinesDoc::new("a\nb\nc\n".to_string());
+        let mut plan = LinePlan::new(&doc);
+        plan.append("z".into());
+        assert!(plan.actions.is_empty());
+        plan.set(1, LineOut::Drop);
+        assert_eq!(plan.actions.len(), 1);
+        assert_eq!(plan.appended(), None, "a line is dropped");
+        // Set back to kept, the line is no change any more: the plan only appends again.
+        plan.set(1, LineOut::Keep);
+        assert!(plan.actions.is_empty());
+        assert_eq!(plan.appended().as_deref(), Some(&b"z\n"[..]));
+        assert_eq!(plan.render(), b"a\nb\nc\nz\n");
+    }
+
+    #[test]
+    #[should_panic(expected = "line 3 of a document of 3")]
+    fn a_line_past_the_document_is_refused() {
+        let doc = LinesDoc::new("a\nb\nc\n".to_string());
+        LinePlan::new(&doc).set(3, LineOut::Drop);
+    }
+
+    #[test]
     fn a_rendered_buffer_is_exactly_the_output() {
         let doc = LinesDoc::new("a\nb\n".to_string());
         let mut plan = LinePlan::new(&doc);
@@ -268,6 +307,7 @@ mod tests {
             plan.append("y".into());
             plan.append("z".into());
             let suffix = plan.appended().unwrap();
+            assert_eq!(suffix.len(), suffix.capacity(), "{text:?}: sized exactly");
             let whole = plan.render();
             assert_eq!(whole[..text.len()], *text.as_bytes(), "{text:?}");
             assert_eq!(whole[text.len()..], suffix, "{text:?}");

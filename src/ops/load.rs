@@ -320,6 +320,10 @@ pub fn load_observing<T: Send>(
     let l = match counted {
         Some((l, true)) => {
             let mut seen = seen.into_inner().unwrap_or_else(|e| e.into_inner());
+            // Grown by doubling as the messages came, it may hold as much room again
+            // spare (12 MB on a 68k-message rollout), kept by the list made in place
+            // from it and held until the summary is made.
+            seen.shrink_to_fit();
             seen.sort_unstable_by_key(|(place, _)| *place);
             debug_assert_eq!(seen.len(), l.session.messages.len());
             let seen = seen.into_iter().map(|(_, t)| t).collect();
@@ -330,7 +334,15 @@ pub fn load_observing<T: Send>(
         // A small file, or one read again with the tokenizer it names.
         None => load_for_rewrite(ctx, path, PlanReads::Text)?,
     };
+    let mut l = l;
     let seen = l.session.messages.iter().map(observe).collect();
+    // Looked at, the texts are read no more (the plan reads the structure): a format
+    // writing from its document alone lets them go now, not once the summary is made,
+    // which they would outlive beside the document's text.
+    if l.session.format.codec().writes_from_document() && !l.session.doc.is_detached() {
+        l.session.messages.iter_mut().for_each(release_for_plan);
+        crate::mem::give_back();
+    }
     Ok((l, seen))
 }
 

@@ -156,6 +156,10 @@ pub fn item_message(
     };
     // The role [`item_role`] tells (the one above where it tells none).
     let role = item_role(ty, v.get("role").and_then(Value::as_str)).unwrap_or(role);
+    let mut parts = parts;
+    // Most items are one part: a list grown by pushes keeps room for four, which a large
+    // rollout's messages hold for as long as the session.
+    parts.shrink_to_fit();
     let mut m = Message::new(role, parts, origin);
     m.id = v.get("id").and_then(Value::as_str).map(str::to_string);
     m.pinned = v.get("_preserve").and_then(Value::as_bool) == Some(true);

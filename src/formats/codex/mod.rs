@@ -27,7 +27,7 @@ use serde_json::Value;
 
 use super::agent::{AgentInfo, AgentStore, ResumeRule};
 use crate::formats::message::Notes;
-use crate::formats::{lines_doc, Codec, Written};
+use crate::formats::{lines_doc, Codec, CountedRead, Counting, Written};
 use crate::session::{Document, Format, LinesDoc, Parsed, ReadError, ReportedUsage, Role, Session};
 use crate::session::{Item, Keep, WriteError};
 pub use rollout::{ActiveItem, Latest, Rollout, Source};
@@ -69,21 +69,43 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
 /// layout), its lean parse is kept in the document, so that the writer (and the
 /// archive, on another thread) do not parse a large rollout again beside the session.
 pub fn read_keeping(text: impl Into<String>, keep: Keep) -> Result<Session, ReadError> {
-    let mut doc = LinesDoc::new(text.into());
+    read_with(text.into(), keep, None).map(|(s, _)| s)
+}
+
+/// [`read_keeping`], each message given to `count` (when there is one) as soon as it is
+/// made and its turn closed ([`reasoning::Closed`]): its count comes back in
+/// message order, and its text may go before the next message is made, so that a large
+/// rollout's messages' texts are never all held beside the rollout's.
+fn read_with(
+    text: String,
+    keep: Keep,
+    count: Option<Counting>,
+) -> Result<(Session, Vec<usize>), ReadError> {
+    let mut doc = LinesDoc::new(text);
     // Each item's value is read again as its message is made: a large rollout's values
     // are never all held at once (with the text, the messages and the rollout).
     let mut r = Rollout::parse_lean(&doc)?;
     doc.truncated_tail = r.truncated_tail;
     let mut notes = Notes::default();
-    let mut messages = r.messages(&doc, &mut notes)?;
+    // The usage's place and the closed turns are told from the messages' lines and
+    // roles, known before the messages are made.
+    let (lines, roles) = r.heads();
+    let reported_usage = r
+        .usage
+        .map(|u| reported(lines.into_iter().map(Some), &roles, u));
+    let closed = reasoning::Closed::of(&roles, reported_usage.as_ref());
+    drop(roles);
+    let mut dropped = 0;
+    let mut counts = Vec::new();
+    // Shell outputs as Codex sends them, before they are counted.
     let mut reformat = shell_output::Reformat::of_doc(&doc);
-    messages.iter_mut().for_each(|m| reformat.message(m));
-    let reported_usage = r.usage.map(|u| {
-        let lines = (messages.iter()).map(|m| m.origin.records().first().copied());
-        let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
-        reported(lines, &roles, u)
-    });
-    let dropped = reasoning::drop_closed_turns(&mut messages, reported_usage.as_ref());
+    let messages = r.messages_each(&doc, &mut notes, |k, m| {
+        reformat.message(m);
+        dropped += closed.close(k, m);
+        if let Some(count) = count {
+            counts.push(count(k, m));
+        }
+    })?;
     let reported_usage = reported_usage.map(|u| ReportedUsage { dropped, ..u });
     let mut warnings = std::mem::take(&mut r.warnings);
     warnings.extend(notes.into_warnings());
@@ -91,7 +113,7 @@ pub fn read_keeping(text: impl Into<String>, keep: Keep) -> Result<Session, Read
     if matches!(keep, Keep::Document | Keep::Layout) {
         doc.parsed = Parsed::new(r.for_writer());
     }
-    Ok(Session {
+    let session = Session {
         format: Format::Codex,
         doc: Document::Lines(doc),
         messages,
@@ -102,7 +124,8 @@ pub fn read_keeping(text: impl Into<String>, keep: Keep) -> Result<Session, Read
         request_extra,
         resume: None,
         skipped: false,
-    })
+    };
+    Ok((session, counts))
 }
 
 /// The usage `(input, output, line)` a rollout reports, placed among its messages (each's
@@ -218,6 +241,13 @@ impl Codec for Codex {
 
     fn read(&self, text: String, keep: Keep) -> Result<Session, ReadError> {
         read_keeping(text, keep)
+    }
+
+    /// Each message counted as it is made, its turn closed first (the roles are known
+    /// from the parse): a rewrite's load never holds all the messages' texts.
+    fn read_counting(&self, text: String, count: Counting) -> Result<CountedRead, ReadError> {
+        let (session, counts) = read_with(text, Keep::Document, Some(count))?;
+        Ok((session, Some(counts)))
     }
 
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {

@@ -210,7 +210,9 @@ fn is_reasoning(m: &Message) -> bool {
 /// reported inputs show). Such an item counts 0 (its summary too, no longer kept as
 /// text); returns the tokens of encrypted reasoning
 /// that the reported request `usage` still held (its turn was open then), which the next
-/// request no longer sends.
+/// request no longer sends. The reader applies it message by message as it makes them
+/// ([`Closed`], told from the roles alone); this whole-list form is what it must equal.
+#[cfg(test)]
 pub fn drop_closed_turns(messages: &mut [Message], usage: Option<&ReportedUsage>) -> u64 {
     let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
     let closed = Closed::of(&roles, usage);

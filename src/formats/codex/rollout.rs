@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::items::{codex_compact, item_message};
+use super::items::{codex_compact, item_message, item_role};
 use super::{reasoning, tools};
 use crate::formats::jsonl::{records, Record};
 use crate::formats::message::Notes;
@@ -45,6 +45,9 @@ pub struct ActiveItem {
     /// parse needs no value: whether it is a user message, and its `encrypted_content`'s
     /// length and hash.
     pub(super) user_message: bool,
+    /// The role of its message ([`item_role`]), known before the message is made: a
+    /// counting read closes the turns each message belongs to as it makes it.
+    pub(super) role: Role,
     pub(super) encrypted: Option<(usize, u128)>,
 }
 
@@ -64,6 +67,7 @@ impl ActiveItem {
             billed: None,
             user_message: value.get("type").and_then(Value::as_str) == Some("message")
                 && value.get("role").and_then(Value::as_str) == Some("user"),
+            role: role_of(value),
             encrypted: enc
                 .zip(reasoning::reasoning_key(value))
                 .map(|(e, k)| (e.len(), k)),
@@ -372,13 +376,26 @@ impl Rollout {
     /// The session's messages: the instructions, then one per active item (read from
     /// `doc`, the rollout's text, when the parse did not hold it).
     pub fn messages(&self, doc: &LinesDoc, notes: &mut Notes) -> Result<Vec<Message>, ReadError> {
+        self.messages_each(doc, notes, |_, _| {})
+    }
+
+    /// [`Rollout::messages`], each message given to `each` with its index as soon as it
+    /// is made (before the next is), so that its text can go at once.
+    pub fn messages_each(
+        &self,
+        doc: &LinesDoc,
+        notes: &mut Notes,
+        mut each: impl FnMut(usize, &mut Message),
+    ) -> Result<Vec<Message>, ReadError> {
         let mut out = Vec::with_capacity(self.items.len() + 1);
         if let Some((line, text)) = &self.system {
-            out.push(Message::new(
+            let mut m = Message::new(
                 Role::System,
                 vec![Part::Text(text.clone())],
                 Origin::Record(*line),
-            ));
+            );
+            each(0, &mut m);
+            out.push(m);
         }
         for it in &self.items {
             let place = match &it.source {
@@ -393,9 +410,19 @@ impl Rollout {
                 m.compact = Some(Box::new(codex_compact()));
             }
             reasoning::annotate(&mut m, &v, it, &self.reasoned_calls);
+            debug_assert_eq!(m.role, it.role, "{place}");
+            each(out.len(), &mut m);
             out.push(m);
         }
         Ok(out)
+    }
+
+    /// The first line and the role of each message [`Rollout::messages`] makes, in order,
+    /// told without making them.
+    pub fn heads(&self) -> (Vec<usize>, Vec<Role>) {
+        let system = self.system.iter().map(|(line, _)| (*line, Role::System));
+        let items = self.items.iter().map(|it| (it.source.line(), it.role));
+        system.chain(items).unzip()
     }
 }
 
@@ -408,6 +435,13 @@ fn item_lines(doc: &LinesDoc) -> usize {
     (0..doc.lines.len())
         .filter(|&i| finder.find(doc.line(i).as_bytes()).is_some())
         .count()
+}
+
+/// The role of item `v`'s message, as [`item_message`] gives it (an item it refuses has
+/// none, and fails the read).
+fn role_of(v: &Value) -> Role {
+    let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+    item_role(kind, v.get("role").and_then(Value::as_str)).unwrap_or(Role::User)
 }
 
 /// Items that are model history (`ghost_snapshot` is an undo point, not model input).
@@ -432,5 +466,127 @@ mod tests {
         let r = Rollout::parse_lean(&doc).unwrap();
         assert_eq!(r.items.len(), 1, "a ghost snapshot is no model item");
         assert_eq!(r.items.capacity(), 2, "sized once, not grown");
+    }
+
+    #[test]
+    fn an_item_s_role_is_known_before_its_message_is_made() {
+        let kinds = [
+            json!({"type":"message","role":"user","content":[]}),
+            json!({"type":"message","role":"assistant","content":[]}),
+            json!({"type":"message","role":"developer","content":[]}),
+            json!({"type":"message","role":"someone","content":[]}),
+            json!({"type":"reasoning","summary":[],"encrypted_content":"e"}),
+            json!({"type":"function_call","name":"f","arguments":"{}","call_id":"c"}),
+            json!({"type":"function_call_output","call_id":"c","output":"x"}),
+            json!({"type":"custom_tool_call_output","call_id":"c","output":"x"}),
+            json!({"type":"tool_search_output","call_id":"c","tools":[]}),
+            json!({"type":"web_search_call","action":{}}),
+            json!({"type":"compaction","encrypted_content":"e"}),
+            json!({"type":"agent_message","content":[]}),
+            json!({"type":"something_new","role":"user"}),
+            json!({"type":"something_new"}),
+        ];
+        for v in kinds {
+            let m = item_message(&v, "here", Origin::Record(0), &mut Notes::default()).unwrap();
+            assert_eq!(role_of(&v), m.role, "{v}");
+        }
+    }
+
+    /// A rollout whose reported request held reasoning that a later user message closed.
+    fn closing_rollout() -> String {
+        let line = |ty: &str, payload: Value| {
+            json!({"timestamp": "2026-01-01T00:00:00.000Z", "type": ty, "payload": payload})
+                .to_string()
+        };
+        let text = |role: &str, t: &str| {
+            let kind = if role == "assistant" {
+                "output_text"
+            } else {
+                "input_text"
+            };
+            json!({"type":"message","role":role,"content":[{"type":kind,"text":t}]})
+        };
+        let rs = |n: usize| {
+            json!({"type":"reasoning","summary":[{"type":"summary_text","text":"think"}],
+                "encrypted_content":"e".repeat(n)})
+        };
+        let usage = json!({"input_tokens":100,"output_tokens":5,"reasoning_output_tokens":3});
+        [
+            line("session_meta", json!({"id":"s","base_instructions":{"text":"sys"}})),
+            line("response_item", text("user", "a")),
+            line("response_item", rs(40)),
+            line(
+                "response_item",
+                json!({"type":"function_call","name":"f","arguments":"{}","call_id":"c"}),
+            ),
+            line(
+                "response_item",
+                json!({"type":"function_call_output","call_id":"c","output":"out"}),
+            ),
+            line("response_item", rs(12)),
+            line("response_item", text("assistant", "done")),
+            line(
+                "event_msg",
+                json!({"type":"token_count","info":{"last_token_usage":usage,"total_token_usage":usage}}),
+            ),
+            line("response_item", text("user", "b")),
+            line("response_item", text("assistant", "x")),
+        ]
+        .join("\n")
+            + "\n"
+    }
+
+    #[test]
+    fn messages_made_one_by_one_close_their_turns_as_the_whole_list_did() {
+        use crate::formats::codex::{reported, Codex};
+        use crate::formats::Codec;
+        use crate::session::{Document, Keep};
+        let text = closing_rollout();
+        // The reference: every message made, then the turns closed over the whole list.
+        let doc = LinesDoc::new(text.clone());
+        let r = Rollout::parse_lean(&doc).unwrap();
+        let mut whole = r.messages(&doc, &mut Notes::default()).unwrap();
+        let lines = whole.iter().map(|m| m.origin.records().first().copied());
+        let roles: Vec<Role> = whole.iter().map(|m| m.role).collect();
+        assert_eq!(
+            r.heads(),
+            (lines.clone().flatten().collect(), roles.clone())
+        );
+        let usage = reported(lines, &roles, r.usage.unwrap());
+        let dropped = reasoning::drop_closed_turns(&mut whole, Some(&usage));
+        assert!(dropped > 0, "the reported request held closed reasoning");
+
+        let read = super::super::read_keeping(text.clone(), Keep::Document).unwrap();
+        assert_eq!(read.messages, whole);
+        assert_eq!(read.reported_usage.as_ref().unwrap().dropped, dropped);
+
+        // Counted as made: each message once, in order, as closed; its text may go.
+        let seen = std::sync::Mutex::new(Vec::new());
+        let count = |k: usize, m: &mut Message| {
+            seen.lock().unwrap().push((k, m.clone()));
+            m.release_text();
+            k * 10
+        };
+        let (counted, counts) = Codex.read_counting(text, &count).unwrap();
+        let counts = counts.expect("a rollout counts as it reads");
+        assert_eq!(counts, (0..whole.len()).map(|k| k * 10).collect::<Vec<_>>());
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(
+            seen.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>(),
+            whole
+        );
+        let released: Vec<Message> = (whole.iter().cloned())
+            .map(|mut m| {
+                m.release_text();
+                m
+            })
+            .collect();
+        assert_ne!(released, whole);
+        assert_eq!(counted.messages, released);
+        assert_eq!(counted.reported_usage, read.reported_usage);
+        let Document::Lines(doc) = &counted.doc else {
+            panic!("a rollout is a lines document")
+        };
+        assert!(super::super::kept(doc).is_some(), "kept for the writer");
     }
 }
