@@ -1,11 +1,11 @@
 //! Undoing a compaction: the archived originals go back in place of its summary.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, RandomState};
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use xxhash_rust::xxh3::xxh3_64;
 
 use super::ArchiveFile;
 use crate::session::{Item, LinesDoc, Record, Session};
@@ -48,30 +48,25 @@ pub fn restore_records(
 /// one of them goes back as [`Record::Line`] rather than as a second copy of its text.
 pub struct SameLines<'d> {
     doc: &'d LinesDoc,
-    hasher: RandomState,
-    /// Each distinct line's hash to its first line (a collision is told by the text).
+    /// Each distinct line's hash to its first line (a collision is told by the text; a
+    /// fast hash, as every line of the file is hashed).
     by_hash: HashMap<u64, usize>,
 }
 
 impl<'d> SameLines<'d> {
     pub fn new(doc: &'d LinesDoc) -> SameLines<'d> {
-        let hasher = RandomState::new();
         let mut by_hash = HashMap::with_capacity(doc.lines.len());
         for i in 0..doc.lines.len() {
-            by_hash.entry(hasher.hash_one(doc.line(i))).or_insert(i);
+            by_hash.entry(xxh3_64(doc.line(i).as_bytes())).or_insert(i);
         }
-        SameLines {
-            doc,
-            hasher,
-            by_hash,
-        }
+        SameLines { doc, by_hash }
     }
 
     /// The archived record `raw` as it goes back into the session: the line that is its
     /// text, else as [`archived_record`] has it.
     pub fn record(&self, raw: Box<RawValue>) -> Record {
         let text = raw.get();
-        let line = (self.by_hash.get(&self.hasher.hash_one(text)))
+        let line = (self.by_hash.get(&xxh3_64(text.as_bytes())))
             .filter(|&&i| self.doc.line(i) == text && !text.contains(['\n', '\r']));
         match line {
             Some(&i) => Record::Line(i),
