@@ -12,6 +12,7 @@ pub mod prune;
 mod records;
 mod restore;
 mod store;
+mod stream;
 mod time;
 mod undo;
 
@@ -19,11 +20,12 @@ pub use lock::{acquire as acquire_lock, LockGuard};
 pub use marks::Restored;
 pub use name::{parse_id, validate_name};
 pub use records::{original_records, records_of, RecordText};
-pub use restore::{archived_record, restore, RestoreError};
+pub use restore::{archived_record, restore, restore_records, RestoreError, SameLines};
 pub use store::{
     parse_file_name, ArchiveEnd, ArchiveEntry, ArchiveFile, ArchiveRecord, ArchiveStore,
     Compression, Feed, PendingArchive, Push, SealedArchive, Stored, Tokens,
 };
+pub use stream::read_each_record;
 pub use time::{Timestamp, TimestampError};
 pub use undo::{Undo, UndoError};
 

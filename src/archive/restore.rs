@@ -1,11 +1,14 @@
 //! Undoing a compaction: the archived originals go back in place of its summary.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use xxhash_rust::xxh3::xxh3_64;
 
 use super::ArchiveFile;
-use crate::session::{Item, Record, Session};
+use crate::session::{Item, LinesDoc, Record, Session};
 
 /// Why an archive cannot be restored into a session.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -28,6 +31,48 @@ pub fn restore(session: &Session, archive: &mut ArchiveFile) -> Result<Vec<Item>
     let at = summary_at(session, archive)?;
     let records = std::mem::take(&mut archive.records);
     Ok(items(session, at, records.into_iter().map(archived_record)))
+}
+
+/// [`restore`] with the archive's records given apart from its facts (`archive`'s own are
+/// not read), as they were read one by one.
+pub fn restore_records(
+    session: &Session,
+    archive: &ArchiveFile,
+    records: Vec<Record>,
+) -> Result<Vec<Item>, RestoreError> {
+    let at = summary_at(session, archive)?;
+    Ok(items(session, at, records.into_iter()))
+}
+
+/// The lines of a JSONL session, found by their text: an archived record that is exactly
+/// one of them goes back as [`Record::Line`] rather than as a second copy of its text.
+pub struct SameLines<'d> {
+    doc: &'d LinesDoc,
+    /// Each distinct line's hash to its first line (a collision is told by the text; a
+    /// fast hash, as every line of the file is hashed).
+    by_hash: HashMap<u64, usize>,
+}
+
+impl<'d> SameLines<'d> {
+    pub fn new(doc: &'d LinesDoc) -> SameLines<'d> {
+        let mut by_hash = HashMap::with_capacity(doc.lines.len());
+        for i in 0..doc.lines.len() {
+            by_hash.entry(xxh3_64(doc.line(i).as_bytes())).or_insert(i);
+        }
+        SameLines { doc, by_hash }
+    }
+
+    /// The archived record `raw` as it goes back into the session: the line that is its
+    /// text, else as [`archived_record`] has it.
+    pub fn record(&self, raw: Box<RawValue>) -> Record {
+        let text = raw.get();
+        let line = (self.by_hash.get(&xxh3_64(text.as_bytes())))
+            .filter(|&&i| self.doc.line(i) == text && !text.contains(['\n', '\r']));
+        match line {
+            Some(&i) => Record::Line(i),
+            None => archived_record(raw),
+        }
+    }
 }
 
 /// The plan: the session's messages up to the summary at `at`, `records`, the rest.
@@ -106,6 +151,25 @@ mod tests {
         ] {
             assert_eq!(
                 archived_record(raw(text)),
+                Record::Verbatim(raw(text)),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_record_that_is_a_line_of_the_session_is_that_line() {
+        let doc = LinesDoc::new(
+            "{\"a\":1}\n{\"b\":2}\r\n{\"a\":1}\n\n{\"c\": 3}\n {\"e\":5}".to_string(),
+        );
+        let same = SameLines::new(&doc);
+        assert_eq!(same.record(raw("{\"a\":1}")), Record::Line(0));
+        assert_eq!(same.record(raw("{\"b\":2}")), Record::Line(1));
+        assert_eq!(same.record(raw("{\"c\": 3}")), Record::Line(4));
+        // Not a line as the file has it (spacing, another value): held as it was archived.
+        for text in ["{\"a\": 1}", "{\"e\":5}", "{\"d\":4}", "{\n\"a\":1}"] {
+            assert_eq!(
+                same.record(raw(text)),
                 Record::Verbatim(raw(text)),
                 "{text}"
             );

@@ -541,6 +541,15 @@ fn entry(
 /// Reads an archive file as JSON, decompressing it first if it is zstd (known by its
 /// magic bytes, not its name).
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ArchiveError> {
+    read_json_with(path, |r| serde_json::from_reader(r))
+}
+
+/// An archive file read by `de` (decompressed first if it is zstd, known by its magic
+/// bytes, not its name); a corrupt or truncated frame is said as the io error it is.
+pub(super) fn read_json_with<T>(
+    path: &Path,
+    de: impl FnOnce(&mut dyn std::io::Read) -> Result<T, serde_json::Error>,
+) -> Result<T, ArchiveError> {
     let f = File::open(path).map_err(|e| ArchiveError::io(path, e))?;
     let mut r = BufReader::new(f);
     let zstd = r
@@ -553,13 +562,12 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ArchiveEr
     };
     if zstd {
         let d = zstd::Decoder::with_buffer(r).map_err(|e| ArchiveError::io(path, e))?;
-        serde_json::from_reader(BufReader::new(d)).map_err(|err| match err.io_error_kind() {
-            // A corrupt or truncated frame: say so as the io error it is.
+        de(&mut BufReader::new(d)).map_err(|err| match err.io_error_kind() {
             Some(_) => ArchiveError::io(path, std::io::Error::other(err.to_string())),
             None => parse(err),
         })
     } else {
-        serde_json::from_reader(r).map_err(parse)
+        de(&mut r).map_err(parse)
     }
 }
 

@@ -41,6 +41,11 @@ pub enum Record {
     /// Only the record's value (archives ctxctl wrote before it kept records' text): writers
     /// serialize it in their own style.
     Parsed(Value),
+    /// A record whose text is exactly line `n` of the JSONL session it goes back into, so
+    /// it is not held twice (a compaction leaves its records in a Claude Code transcript:
+    /// an archive can be most of the file). Only a writer that has the session's document
+    /// can read it (Claude Code's restore); the methods below refuse it.
+    Line(usize),
 }
 
 impl Record {
@@ -56,6 +61,10 @@ impl Record {
         match self {
             Record::Verbatim(raw) => serde_json::from_str(raw.get()).map(Cow::Owned),
             Record::Parsed(v) => Ok(Cow::Borrowed(v)),
+            Record::Line(n) => Err(serde::de::Error::custom(format!(
+                "an archived record that is line {} of the session, read without it",
+                n + 1
+            ))),
         }
     }
 
@@ -89,6 +98,7 @@ impl PartialEq for Record {
         match (self, other) {
             (Record::Verbatim(a), Record::Verbatim(b)) => a.get() == b.get(),
             (Record::Parsed(a), Record::Parsed(b)) => a == b,
+            (Record::Line(a), Record::Line(b)) => a == b,
             _ => false,
         }
     }

@@ -15,6 +15,7 @@ use crate::ops::load;
 use crate::ops::rewrite::{self, Transaction};
 use crate::ops::write::{self, Destination};
 use crate::render::table::thousands;
+use crate::session::{Document, Format, Record};
 
 /// `archive restore --json`.
 #[derive(Debug, Serialize)]
@@ -68,11 +69,12 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
         // The plan reads no text: each message's goes once counted.
         None => load::load_for_rewrite(ctx, &target, load::PlanReads::Structure)?,
     };
-    if records_later {
-        file.records = records_again(store, &id, &file)?;
-    }
+    let thinned = match records_later {
+        true => records_again(&entry, &mut file, &loaded)?,
+        false => None,
+    };
     let messages = file.messages;
-    let plan = plan(store, &entry, &mut file, &loaded)?;
+    let plan = plan(store, &entry, &mut file, thinned, &loaded)?;
     if let Plan::Undo(undo) = &plan {
         undo.check(now_text(&loaded))
             .map_err(|e| in_restore(e.into(), &entry, &loaded))?;
@@ -262,20 +264,38 @@ impl Plan<'_> {
     }
 }
 
-/// The records of archive `id` read again, its facts as first read (`file`, without its
-/// records): an archive is never rewritten, so one that changed is refused.
+/// The records of archive `entry` read again, its facts as first read (`file`, without
+/// its records): an archive is never rewritten, so one that changed is refused. Into a
+/// Claude Code transcript, which a compaction leaves its records in, each record that is
+/// a line of the session is kept as that line (`Some`, the records as they go back):
+/// read one at a time, they are never all held beside the session. Else they go back
+/// into `file`.
 fn records_again(
-    store: &ArchiveStore,
-    id: &str,
-    file: &ArchiveFile,
-) -> anyhow::Result<Vec<Box<serde_json::value::RawValue>>> {
-    let (_, mut again) = store.get(id)?;
-    let records = std::mem::take(&mut again.records);
-    anyhow::ensure!(
-        again == *file,
-        "archive {id} changed while it was being restored; run the restore again"
-    );
-    Ok(records)
+    entry: &ArchiveEntry,
+    file: &mut ArchiveFile,
+    loaded: &load::Loaded,
+) -> anyhow::Result<Option<Vec<Record>>> {
+    let changed = || {
+        anyhow::anyhow!(
+            "archive {} changed while it was being restored; run the restore again",
+            entry.id
+        )
+    };
+    let lines = match &loaded.session.doc {
+        Document::Lines(doc) if loaded.session.format == Format::ClaudeCode => doc,
+        _ => {
+            let mut records = Vec::new();
+            let again = archive::read_each_record(&entry.path, &mut |r| records.push(r))?;
+            anyhow::ensure!(again == *file, changed());
+            file.records = records;
+            return Ok(None);
+        }
+    };
+    let same = archive::SameLines::new(lines);
+    let mut records = Vec::new();
+    let again = archive::read_each_record(&entry.path, &mut |r| records.push(same.record(r)))?;
+    anyhow::ensure!(again == *file, changed());
+    Ok(Some(records))
 }
 
 /// The session's text as read.
@@ -293,6 +313,7 @@ fn plan<'a>(
     store: &ArchiveStore,
     entry: &ArchiveEntry,
     file: &'a mut ArchiveFile,
+    thinned: Option<Vec<Record>>,
     loaded: &load::Loaded,
 ) -> anyhow::Result<Plan<'a>> {
     if file.undo.is_some() {
@@ -301,7 +322,11 @@ fn plan<'a>(
         return Ok(Plan::Undo(undo));
     }
     // The records move into the plan: the archive is not held twice.
-    let items = archive::restore(&loaded.session, file).map_err(|e| {
+    let items = match thinned {
+        Some(records) => archive::restore_records(&loaded.session, file, records),
+        None => archive::restore(&loaded.session, file),
+    };
+    let items = items.map_err(|e| {
         let newer = match &e {
             archive::RestoreError::SummaryNotFound { id } => holder(store, entry, id),
             _ => None,

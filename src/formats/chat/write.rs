@@ -59,7 +59,9 @@ pub fn write_to(
             Item::Insert(m) => pieces.push(Cow::Owned(render(&new_record(m))?)),
             // An archived record goes back as its original text, indentation and all.
             Item::InsertRecord(Record::Verbatim(raw)) => pieces.push(Cow::Borrowed(raw.get())),
-            Item::InsertRecord(Record::Parsed(v)) => pieces.push(Cow::Owned(render(v)?)),
+            Item::InsertRecord(r @ (Record::Parsed(_) | Record::Line(_))) => {
+                pieces.push(Cow::Owned(render(&*r.value()?)?))
+            }
         }
     }
     // The list is written straight into the output (not built apart and copied in): a

@@ -83,7 +83,7 @@ pub fn restore<'d>(
     let uuids: Vec<Option<String>> = plan
         .records
         .iter()
-        .map(|r| record_uuid(r))
+        .map(|r| record_uuid(r, doc))
         .collect::<Result<_, _>>()?;
     let in_file: Vec<Option<usize>> = uuids
         .iter()
@@ -98,15 +98,15 @@ pub fn restore<'d>(
         match in_file[k] {
             Some(i) => {
                 // The same text is the same value; else the two are parsed and compared.
-                let same_text = r.original_line() == Some(doc.line(t.recs[i].line));
-                if !same_text && t.whole(doc, i)?.v != *r.value()? {
-                    out.set(t.recs[i].line, LineOut::Rewrite(r.line()?.into_owned()));
+                let same_text = original_line(r, doc) == Some(doc.line(t.recs[i].line));
+                if !same_text && t.whole(doc, i)?.v != *value(r, doc)? {
+                    out.set(t.recs[i].line, LineOut::Rewrite(line(r, doc)?.into_owned()));
                     replaced.insert(i);
                 }
             }
             None => {
                 let next = in_file[k + 1..].iter().flatten().next().unwrap_or(&first);
-                out.insert_before(t.recs[*next].line, r.line()?.into_owned());
+                out.insert_before(t.recs[*next].line, line(r, doc)?.into_owned());
             }
         }
         if let Some(u) = uuid {
@@ -203,20 +203,44 @@ pub fn restore<'d>(
 
 /// The `uuid` of an archived record (`None` when it is no object or its uuid no string),
 /// read without building its value when it is verbatim.
-fn record_uuid(r: &Record) -> Result<Option<String>, serde_json::Error> {
+fn record_uuid(r: &Record, doc: &LinesDoc) -> Result<Option<String>, serde_json::Error> {
     #[derive(serde::Deserialize)]
     struct Head<'a> {
         #[serde(borrow)]
         uuid: Option<Cow<'a, str>>,
     }
-    if let Some(text) = r.original_line() {
+    if let Some(text) = original_line(r, doc) {
         if let Ok(head) = serde_json::from_str::<Head>(text) {
             return Ok(head.uuid.map(Cow::into_owned));
         }
     }
     // An object whose uuid is no string, a key given twice, no object: as its value has it.
-    let v = r.value()?;
+    let v = value(r, doc)?;
     Ok(v.get("uuid").and_then(Value::as_str).map(str::to_string))
+}
+
+/// [`Record::original_line`] of an archived record, one that is a line of `doc` read there.
+fn original_line<'a>(r: &'a Record, doc: &'a LinesDoc) -> Option<&'a str> {
+    match r {
+        Record::Line(n) => Some(doc.line(*n)),
+        _ => r.original_line(),
+    }
+}
+
+/// [`Record::value`] of an archived record, one that is a line of `doc` parsed from it.
+fn value<'a>(r: &'a Record, doc: &LinesDoc) -> Result<Cow<'a, Value>, serde_json::Error> {
+    match r {
+        Record::Line(n) => serde_json::from_str(doc.line(*n)).map(Cow::Owned),
+        _ => r.value(),
+    }
+}
+
+/// [`Record::line`] of an archived record, one that is a line of `doc` read there.
+fn line<'a>(r: &'a Record, doc: &'a LinesDoc) -> Result<Cow<'a, str>, serde_json::Error> {
+    match r {
+        Record::Line(n) => Ok(Cow::Borrowed(doc.line(*n))),
+        _ => r.line(),
+    }
 }
 
 /// The `compact_boundary` the compaction put above record `i`: the first one up its chain.
@@ -239,7 +263,7 @@ mod tests {
     use super::*;
     use crate::formats::restore_testkit::{restore_items, summary};
     use crate::formats::{read, write};
-    use crate::session::Item;
+    use crate::session::{Document, Item};
 
     fn rec(uuid: &str, parent: Option<&str>, ty: &str, text: &str) -> String {
         json!({"parentUuid": parent, "isSidechain": false, "sessionId": "s", "type": ty,
@@ -273,6 +297,37 @@ mod tests {
         assert_eq!(texts(&out), ["one", "gist", "four", "five"]);
         let c = read(&out, None).unwrap();
         let back = write(&c, &restore_items(&orig, 1..3, &out)).unwrap();
+        assert_eq!(String::from_utf8(back).unwrap(), orig);
+    }
+
+    #[test]
+    fn records_given_as_lines_of_the_session_are_undone_as_their_text() {
+        let orig = transcript();
+        let s = read(orig.as_bytes(), None).unwrap();
+        let out = write(
+            &s,
+            &[Item::Keep(0), summary(), Item::Keep(3), Item::Keep(4)],
+        )
+        .unwrap();
+        let c = read(&out, None).unwrap();
+        let Document::Lines(doc) = &c.doc else {
+            unreachable!("a transcript is JSONL")
+        };
+        // As `archive restore` gives them: the records the compacted file still holds.
+        let same = crate::archive::SameLines::new(doc);
+        let items: Vec<Item> = restore_items(&orig, 1..3, &out)
+            .into_iter()
+            .map(|it| match it {
+                Item::InsertRecord(Record::Verbatim(raw)) => Item::InsertRecord(same.record(raw)),
+                other => other,
+            })
+            .collect();
+        let lines = items
+            .iter()
+            .filter(|it| matches!(it, Item::InsertRecord(Record::Line(_))))
+            .count();
+        assert_eq!(lines, 2);
+        let back = write(&c, &items).unwrap();
         assert_eq!(String::from_utf8(back).unwrap(), orig);
     }
 
