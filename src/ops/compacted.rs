@@ -26,14 +26,15 @@
 //! reported (the hidden part and ctxctl's count, [`crate::ops::load::Loaded`]), and
 //! Claude Code re-attaches nothing there.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
 use crate::context::Context;
 use crate::formats::claude_code::reattach::{self, Reattach};
-use crate::formats::claude_code::{self, indexed, indexed::Index};
+use crate::formats::claude_code::{self, indexed, indexed::Index, skel};
 use crate::ops::predict;
-use crate::session::{AgentLimits, AgentVersion, Document, Message, Origin, Part};
+use crate::session::{AgentLimits, AgentVersion, Document, LinesDoc, Message, Origin, Part};
 use crate::session::{ReportedUsage, Role};
 use crate::tokens::Counter;
 
@@ -127,6 +128,12 @@ fn scaled(n: usize, factor: f64) -> usize {
     }
 }
 
+/// A document from this size up has its thread before the boundary counted through an
+/// index of its records, a batch at a time, as a streamed read counts it ([`from_index`]):
+/// read whole into messages, that history held about 125 MB beside a 160 MB transcript's
+/// text (a rewrite of a session compacted before, its `archive restore`).
+const INDEXED_FROM: usize = 8 << 20;
+
 /// Sets `agent.hidden_before_compaction` of a session read whole (`doc` its document)
 /// that the reader marked as compacted with no report since.
 pub fn whole(
@@ -136,10 +143,26 @@ pub fn whole(
     doc: &Document,
     agent: &mut AgentLimits,
 ) {
+    whole_from(ctx, counter, factor, doc, agent, INDEXED_FROM);
+}
+
+/// [`whole`], through the index for a document of `indexed_from` bytes or more.
+fn whole_from(
+    ctx: &Context,
+    counter: &Counter,
+    factor: f64,
+    doc: &Document,
+    agent: &mut AgentLimits,
+    indexed_from: usize,
+) {
     let (Some(line), Document::Lines(doc)) = (agent.compacted_at, doc) else {
         return;
     };
     if doc.text.is_empty() {
+        return;
+    }
+    // A record the index cannot take is left to the whole reader's way, below.
+    if doc.text.len() >= indexed_from && by_index(ctx, counter, factor, doc, agent).is_some() {
         return;
     }
     let version = agent.agent_version;
@@ -165,6 +188,38 @@ fn written_by_ctxctl(line: &str) -> bool {
         && serde_json::from_str::<serde_json::Value>(line).is_ok_and(|v| v.get("ctxctl").is_some())
 }
 
+/// [`whole`] of `doc` through the index of its records ([`from_index`]); `None` (nothing
+/// set) when a record is one the index or the reading from it cannot take.
+fn by_index(
+    ctx: &Context,
+    counter: &Counter,
+    factor: f64,
+    doc: &LinesDoc,
+    agent: &mut AgentLimits,
+) -> Option<()> {
+    let text = doc.text.as_bytes();
+    let bytes = |at: u64, len: u64| -> Option<Cow<'_, [u8]>> {
+        let (at, len) = (usize::try_from(at).ok()?, usize::try_from(len).ok()?);
+        text.get(at..at.checked_add(len)?).map(Cow::Borrowed)
+    };
+    from_index(ctx, counter, factor, &bytes, index_of(doc)?, agent)
+}
+
+/// The index of a document's records, as the streamed route's first pass makes it
+/// (blank lines and a truncated last line left out); `None` when a record is one the
+/// skeleton cannot take.
+fn index_of(doc: &LinesDoc) -> Option<Index> {
+    let mut index = Index::default();
+    for (i, span) in doc.lines.iter().enumerate() {
+        let text = doc.line(i);
+        if doc.truncated_tail == Some(i) || text.trim().is_empty() {
+            continue;
+        }
+        index.push(skel::node(text, i, span.start as u64)?)?;
+    }
+    Some(index)
+}
+
 /// The same for a transcript streamed from `file` (indexed as `index`). `None` when a
 /// record before the boundary cannot be read as the whole reader reads it (the caller
 /// reads the file whole then).
@@ -173,6 +228,26 @@ pub fn streamed(
     counter: &Counter,
     factor: f64,
     file: &File,
+    index: Index,
+    agent: &mut AgentLimits,
+) -> Option<()> {
+    let read = |at: u64, len: u64| -> Option<Cow<'_, [u8]>> {
+        let mut text = vec![0; usize::try_from(len).ok()?];
+        file.read_exact_at(&mut text, at).ok()?;
+        Some(Cow::Owned(text))
+    };
+    from_index(ctx, counter, factor, &read, index, agent)
+}
+
+/// The bytes `len` bytes long at `at` of a transcript.
+type ReadAt<'a> = dyn Fn(u64, u64) -> Option<Cow<'a, [u8]>> + 'a;
+
+/// [`streamed`] of a transcript whose records `bytes` gives, indexed as `index`.
+fn from_index<'a>(
+    ctx: &Context,
+    counter: &Counter,
+    factor: f64,
+    bytes: &ReadAt<'a>,
     index: Index,
     agent: &mut AgentLimits,
 ) -> Option<()> {
@@ -203,9 +278,7 @@ pub fn streamed(
         (nodes.iter())
             .map(|&i| {
                 let (at, len) = before.place(i);
-                let mut text = vec![0; usize::try_from(len).ok()?];
-                file.read_exact_at(&mut text, at).ok()?;
-                let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
+                let v: serde_json::Value = serde_json::from_slice(&bytes(at, len)?).ok()?;
                 if modelled
                     && matches!(
                         v.get("type").and_then(serde_json::Value::as_str),
@@ -231,9 +304,7 @@ pub fn streamed(
     counts.extend(counted(ctx, counter, factor, &batch));
     let mut files = Reattach::new();
     for (&at, &len) in &places {
-        let mut text = vec![0; len as usize];
-        file.read_exact_at(&mut text, at).ok()?;
-        files.observe(&serde_json::from_slice(&text).ok()?);
+        files.observe(&serde_json::from_slice(&bytes(at, len)?).ok()?);
     }
     let measured = read.reported_usage.and_then(|u| {
         let held = u.request_end?.min(counts.len());

@@ -122,3 +122,40 @@ fn only_records_with_a_ctxctl_key_are_ctxctls() {
     ));
     assert!(!super::written_by_ctxctl("not json \"ctxctl\""));
 }
+
+/// A large document's thread before the boundary is measured through an index of its
+/// records (`by_index`), not read whole into messages: the figures are the whole way's,
+/// after the agent's boundary and after ctxctl's, with blank lines, a truncated last line
+/// and CRLF line ends.
+#[test]
+fn the_indexed_way_measures_what_the_whole_reader_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = context(dir.path());
+    let own = transcript(None);
+    let ctxctls = transcript(Some(json!({"compact_boundary": true})));
+    let blank = own.replacen('\n', "\n\n  \n", 2);
+    let cut = format!("{own}{{\"type\":\"user\",\"uuid\":\"x");
+    let crlf = own.replace('\n', "\r\n");
+    for (name, text) in [
+        ("own", own),
+        ("ctxctl's", ctxctls),
+        ("blank", blank),
+        ("cut", cut),
+        ("crlf", crlf),
+    ] {
+        let path = dir.path().join(format!("{name}.jsonl"));
+        std::fs::write(&path, text).unwrap();
+        let l = crate::ops::load::load(&ctx, &path).unwrap();
+        let whole = l.session.agent_limits;
+        assert!(whole.hidden_before_compaction.is_some(), "{name}");
+        let crate::session::Document::Lines(doc) = &l.session.doc else {
+            panic!("{name}: a line document")
+        };
+        let mut indexed = whole;
+        indexed.hidden_before_compaction = None;
+        indexed.ratio_before_compaction = None;
+        super::by_index(&ctx, &l.counter, l.model.factor, doc, &mut indexed)
+            .unwrap_or_else(|| panic!("{name}: indexed"));
+        assert_eq!(indexed, whole, "{name}");
+    }
+}
