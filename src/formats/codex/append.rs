@@ -36,14 +36,15 @@ pub fn records(
         }
         rec.insert("type".into(), ty.into());
         rec.insert("payload".into(), payload);
-        out.push(serde_json::to_string(&Value::Object(rec))?);
+        out.push(to_string_sized(&Value::Object(rec))?);
         Ok(())
     };
     let estimate = estimate(r, &history);
-    push(
-        "compacted",
-        json!({"message": message, "replacement_history": history}),
-    )?;
+    // The history moved in, not copied: `json!` would serialize a copy of every value.
+    let mut compacted = Map::new();
+    compacted.insert("message".into(), message.into());
+    compacted.insert("replacement_history".into(), Value::Array(history));
+    push("compacted", Value::Object(compacted))?;
     if !r.paginated() {
         push("event_msg", json!({"type": "context_compacted"}))?;
         return Ok(out);
@@ -98,13 +99,51 @@ fn payload(doc: &LinesDoc, line: Option<usize>) -> Option<Value> {
 /// instructions and of every item, four bytes a token.
 fn estimate(r: &Rollout, history: &[Value]) -> u64 {
     let base = r.system.as_ref().map_or(0, |(_, t)| t.len());
-    let items: usize = history.iter().map(|v| v.to_string().len()).sum();
+    let items: usize = history.iter().map(json_len).sum();
     ((base + items) / 4) as u64
+}
+
+/// Counts the bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The length of `v`'s JSON text, without making it.
+fn json_len(v: &Value) -> usize {
+    let mut n = Counter(0);
+    serde_json::to_writer(&mut n, v).map_or(0, |()| n.0)
+}
+
+/// `v`'s JSON text (as `serde_json::to_string` writes it) in a buffer of its exact size:
+/// the `compacted` record of a large rollout's rewrite is megabytes, and a buffer grown
+/// by doubling to hold it is up to twice that, at the peak of the rewrite.
+fn to_string_sized(v: &Value) -> Result<String, serde_json::Error> {
+    let mut out = Vec::with_capacity(json_len(v));
+    serde_json::to_writer(&mut out, v)?;
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_is_written_as_to_string_writes_it_in_a_buffer_of_its_size() {
+        let v = json!({"a": [1, "two\n\u{e9}\"", {"b": null}], "c": 1.5, "d": "\u{1f600}"});
+        let s = to_string_sized(&v).unwrap();
+        assert_eq!(s, serde_json::to_string(&v).unwrap());
+        assert_eq!(s.capacity(), s.len());
+        assert_eq!(json_len(&v), s.len());
+    }
 
     fn line(ordinal: Option<u64>, ty: &str, payload: Value) -> String {
         let mut v = json!({"timestamp": "2026-01-01T00:00:00.000Z"});

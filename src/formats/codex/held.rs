@@ -66,7 +66,7 @@ mod tests {
         assert!(lean.items[1].value.is_none());
         for (w, l) in whole.items.iter().zip(&lean.items) {
             assert_eq!(w.source, l.source);
-            assert_eq!(w.billed, l.billed);
+            assert_eq!(w.billed(), l.billed());
             assert_eq!(
                 lean.value_of(&doc, l).unwrap().as_ref(),
                 w.value.as_deref().unwrap()
@@ -78,8 +78,8 @@ mod tests {
             Rollout::parse(&before).unwrap(),
             Rollout::parse_lean(&before).unwrap(),
         );
-        assert_eq!(w.items[1].billed, Some(7));
-        assert_eq!(l.items[1].billed, Some(7));
+        assert_eq!(w.items[1].billed(), Some(7));
+        assert_eq!(l.items[1].billed(), Some(7));
         let held = w.items[1].value.as_deref();
         assert_eq!(
             l.value_of(&before, &l.items[1]).unwrap().as_ref(),

@@ -81,12 +81,12 @@ impl Rollout {
         };
         let pending = std::mem::take(&mut self.unbilled);
         let sizes: Vec<usize> = (pending.iter())
-            .map(|&k| self.items[k].encrypted.map_or(0, |(len, _)| len))
+            .map(|&k| self.items[k].encrypted.map_or(0, |e| e.len()))
             .collect();
         for (&k, share) in pending.iter().zip(shares(reasoning, &sizes)) {
-            self.items[k].billed = Some(share);
-            if let Some((_, key)) = self.items[k].encrypted {
-                self.billed.insert(key, share);
+            self.items[k].set_billed(Some(share));
+            if let Some(e) = self.items[k].encrypted {
+                self.billed.insert(e.key(), share);
             }
         }
     }
@@ -154,7 +154,7 @@ fn first_text(v: &Value) -> Option<&str> {
 /// encrypted reasoning, the reasoning item its calls need, whether Codex injected it, and
 /// a failed command's result marked as an error.
 pub fn annotate(m: &mut Message, v: &Value, it: &ActiveItem, reasoned_calls: &HashSet<String>) {
-    annotate_value(m, v, it.billed, &|id| reasoned_calls.contains(id));
+    annotate_value(m, v, it.billed(), &|id| reasoned_calls.contains(id));
 }
 
 /// [`annotate`] with the item's value `v`, its billed size, and whether a call id was made

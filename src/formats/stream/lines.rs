@@ -17,6 +17,10 @@ pub fn is_blank(content: &[u8]) -> bool {
     content.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
+/// Blocks from this size on take the reader's buffer as their text instead of a copy of
+/// it (a Codex rollout's `compacted` record is megabytes: copied, it was held twice).
+const TAKE_BYTES: usize = 1 << 20;
+
 /// What a JSONL file held besides its lines' records, known once it is read.
 #[derive(Debug, Clone)]
 pub struct LinesOutline {
@@ -169,10 +173,23 @@ impl<R: Read> LineReader<R> {
     fn cut(&mut self) -> Result<Block, Stop> {
         let pending = std::mem::take(&mut self.pending);
         let (start, end) = (pending[0].1.start, pending[pending.len() - 1].1.end);
-        let text = self.buf[start - self.base..end - self.base].to_vec();
-        let text = String::from_utf8(text).map_err(|_| Stop::Unstreamable)?;
+        let (from, to) = (start - self.base, end - self.base);
         let keep = self.line_start.min(end) - self.base;
-        self.buf.drain(..keep);
+        let text = if to - from >= TAKE_BYTES {
+            // A long record: the buffer becomes the block's text rather than being copied
+            // beside it; the bytes after it (less than a read) start a new buffer.
+            let rest = self.buf[keep..].to_vec();
+            let mut text = std::mem::replace(&mut self.buf, rest);
+            text.truncate(to);
+            text.drain(..from);
+            text.shrink_to_fit();
+            text
+        } else {
+            let text = self.buf[from..to].to_vec();
+            self.buf.drain(..keep);
+            text
+        };
+        let text = String::from_utf8(text).map_err(|_| Stop::Unstreamable)?;
         self.base += keep;
         Ok(Block {
             first: self.messages - pending.len(),
@@ -184,5 +201,67 @@ impl<R: Read> LineReader<R> {
                 .collect(),
             records: pending.iter().map(|(i, _)| *i).collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The blocks and outline of `text` read by a [`LineReader`] (and the largest buffer
+    /// capacity it had after a block was cut).
+    fn read_all(text: &[u8]) -> (Vec<Block>, LinesOutline, usize) {
+        let mut r = LineReader::new(text);
+        r.head().unwrap();
+        let (mut blocks, mut cap) = (Vec::new(), 0);
+        while let Some(b) = r.next_block().unwrap() {
+            cap = cap.max(r.buf.capacity());
+            blocks.push(b);
+        }
+        (blocks, r.finish(), cap)
+    }
+
+    #[test]
+    fn a_long_line_comes_out_whole_and_alone_in_its_buffer() {
+        let long = format!("{{\"t\":\"{}\"}}", "x".repeat(3 * TAKE_BYTES));
+        let mut text = String::from("\u{feff}{\"a\":1}\r\n\n");
+        for i in 0..3000 {
+            text.push_str(&format!("{{\"i\":{i}}}\n"));
+        }
+        text.push_str(&long);
+        text.push_str("\r\n   \n{\"z\":2}\n{\"y\":3}");
+        let (blocks, outline, cap) = read_all(text.as_bytes());
+        let records: Vec<&str> = (blocks.iter())
+            .flat_map(|b| b.spans.iter().map(|s| &b.text[s.clone()]))
+            .collect();
+        assert_eq!(records.len(), 3004);
+        assert_eq!(records[0], "{\"a\":1}");
+        assert_eq!(records[3001], long);
+        assert_eq!(&records[3002..], ["{\"z\":2}", "{\"y\":3}"]);
+        // Each block's text is the file's bytes at its place.
+        for b in &blocks {
+            assert_eq!(
+                &text.as_bytes()[b.at..b.at + b.text.len()],
+                b.text.as_bytes()
+            );
+        }
+        let taken = blocks.iter().find(|b| b.text.len() >= TAKE_BYTES).unwrap();
+        assert_eq!(
+            taken.text.capacity(),
+            taken.text.len(),
+            "shrunk to the block"
+        );
+        assert!(
+            cap < TAKE_BYTES,
+            "the bytes after the long line, in a new buffer"
+        );
+        assert_eq!(outline.len, text.len());
+        assert_eq!(outline.lines, 3006);
+    }
+
+    #[test]
+    fn a_buffer_grows_by_a_quarter_once_large() {
+        assert_eq!(super::super::grown_by(0), 64 << 10);
+        assert_eq!(super::super::grown_by(8 << 20), 2 << 20);
     }
 }
