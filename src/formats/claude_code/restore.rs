@@ -300,15 +300,16 @@ mod tests {
         assert_eq!(String::from_utf8(back).unwrap(), orig);
     }
 
+    /// `s` written with its second and third messages replaced by a summary.
+    fn middle_summarized(s: &Session) -> Vec<u8> {
+        write(s, &[Item::Keep(0), summary(), Item::Keep(3), Item::Keep(4)]).unwrap()
+    }
+
     #[test]
     fn records_given_as_lines_of_the_session_are_undone_as_their_text() {
         let orig = transcript();
         let s = read(orig.as_bytes(), None).unwrap();
-        let out = write(
-            &s,
-            &[Item::Keep(0), summary(), Item::Keep(3), Item::Keep(4)],
-        )
-        .unwrap();
+        let out = middle_summarized(&s);
         let c = read(&out, None).unwrap();
         let Document::Lines(doc) = &c.doc else {
             unreachable!("a transcript is JSONL")
@@ -358,11 +359,7 @@ mod tests {
     fn a_boundary_without_notes_is_undone_from_its_links() {
         let orig = transcript();
         let s = read(orig.as_bytes(), None).unwrap();
-        let out = write(
-            &s,
-            &[Item::Keep(0), summary(), Item::Keep(3), Item::Keep(4)],
-        )
-        .unwrap();
+        let out = middle_summarized(&s);
         // As an older ctxctl wrote it: no `ctxctl` notes on the boundary.
         let text: String = String::from_utf8(out)
             .unwrap()
