@@ -631,6 +631,16 @@ impl Fingerprint {
         }
     }
 
+    /// The fingerprint of `parts` put together, without putting them together.
+    pub fn of_parts(parts: &[&[u8]]) -> Fingerprint {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        parts.iter().for_each(|p| hasher.update(p));
+        Fingerprint {
+            len: parts.iter().map(|p| p.len()).sum(),
+            hash: hasher.digest128(),
+        }
+    }
+
     /// The fingerprint of a file's current content, read in chunks (a second copy of a
     /// huge session is never held).
     pub fn of_file(path: &Path) -> std::io::Result<Fingerprint> {
@@ -700,6 +710,23 @@ mod tests {
         let env = Env::from_pairs([("CTXCTL_CACHE_DIR", cache.to_str().unwrap())]);
         let settings = crate::config::Settings::resolve(&globals, &env).unwrap();
         Context::new(settings, env, Printer::plain()).unwrap()
+    }
+
+    #[test]
+    fn a_fingerprint_of_parts_is_the_fingerprint_of_them_put_together() {
+        let whole = b"{\"a\":1}\n{\"b\":2}\n".repeat(1000);
+        for cut in [0, 1, 9, whole.len() / 2, whole.len()] {
+            let (a, b) = whole.split_at(cut);
+            assert_eq!(
+                Fingerprint::of_parts(&[a, b]),
+                Fingerprint::of(&whole),
+                "{cut}"
+            );
+        }
+        assert_ne!(
+            Fingerprint::of_parts(&[b"ab", b"c"]),
+            Fingerprint::of(b"abd")
+        );
     }
 
     #[test]

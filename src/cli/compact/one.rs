@@ -441,6 +441,29 @@ impl<'a> Job<'a> {
         self.originals("").end(loaded, made)
     }
 
+    /// Files the originals' archive with its `end`: the one `early` already made (sealed,
+    /// or pending), else one begun now as archive `seq`.
+    #[allow(clippy::too_many_arguments)]
+    fn file_originals(
+        &self,
+        tx: &Transaction,
+        loaded: &Loaded,
+        dest: &Destination,
+        id: &str,
+        seq: u64,
+        early: impl FnOnce() -> Option<anyhow::Result<Archiving>>,
+        end: &ArchiveEnd,
+    ) -> anyhow::Result<Stored> {
+        let pending = match early() {
+            Some(archiving) => match archiving? {
+                Archiving::Sealed(sealed) => return tx.file_sealed(sealed),
+                Archiving::Pending(pending) => *pending,
+            },
+            None => tx.begin_archive(loaded, dest, &self.originals(id), seq)?,
+        };
+        tx.finish_archive(pending, end)
+    }
+
     /// Summarizes the middle (from `gists` when given: each message's, in order) and checks
     /// the summary's recall; `Err` is the run's outcome when no summary is to be used.
     fn summarize(
@@ -559,38 +582,28 @@ impl<'a> Job<'a> {
         known: Option<usize>,
     ) -> anyhow::Result<Done> {
         let (ctx, shown, part) = (self.ctx, self.shown, self.part);
-        let Made {
-            summary,
-            used,
-            recall,
-        } = made;
         // The summary's header names the archive. Written once: writers may give new
         // records fresh ids.
         let header = self.header(id, &slot);
-        let items = compact::assemble(&loaded.session, part, &summary, &header);
+        let items = compact::assemble(&loaded.session, part, &made.summary, &header);
         // A device or pipe (`-o /dev/null`) is written to, not staged.
         let regular = match dest {
             Destination::File(p) => !crate::fsutil::is_device(p),
             _ => true,
         };
         if matches!(slot, Err(NoSlot::Untouched)) && Transaction::stages(dest) && regular {
-            let made = Made {
-                summary,
-                used,
-                recall,
-            };
             return self.apply_streamed(tx, loaded, made, dest, &items, &header, known);
         }
         if self.replaces_streamed(loaded, dest, &slot) {
-            let made = Made {
-                summary,
-                used,
-                recall,
-            };
             return self.apply_replacing(
                 tx, loaded, made, dest, id, slot, early, known, &items, &header,
             );
         }
+        let Made {
+            summary,
+            used,
+            recall,
+        } = made;
         // A rewrite that only appends to the input (a Codex rollout's) makes only what it
         // appends: the file is not copied to be written, nor to be archived.
         let written = match rewrite::appends_in_place(dest, loaded) {
@@ -644,16 +657,7 @@ impl<'a> Job<'a> {
             let archived = match slot {
                 Err(NoSlot::Untouched) => None,
                 Err(NoSlot::Failed(e)) => Some(Err(anyhow::Error::from(e))),
-                Ok((seq, _)) => Some((|| {
-                    let pending = match early() {
-                        Some(archiving) => match archiving? {
-                            Archiving::Sealed(sealed) => return tx.file_sealed(sealed),
-                            Archiving::Pending(pending) => *pending,
-                        },
-                        None => tx.begin_archive(loaded, dest, &self.originals(id), seq)?,
-                    };
-                    tx.finish_archive(pending, &end)
-                })()),
+                Ok((seq, _)) => Some(self.file_originals(tx, loaded, dest, id, seq, early, &end)),
             };
             let staged = staging
                 .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))

@@ -371,25 +371,16 @@ impl<'a> Transaction<'a> {
         archive: Option<&Stored>,
         staged: Option<anyhow::Result<fsutil::Staged>>,
     ) -> anyhow::Result<()> {
-        let written = (|| {
-            if archive.is_some() {
-                fsutil::fail_point(fsutil::FailAt::AfterArchive).context("after archiving")?;
-            }
-            if let Destination::InPlace(p) = dest {
-                crate::ops::testhook::pause_before_replace(self.ctx, p)?;
-            }
+        self.committing(dest, archive, || {
             match staged {
                 Some(staged) => staged?
                     .commit()
-                    .with_context(|| format!("writing {}", dest.display())),
-                None => self.write_bytes(dest, loaded, bytes),
+                    .with_context(|| format!("writing {}", dest.display()))?,
+                None => self.write_bytes(dest, loaded, bytes)?,
             }
-        })();
-        if written.is_ok() {
             next::carry(self.ctx, dest, loaded, || Ok(Fingerprint::of(bytes)));
-        }
-        self.settle(&written, archive);
-        written
+            Ok(())
+        })
     }
 
     /// [`Transaction::commit`] of a rewrite of the file `loaded` read that only adds
@@ -404,30 +395,17 @@ impl<'a> Transaction<'a> {
         let Destination::InPlace(p) = dest else {
             return Err(RewriteError::WholeOutput(dest.display()).into());
         };
-        let written = (|| {
-            if archive.is_some() {
-                fsutil::fail_point(fsutil::FailAt::AfterArchive).context("after archiving")?;
-            }
-            crate::ops::testhook::pause_before_replace(self.ctx, p)?;
+        self.committing(dest, archive, || {
             crate::ops::testhook::hold_before_replace(self.ctx, p);
             live::recheck(self.ctx, p)?;
-            replace::append(self.ctx, p, loaded, suffix)
-        })();
-        if written.is_ok() {
+            replace::append(self.ctx, p, loaded, suffix)?;
             next::carry(self.ctx, dest, loaded, || {
                 let text = (loaded.session.doc.text())
                     .ok_or_else(|| std::io::Error::other("the session's document was released"))?;
-                let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-                hasher.update(text.as_bytes());
-                hasher.update(suffix);
-                Ok(Fingerprint {
-                    len: text.len() + suffix.len(),
-                    hash: hasher.digest128(),
-                })
+                Ok(Fingerprint::of_parts(&[text.as_bytes(), suffix]))
             });
-        }
-        self.settle(&written, archive);
-        written
+            Ok(())
+        })
     }
 
     /// [`Transaction::commit`] of a rewrite written to the file `from` (never held whole),
@@ -440,6 +418,21 @@ impl<'a> Transaction<'a> {
         from: &Path,
         archive: Option<&Stored>,
     ) -> anyhow::Result<()> {
+        self.committing(dest, archive, || {
+            self.write_by(dest, loaded, &mut |out| {
+                std::io::copy(&mut std::fs::File::open(from)?, out).map(|_| ())
+            })
+        })
+    }
+
+    /// What every commit does around its `write`: the fail point after archiving and the
+    /// test hook before a replacement first, then the write, then [`Transaction::settle`].
+    fn committing(
+        &self,
+        dest: &Destination,
+        archive: Option<&Stored>,
+        write: impl FnOnce() -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
         let written = (|| {
             if archive.is_some() {
                 fsutil::fail_point(fsutil::FailAt::AfterArchive).context("after archiving")?;
@@ -447,9 +440,7 @@ impl<'a> Transaction<'a> {
             if let Destination::InPlace(p) = dest {
                 crate::ops::testhook::pause_before_replace(self.ctx, p)?;
             }
-            self.write_by(dest, loaded, &mut |out| {
-                std::io::copy(&mut std::fs::File::open(from)?, out).map(|_| ())
-            })
+            write()
         })();
         self.settle(&written, archive);
         written

@@ -89,16 +89,7 @@ impl Job<'_> {
         let tokens = planned.unwrap_or_else(|| compacted(loaded, part, &summary, header));
         let end = self.archive_end(loaded, used, &summary, tokens, None);
         let archived = match slot {
-            Ok((seq, _)) => (|| {
-                let pending = match early() {
-                    Some(archiving) => match archiving? {
-                        Archiving::Sealed(sealed) => return tx.file_sealed(sealed),
-                        Archiving::Pending(pending) => *pending,
-                    },
-                    None => tx.begin_archive(loaded, dest, &self.originals(id), seq)?,
-                };
-                tx.finish_archive(pending, &end)
-            })(),
+            Ok((seq, _)) => self.file_originals(tx, loaded, dest, id, seq, early, &end),
             Err(NoSlot::Failed(e)) => Err(anyhow::Error::from(e)),
             Err(NoSlot::Untouched) => unreachable!("a session replaced in place is archived"),
         };
