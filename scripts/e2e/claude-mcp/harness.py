@@ -50,6 +50,18 @@ def result_text(block):
     return "\n".join(b.get("text", "") for b in c or [] if isinstance(b, dict))
 
 
+def offered(body, tool):
+    """How a request offers `tool`: in its tools ("sent"), or named as a deferred tool that
+    its `ToolSearch` loads ("deferred": Claude Code 2.1.2xx defers every MCP tool and
+    lists the deferred ones in a system message); `None` if it does not."""
+    if any(t.get("name") == tool for t in body.get("tools") or []):
+        return "sent"
+    search = any(t.get("name") == "ToolSearch" for t in body.get("tools") or [])
+    listed = any(tool in b.get("text", "").splitlines() and "ToolSearch" in b.get("text", "")
+                 for m in body.get("messages") or [] for b in blocks(m) if b.get("type") == "text")
+    return "deferred, loaded with ToolSearch" if search and listed else None
+
+
 class Run:
     def __init__(self, a):
         self.a = a
@@ -145,15 +157,22 @@ class Run:
         self.check("%s: claude -p --resume exits 0" % name, rc == 0, "rc=%d" % rc)
         reqs = self.requests(name)
         first = reqs[0] if reqs else None
-        if not self.check("%s: the resumed request offers %s" % (name, tool),
-                          first and any(t.get("name") == tool for t in first.get("tools") or []),
-                          "%d main-loop requests" % len(reqs)):
+        how = offered(first, tool) if first else None
+        if not self.check("%s: the resumed request offers %s" % (name, tool), how is not None,
+                          "%d main-loop requests%s" % (len(reqs), ", %s" % how if how else "")):
             return None, None
-        if not self.check("%s: Claude Code sends a next request after the tool call" % name, len(reqs) > 1):
-            return first, None
-        sent = [b for m in reqs[1]["messages"] for b in blocks(m)]
-        calls = {b["id"] for b in sent if b.get("type") == "tool_use" and b.get("name") == tool}
-        return first, [b for b in sent if b.get("type") == "tool_result" and b.get("tool_use_id") in calls]
+        # The request after the call: the next one, or (a deferred tool) the one after the
+        # tool search that loaded it.
+        after = None
+        for r in reqs[1:]:
+            sent = [b for m in r["messages"] for b in blocks(m)]
+            calls = {b["id"] for b in sent if b.get("type") == "tool_use" and b.get("name") == tool}
+            if calls:
+                after = [b for b in sent if b.get("type") == "tool_result" and b.get("tool_use_id") in calls]
+                break
+        self.check("%s: Claude Code sends a next request after the tool call" % name, after is not None,
+                   "%d main-loop requests" % len(reqs))
+        return first, after
 
     def prove_recall(self, name, home, args, place):
         """Resume with the recall prompt; check the two requests around the tool call."""
