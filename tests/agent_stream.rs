@@ -511,3 +511,47 @@ fn copilot_cli_logs_stream_as_read_whole() {
     }
     assert_eq!(streamed, 2 * (paths.len() - 1), "{paths:#?}");
 }
+
+/// Half of a character as JavaScript writes it (`"\ud83d"`) in every agent JSONL fixture
+/// that has a `"text":"` string: the streamed route reads it as U+FFFD and warns of it
+/// first, as the whole reader does.
+#[test]
+fn lone_surrogates_stream_as_read_whole() {
+    let cache = tempfile::tempdir().unwrap();
+    let ctx = context(cache.path());
+    let bar = indicatif::ProgressBar::hidden();
+    let dir = tempfile::tempdir().unwrap();
+    let mut bent = 0;
+    for path in files(&support::fixtures_dir()) {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let Some(at) = text.rfind("\"text\":\"") else {
+            continue;
+        };
+        let at = at + "\"text\":\"".len();
+        let copy = dir.path().join(format!("{bent}.jsonl"));
+        std::fs::write(&copy, format!("{}\\ud83d{}", &text[..at], &text[at..])).unwrap();
+        for wants in WANTS {
+            let Some(got) = agent_stream::tally(&ctx, &copy, wants, &bar) else {
+                continue;
+            };
+            let whole = load::load_for_reading(&ctx, &copy).unwrap();
+            let want = counted::of_loaded(&ctx, whole, wants, None);
+            assert_eq!(figures(&got), figures(&want), "{}", path.display());
+            let line = text[..at].matches('\n').count() + 1;
+            assert_eq!(
+                got.agent_limits.lone_surrogates,
+                Some((1, line as u32)),
+                "{}",
+                path.display()
+            );
+            assert!(
+                got.warnings[0].starts_with(&format!("line {line}: 1 lone UTF-16 surrogate")),
+                "{}: {:?}",
+                path.display(),
+                got.warnings
+            );
+            bent += 1;
+        }
+    }
+    assert!(bent >= 20, "only {bent} streamed");
+}

@@ -233,7 +233,10 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
             args.strategy.name()
         );
     }
-    let changed = !plan.is_unchanged();
+    // Lone surrogates were read as U+FFFD: writing the file back mends them, so the agent's
+    // next request is valid even when nothing else changes.
+    let mends = loaded.session.agent_limits.lone_surrogates;
+    let changed = !plan.is_unchanged() || mends.is_some();
     let mut report = TrimReport {
         strategy: args.strategy.name(),
         original_tokens: loaded.total,
@@ -369,6 +372,12 @@ fn attempt(ctx: &Context, args: &TrimArgs, file: &std::path::Path) -> anyhow::Re
         drop(bytes);
     }
     phases.done();
+    if let Some((n, _)) = mends {
+        ctx.printer.note(&format!(
+            "{}: wrote {n} lone UTF-16 surrogate escape(s) as U+FFFD",
+            dest.display()
+        ));
+    }
     report.output = Some(dest.display());
     if ctx.printer.json {
         if dest != Destination::Stdout {

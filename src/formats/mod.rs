@@ -35,6 +35,7 @@ mod restore_testkit;
 mod sniff;
 pub mod sqlite;
 pub mod stream;
+pub mod surrogates;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -374,7 +375,29 @@ fn read_text(
     keep: Keep,
     count: Option<Counting>,
 ) -> Result<CountedRead, ReadError> {
-    let text = into_text(bytes)?;
+    let mut text = into_text(bytes)?;
+    // JavaScript agents may write half of a surrogate pair: read it as U+FFFD, and say so
+    // first among the file's warnings.
+    let mended = surrogates::mend(&mut text);
+    let line = (mended.count > 0)
+        .then(|| 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..mended.first_at]).count());
+    let mut read = read_detecting(text, format, keep, count)?;
+    if let Some(line) = line {
+        read.0
+            .warnings
+            .insert(0, surrogates::warning(mended.count, line));
+        read.0.agent_limits.mended(mended.count, line);
+    }
+    Ok(read)
+}
+
+/// [`read_text`] of the text.
+fn read_detecting(
+    text: String,
+    format: Option<Format>,
+    keep: Keep,
+    count: Option<Counting>,
+) -> Result<CountedRead, ReadError> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if body.trim().is_empty() {
         return Err(ReadError::Empty);

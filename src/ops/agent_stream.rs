@@ -34,7 +34,7 @@ use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
 use crate::ops::load::{self, scale, Fingerprint};
 use crate::ops::ordered::parse_json;
-use crate::ops::stream_count::{debug_line, first_pass, read_at, Counting};
+use crate::ops::stream_count::{debug_line, first_pass, read_at, Counting, Mended};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message, Part};
 
@@ -66,7 +66,7 @@ pub fn tally(
         Format::Goose => return crate::ops::goose_stream::tally(ctx, path, wants, reader),
         _ => return None,
     }
-    let (mut index, fingerprint) = index(ctx, reader)?;
+    let (mut index, fingerprint, mended) = index(ctx, reader)?;
     let traced = indexed::trace(&index);
     if !traced.after_boundary() {
         // No part of the file is traced again (`compacted::streamed` traces the records
@@ -120,6 +120,7 @@ pub fn tally(
         &model,
     );
     let mut agent_limits = read.agent_limits;
+    mended.note(&mut agent_limits);
     crate::ops::compacted::streamed(ctx, counter, model.factor, &file, index, &mut agent_limits)?;
     let extra_tokens = read.request_extra.as_ref().map_or(0, |t| {
         let part = Part::Text(t.clone());
@@ -151,7 +152,7 @@ fn unchanged(checks: &[u32], parsed: &[serde_json::Value]) -> bool {
 }
 
 /// The first pass: every line's node, and the file's fingerprint.
-fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fingerprint)> {
+fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fingerprint, Mended)> {
     let mut index = Index::default();
     let mut too_many = false;
     let make = |text: &str, line: usize, at: u64| skel::node(text, line, at);
@@ -159,12 +160,12 @@ fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fin
         // A file of 2^32 records is left to the whole reader.
         too_many |= index.push(made).is_none();
     };
-    let (fingerprint, truncated) = first_pass(ctx, reader, &make, fold)?;
+    let (fingerprint, truncated, mended) = first_pass(ctx, reader, &make, fold)?;
     if too_many {
         return None;
     }
-    index.truncated = truncated;
-    Some((index, fingerprint))
+    index.truncated = mended.warning().into_iter().chain(truncated).collect();
+    Some((index, fingerprint, mended))
 }
 
 #[cfg(test)]

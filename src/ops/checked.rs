@@ -360,7 +360,10 @@ fn finish_noting(
         Some(p) => p.finish(),
         None => order::problems(l.format, &shapes),
     };
-    let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    let mut problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    if let Some(p) = crate::formats::surrogates::problem(l.format, &l.agent_limits) {
+        problems.push(p);
+    }
     if let (Some(key), true) = (slot.key, l.keeps_counts) {
         let usage = l.usage.as_ref().map(Into::into);
         let warnings = l.warnings.clone();

@@ -258,12 +258,13 @@ fn plan<R: std::io::Read + Send>(
         let len = u32::try_from(text.len()).ok()?;
         Some((At { line, at, len }, skel::rec(text)?))
     };
-    let (fingerprint, truncated) = first_pass(ctx, reader, &make, |(at, rec)| {
+    let (fingerprint, truncated, mended) = first_pass(ctx, reader, &make, |(at, rec)| {
         plan.record(at, rec);
     })?;
     if let Some(w) = truncated {
         plan.truncated(w);
     }
+    plan.mended(mended);
     Some((plan, fingerprint))
 }
 

@@ -50,7 +50,7 @@ pub fn tally(
         Some((stream::rec(text)?, Place { line, at, len }))
     };
     let fold = |(rec, place)| plan.record(place, rec);
-    let (fingerprint, truncated) = first_pass(ctx, reader, &make, fold)?;
+    let (fingerprint, truncated, mended) = first_pass(ctx, reader, &make, fold)?;
     let (total, usage) = plan.finish();
     let session_model = Some(plan.model.clone().unwrap_or_else(|| DEFAULT_MODEL.into()));
     let counting = Counting::for_model(ctx, session_model.as_deref());
@@ -100,7 +100,7 @@ pub fn tally(
     if tally.len() != total || now < fingerprint.len as u64 {
         return None;
     }
-    let warnings: Vec<String> = truncated.into_iter().collect();
+    let warnings: Vec<String> = mended.warning().into_iter().chain(truncated).collect();
     let model = resolved(
         ctx,
         path,
@@ -112,9 +112,13 @@ pub fn tally(
     Some(Counted {
         session_model,
         usage,
-        agent_limits: AgentLimits {
-            window: plan.window,
-            ..Default::default()
+        agent_limits: {
+            let mut limits = AgentLimits {
+                window: plan.window,
+                ..Default::default()
+            };
+            mended.note(&mut limits);
+            limits
         },
         warnings,
         ..Counted::streamed(path, fingerprint, Format::Copilot, model, keeps, tally)

@@ -61,7 +61,7 @@ pub fn tally(
     };
     let mut placed = true;
     let fold = |(rec, line, at, len)| placed &= index.record(rec, line, at, len).is_some();
-    let (fingerprint, truncated) = first_pass(ctx, reader, &make, fold)?;
+    let (fingerprint, truncated, mended) = first_pass(ctx, reader, &make, fold)?;
     if !placed {
         return None;
     }
@@ -111,7 +111,7 @@ pub fn tally(
         return None;
     }
     // As a whole read gives them: the file's warning, then the history's.
-    let mut warnings: Vec<String> = truncated.into_iter().collect();
+    let mut warnings: Vec<String> = mended.warning().into_iter().chain(truncated).collect();
     warnings.extend(made.warnings);
     let model = resolved(
         ctx,
@@ -121,9 +121,12 @@ pub fn tally(
         (fingerprint.len, Format::Gemini, tally.len()),
     );
     let keeps = counting.counter.keeps_counts();
+    let mut agent_limits = crate::session::AgentLimits::default();
+    mended.note(&mut agent_limits);
     Some(Counted {
         session_model,
         usage: made.usage,
+        agent_limits,
         warnings,
         ..Counted::streamed(path, fingerprint, Format::Gemini, model, keeps, tally)
     })

@@ -60,9 +60,12 @@ pub fn tally(
             }
         }
     };
-    let (fingerprint, truncated) = first_pass(ctx, reader, &make, fold)?;
+    let (fingerprint, truncated, mended) = first_pass(ctx, reader, &make, fold)?;
     let tally = batches.finish();
     // As a whole read gives them: the file's warnings, then the messages'.
+    if let Some(w) = mended.warning() {
+        warnings.insert(0, w);
+    }
     warnings.extend(truncated);
     warnings.extend(notes.into_warnings());
     let model = resolved(
@@ -73,8 +76,11 @@ pub fn tally(
         (fingerprint.len, Format::Goose, tally.len()),
     );
     let keeps = counting.counter.keeps_counts();
+    let mut agent_limits = crate::session::AgentLimits::default();
+    mended.note(&mut agent_limits);
     Some(Counted {
         usage: goose::reported(meta, rewritten, last_assistant),
+        agent_limits,
         warnings,
         ..Counted::streamed(path, fingerprint, Format::Goose, model, keeps, tally)
     })

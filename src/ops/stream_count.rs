@@ -145,6 +145,8 @@ pub fn read_at(
     for (at, len) in places {
         let mut text = vec![0; len as usize];
         file.read_exact_at(&mut text, at).ok()?;
+        // As the first pass read it (its warning counted them).
+        crate::formats::surrogates::mend_bytes(&mut text);
         bar.set_position(at + u64::from(len));
         texts.push(text);
     }
@@ -184,13 +186,35 @@ pub fn lines_of<T>(
 /// A first pass over the lines of `reader`: each made by `make` on the counting threads
 /// and `fold`ed in file order. Gives the file's fingerprint and the whole reader's warning
 /// for a truncated last line; `None` when a line is not read as the whole reader reads it
+/// Lone UTF-16 surrogate escapes a first pass read as U+FFFD
+/// ([`crate::formats::surrogates`]): how many, and the line (1-based) of the first.
+#[derive(Debug, Clone, Copy)]
+pub struct Mended {
+    pub count: usize,
+    pub line: usize,
+}
+
+impl Mended {
+    /// The file's warning of them, put first among its warnings as a whole read puts it.
+    pub fn warning(self) -> Option<String> {
+        (self.count > 0).then(|| crate::formats::surrogates::warning(self.count, self.line))
+    }
+
+    /// Notes them in `limits` (`check` calls the session broken).
+    pub fn note(self, limits: &mut crate::session::AgentLimits) {
+        if self.count > 0 {
+            limits.mended(self.count, self.line);
+        }
+    }
+}
+
 /// (or a line other than the last is cut short).
 pub fn first_pass<T: Send, R: std::io::Read + Send>(
     ctx: &Context,
     mut reader: LineReader<R>,
     make: &(impl Fn(&str, usize, u64) -> Option<T> + Sync),
     mut fold: impl FnMut(T),
-) -> Option<(Fingerprint, Option<String>)> {
+) -> Option<(Fingerprint, Option<String>, Mended)> {
     let mut cut = None;
     let work = |b: &Block| lines_of(b, make);
     in_order(ctx.counting_threads(), &mut reader, &work, |lines| {
@@ -217,11 +241,15 @@ pub fn first_pass<T: Send, R: std::io::Read + Send>(
             ))
         }
     };
+    let mended = Mended {
+        count: outline.mended.0,
+        line: outline.mended.1 + 1,
+    };
     let fingerprint = Fingerprint {
         len: outline.len,
         hash: outline.hash,
     };
-    Some((fingerprint, truncated))
+    Some((fingerprint, truncated, mended))
 }
 
 /// What a streamed read ends with, as a whole read of the file at `path` ends: its

@@ -439,6 +439,20 @@ pub struct AgentLimits {
     /// after it are counted at that ratio (`ops::prior`, `ops::predict`).
     #[serde(default)]
     pub ratio_before_compaction: Option<u32>,
+    /// Lone UTF-16 surrogate escapes in the file (half of a character, as JavaScript
+    /// writes it; read as U+FFFD, [`crate::formats::surrogates`]): how many, and the line
+    /// of the first. The Anthropic API refuses a request that sends one ("no low surrogate
+    /// in string"), so `check` calls the session broken until a rewrite writes them mended.
+    #[serde(default)]
+    pub lone_surrogates: Option<(u32, u32)>,
+}
+
+impl AgentLimits {
+    /// Notes `count` lone surrogate escapes, the first on line `line` (1-based).
+    pub fn mended(&mut self, count: usize, line: usize) {
+        let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        self.lone_surrogates = (count > 0).then(|| (n(count), n(line)));
+    }
 }
 
 /// An agent's version as its first three numbers (`2.1.97` → `[2, 1, 97]`).

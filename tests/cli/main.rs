@@ -61,6 +61,7 @@ mod stable_next;
 mod stats;
 mod stream;
 mod summaries;
+mod surrogates;
 mod trim;
 mod window;
 

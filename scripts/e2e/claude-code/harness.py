@@ -32,6 +32,10 @@ TOOLS = "Bash,Read,Write,Edit,Agent"
 # check of it is made per version; versions between the two are reported, not checked.
 FOREGROUND_AGENT = (2, 1, 197)  # and older: the Agent tool's result is its tool result
 BACKGROUND_AGENT = (2, 1, 332)  # and newer: a <task-notification> and one more model call
+# From this release on Claude Code mends a lone surrogate as it loads a session (its release
+# notes: "pre-corrupted sessions are sanitized on load"); before, it sends it and the API
+# refuses every request of the session.
+MENDS_SURROGATES = (2, 1, 132)
 FAILS_AFTER_OWN_COMPACTION = (2, 1, 197)  # and older: "prompt is too long" even after compacting
 RESCUES_ITSELF = (2, 1, 332)  # and newer: compacts (twice) and succeeds
 
@@ -215,8 +219,8 @@ class Harness:
         sysmsgs = [m for m in b.get("messages") or [] if m.get("role") == "system"]
         return {
             "body_bytes": e["body_bytes"],
-            "messages_bytes": len(json.dumps(b.get("messages"), ensure_ascii=False).encode()),
-            "system_role_messages_bytes": len(json.dumps(sysmsgs, ensure_ascii=False).encode()) if sysmsgs else 0,
+            "messages_bytes": len(json.dumps(b.get("messages"), ensure_ascii=False).encode("utf-8", "surrogatepass")),
+            "system_role_messages_bytes": len(json.dumps(sysmsgs, ensure_ascii=False).encode("utf-8", "surrogatepass")) if sysmsgs else 0,
             "messages": len(b.get("messages") or []),
             "est_tokens": e.get("est_input_tokens"),
             "est_message_tokens": api_rules.est_tokens(b.get("messages")),
@@ -446,6 +450,7 @@ class Harness:
         self.restore(orig, orig_recs)
         self.cc_leaf(orig)
         self.cc_compact(orig, orig_recs)
+        self.lone_surrogate(orig)
         self.too_long()
         if self.a.save_fixtures:
             dst = os.path.join(HERE, "fixtures")
@@ -798,6 +803,80 @@ class Harness:
                 lost = [x[:40] for x in texts if x not in t]
                 self.check("%s: the messages Claude Code's boundary preserved are still sent verbatim or summarized" % name, not lost,
                            "lost from the request: %s" % lost)
+
+    def lone_surrogate(self, orig):
+        """Half of an emoji in a tool result (Claude Code cut long outputs by UTF-16 units;
+        JSON.stringify writes the half as `\\ud83d`). Claude Code before 2.1.132 sends it and
+        the API refuses every request of the session (ctxctl calls it broken); later releases
+        mend it as they load the session (ctxctl warns). Either way ctxctl reads the file,
+        where strict JSON parsers refuse it, and `trim --in-place` writes it mended."""
+        recs = [json.loads(l) for l in open(orig) if l.strip()]
+        at = None
+        for k, r in enumerate(recs):
+            c = (r.get("message") or {}).get("content") if r.get("type") == "user" else None
+            for b in c if isinstance(c, list) else []:
+                if b.get("type") == "tool_result" and isinstance(b.get("content"), str) and b["content"]:
+                    b["content"] += " \U0001F600 \ud83d"
+                    at = k
+                    break
+            if at is not None:
+                break
+        if not self.check("surrogate: the transcript has a tool result to cut an emoji into", at is not None):
+            return
+        lines = open(orig).read().splitlines()
+        # That record written as JavaScript writes it: the lone half as an escape.
+        lines[at] = json.dumps(recs[at], ensure_ascii=True)
+        src = os.path.join(self.work, "fixtures-surrogate.jsonl")
+        with open(src, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        h = self.home("surrogate")
+        p = self.place(h, self.sid, src)
+        r = self.resume(h, self.sid, "surrogate-baseline")
+        main = self.main_requests(r["entries"])
+        status = main[0]["response"].get("status") if main else None
+        mends = self.version >= MENDS_SURROGATES
+        if mends:
+            self.check("surrogate: without ctxctl, %s mends the half as it loads the session: U+FFFD sent, the API takes it"
+                       % self.vname(), r["rc"] == 0 and status == 200 and "\\ufffd" in json.dumps(main[0]["body"]),
+                       "rc=%d status=%s" % (r["rc"], status))
+        else:
+            self.check("surrogate: without ctxctl, %s sends the half and the API refuses the resume" % self.vname(),
+                       r["rc"] != 0 and status == 400 and "no low surrogate" in json.dumps(main[0]["response"]),
+                       "rc=%d status=%s" % (r["rc"], status))
+        # Read the file as it is now (a resume appends to it).
+        rc, out, err = self.ctx("check", p, "--json")
+        cj = first_file(jparse(out))
+        warned = "lone UTF-16 surrogate" in err
+        named = any("surrogate" in x for x in cj.get("problems") or [])
+        if mends:
+            self.check("surrogate: ctxctl reads the file, warns of the lone surrogate, and check says ok (this agent mends it)",
+                       rc == 0 and cj.get("status") == "ok" and warned and not named,
+                       "rc=%d status=%s %s" % (rc, cj.get("status"), err.strip()[-200:]))
+        else:
+            self.check("surrogate: ctxctl check calls the session broken (exit 1) and names the lone surrogate",
+                       rc == 1 and cj.get("status") == "broken" and named,
+                       "rc=%d status=%s %s" % (rc, cj.get("status"), cj.get("problems")))
+        before = open(p).read().splitlines()
+        rc, out, err = self.ctx("trim", "--strategy", "fifo", "--in-place", p)
+        self.check("surrogate: ctxctl trim --strategy fifo --in-place mends it (exit 0)", rc == 0, (out + err).strip()[-300:])
+        after = open(p).read().splitlines()
+        gone = [k for k, line in enumerate(before) if line not in set(after)]
+        mended = [json.loads(l) for l in after if l.strip() and json.loads(l).get("uuid") == recs[at].get("uuid")]
+        self.check("surrogate: every other record kept byte for byte; in that one the half is U+FFFD, the whole emoji kept",
+                   gone == [at] and len(mended) == 1 and not api_rules.lone_surrogate(mended[0])
+                   and "\U0001F600 \ufffd" in json.dumps(mended[0], ensure_ascii=False),
+                   "records changed: %s" % gone)
+        rc, out, err = self.ctx("check", p, "--json")
+        self.check("surrogate: ctxctl check of the mended file: ok, no warning",
+                   rc == 0 and first_file(jparse(out)).get("status") == "ok" and "surrogate" not in err,
+                   "rc=%d %s" % (rc, err.strip()[-200:]))
+        r = self.resume(h, self.sid, "surrogate-mended")
+        main = self.main_requests(r["entries"])
+        sent = json.dumps(main[0]["body"]) if main else ""
+        self.check("surrogate: claude resumes the mended session and the API takes the request",
+                   r["rc"] == 0 and main and main[0]["response"].get("status") == 200,
+                   "rc=%d %s" % (r["rc"], r["err"][-200:]))
+        self.check("surrogate: the request carries U+FFFD where the half was", "\\ufffd" in sent)
 
     def too_long(self):
         """A session too large for the (fake) model: 400 prompt is too long, rescued by ctxctl."""

@@ -61,8 +61,8 @@ pub struct Index {
     end: u64,
     /// The models the nodes name (`Node::model` - 1).
     pub models: Vec<String>,
-    /// The warning of a truncated last line.
-    pub truncated: Option<String>,
+    /// The file's own warnings: lone surrogates read as U+FFFD, a truncated last line.
+    pub truncated: Vec<String>,
     /// The agent's version, as the latest record naming one gives it.
     pub version: Option<crate::session::AgentVersion>,
 }
@@ -233,7 +233,7 @@ impl Index {
             Ids::Checks(checks) => checks.truncate(lo),
         }
         self.rare.truncate(lo);
-        self.truncated = None;
+        self.truncated.clear();
         self
     }
 

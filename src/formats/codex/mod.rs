@@ -546,6 +546,7 @@ mod tests {
                 compacted_at: None,
                 hidden_before_compaction: None,
                 ratio_before_compaction: None,
+                lone_surrogates: None,
             }
         );
         // A compaction (or a later answer) ends it.

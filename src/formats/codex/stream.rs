@@ -227,6 +227,15 @@ impl Plan {
         self.warnings.push(warning);
     }
 
+    /// The lone surrogates the first pass read as U+FFFD: their warning first, as the whole
+    /// reader gives it, and noted in the limits.
+    pub fn mended(&mut self, mended: crate::ops::stream_count::Mended) {
+        if let Some(w) = mended.warning() {
+            self.warnings.insert(0, w);
+        }
+        mended.note(&mut self.limits);
+    }
+
     fn token_count(&mut self, line: usize, r: Report) {
         if r.window.is_some() {
             self.limits.window = r.window;

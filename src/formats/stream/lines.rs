@@ -10,7 +10,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::{read_some, Block, Stop, BLOCK_BYTES};
 
-use crate::formats::HEAD_LINES;
+use crate::formats::{surrogates, HEAD_LINES};
 
 /// Whether a line's content is blank (spaces, tabs, a `\r`): counted, not handed out.
 pub fn is_blank(content: &[u8]) -> bool {
@@ -33,6 +33,9 @@ pub struct LinesOutline {
     pub records_hash: u128,
     /// Where the first lines (up to [`HEAD_LINES`] of them not blank) end.
     pub head_end: usize,
+    /// Lone UTF-16 surrogate escapes the blocks held, read as U+FFFD
+    /// ([`crate::formats::surrogates`]), and the line index of the first.
+    pub mended: (usize, usize),
 }
 
 /// Reads the lines of a JSONL file from `src`, block by block.
@@ -54,6 +57,8 @@ pub struct LineReader<R> {
     head_lines: usize,
     /// Lines found and not yet handed out: (line index, content range in the file).
     pending: Vec<(usize, Range<usize>)>,
+    /// Lone surrogate escapes read as U+FFFD so far, and the line of the first.
+    mended: (usize, usize),
 }
 
 impl<R: Read> LineReader<R> {
@@ -72,6 +77,7 @@ impl<R: Read> LineReader<R> {
             head_end: 0,
             head_lines: 0,
             pending: Vec::new(),
+            mended: (0, 0),
         }
     }
 
@@ -83,7 +89,8 @@ impl<R: Read> LineReader<R> {
         }
         let head = &self.buf[..self.head_end - self.base];
         let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
-        let head = String::from_utf8(head.to_vec()).map_err(|_| Stop::Unstreamable)?;
+        let mut head = String::from_utf8(head.to_vec()).map_err(|_| Stop::Unstreamable)?;
+        surrogates::mend(&mut head);
         Ok((head, self.head_lines))
     }
 
@@ -113,6 +120,7 @@ impl<R: Read> LineReader<R> {
             records_end: self.hashed,
             records_hash: self.upto.digest128(),
             head_end: self.head_end,
+            mended: self.mended,
         }
     }
 
@@ -189,6 +197,18 @@ impl<R: Read> LineReader<R> {
             self.buf.drain(..keep);
             text
         };
+        let mut text = text;
+        let m = surrogates::mend_bytes(&mut text);
+        if m.count > 0 {
+            if self.mended.0 == 0 {
+                let at = start + m.first_at;
+                let (line, _) = (pending.iter())
+                    .find(|(_, r)| r.end >= at)
+                    .unwrap_or(&pending[0]);
+                self.mended.1 = *line;
+            }
+            self.mended.0 += m.count;
+        }
         let text = String::from_utf8(text).map_err(|_| Stop::Unstreamable)?;
         self.base += keep;
         Ok(Block {
