@@ -272,16 +272,27 @@ fn stage_with(
 /// sync (a crash may leave an empty or old file, which a cache reader ignores) and no scan
 /// for stale temp files (the cache's owner removes them now and then).
 pub fn write_replace_cache(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_replace_cache_by(path, &mut |w| w.write_all(bytes))
+}
+
+/// [`write_replace_cache`] of what `produce` writes, piece by piece (a large cache file is
+/// never held whole). A failure of `produce` leaves `path` as it was.
+pub fn write_replace_cache_by(
+    path: &Path,
+    produce: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     // Temp files are created private (0600 on Unix) and keep that mode when renamed.
-    let mut tmp = tempfile::Builder::new()
+    let tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .tempfile_in(dir)
         .map_err(unnamed)?;
-    tmp.write_all(bytes)?;
+    let mut w = io::BufWriter::with_capacity(64 << 10, tmp);
+    produce(&mut w)?;
+    let tmp = w.into_inner().map_err(io::IntoInnerError::into_error)?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use super::entry::{decode_entry, merge, put_entry, Entry, Packed, ENTRY, SEARCH_MAX};
 use super::log::{self, Log};
+use super::spill::Spill;
 
 const MAGIC: &[u8; 8] = b"ctxtok02";
 const HEADER: usize = 16;
@@ -32,6 +33,11 @@ pub const MAX_ENTRIES: usize = 1_000_000;
 /// hold 20 bytes for each until it saves, for a cache that keeps only [`MAX_ENTRIES`]. What is not
 /// recorded is counted again next time; an unchanged file is answered by its digest.
 const TOUCHED_MAX: usize = if cfg!(test) { 2_000 } else { 1 << 18 };
+/// Recorded counts held in memory before they are written to the run's spill (80 KB):
+/// a cold listing recorded 5 MB of them, held beside the largest file it measured.
+const HELD_MAX: usize = if cfg!(test) { 64 } else { 4096 };
+/// Bytes of one recorded count in the spill: its key and count.
+const SPILLED: usize = 20;
 /// Entries the log holds before it is merged into the sorted file (1.5 MB).
 const LOG_MAX: usize = if cfg!(test) { 64 } else { 1 << 16 };
 
@@ -51,8 +57,11 @@ pub struct CountStore {
     file_generation: u32,
     /// The generation of this run (one more than any in the files), once asked for.
     generation: Option<u32>,
-    /// Keys looked up or added in this run, with their counts.
+    /// Keys looked up or added in this run, with their counts: the latest ones (up to
+    /// [`HELD_MAX`]); the ones before, in `spilled`.
     touched: Vec<Packed>,
+    /// Counts this run recorded before `touched`'s, [`SPILLED`] bytes each.
+    spilled: Spill,
     /// Whether saving would change the cache (new keys, or known keys not used for a while).
     dirty: bool,
     /// The sorted file as it was when opened, to tell at merging time whether another run
@@ -111,6 +120,7 @@ impl CountStore {
             file_generation,
             generation: None,
             touched: Vec::new(),
+            spilled: Spill::default(),
             dirty: false,
             opened,
         }
@@ -159,10 +169,67 @@ impl CountStore {
                 e.count != count || self.generation().wrapping_sub(e.generation) > REFRESH_AFTER
             }
         };
-        if stale && self.touched.len() < TOUCHED_MAX {
+        if stale && self.recorded() < TOUCHED_MAX {
             self.dirty = true;
             self.touched.push(Packed::new(key, count));
+            if self.touched.len() >= HELD_MAX {
+                self.spill();
+            }
         }
+    }
+
+    /// How many counts this run recorded.
+    fn recorded(&self) -> usize {
+        self.spilled.len() as usize / SPILLED + self.touched.len()
+    }
+
+    /// Moves the recorded counts held in memory to the spill beside the cache (kept in
+    /// memory when they cannot be written).
+    fn spill(&mut self) {
+        let Some(dir) = self.path.as_deref().and_then(Path::parent) else {
+            return;
+        };
+        let mut bytes = Vec::with_capacity(self.touched.len() * SPILLED);
+        for t in &self.touched {
+            bytes.extend_from_slice(&t.key().to_le_bytes());
+            bytes.extend_from_slice(&t.count().to_le_bytes());
+        }
+        if self.spilled.push(dir, &bytes).is_ok() {
+            self.touched.clear();
+        }
+    }
+
+    /// Every count this run recorded, in the order recorded, as entries of `generation`
+    /// (the spill's read back; what cannot be read back is left out: it is counted again
+    /// next time).
+    fn take_recorded(&mut self, generation: u32) -> Vec<Entry> {
+        let spilled = std::mem::take(&mut self.spilled);
+        let touched = std::mem::take(&mut self.touched);
+        let entry = |key, count| Entry {
+            key,
+            count,
+            generation,
+        };
+        let mut out = Vec::with_capacity(spilled.len() as usize / SPILLED + touched.len());
+        let block = (HELD_MAX * SPILLED) as u64;
+        let mut bytes = Vec::new();
+        for start in (0..spilled.len()).step_by(block as usize) {
+            bytes.clear();
+            let at = start..(start + block).min(spilled.len());
+            if spilled.copy(&at, &mut bytes).is_err() {
+                break;
+            }
+            out.extend(bytes.chunks_exact(SPILLED).map(|b| {
+                let (key, count) = b.split_at(16);
+                let key = u128::from_le_bytes(key.try_into().unwrap_or_default());
+                entry(
+                    key,
+                    u32::from_le_bytes(count.try_into().unwrap_or_default()),
+                )
+            }));
+        }
+        out.extend(touched.iter().map(|t| entry(t.key(), t.count())));
+        out
     }
 
     /// The remembered count of each key, in order.
@@ -212,15 +279,7 @@ impl CountStore {
             return Ok(false);
         }
         let generation = self.generation();
-        // Taken, not drained: the recorded keys' memory goes once they are entries.
-        let touched: Vec<Entry> = std::mem::take(&mut self.touched)
-            .into_iter()
-            .map(|t| Entry {
-                key: t.key(),
-                count: t.count(),
-                generation,
-            })
-            .collect();
+        let touched = self.take_recorded(generation);
         let log = log_path(&path);
         let logged = fs::metadata(&log).map_or(0, |m| m.len() as usize / ENTRY);
         if logged + touched.len() <= LOG_MAX {
@@ -254,7 +313,7 @@ impl CountStore {
             let cutoff = gens[MAX_ENTRIES - 1];
             merged.retain(|e| e.generation >= cutoff);
         }
-        crate::fsutil::write_atomic(path, &encode(&merged), true)?;
+        crate::fsutil::write_atomic_by(path, true, &mut |w| write_sorted(w, &merged))?;
         // The log's entries are in the new file: a run that reads both meanwhile sees
         // them twice, which changes nothing.
         match fs::remove_file(&log) {
@@ -403,216 +462,24 @@ fn decode(bytes: &[u8]) -> Vec<Entry> {
     entries
 }
 
-fn encode(entries: &[Entry]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(HEADER + entries.len() * ENTRY);
+/// Writes the sorted file of `entries` to `w`, a block of entries at a time: a cold run's
+/// 2^18 entries were 6 MB more, whole, at its end.
+fn write_sorted(w: &mut dyn io::Write, entries: &[Entry]) -> io::Result<()> {
+    let mut out = Vec::with_capacity(HEADER.max(4096 * ENTRY));
     out.extend_from_slice(MAGIC);
     let generation = entries.iter().map(|e| e.generation).max().unwrap_or(0);
     out.extend_from_slice(&generation.to_le_bytes());
     out.extend_from_slice(&[0; 4]);
-    for e in entries {
-        put_entry(&mut out, e);
+    for block in entries.chunks(4096) {
+        for e in block {
+            put_entry(&mut out, e);
+        }
+        w.write_all(&out)?;
+        out.clear();
     }
-    out
+    w.write_all(&out)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::Write;
-
-    #[test]
-    fn saves_merges_and_reloads() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c/counts.bin");
-        let mut a = CountStore::open(path.clone());
-        assert!(a.is_empty());
-        a.record(1, 10);
-        assert!(a.save().unwrap());
-        let mut b = CountStore::open(path.clone());
-        assert_eq!(b.get(1), Some(10));
-        b.record(2, 20);
-        // A run that started before b saved still merges b's entries in.
-        let mut c = CountStore::open(path.clone());
-        b.save().unwrap();
-        c.record(3, 30);
-        c.save().unwrap();
-        // b saving again after c replaced the file reads it again too.
-        b.record(4, 40);
-        b.save().unwrap();
-        // A file nobody replaced since it was loaded is not read again: what this run
-        // loaded is merged (here, the entries of the file just saved, plus 5).
-        let mut e = CountStore::open(path.clone());
-        e.record(5, 50);
-        e.save().unwrap();
-        let mut d = CountStore::open(path);
-        assert_eq!(
-            (d.get(1), d.get(2), d.get(3), d.get(4), d.get(5)),
-            (Some(10), Some(20), Some(30), Some(40), Some(50))
-        );
-    }
-
-    #[test]
-    fn few_keys_are_searched_on_disk_and_new_ones_logged_until_the_log_is_merged() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("counts.bin");
-        let key = |i: u128| xxhash_rust::xxh3::xxh3_128(&i.to_le_bytes());
-        // Many keys at once: the sorted file is written (the log would overflow).
-        let keys: Vec<u128> = (0..1000).map(key).collect();
-        let counts: Vec<usize> = (0..1000).collect();
-        let mut a = CountStore::open(path.clone());
-        a.record_all(&keys, &counts);
-        assert!(a.save().unwrap());
-        assert!(!log_path(&path).exists());
-        // A few keys: searched in the file, not loaded.
-        let mut b = CountStore::open(path.clone());
-        let few = [keys[0], keys[500], keys[999], key(5000)];
-        assert_eq!(b.lookup(&few), [Some(0), Some(500), Some(999), None]);
-        assert!(!b.loaded_all);
-        b.record_all(&few[3..], &[77]);
-        assert!(b.save().unwrap());
-        assert!(
-            !b.loaded_all,
-            "a few new counts are logged, the file left alone"
-        );
-        let logged = fs::metadata(log_path(&path)).unwrap().len();
-        assert_eq!(logged, ENTRY as u64);
-        // A torn entry at the end of the log (a killed run) is ignored, and cut off before
-        // the next run appends.
-        let mut f = fs::OpenOptions::new()
-            .append(true)
-            .open(log_path(&path))
-            .unwrap();
-        f.write_all(&[1, 2, 3]).unwrap();
-        let mut c = CountStore::open(path.clone());
-        assert_eq!(c.get(key(5000)), Some(77));
-        assert_eq!(c.len(), 1001);
-        c.record(key(5001), 78);
-        assert!(c.save().unwrap());
-        assert_eq!(
-            c.len(),
-            1002,
-            "the logged count is known to the run that logged it"
-        );
-        let mut c = CountStore::open(path.clone());
-        assert_eq!((c.get(key(5000)), c.get(key(5001))), (Some(77), Some(78)));
-        assert_eq!(c.len(), 1002);
-        // Known keys used again are not logged again.
-        c.record(key(5000), 77);
-        assert!(!c.save().unwrap());
-        // A log past LOG_MAX is merged into the file and emptied.
-        let more: Vec<u128> = (6000..6000 + LOG_MAX as u128).map(key).collect();
-        for (i, k) in more.iter().enumerate() {
-            c.record(*k, i as u32);
-        }
-        assert!(c.save().unwrap());
-        assert!(!log_path(&path).exists());
-        let mut d = CountStore::open(path.clone());
-        assert_eq!(d.len(), 1002 + LOG_MAX);
-        assert_eq!(d.get(key(5000)), Some(77));
-        assert_eq!(d.get(more[LOG_MAX - 1]), Some(LOG_MAX as u32 - 1));
-        assert_eq!(d.get(keys[123]), Some(123));
-        assert!(d.generation() > c.generation(), "generations carry over");
-        assert!(CountStore::clear(&path).unwrap());
-        assert!(CountStore::open(path).is_empty());
-    }
-
-    #[test]
-    fn a_run_records_at_most_touched_max_counts() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("token-counts.bin");
-        let mut store = CountStore::open(path.clone());
-        let keys: Vec<u128> = (1..=(TOUCHED_MAX as u128 + 50)).collect();
-        let counts: Vec<usize> = keys.iter().map(|&k| k as usize * 2).collect();
-        store.record_all(&keys, &counts);
-        assert!(store.save().unwrap());
-        let mut again = CountStore::open(path);
-        let found = again.lookup(&keys);
-        let known = found.iter().filter(|f| f.is_some()).count();
-        assert_eq!(known, TOUCHED_MAX);
-        // The first ones learned, with their counts.
-        assert_eq!(found[0], Some(2));
-        assert_eq!(found[TOUCHED_MAX - 1], Some(TOUCHED_MAX * 2));
-        assert_eq!(found[TOUCHED_MAX], None);
-    }
-
-    #[test]
-    fn broken_files_are_ignored() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("counts.bin");
-        fs::write(&path, b"ctxtok01garbage").unwrap();
-        assert!(CountStore::open(path.clone()).is_empty());
-        fs::write(&path, b"not a cache").unwrap();
-        let mut s = CountStore::open(path.clone());
-        s.record(5, 1);
-        s.save().unwrap();
-        assert_eq!(CountStore::open(path).get(5), Some(1));
-    }
-
-    #[test]
-    fn disabled_store_never_writes() {
-        let mut s = CountStore::disabled();
-        s.record(1, 1);
-        assert!(!s.save().unwrap());
-        assert!(!s.is_enabled());
-    }
-
-    #[test]
-    fn merging_keeps_keys_sorted_and_unique_with_the_newest_count() {
-        let e = |key, count| Entry {
-            key,
-            count,
-            generation: 0,
-        };
-        let merged = merge(
-            vec![e(1, 1), e(3, 3), e(5, 5)],
-            vec![e(0, 0), e(3, 30), e(3, 31), e(6, 6)],
-        );
-        let got: Vec<(u128, u32)> = merged.iter().map(|e| (e.key, e.count)).collect();
-        assert_eq!(got, vec![(0, 0), (1, 1), (3, 31), (5, 5), (6, 6)]);
-    }
-
-    #[test]
-    fn an_unsorted_file_is_still_read() {
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend_from_slice(&[0; 8]);
-        for (key, count) in [(9u128, 90u32), (2, 20), (9, 91)] {
-            bytes.extend_from_slice(&key.to_le_bytes());
-            bytes.extend_from_slice(&count.to_le_bytes());
-            bytes.extend_from_slice(&1u32.to_le_bytes());
-        }
-        let entries = decode(&bytes);
-        assert_eq!(entries.len(), 2);
-        assert_eq!(entries[0].key, 2);
-        assert_eq!(entries[1].key, 9);
-    }
-
-    #[test]
-    fn every_key_is_found_wherever_it_sits() {
-        // Uniform keys, clustered keys and the extremes: the guessed start may be far off.
-        let mut keys: Vec<u128> = (0..5000u128)
-            .map(|i| xxhash_rust::xxh3::xxh3_128(&i.to_le_bytes()))
-            .collect();
-        keys.extend((0..100u128).map(|i| i * 7));
-        keys.extend([u128::MAX, u128::MAX - 1, 1 << 127]);
-        keys.sort_unstable();
-        keys.dedup();
-        let mut store = CountStore {
-            loaded_all: true,
-            entries: keys
-                .iter()
-                .map(|&key| Entry {
-                    key,
-                    count: (key % 1000) as u32,
-                    generation: 0,
-                })
-                .collect(),
-            ..CountStore::default()
-        };
-        for &k in &keys {
-            assert_eq!(store.get(k), Some((k % 1000) as u32), "{k}");
-        }
-        for absent in [3u128, 8, u128::MAX - 2, 12345678901234567890] {
-            assert_eq!(store.get(absent), None);
-        }
-    }
-}
+#[path = "counts_tests.rs"]
+mod tests;

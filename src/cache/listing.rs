@@ -18,14 +18,21 @@
 //! a third of a warm listing's time to parse. It is read once per run and written
 //! back (temp file, then rename, private) only when the run learned or dropped an entry:
 //! at most [`MAX_ENTRIES`], this run's first. A missing, damaged or foreign file is empty.
+//!
+//! The entries a run makes are encoded as it makes them and kept in an unnamed temp file
+//! beside the index ([`Spill`]), not in memory: a cold listing of 3,000 sessions (3 GB)
+//! made 11 MB of them, held to the end of the run and then encoded again whole, beside
+//! the largest file being measured. The index is written back piece by piece from there.
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
-use std::io;
+use std::io::{self, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::digest::{build_id, Digest, Stat, Usage, DIGEST_VERSION};
+use super::digest::{build_id, Digest, Stat, DIGEST_VERSION};
+use super::spill::Spill;
 
 const MAGIC: &[u8; 8] = b"ctxlst02";
 /// At most this many sessions are kept.
@@ -48,8 +55,11 @@ pub struct ListingStore {
 struct Changes {
     /// Known entries this run used as they were.
     kept: HashSet<PathBuf>,
-    /// Entries this run made anew.
-    added: HashMap<PathBuf, Digest>,
+    /// Entries this run made anew: where each is in `spill` (an entry made again
+    /// replaces the place of the one before).
+    added: HashMap<PathBuf, Range<u64>>,
+    /// The entries made, encoded.
+    spill: Spill,
     /// Known entries found stale (dropped when the file is written back).
     stale: HashSet<PathBuf>,
     /// Whether the file must be written back (an entry added or found stale).
@@ -103,16 +113,28 @@ impl ListingStore {
             resume: None,
             ..digest.clone()
         };
-        let mut c = self.changes();
         let same = self
             .known
             .get(path)
             .is_some_and(|(d, counts)| self.whole(d, counts.clone()) == light);
         if same {
-            c.kept.insert(path.to_path_buf());
+            self.changes().kept.insert(path.to_path_buf());
             return;
         }
-        c.added.insert(path.to_path_buf(), light);
+        let mut entry = Vec::new();
+        encode_entry(&mut entry, path, light);
+        let mut c = self.changes();
+        let dir = self.file.parent().unwrap_or(Path::new("."));
+        match c.spill.push(dir, &entry) {
+            Ok(at) => {
+                c.added.insert(path.to_path_buf(), at);
+            }
+            // Not kept (the index is only an optimisation): the entry before, if this run
+            // made one, no longer describes the file either.
+            Err(_) => {
+                c.added.remove(path);
+            }
+        }
         c.dirty = true;
     }
 
@@ -141,36 +163,73 @@ impl ListingStore {
         self.changes.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Writes the index back when this run changed it: this run's entries, then the others
-    /// known that are not stale, up to [`MAX_ENTRIES`].
+    /// Writes the index back when this run changed it: this run's entries (in the order
+    /// they were made), then the others known that are not stale, up to [`MAX_ENTRIES`];
+    /// piece by piece, one entry in memory at a time.
     pub fn save(mut self) -> io::Result<()> {
         let c = std::mem::take(&mut *self.changes());
         if !c.dirty {
             return Ok(());
         }
-        let mut known = std::mem::take(&mut self.known);
-        let mut entries: Vec<(PathBuf, Digest)> = c.added.into_iter().collect();
-        let added: HashSet<PathBuf> = entries.iter().map(|(p, _)| p.clone()).collect();
-        for p in c.kept {
-            if let Some((d, counts)) = known.remove(&p) {
-                if !added.contains(&p) {
-                    entries.push((p, self.whole(&d, counts)));
-                }
-            }
-        }
-        let room = MAX_ENTRIES.saturating_sub(entries.len());
-        let others: Vec<(PathBuf, Digest)> = known
-            .into_iter()
-            .filter(|(p, _)| !added.contains(p) && !c.stale.contains(p))
-            .take(room)
-            .map(|(p, (d, counts))| (p, self.whole(&d, counts)))
-            .collect();
-        entries.extend(others);
-        entries.truncate(MAX_ENTRIES);
-        let bytes = encode(&self.build, &entries);
+        let known = std::mem::take(&mut self.known);
+        let mut added: Vec<&Range<u64>> = c.added.values().collect();
+        added.sort_by_key(|r| r.start);
+        let old = |p: &PathBuf| !c.added.contains_key(p);
+        // The known entries used as they were, then the others not found stale.
+        let kept = known.iter().filter(|(p, _)| c.kept.contains(*p) && old(p));
+        let others = known
+            .iter()
+            .filter(|(p, _)| !c.kept.contains(*p) && old(p) && !c.stale.contains(*p));
+        let n = (added.len() + kept.clone().count() + others.clone().count()).min(MAX_ENTRIES);
         let dir = self.file.parent().unwrap_or(Path::new("."));
         crate::fsutil::create_private_dir(dir)?;
-        crate::fsutil::write_replace_cache(&self.file, &bytes)
+        crate::fsutil::write_replace_cache_by(&self.file, &mut |w| {
+            let mut out = Summed::new(w);
+            out.write_all(&header(&self.build, n))?;
+            for at in added.iter().take(n) {
+                c.spill.copy(at, &mut out)?;
+            }
+            let mut entry = Vec::new();
+            for (p, (d, counts)) in kept
+                .clone()
+                .chain(others.clone())
+                .take(n.saturating_sub(added.len()))
+            {
+                entry.clear();
+                encode_entry(&mut entry, p, self.whole(d, counts.clone()));
+                out.write_all(&entry)?;
+            }
+            let sum = out.sum.digest();
+            out.inner.write_all(&sum.to_le_bytes())
+        })
+    }
+}
+
+/// A writer that hashes what passes through it (the index ends with the xxh3 of all
+/// before).
+struct Summed<'a> {
+    inner: &'a mut dyn Write,
+    sum: xxhash_rust::xxh3::Xxh3Default,
+}
+
+impl<'a> Summed<'a> {
+    fn new(inner: &'a mut dyn Write) -> Summed<'a> {
+        Summed {
+            inner,
+            sum: xxhash_rust::xxh3::Xxh3Default::new(),
+        }
+    }
+}
+
+impl Write for Summed<'_> {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(b)?;
+        self.sum.update(&b[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -179,32 +238,43 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-fn encode(build: &str, entries: &[(PathBuf, Digest)]) -> Vec<u8> {
+/// The index's start, for `n` entries of `build`.
+fn header(build: &str, n: usize) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     out.extend_from_slice(&DIGEST_VERSION.to_le_bytes());
     put_bytes(&mut out, build.as_bytes());
-    out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    out.extend_from_slice(&(n as u64).to_le_bytes());
+    out
+}
+
+/// Appends the entry of `d` (the file at `path`) to `out`: the path, the digest's small
+/// fields as JSON, its counts, its earlier usage reports.
+fn encode_entry(out: &mut Vec<u8>, path: &Path, mut d: Digest) {
+    put_bytes(out, path.as_os_str().as_encoded_bytes());
+    let counts = std::mem::take(&mut d.counts);
+    let earlier = d
+        .usage
+        .as_mut()
+        .map_or_else(Vec::new, |u| std::mem::take(&mut u.earlier));
+    put_bytes(out, &serde_json::to_vec(&d).unwrap_or_default());
+    out.extend_from_slice(&(counts.len() as u64).to_le_bytes());
+    for n in &counts {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    out.extend_from_slice(&(earlier.len() as u64).to_le_bytes());
+    for &(at, tokens) in &earlier {
+        out.extend_from_slice(&(at as u64).to_le_bytes());
+        out.extend_from_slice(&tokens.to_le_bytes());
+    }
+}
+
+/// The whole index of `entries` for `build`, as one buffer (what [`ListingStore::save`]
+/// writes piece by piece).
+#[cfg(test)]
+fn encode(build: &str, entries: &[(PathBuf, Digest)]) -> Vec<u8> {
+    let mut out = header(build, entries.len());
     for (path, d) in entries {
-        put_bytes(&mut out, path.as_os_str().as_encoded_bytes());
-        let small = Digest {
-            counts: Vec::new(),
-            usage: d.usage.clone().map(|u| Usage {
-                earlier: Vec::new(),
-                ..u
-            }),
-            ..d.clone()
-        };
-        put_bytes(&mut out, &serde_json::to_vec(&small).unwrap_or_default());
-        out.extend_from_slice(&(d.counts.len() as u64).to_le_bytes());
-        for n in &d.counts {
-            out.extend_from_slice(&n.to_le_bytes());
-        }
-        let earlier = d.usage.as_ref().map_or(&[][..], |u| &u.earlier[..]);
-        out.extend_from_slice(&(earlier.len() as u64).to_le_bytes());
-        for &(at, tokens) in earlier {
-            out.extend_from_slice(&(at as u64).to_le_bytes());
-            out.extend_from_slice(&tokens.to_le_bytes());
-        }
+        encode_entry(&mut out, path, d.clone());
     }
     let sum = xxhash_rust::xxh3::xxh3_64(&out);
     out.extend_from_slice(&sum.to_le_bytes());
@@ -283,7 +353,7 @@ impl<'a> Reader<'a> {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use crate::cache::digest::Seen;
+    use crate::cache::digest::{Seen, Usage};
     use crate::session::AgentLimits;
 
     /// The digest of a file seen as `seen`.
@@ -418,5 +488,33 @@ mod tests {
         fs::write(&file, b"not an index").unwrap();
         let store = ListingStore::for_build(dir.path(), "b1".into());
         assert!(store.known.is_empty());
+    }
+
+    #[test]
+    fn the_index_written_piece_by_piece_is_the_one_encoded_whole() {
+        // This run's entries come first, in the order they were made; one made twice is
+        // written once, as made last.
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            Path::new("/s/a.jsonl"),
+            Path::new("/s/b.jsonl"),
+            Path::new("/s/c.jsonl"),
+        );
+        let store = ListingStore::for_build(dir.path(), "b1".into());
+        store.put(b, &digest(seen(2, 20), vec![6]));
+        store.put(a, &digest(seen(1, 10), vec![4, 5]));
+        store.put(c, &digest(seen(3, 30), vec![1, 2, 3]));
+        store.put(b, &digest(seen(2, 21), vec![6, 7]));
+        store.save().unwrap();
+        let want = encode(
+            "b1",
+            &[
+                (a.to_path_buf(), digest(seen(1, 10), vec![4, 5])),
+                (c.to_path_buf(), digest(seen(3, 30), vec![1, 2, 3])),
+                (b.to_path_buf(), digest(seen(2, 21), vec![6, 7])),
+            ],
+        );
+        assert_eq!(fs::read(dir.path().join("listing")).unwrap(), want);
+        assert_eq!(decode(&want, "b1").unwrap().len(), 3);
     }
 }

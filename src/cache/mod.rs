@@ -12,5 +12,6 @@ mod entry;
 pub mod heads;
 pub mod listing;
 mod log;
+mod spill;
 
 pub use counts::CountStore;

@@ -5,13 +5,18 @@ use std::sync::Mutex;
 
 /// Texts shorter than this are cheaper to count than to hash and look up.
 const MIN_CACHED_LEN: usize = 64;
-/// At most this many entries are remembered.
-const MAX_ENTRIES: usize = 1 << 16;
+/// At most this many entries are remembered: as many as a table of 2^16 slots holds (it
+/// keeps an eighth free), which the next entry would double (a listing holds one table per
+/// tokenizer; at 2^16 entries each took 3.3 MB).
+const MAX_ENTRIES: usize = (1 << 16) / 8 * 7;
+
+/// A text's 64-bit hash and its length.
+type Key = (u64, u32);
 
 /// A thread-safe map from a text's 64-bit hash (plus its length) to its token count.
 #[derive(Default)]
 pub struct TextCache {
-    map: Mutex<HashMap<(u64, usize), usize>>,
+    map: Mutex<HashMap<Key, u32>>,
 }
 
 impl TextCache {
@@ -20,7 +25,7 @@ impl TextCache {
             return count();
         };
         if let Some(&n) = self.lock().get(&key) {
-            return n;
+            return n as usize;
         }
         let n = count();
         self.insert(key, n);
@@ -34,23 +39,26 @@ impl TextCache {
         }
     }
 
-    fn insert(&self, key: (u64, usize), n: usize) {
+    fn insert(&self, key: Key, n: usize) {
+        let Ok(n) = u32::try_from(n) else {
+            return;
+        };
         let mut map = self.lock();
         if map.len() < MAX_ENTRIES {
             map.insert(key, n);
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(u64, usize), usize>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, u32>> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
 /// The key `text` is remembered under, unless it is too short to be worth it. xxh3 rather
 /// than the map's SipHash: every text of a cold run goes through here.
-fn key(text: &str) -> Option<(u64, usize)> {
-    (text.len() >= MIN_CACHED_LEN)
-        .then(|| (xxhash_rust::xxh3::xxh3_64(text.as_bytes()), text.len()))
+fn key(text: &str) -> Option<Key> {
+    let len = u32::try_from(text.len()).ok()?;
+    (text.len() >= MIN_CACHED_LEN).then(|| (xxhash_rust::xxh3::xxh3_64(text.as_bytes()), len))
 }
 
 #[cfg(test)]
@@ -69,5 +77,16 @@ mod tests {
             });
         }
         assert_eq!(calls, 1);
+    }
+
+    #[test]
+    fn the_table_stops_growing_before_it_would_double() {
+        let cache = TextCache::default();
+        for i in 0..MAX_ENTRIES + 100 {
+            cache.put(&format!("{i:0>80}"), i);
+        }
+        let map = cache.lock();
+        assert_eq!(map.len(), MAX_ENTRIES);
+        assert!(map.capacity() < 1 << 16, "{}", map.capacity());
     }
 }
