@@ -1,7 +1,7 @@
 //! The index of a Claude Code transcript ([`Index`]): one 8-byte [`Node`] per record, in
-//! file order, its ids beside it (`uuid`, `message.id`, `parentUuid` as the index of a
-//! record: about 16 bytes, which give way to a 4-byte check of the uuid once the thread is
-//! traced, [`Index::forget_ids`]),
+//! file order, its ids beside it (`uuid` and `message.id` for the records that have one,
+//! `parentUuid` mostly as a bit: about 11 bytes a record, which give way to a 4-byte check
+//! of the uuid once the thread is traced, [`Index::forget_ids`]),
 //! and what lets a node be that small: its line kept only where blank lines
 //! make it other than the previous node's plus one, its offset's high bits kept once per
 //! 4 GiB of file, its length read off the next node's offset, and the fields only some
@@ -11,17 +11,17 @@ use super::parents::{Parents, MAX_RECORDS};
 use super::skel::{self, Id, Made, Node, Rare};
 use super::sparse::SparseIds;
 
-/// One id of every node.
-type Column<'a> = &'a [Option<Id>];
-
-/// The nodes' ids, beside them.
+/// The nodes' ids, beside them (one value an index: the size of its variants does not
+/// matter).
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
 enum Ids {
-    /// While the thread is traced: each node's `uuid`, `message.id` (an assistant
-    /// record's, kept for the nodes that have one: [`SparseIds`]) and `parentUuid` (the
-    /// node holding it, mostly: [`Parents`]).
+    /// While the thread is traced: each node's `uuid` and `message.id` (an assistant
+    /// record's), kept for the nodes that have one ([`SparseIds`]: a quarter of a Claude
+    /// Code transcript's records have no uuid), and `parentUuid` (the node holding it,
+    /// mostly: [`Parents`]).
     Held {
-        uuids: Vec<Option<Id>>,
+        uuids: SparseIds,
         message_ids: SparseIds,
         parents: Parents,
     },
@@ -35,7 +35,7 @@ enum Ids {
 impl Default for Ids {
     fn default() -> Ids {
         Ids::Held {
-            uuids: Vec::new(),
+            uuids: SparseIds::default(),
             message_ids: SparseIds::default(),
             parents: Parents::default(),
         }
@@ -105,7 +105,7 @@ impl Index {
                 // Each refuses only past as many records as the node index, checked above.
                 message_ids.push(message_id)?;
                 parents.push(uuid, parent)?;
-                uuids.push(uuid);
+                uuids.push(uuid)?;
             }
             Ids::Checks(checks) => checks.push(skel::check(uuid)),
         }
@@ -129,7 +129,7 @@ impl Index {
     ///
     /// # Panics
     /// Once [`Index::forget_ids`] let them go: a thread is never traced without them.
-    fn held(&self) -> (Column<'_>, &SparseIds, &Parents) {
+    fn held(&self) -> (&SparseIds, &SparseIds, &Parents) {
         match &self.ids {
             Ids::Held {
                 uuids,
@@ -142,7 +142,7 @@ impl Index {
 
     /// Node `i`'s `uuid` (see [`Index::held`] for when this panics).
     pub fn uuid(&self, i: usize) -> Option<Id> {
-        self.held().0[i]
+        self.held().0.get(i)
     }
 
     /// Node `i`'s `message.id`, if it is an assistant record's.
@@ -153,23 +153,35 @@ impl Index {
     /// Node `i`'s `parentUuid`.
     pub fn parent(&self, i: usize) -> Option<Id> {
         let (uuids, _, parents) = self.held();
-        parents.get(i, |k| uuids[k])
+        parents.get(i, |k| uuids.get(k))
     }
 
     /// Node `i`'s uuid's [`skel::check`], before or after the ids go.
     pub fn check(&self, i: usize) -> u32 {
         match &self.ids {
-            Ids::Held { uuids, .. } => skel::check(uuids[i]),
+            Ids::Held { uuids, .. } => skel::check(uuids.get(i)),
             Ids::Checks(checks) => checks[i],
         }
     }
 
-    /// Lets the nodes' ids go (about 16 of the 24 bytes a record the index holds), keeping a
-    /// 4-byte check of each uuid, for a caller that traces no thread from this index
-    /// again: reading the live records needs only the traced thread, and the checks.
+    /// Lets the nodes' ids go (about 11 of the 19 bytes a record the index holds), keeping a
+    /// 4-byte check of each uuid, and the [`Rare`] fields only the trace reads (a 2 GB
+    /// transcript's answered ids and leaves: 7 MB), for a caller that traces no thread from
+    /// this index again: reading the live records needs only the traced thread, and the
+    /// checks.
     pub fn forget_ids(&mut self) {
-        if let Ids::Held { uuids, .. } = std::mem::replace(&mut self.ids, Ids::Checks(Vec::new())) {
-            self.ids = Ids::Checks(uuids.into_iter().map(skel::check).collect());
+        self.rare = Rare::default();
+        let held = std::mem::replace(&mut self.ids, Ids::Checks(Vec::new()));
+        if let Ids::Held {
+            uuids,
+            message_ids,
+            parents,
+        } = held
+        {
+            // The rest first, so that only the uuids are held beside the checks made.
+            drop((message_ids, parents));
+            let checks = (0..self.nodes.len()).map(|i| skel::check(uuids.get(i)));
+            self.ids = Ids::Checks(checks.collect());
         }
     }
 
@@ -302,5 +314,31 @@ mod tests {
         assert_eq!(before.check(2), check, "the same check once the ids go");
         assert_eq!(before.place(2), (34, (1 << 32) + 7 - 34));
         assert_eq!(before.line(2), 4);
+    }
+
+    #[test]
+    fn the_ids_and_rare_fields_go_and_the_checks_stay() {
+        let mut index = Index::default();
+        let texts = [
+            r#"{"type":"user","uuid":"u1","message":{"content":"hi"}}"#,
+            r#"{"type":"queue-operation"}"#,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m"}}"#,
+            r#"{"type":"user","uuid":"u2","parentUuid":"a1","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]}}"#,
+        ];
+        for (i, t) in texts.iter().enumerate() {
+            index
+                .push(skel::node(t, i, 10 * i as u64).expect("a node"))
+                .expect("pushed");
+        }
+        let ids = |i| (index.uuid(i), index.parent(i), index.message_id(i));
+        assert_eq!(ids(1), (None, None, None));
+        assert_eq!(ids(3), (Some(skel::id("u2")), Some(skel::id("a1")), None));
+        assert_eq!(index.message_id(2), Some(skel::id("m")));
+        assert_eq!(index.rare.answers(), 1);
+        let checks: Vec<u32> = (0..4).map(|i| index.check(i)).collect();
+        assert_eq!(checks[1], 0);
+        index.forget_ids();
+        assert_eq!(index.rare.answers(), 0, "only the trace reads them");
+        assert_eq!((0..4).map(|i| index.check(i)).collect::<Vec<_>>(), checks);
     }
 }

@@ -77,6 +77,32 @@ impl ById {
     }
 }
 
+/// The ids the nodes answer (`tool_use_id`s), by id: the place of each in
+/// [`Rare::answers`], sorted by id and then place, four bytes an id where a set of the
+/// answered ones took about 18.
+struct Answers<'a> {
+    rare: &'a Rare,
+    idx: Vec<u32>,
+}
+
+impl Answers<'_> {
+    fn new(rare: &Rare) -> Answers<'_> {
+        let n = u32::try_from(rare.answers()).expect("fewer than 2^32 answers");
+        let mut idx: Vec<u32> = (0..n).collect();
+        idx.sort_unstable_by_key(|&k| (rare.answer(k as usize).1, k));
+        Answers { rare, idx }
+    }
+
+    /// Whether a node `live` says is live answers `id`.
+    fn live(&self, id: Id, live: &[bool]) -> bool {
+        let key = |k: &u32| self.rare.answer(*k as usize).1;
+        let from = self.idx.partition_point(|k| key(k) < id);
+        (self.idx[from..].iter())
+            .take_while(|k| key(k) == id)
+            .any(|&k| live[self.rare.answer(k as usize).0])
+    }
+}
+
 struct Tracer<'a> {
     index: &'a Index,
     nodes: &'a [Node],
@@ -311,11 +337,13 @@ impl Tracer<'_> {
         });
         let by_message = ById::new(self.index, Index::message_id, eligible);
         let live = &mut thread.live;
-        let mut answered: HashSet<Id> = HashSet::new();
         for &i in &chain {
             live[i as usize] = true;
-            answered.extend(self.rare.results(i as usize).iter().copied());
         }
+        // An id is answered once a live record answers it: only user records answer ids,
+        // and only the chain's and the tool results hung beside it are live ones (the
+        // records of a response hung beside it are assistant records).
+        let answers = Answers::new(self.rare);
         // The nodes hung beside the chain (few): (place of the chain record they hang
         // from, their index). A chain record's place is its position, and the records
         // beside it follow it in file order.
@@ -338,17 +366,16 @@ impl Tracer<'_> {
                 }
                 for &c in kids.into_iter().flatten() {
                     let ids = self.rare.results(c as usize);
-                    if live[c as usize] || ids.iter().all(|id| answered.contains(id)) {
+                    if live[c as usize] || ids.iter().all(|&id| answers.live(id, live)) {
                         continue;
                     }
-                    answered.extend(ids.iter().copied());
                     live[c as usize] = true;
                     beside.push((at, c));
                     stack.push((at, c));
                 }
             }
         }
-        drop((children, by_message, answered, stack));
+        drop((children, by_message, answers, stack));
         beside.sort_unstable();
         thread.order = interleave(chain, &beside);
     }

@@ -169,6 +169,16 @@ impl Rare {
         &self.results[from..to]
     }
 
+    /// How many ids the nodes answer, all told.
+    pub fn answers(&self) -> usize {
+        self.results.len()
+    }
+
+    /// The `k`th id answered (in node order) and its node.
+    pub fn answer(&self, k: usize) -> (usize, Id) {
+        (self.result_of[k] as usize, self.results[k])
+    }
+
     /// Node `i`'s preserved segment.
     pub fn segment(&self, i: usize) -> Option<&[Option<Id>; 3]> {
         entry(&self.segments, i)

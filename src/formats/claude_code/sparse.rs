@@ -1,5 +1,6 @@
 //! An id that only some records have (an assistant record's `message.id`: about half a
-//! transcript's records), kept for those records only ([`SparseIds`]): a bit a record
+//! transcript's records; a `uuid`: about three in four), kept for those records only
+//! ([`SparseIds`]): a bit a record
 //! says whether it has one, and the ids are found by counting the bits before it, where
 //! an `Option` per record would take 8 bytes for every record that has none.
 
