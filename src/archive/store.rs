@@ -573,7 +573,14 @@ pub(super) fn read_json_with<T>(
 
 /// A [`Feed`] of records held in memory.
 fn held<'r>(records: &'r [RecordText<'_>]) -> impl FnMut(Push) -> std::io::Result<()> + 'r {
-    move |push| records.iter().try_for_each(|r| push(r.get().as_bytes()))
+    move |push| {
+        // A mapped text's pages are let go of behind the records (see `crate::mapped`).
+        let behind = records.first().map(|r| crate::mapped::Behind::of(r.get()));
+        records.iter().try_for_each(|r| {
+            behind.as_ref().inspect(|b| b.at(r.get()));
+            push(r.get().as_bytes())
+        })
+    }
 }
 
 /// Writes one record of an archive (its text as its session holds it).
@@ -608,7 +615,8 @@ fn write_end(w: &mut impl Write, end: &EndOut) -> std::io::Result<()> {
     // `{\n  "summarizer": …\n}`: its fields go on inside the open object.
     w.write_all(b",\n")?;
     let mut fields = SkipOpening::new(&mut *w, b"{\n");
-    serde_json::to_writer_pretty(&mut fields, end)?;
+    // An undo script's text is a mapped original's: let go behind it (`crate::mapped`).
+    serde_json::to_writer_pretty(crate::mapped::LettingGo::new(&mut fields), end)?;
     w.write_all(b"\n")
 }
 

@@ -53,7 +53,8 @@ pub enum UndoError {
 }
 
 fn hash(bytes: &[u8]) -> String {
-    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+    // A mapped original's pages are let go behind the hash (see `crate::mapped`).
+    format!("{:032x}", crate::mapped::xxh3_128(bytes))
 }
 
 /// `text` split into lines, each with its terminator.
@@ -78,7 +79,11 @@ impl<'a> Undo<'a> {
         // trim's removed text is as large as the file (copied, it was a second file).
         let mut text_from: Option<usize> = None;
         let mut at_byte = 0;
-        for l in lines(original) {
+        // A mapped original's pages are let go behind the pass (see `crate::mapped`).
+        let behind = crate::mapped::Behind::of(original);
+        // Split as it goes (not collected first: that alone went over the whole text).
+        for l in original.split_inclusive('\n') {
+            behind.at(l);
             // The first written line at or after `next` equal to this one (positions are
             // kept in descending order, so the candidates are popped from the end).
             let found = at.get_mut(l).and_then(|v| {

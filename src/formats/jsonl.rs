@@ -57,7 +57,7 @@ fn read_lines(text: String, keep: Keep, count: Option<Counting>) -> Result<Count
     };
     let named: Mutex<Option<(usize, String)>> = Mutex::new(None);
     let (messages, notes) =
-        crate::formats::par::parse_spans(&mut doc.text, &spans, release, |text, k, notes| {
+        crate::formats::par::parse_spans(doc.text.to_mut(), &spans, release, |text, k, notes| {
             let (line, i) = (&text[spans[k].clone()], first + k);
             if line.trim().is_empty() {
                 return Ok(None);

@@ -182,6 +182,7 @@ impl<'a> LinePlan<'a> {
             out.put(eol)
         };
         for (i, span) in doc.lines.iter().enumerate() {
+            doc.text.passing(span.start);
             while let Some((_, text)) = inserts.next_if(|(at, _)| *at == i) {
                 push_record(&mut out, text)?;
             }

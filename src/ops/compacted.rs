@@ -200,6 +200,8 @@ fn by_index(
     let text = doc.text.as_bytes();
     let bytes = |at: u64, len: u64| -> Option<Cow<'_, [u8]>> {
         let (at, len) = (usize::try_from(at).ok()?, usize::try_from(len).ok()?);
+        // A mapped text's pages are let go of behind the reading (see `crate::mapped`).
+        doc.text.passing(at);
         text.get(at..at.checked_add(len)?).map(Cow::Borrowed)
     };
     from_index(ctx, counter, factor, &bytes, index_of(doc)?, agent)

@@ -369,8 +369,22 @@ fn load_counting(
     path: &Path,
     look: Option<Look>,
 ) -> anyhow::Result<Option<(Loaded, bool)>> {
-    let (bytes, fingerprint) = read(path)?;
-    let guess = ctx.resolve_model_quietly(crate::ops::model_hint::model_hint(&bytes).as_deref());
+    // A large Claude Code transcript is mapped, not read (see `ops::mapped_input`).
+    let map_from =
+        crate::ops::testhook::map_from(ctx).unwrap_or(crate::ops::mapped_input::MAP_BYTES);
+    let (input, fingerprint) =
+        match crate::ops::mapped_input::transcript(path, ctx.settings.format, map_from) {
+            Some((text, hash)) => {
+                let len = text.len();
+                (Err(text), Fingerprint { len, hash })
+            }
+            None => read(path).map(|(bytes, f)| (Ok(bytes), f))?,
+        };
+    let head = match &input {
+        Ok(bytes) => bytes.as_slice(),
+        Err(text) => text.as_bytes(),
+    };
+    let guess = ctx.resolve_model_quietly(crate::ops::model_hint::model_hint(head).as_deref());
     let counter = ctx.counter(guess.encoding);
     let count = |place: usize, m: &mut session::Message| {
         let n = ctx.count_messages(&counter, std::slice::from_ref(m), 1)[0];
@@ -380,8 +394,11 @@ fn load_counting(
         release_for_plan(m);
         n
     };
-    let (session, counts) = formats::read_counting(bytes, ctx.settings.format, &count)
-        .with_context(|| display(path))?;
+    let (session, counts) = match input {
+        Ok(bytes) => formats::read_counting(bytes, ctx.settings.format, &count),
+        Err(text) => formats::claude_code::read_counting_text(text, &count),
+    }
+    .with_context(|| display(path))?;
     let Some(counts) = counts else {
         // A format that does not count as it parses keeps its messages whole.
         warn_session(ctx, path, &session);

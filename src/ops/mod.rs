@@ -35,6 +35,7 @@ pub mod json_reread;
 pub mod json_stream;
 pub mod live;
 pub mod load;
+pub mod mapped_input;
 pub mod mcp;
 pub mod model_hint;
 pub mod ordered;

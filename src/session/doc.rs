@@ -4,6 +4,8 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+pub use crate::mapped::Text;
+
 /// The container of a session's records.
 #[derive(Debug, Clone)]
 pub enum Document {
@@ -28,7 +30,7 @@ impl Document {
             let mut doc = std::mem::replace(&mut **inner, Document::Released);
             match &mut doc {
                 Document::Json(d) => d.text = text,
-                Document::Lines(d) => d.text = text,
+                Document::Lines(d) => d.text = text.into(),
                 Document::Released | Document::Detached(_) => {}
             }
             *self = doc;
@@ -140,8 +142,8 @@ pub struct LineSpan {
 
 #[derive(Debug, Clone)]
 pub struct LinesDoc {
-    /// The whole file, BOM included.
-    pub text: String,
+    /// The whole file, BOM included (mapped from a large file, see [`Text`]).
+    pub text: Text,
     pub lines: Vec<LineSpan>,
     /// Line index of a truncated last line that could not be parsed, kept verbatim.
     pub truncated_tail: Option<usize>,
@@ -178,13 +180,24 @@ impl std::fmt::Debug for Parsed {
 }
 
 impl LinesDoc {
-    pub fn new(text: String) -> LinesDoc {
+    pub fn new(text: impl Into<Text>) -> LinesDoc {
+        let text = text.into();
         let bytes = text.as_bytes();
         // Sized once by the line breaks (a fast scan), not grown by doubling: a large
         // file's spans (24 bytes a line) left up to half their room spare.
-        let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count() + 1);
+        // A mapped text's pages are let go of as the scan goes by (see [`Text::passing`]).
+        const SCAN: usize = 8 << 20;
+        let breaks: usize = (bytes.chunks(SCAN).enumerate())
+            .map(|(k, c)| {
+                let n = memchr::memchr_iter(b'\n', c).count();
+                text.let_go(k * SCAN..(k + 1) * SCAN);
+                n
+            })
+            .sum();
+        let mut lines = Vec::with_capacity(breaks + 1);
         let mut start = if text.starts_with('\u{feff}') { 3 } else { 0 };
         while start < bytes.len() {
+            text.passing(start);
             let (end, next) = match memchr::memchr(b'\n', &bytes[start..]) {
                 Some(off) => {
                     let nl = start + off;
@@ -215,6 +228,7 @@ impl LinesDoc {
     /// The content of line `i`, without its terminator.
     pub fn line(&self, i: usize) -> &str {
         let s = self.lines[i];
+        self.text.passing(s.start);
         &self.text[s.start..s.end]
     }
 

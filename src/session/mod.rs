@@ -16,7 +16,7 @@ pub mod pairs;
 mod plan;
 pub(crate) mod summary;
 
-pub use doc::{Document, JsonDoc, JsonStyle, LineSpan, LinesDoc, ListKey, Parsed};
+pub use doc::{Document, JsonDoc, JsonStyle, LineSpan, LinesDoc, ListKey, Parsed, Text};
 pub use error::ReadError;
 pub use pairs::is_reasoning;
 pub use plan::{restore_plan, Item, NewMessage, PartEdit, Record, RestorePlan, WriteError};

@@ -108,7 +108,7 @@ mod tests {
             m.release_text();
             n
         };
-        let (session, counts) = super::super::read_counted(text, Some(&count)).unwrap();
+        let (session, counts) = super::super::read_counted(text.into(), Some(&count)).unwrap();
         let parts: Vec<usize> = whole.messages.iter().map(|m| m.parts.len()).collect();
         assert_eq!(counts, Some(parts));
         assert_eq!(session.messages.len(), whole.messages.len());

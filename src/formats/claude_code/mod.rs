@@ -42,7 +42,7 @@ use crate::formats::{lines_doc, Codec, CountedRead, Counting};
 use crate::session::{parse_agent_version, Item, Keep, RestorePlan, WriteError};
 use crate::session::{
     AgentLimits, CompactMeta, Document, Format, LinesDoc, Message, Origin, ReadError,
-    ReportedUsage, Role, Session,
+    ReportedUsage, Role, Session, Text,
 };
 pub use reattach::Reattach;
 pub use thread::{Rec, Transcript, SYNTHETIC_MODEL};
@@ -152,11 +152,17 @@ fn compact_meta(r: &Rec) -> Option<CompactMeta> {
 }
 
 pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
-    read_counted(text.into(), None).map(|(s, _)| s)
+    read_counted(Text::from(text.into()), None).map(|(s, _)| s)
+}
+
+/// [`read`] of a text mapped from its file (see [`crate::mapped`]), each message given
+/// to `count` as soon as it is whole.
+pub fn read_counting_text(text: Text, count: Counting) -> Result<CountedRead, ReadError> {
+    read_counted(text, Some(count))
 }
 
 /// [`read`], each message given to `count` as soon as it is whole (see [`counted`]).
-fn read_counted(text: String, count: Option<Counting>) -> Result<CountedRead, ReadError> {
+fn read_counted(text: Text, count: Option<Counting>) -> Result<CountedRead, ReadError> {
     let mut doc = LinesDoc::new(text);
     let t = Transcript::parse(&doc)?;
     doc.truncated_tail = t.truncated_tail;
@@ -404,7 +410,7 @@ impl Codec for ClaudeCode {
     }
 
     fn read_counting(&self, text: String, count: Counting) -> Result<CountedRead, ReadError> {
-        read_counted(text, Some(count))
+        read_counted(text.into(), Some(count))
     }
 
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {

@@ -530,7 +530,7 @@ mod tests {
             "{\"timestamp\":\"t\",\"type\":\"event_msg\",\"payload\":{\"type\":\"token_count\"}}\n",
             "{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":{\"type\":\"ghost_snapshot\"}}\n",
         );
-        let doc = LinesDoc::new(text.into());
+        let doc = LinesDoc::new(text.to_string());
         assert_eq!(item_lines(&doc), 2);
         let r = Rollout::parse_lean(&doc).unwrap();
         assert_eq!(r.items.len(), 1, "a ghost snapshot is no model item");

@@ -255,10 +255,10 @@ mod tests {
 
     #[test]
     fn bad_records_name_their_line() {
-        let doc = LinesDoc::new("{\"$set\":{\"messages\":{}}}\n".into());
+        let doc = LinesDoc::new("{\"$set\":{\"messages\":{}}}\n".to_string());
         let e = Replay::parse(&doc).unwrap_err().to_string();
         assert!(e.starts_with("line 1: $set.messages: expected"), "{e}");
-        let doc = LinesDoc::new("[1]\n".into());
+        let doc = LinesDoc::new("[1]\n".to_string());
         assert!(Replay::parse(&doc).is_err());
     }
 }

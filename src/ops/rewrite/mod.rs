@@ -125,7 +125,10 @@ pub fn appends_in_place(dest: &Destination, loaded: &Loaded) -> bool {
     let crate::session::Document::Lines(doc) = &loaded.session.doc else {
         return false;
     };
-    Fingerprint::of(doc.text.as_bytes()) == loaded.fingerprint
+    Fingerprint {
+        len: doc.text.len(),
+        hash: doc.text.xxh3_128(),
+    } == loaded.fingerprint
 }
 
 /// Brings the archive store back within its limits (after a batch that deferred it).
