@@ -79,6 +79,11 @@ fn lone(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
+/// Whether JSON text `b` holds a lone surrogate escape.
+pub fn has_lone(b: &[u8]) -> bool {
+    lone(b).next().is_some()
+}
+
 /// Replaces each lone surrogate escape of JSON text `b` by `\ufffd`, in place.
 pub fn mend_bytes(b: &mut [u8]) -> Mended {
     let at: Vec<usize> = lone(b).collect();
@@ -93,7 +98,7 @@ pub fn mend_bytes(b: &mut [u8]) -> Mended {
 
 /// [`mend_bytes`] of a string: the text is copied only when it has something to mend.
 pub fn mend(text: &mut String) -> Mended {
-    if lone(text.as_bytes()).next().is_none() {
+    if !has_lone(text.as_bytes()) {
         return Mended::default();
     }
     let mut bytes = std::mem::take(text).into_bytes();

@@ -31,7 +31,30 @@ pub fn transcript(path: &Path, format: Option<Format>, map_from: u64) -> Option<
         return None;
     }
     let (text, hash) = Text::map(&file, usize::try_from(meta.len()).ok()?)?;
-    is_transcript(&text, format).then_some((text, hash))
+    // A mapping is read-only: a transcript whose lone surrogates must be read as U+FFFD
+    // (`crate::formats::surrogates`) is read into memory, where they are mended.
+    (is_transcript(&text, format) && !has_lone(&text)).then_some((text, hash))
+}
+
+/// Whether mapped `text` holds a lone surrogate escape, looked for a stretch at a time and
+/// its pages let go of behind the search. Each stretch starts [`OVERLAP`] bytes before the
+/// last one ended, so an escape across the edge is seen whole with the backslashes before
+/// it; one taken for lone at an edge (half of a pair cut there) only reads the file whole.
+fn has_lone(text: &Text) -> bool {
+    const STRETCH: usize = 8 << 20;
+    const OVERLAP: usize = 64;
+    let b = text.as_bytes();
+    let mut at = 0;
+    while at < b.len() {
+        let from = at.saturating_sub(OVERLAP);
+        let end = (at + STRETCH).min(b.len());
+        if crate::formats::surrogates::has_lone(&b[from..end]) {
+            return true;
+        }
+        text.let_go(from..end);
+        at = end;
+    }
+    false
 }
 
 /// Whether the whole read takes `text` as a Claude Code transcript, from its first lines.
@@ -100,5 +123,19 @@ mod tests {
         let (text, hash) = transcript(&p, None, 0).expect("mapped from 0 bytes");
         assert_eq!(&*text, std::fs::read_to_string(&p).unwrap());
         assert_eq!(hash, xxhash_rust::xxh3::xxh3_128(text.as_bytes()));
+    }
+
+    #[test]
+    fn a_transcript_with_a_lone_surrogate_is_read_not_mapped() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.jsonl");
+        let line = r#"{"type":"user","sessionId":"s","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"a \ud83d\ude00 b"}}"#;
+        std::fs::write(&p, format!("{line}\n{line}\n")).unwrap();
+        assert!(transcript(&p, None, 0).is_some(), "a pair is mapped");
+        // Far into the file, past a stretch's edge: still seen.
+        let pad = "x".repeat((8 << 20) - 40);
+        let far = line.replace("a \\ud83d\\ude00 b", &format!("{pad}\\udc00"));
+        std::fs::write(&p, format!("{line}\n{far}\n")).unwrap();
+        assert!(transcript(&p, None, 0).is_none());
     }
 }
