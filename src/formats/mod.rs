@@ -379,14 +379,14 @@ fn read_text(
     // JavaScript agents may write half of a surrogate pair: read it as U+FFFD, and say so
     // first among the file's warnings.
     let mended = surrogates::mend(&mut text);
-    let line = (mended.count > 0)
-        .then(|| 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..mended.first_at]).count());
+    let found = surrogates::Found {
+        count: mended.count,
+        line: 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..mended.first_at]).count(),
+    };
     let mut read = read_detecting(text, format, keep, count)?;
-    if let Some(line) = line {
-        read.0
-            .warnings
-            .insert(0, surrogates::warning(mended.count, line));
-        read.0.agent_limits.mended(mended.count, line);
+    if let Some(w) = found.warning() {
+        read.0.warnings.insert(0, w);
+        found.note(&mut read.0.agent_limits);
     }
     Ok(read)
 }

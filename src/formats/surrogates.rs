@@ -109,13 +109,33 @@ pub fn mend(text: &mut String) -> Mended {
     mended
 }
 
-/// The one-line warning for a file in which [`mend`] replaced `count` escapes, the first on
-/// line `line` (1-based).
-pub fn warning(count: usize, line: usize) -> String {
-    format!(
-        "line {line}: {count} lone UTF-16 surrogate escape(s) (half of a character, as \
-         JavaScript writes it) read as U+FFFD"
-    )
+/// The lone surrogate escapes a read of a file took as U+FFFD: how many, and the line
+/// (1-based) of the first. Both routes, whole and streamed, say it the same way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Found {
+    pub count: usize,
+    pub line: usize,
+}
+
+impl Found {
+    /// The file's warning of them (put first among its warnings), if there are any.
+    pub fn warning(self) -> Option<String> {
+        (self.count > 0).then(|| {
+            format!(
+                "line {}: {} lone UTF-16 surrogate escape(s) (half of a character, as \
+                 JavaScript writes it) read as U+FFFD",
+                self.line, self.count
+            )
+        })
+    }
+
+    /// Notes them in `limits` ([`problem`] reads them there).
+    pub fn note(self, limits: &mut AgentLimits) {
+        let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        if self.count > 0 {
+            limits.lone_surrogates = Some((n(self.count), n(self.line)));
+        }
+    }
 }
 
 /// The first Claude Code release that mends them as it loads a session ("pre-corrupted

@@ -30,11 +30,12 @@ use crate::context::Context;
 use crate::formats::claude_code::indexed::{self, Index};
 use crate::formats::claude_code::skel;
 use crate::formats::stream::LineReader;
+use crate::formats::surrogates::Found;
 use crate::ops::counted::Counted;
 use crate::ops::figures::Wants;
 use crate::ops::load::{self, scale, Fingerprint};
 use crate::ops::ordered::parse_json;
-use crate::ops::stream_count::{debug_line, first_pass, read_at, Counting, Mended};
+use crate::ops::stream_count::{debug_line, first_pass, read_at, Counting};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message, Part};
 
@@ -152,7 +153,7 @@ fn unchanged(checks: &[u32], parsed: &[serde_json::Value]) -> bool {
 }
 
 /// The first pass: every line's node, and the file's fingerprint.
-fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fingerprint, Mended)> {
+fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fingerprint, Found)> {
     let mut index = Index::default();
     let mut too_many = false;
     let make = |text: &str, line: usize, at: u64| skel::node(text, line, at);
@@ -164,7 +165,7 @@ fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fin
     if too_many {
         return None;
     }
-    index.truncated = mended.warning().into_iter().chain(truncated).collect();
+    index.file_warnings = mended.warning().into_iter().chain(truncated).collect();
     Some((index, fingerprint, mended))
 }
 

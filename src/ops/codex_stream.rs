@@ -264,7 +264,7 @@ fn plan<R: std::io::Read + Send>(
     if let Some(w) = truncated {
         plan.truncated(w);
     }
-    plan.mended(mended.count, mended.line);
+    plan.mended(mended);
     Some((plan, fingerprint))
 }
 

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use crate::context::{Context, ResolvedModel};
 use crate::formats::stream::{Block, LineReader};
+use crate::formats::surrogates::Found;
 use crate::ops::figures::{Chunk, Tally, Wants};
 use crate::ops::load::{scale, Fingerprint};
 use crate::ops::ordered::in_order;
@@ -184,37 +185,15 @@ pub fn lines_of<T>(
 }
 
 /// A first pass over the lines of `reader`: each made by `make` on the counting threads
-/// and `fold`ed in file order. Gives the file's fingerprint and the whole reader's warning
-/// for a truncated last line; `None` when a line is not read as the whole reader reads it
-/// Lone UTF-16 surrogate escapes a first pass read as U+FFFD
-/// ([`crate::formats::surrogates`]): how many, and the line (1-based) of the first.
-#[derive(Debug, Clone, Copy)]
-pub struct Mended {
-    pub count: usize,
-    pub line: usize,
-}
-
-impl Mended {
-    /// The file's warning of them, put first among its warnings as a whole read puts it.
-    pub fn warning(self) -> Option<String> {
-        (self.count > 0).then(|| crate::formats::surrogates::warning(self.count, self.line))
-    }
-
-    /// Notes them in `limits` (`check` calls the session broken).
-    pub fn note(self, limits: &mut crate::session::AgentLimits) {
-        if self.count > 0 {
-            limits.mended(self.count, self.line);
-        }
-    }
-}
-
-/// (or a line other than the last is cut short).
+/// and `fold`ed in file order. Gives the file's fingerprint, the whole reader's warning
+/// for a truncated last line and the lone surrogates read as U+FFFD; `None` when a line is
+/// not read as the whole reader reads it (or a line other than the last is cut short).
 pub fn first_pass<T: Send, R: std::io::Read + Send>(
     ctx: &Context,
     mut reader: LineReader<R>,
     make: &(impl Fn(&str, usize, u64) -> Option<T> + Sync),
     mut fold: impl FnMut(T),
-) -> Option<(Fingerprint, Option<String>, Mended)> {
+) -> Option<(Fingerprint, Option<String>, Found)> {
     let mut cut = None;
     let work = |b: &Block| lines_of(b, make);
     in_order(ctx.counting_threads(), &mut reader, &work, |lines| {
@@ -241,15 +220,11 @@ pub fn first_pass<T: Send, R: std::io::Read + Send>(
             ))
         }
     };
-    let mended = Mended {
-        count: outline.mended.0,
-        line: outline.mended.1 + 1,
-    };
     let fingerprint = Fingerprint {
         len: outline.len,
         hash: outline.hash,
     };
-    Some((fingerprint, truncated, mended))
+    Some((fingerprint, truncated, outline.mended))
 }
 
 /// What a streamed read ends with, as a whole read of the file at `path` ends: its

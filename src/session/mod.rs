@@ -447,14 +447,6 @@ pub struct AgentLimits {
     pub lone_surrogates: Option<(u32, u32)>,
 }
 
-impl AgentLimits {
-    /// Notes `count` lone surrogate escapes, the first on line `line` (1-based).
-    pub fn mended(&mut self, count: usize, line: usize) {
-        let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
-        self.lone_surrogates = (count > 0).then(|| (n(count), n(line)));
-    }
-}
-
 /// An agent's version as its first three numbers (`2.1.97` → `[2, 1, 97]`).
 pub type AgentVersion = [u32; 3];
 

@@ -62,7 +62,7 @@ pub struct Index {
     /// The models the nodes name (`Node::model` - 1).
     pub models: Vec<String>,
     /// The file's own warnings: lone surrogates read as U+FFFD, a truncated last line.
-    pub truncated: Vec<String>,
+    pub file_warnings: Vec<String>,
     /// The agent's version, as the latest record naming one gives it.
     pub version: Option<crate::session::AgentVersion>,
 }
@@ -245,7 +245,7 @@ impl Index {
             Ids::Checks(checks) => checks.truncate(lo),
         }
         self.rare.truncate(lo);
-        self.truncated.clear();
+        self.file_warnings.clear();
         self
     }
 

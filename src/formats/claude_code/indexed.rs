@@ -213,7 +213,7 @@ pub fn read(
         responses,
         model,
     } = traced;
-    let mut warnings: Vec<String> = index.truncated.to_vec();
+    let mut warnings: Vec<String> = index.file_warnings.to_vec();
     let mut thread_warnings = thread.warnings.clone();
     for &(w, i) in &thread.missing {
         let v = fetch(&[i])?.pop()?;

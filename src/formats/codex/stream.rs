@@ -227,14 +227,13 @@ impl Plan {
         self.warnings.push(warning);
     }
 
-    /// The `count` lone surrogates the first pass read as U+FFFD, the first on line `line`
-    /// (1-based): their warning first, as the whole reader gives it, and noted in the limits.
-    pub fn mended(&mut self, count: usize, line: usize) {
-        if count > 0 {
-            let warning = crate::formats::surrogates::warning(count, line);
-            self.warnings.insert(0, warning);
-            self.limits.mended(count, line);
+    /// The lone surrogates the first pass read as U+FFFD: their warning first, as the whole
+    /// reader gives it, and noted in the limits.
+    pub fn mended(&mut self, found: crate::formats::surrogates::Found) {
+        if let Some(w) = found.warning() {
+            self.warnings.insert(0, w);
         }
+        found.note(&mut self.limits);
     }
 
     fn token_count(&mut self, line: usize, r: Report) {

@@ -33,9 +33,8 @@ pub struct LinesOutline {
     pub records_hash: u128,
     /// Where the first lines (up to [`HEAD_LINES`] of them not blank) end.
     pub head_end: usize,
-    /// Lone UTF-16 surrogate escapes the blocks held, read as U+FFFD
-    /// ([`crate::formats::surrogates`]), and the line index of the first.
-    pub mended: (usize, usize),
+    /// Lone UTF-16 surrogate escapes the blocks held, read as U+FFFD.
+    pub mended: surrogates::Found,
 }
 
 /// Reads the lines of a JSONL file from `src`, block by block.
@@ -58,7 +57,7 @@ pub struct LineReader<R> {
     /// Lines found and not yet handed out: (line index, content range in the file).
     pending: Vec<(usize, Range<usize>)>,
     /// Lone surrogate escapes read as U+FFFD so far, and the line of the first.
-    mended: (usize, usize),
+    mended: surrogates::Found,
 }
 
 impl<R: Read> LineReader<R> {
@@ -77,7 +76,7 @@ impl<R: Read> LineReader<R> {
             head_end: 0,
             head_lines: 0,
             pending: Vec::new(),
-            mended: (0, 0),
+            mended: surrogates::Found::default(),
         }
     }
 
@@ -200,14 +199,14 @@ impl<R: Read> LineReader<R> {
         let mut text = text;
         let m = surrogates::mend_bytes(&mut text);
         if m.count > 0 {
-            if self.mended.0 == 0 {
+            if self.mended.count == 0 {
                 let at = start + m.first_at;
                 let (line, _) = (pending.iter())
                     .find(|(_, r)| r.end >= at)
                     .unwrap_or(&pending[0]);
-                self.mended.1 = *line;
+                self.mended.line = line + 1;
             }
-            self.mended.0 += m.count;
+            self.mended.count += m.count;
         }
         let text = String::from_utf8(text).map_err(|_| Stop::Unstreamable)?;
         self.base += keep;
