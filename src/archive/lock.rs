@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::store::create_private_dir;
+use super::pending::create_private_dir;
 use super::ArchiveError;
 
 /// How often a held lock is tried again.

@@ -5,9 +5,11 @@
 //!
 //! The clock is a parameter ([`Timestamp`]); nothing here reads the environment.
 
+mod file;
 mod lock;
 pub mod marks;
 mod name;
+mod pending;
 pub mod prune;
 mod records;
 mod restore;
@@ -16,15 +18,14 @@ mod stream;
 mod time;
 mod undo;
 
+pub use file::{ArchiveEnd, ArchiveFile, ArchiveRecord, Compression, Stored, Tokens};
 pub use lock::{acquire as acquire_lock, LockGuard};
 pub use marks::Restored;
 pub use name::{parse_id, validate_name};
+pub use pending::{Feed, PendingArchive, Push, SealedArchive};
 pub use records::{original_records, records_of, RecordText};
 pub use restore::{archived_record, restore, restore_records, RestoreError, SameLines};
-pub use store::{
-    parse_file_name, ArchiveEnd, ArchiveEntry, ArchiveFile, ArchiveRecord, ArchiveStore,
-    Compression, Feed, PendingArchive, Push, SealedArchive, Stored, Tokens,
-};
+pub use store::{parse_file_name, ArchiveEntry, ArchiveStore};
 pub use stream::read_each_record;
 pub use time::{Timestamp, TimestampError};
 pub use undo::{Undo, UndoError};

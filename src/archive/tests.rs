@@ -177,7 +177,7 @@ fn an_archive_larger_than_its_write_buffer_reads_back_record_for_record() {
         if compression == Compression::None {
             let text = std::fs::read_to_string(&stored.path).unwrap();
             assert!(
-                text.len() > 3 * super::store::WRITE_BUFFER,
+                text.len() > 3 * super::pending::WRITE_BUFFER,
                 "{}",
                 text.len()
             );
