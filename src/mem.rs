@@ -29,12 +29,42 @@ const MANY_FILES_MMAP_BYTES: i32 = 256 << 10;
 /// (which also stops it rising) took the listing's peak from ~115 to ~85 MiB. A run on
 /// one file keeps glibc's defaults. The settings last for the rest of the process.
 pub fn for_many_files() {
+    MANY_FILES.store(true, std::sync::atomic::Ordering::Relaxed);
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt takes no pointers; it only changes the allocator's parameters,
     // under the allocator's own lock.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, MANY_FILES_ARENAS);
         libc::mallopt(libc::M_MMAP_THRESHOLD, MANY_FILES_MMAP_BYTES);
+    }
+}
+
+/// Whether [`for_many_files`] set the allocator (which [`for_large_vectors`] then leaves).
+static MANY_FILES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Allocations from this size up are mapped on their own in a one-file run over a large
+/// file ([`for_large_vectors`]): above the 256 KiB windows a streamed read parses at a
+/// time, so that only the vectors that grow with the file are.
+const LARGE_VECTOR_MMAP_BYTES: i32 = 1 << 20;
+
+/// Sets the allocator for a one-file read that keeps vectors growing with the file beside
+/// windows of text made and freed all along (the streamed Claude Code read). Once glibc
+/// has unmapped a freed block it serves blocks up to that size (up to 32 MiB) from its
+/// heap, where a vector that doubles is copied and leaves the old block behind as a hole
+/// that only small allocations fill: on a 2 GB transcript the per-message counts and the
+/// earlier reports doubling past 8 MiB left ~19 MiB of such holes in the peak. A fixed
+/// [`LARGE_VECTOR_MMAP_BYTES`] threshold maps each large vector on its own, grown in place
+/// by `mremap` and unmapped when freed. Leaves the settings of [`for_many_files`] alone;
+/// the setting lasts for the rest of the process.
+pub fn for_large_vectors() {
+    if MANY_FILES.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt takes no pointers; it only changes the allocator's parameters,
+    // under the allocator's own lock.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, LARGE_VECTOR_MMAP_BYTES);
     }
 }
 

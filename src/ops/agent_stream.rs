@@ -54,7 +54,8 @@ pub fn tally(
         return None;
     }
     match crate::formats::detect(&head).ok()? {
-        Format::ClaudeCode => {}
+        // The index, the thread and the tally grow with the file, beside windows of text.
+        Format::ClaudeCode => crate::mem::for_large_vectors(),
         Format::Codex => {
             return crate::ops::codex_stream::tally(ctx, path, wants, bar, &file, reader);
         }

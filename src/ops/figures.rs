@@ -191,6 +191,9 @@ pub struct Tally {
     pub roles: Vec<Role>,
     /// Tokens of each message (scaled).
     pub counts: Vec<usize>,
+    /// The counts while they are added, four bytes each (see [`Tally::narrow`]); `counts`
+    /// is empty meanwhile.
+    narrow: Option<Narrow>,
     /// Parts counted by their size (see [`Message::estimated_parts`]).
     pub estimated: usize,
     /// Each message's pairing shape, when wanted (and not [`Tally::pair_as_read`]).
@@ -212,6 +215,40 @@ pub struct Tally {
     name_of: HashMap<u64, u32>,
 }
 
+/// Per-message counts in four bytes each, a count that does not fit kept aside whole: half
+/// of what a `usize` a message holds through a long streamed read (8 MiB of a 2 GB
+/// transcript's peak), made `usize`s again once the read is done ([`Tally::widen`]).
+#[derive(Debug, Default)]
+struct Narrow {
+    counts: Vec<u32>,
+    /// The counts that do not fit (`u32::MAX` in `counts`), by message index.
+    wide: Vec<(usize, usize)>,
+}
+
+impl Narrow {
+    fn extend(&mut self, counts: Vec<usize>) {
+        for n in counts {
+            match u32::try_from(n) {
+                Ok(k) if k != u32::MAX => self.counts.push(k),
+                _ => {
+                    self.wide.push((self.counts.len(), n));
+                    self.counts.push(u32::MAX);
+                }
+            }
+        }
+    }
+
+    fn widen(self) -> Vec<usize> {
+        let Narrow { counts, wide } = self;
+        let mut out: Vec<usize> = counts.iter().map(|&n| n as usize).collect();
+        drop(counts);
+        for (i, n) in wide {
+            out[i] = n;
+        }
+        out
+    }
+}
+
 /// The key of a call id in [`Tally`]'s `name_of`.
 fn call_key(id: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(id.as_bytes())
@@ -221,7 +258,10 @@ impl Tally {
     /// Adds the next messages.
     pub fn add(&mut self, c: Chunk) {
         self.roles.extend(c.roles);
-        self.counts.extend(c.counts);
+        match &mut self.narrow {
+            Some(n) => n.extend(c.counts),
+            None => self.counts.extend(c.counts),
+        }
         self.estimated += c.estimated;
         match &mut self.pairing {
             Some(p) => c.shapes.turns().iter().for_each(|t| p.take(t)),
@@ -274,6 +314,7 @@ impl Tally {
         if !c.tools.is_empty() || self.pairing.is_some() {
             return false;
         }
+        self.widen();
         let n = c.roles.len();
         for m in &mut self.largest {
             m.index += n;
@@ -298,6 +339,22 @@ impl Tally {
         self.names = rest.names;
         self.number_of = rest.number_of;
         true
+    }
+
+    /// From now on (before any message is added), keeps the counts in four bytes each
+    /// until [`Tally::widen`] makes them `counts` again: for a read that adds many messages
+    /// and reads no count before it is done (a streamed read's batches).
+    pub fn narrow(&mut self) {
+        if self.is_empty() {
+            self.narrow = Some(Narrow::default());
+        }
+    }
+
+    /// Makes the counts kept narrow (see [`Tally::narrow`]) `counts` again, sized to fit.
+    pub fn widen(&mut self) {
+        if let Some(n) = self.narrow.take() {
+            self.counts = n.widen();
+        }
     }
 
     /// From now on (before any message is added), checks the messages' pairing as they
@@ -351,4 +408,55 @@ fn tool<'a>(map: &'a mut BTreeMap<String, ToolTally>, name: &str) -> &'a mut Too
         name: name.to_string(),
         ..ToolTally::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(counts: &[usize]) -> Chunk {
+        Chunk {
+            roles: vec![Role::User; counts.len()],
+            counts: counts.to_vec(),
+            ..Chunk::default()
+        }
+    }
+
+    #[test]
+    fn counts_kept_narrow_come_back_as_they_were_added() {
+        let big = usize::try_from(u64::from(u32::MAX) + 5).unwrap_or(usize::MAX);
+        let chunks: [&[usize]; 3] = [&[3, 0, u32::MAX as usize], &[], &[big, 7]];
+        let mut wide = Tally::default();
+        let mut narrow = Tally::default();
+        narrow.narrow();
+        for c in chunks {
+            wide.add(chunk(c));
+            narrow.add(chunk(c));
+        }
+        assert!(narrow.counts.is_empty(), "kept aside until widened");
+        assert_eq!(narrow.len(), 5);
+        narrow.widen();
+        assert_eq!(narrow.counts, wide.counts);
+        assert_eq!(narrow.counts, [3, 0, u32::MAX as usize, big, 7]);
+        narrow.widen();
+        assert_eq!(narrow.counts.len(), 5, "widening twice changes nothing");
+    }
+
+    #[test]
+    fn a_tally_narrowed_once_messages_are_added_stays_wide() {
+        let mut t = Tally::default();
+        t.add(chunk(&[1, 2]));
+        t.narrow();
+        t.add(chunk(&[4]));
+        assert_eq!(t.counts, [1, 2, 4]);
+    }
+
+    #[test]
+    fn messages_put_first_widen_the_counts() {
+        let mut t = Tally::default();
+        t.narrow();
+        t.add(chunk(&[5, 6]));
+        assert!(t.prepend(chunk(&[9])));
+        assert_eq!(t.counts, [9, 5, 6]);
+    }
 }

@@ -80,7 +80,12 @@ impl<'a> Batches<'a> {
             wants,
             messages: Vec::new(),
             text: 0,
-            tally: Tally::default(),
+            tally: {
+                // No count is read before `finish`.
+                let mut t = Tally::default();
+                t.narrow();
+                t
+            },
         }
     }
 
@@ -112,6 +117,7 @@ impl<'a> Batches<'a> {
         if !self.messages.is_empty() {
             self.count();
         }
+        self.tally.widen();
         self.tally
     }
 

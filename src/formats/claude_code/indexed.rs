@@ -66,6 +66,42 @@ struct Reported {
     usage: (u64, u64),
 }
 
+/// The earlier reports as [`ReportedUsage::earlier`] holds them, `(message, prompt tokens)`,
+/// in eight bytes each while the messages are read (a 2 GB transcript's 600K reports: 4.8
+/// MB where 16 bytes each, in a vector doubled past 8 MiB, held 16.8), a pair that does not
+/// fit kept aside whole.
+#[derive(Debug, Default)]
+struct Earlier {
+    pairs: Vec<(u32, u32)>,
+    /// The pairs that do not fit (`u32::MAX` tokens in `pairs`), by place in `pairs`.
+    wide: Vec<(usize, (usize, u64))>,
+}
+
+impl Earlier {
+    fn push(&mut self, (at, tokens): (usize, u64)) {
+        match (u32::try_from(at), u32::try_from(tokens)) {
+            (Ok(a), Ok(t)) if t != u32::MAX => self.pairs.push((a, t)),
+            _ => {
+                self.wide.push((self.pairs.len(), (at, tokens)));
+                self.pairs.push((0, u32::MAX));
+            }
+        }
+    }
+
+    /// The pairs, as [`ReportedUsage::earlier`] holds them.
+    fn widen(self) -> Vec<(usize, u64)> {
+        let Earlier { pairs, wide } = self;
+        let mut out: Vec<(usize, u64)> = (pairs.iter())
+            .map(|&(a, t)| (a as usize, u64::from(t)))
+            .collect();
+        drop(pairs);
+        for (k, pair) in wide {
+            out[k] = pair;
+        }
+        out
+    }
+}
+
 /// The reports of the messages handed out, kept as `super`'s `usage` reads them: the last
 /// one, and of those before it only what [`ReportedUsage::earlier`] holds of the live ones
 /// (a report before ctxctl's last rewrite or before a preserved segment is stale). Each
@@ -78,7 +114,7 @@ struct Reports {
     /// The line of the boundary of the preserved segment the thread goes through.
     boundary: Option<usize>,
     last: Option<Reported>,
-    earlier: Vec<(usize, u64)>,
+    earlier: Earlier,
 }
 
 impl Reports {
@@ -98,7 +134,7 @@ impl Reports {
             stale,
             boundary: thread.splice_boundary.map(|b| index.line(b)),
             last: None,
-            earlier: Vec::new(),
+            earlier: Earlier::default(),
         }
     }
 
@@ -126,7 +162,7 @@ impl Reports {
             output_tokens,
             after_message: Some(last.index),
             request_end: Some(last.index),
-            earlier: self.earlier,
+            earlier: self.earlier.widen(),
             dropped: 0,
         })
     }
@@ -226,7 +262,9 @@ pub fn read(
     warnings.extend(thread_warnings);
     let mut notes = Notes::default();
     let handed = messages(index, &thread, &responses, fetch, emit, &mut notes)?;
-    drop(responses);
+    // The thread's order and live flags go before the reports are widened.
+    let boundary = thread.boundary;
+    drop((responses, thread));
     warnings.extend(notes.into_warnings());
     let request_extra = match (0..nodes.len()).rev().find(|&i| nodes[i].snapshot()) {
         Some(i) => {
@@ -247,7 +285,7 @@ pub fn read(
         prompt_measured: request_extra.is_some(),
         full_tool_schemas: !super::defers_tools(&model),
         agent_version: index.version,
-        compacted_at: (thread.boundary)
+        compacted_at: boundary
             .filter(|_| reported_usage.is_none())
             .map(|b| index.line(b)),
         ..AgentLimits::default()
@@ -486,6 +524,26 @@ mod tests {
     }
 
     #[test]
+    fn earlier_reports_kept_narrow_come_back_whole() {
+        let pairs = [
+            (0, 10),
+            (3, u64::from(u32::MAX)),
+            (4, u64::from(u32::MAX) - 1),
+            (5, u64::MAX),
+            (
+                usize::try_from(u64::from(u32::MAX) + 1).unwrap_or(usize::MAX),
+                7,
+            ),
+            (9, 0),
+        ];
+        let mut e = Earlier::default();
+        pairs.iter().for_each(|&p| e.push(p));
+        assert_eq!(e.pairs.len(), pairs.len());
+        assert_eq!(e.widen(), pairs);
+        assert!(Earlier::default().widen().is_empty());
+    }
+
+    #[test]
     fn reports_sorted_as_they_come_give_what_the_whole_list_gave() {
         let all = [
             reported(0, 1, 100),
@@ -507,7 +565,7 @@ mod tests {
                     stale,
                     boundary,
                     last: None,
-                    earlier: Vec::new(),
+                    earlier: Earlier::default(),
                 };
                 all[..n].iter().for_each(|&x| r.push(x));
                 let live = |x: &Reported| {
