@@ -48,11 +48,12 @@ static MANY_FILES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool
 const LARGE_VECTOR_MMAP_BYTES: i32 = 1 << 20;
 
 /// Sets the allocator for a one-file read that keeps vectors growing with the file beside
-/// windows of text made and freed all along (the streamed Claude Code read). Once glibc
+/// windows of text made and freed all along (every streamed agent read). Once glibc
 /// has unmapped a freed block it serves blocks up to that size (up to 32 MiB) from its
 /// heap, where a vector that doubles is copied and leaves the old block behind as a hole
 /// that only small allocations fill: on a 2 GB transcript the per-message counts and the
-/// earlier reports doubling past 8 MiB left ~19 MiB of such holes in the peak. A fixed
+/// earlier reports doubling past 8 MiB left ~19 MiB of such holes in the peak, and a
+/// 300 MB Gemini CLI log's index and tally ~10 MiB. A fixed
 /// [`LARGE_VECTOR_MMAP_BYTES`] threshold maps each large vector on its own, grown in place
 /// by `mremap` and unmapped when freed. Leaves the settings of [`for_many_files`] alone;
 /// the setting lasts for the rest of the process.

@@ -53,9 +53,10 @@ pub fn tally(
     if lines < 2 {
         return None;
     }
+    // Every route's index and tally grow with the file, beside windows of text.
+    crate::mem::for_large_vectors();
     match crate::formats::detect(&head).ok()? {
-        // The index, the thread and the tally grow with the file, beside windows of text.
-        Format::ClaudeCode => crate::mem::for_large_vectors(),
+        Format::ClaudeCode => {}
         Format::Codex => {
             return crate::ops::codex_stream::tally(ctx, path, wants, bar, &file, reader);
         }
