@@ -129,12 +129,18 @@ impl Behind {
         }
     }
 
+    /// The pass over `b` (or over slices of the text `b` is part of).
+    pub fn of_bytes(b: &[u8]) -> Behind {
+        Behind { map: mapping_of(b) }
+    }
+
     /// The pass is at the start of `s`.
     pub fn at(&self, s: &str) {
         self.at_bytes(s.as_bytes());
     }
 
-    fn at_bytes(&self, b: &[u8]) {
+    /// The pass is at the start of `b`.
+    pub fn at_bytes(&self, b: &[u8]) {
         if let Some(m) = &self.map {
             if let Some(pos) = m.offset(b) {
                 m.passing(pos);
@@ -200,6 +206,29 @@ impl<W: std::io::Write> std::io::Write for LettingGo<W> {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.w.flush()
+    }
+}
+
+/// A reader of bytes that may be part of a mapped text, letting go behind what it has
+/// read as [`Text::passing`] does (a stream over a mapped text read as a file would be).
+pub struct Reading<'a> {
+    rest: &'a [u8],
+    behind: Behind,
+}
+
+impl<'a> Reading<'a> {
+    pub fn new(bytes: &'a [u8]) -> Reading<'a> {
+        Reading {
+            rest: bytes,
+            behind: Behind::of_bytes(bytes),
+        }
+    }
+}
+
+impl std::io::Read for Reading<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.behind.at_bytes(self.rest);
+        self.rest.read(buf)
     }
 }
 
@@ -404,6 +433,11 @@ mod tests {
             Behind::of(&text).map.is_none(),
             "an owned text is no mapping's"
         );
+        let mut read = Vec::new();
+        let mut reading = Reading::new(&mapped.as_bytes()[2..]);
+        assert!(reading.behind.map.is_some());
+        std::io::Read::read_to_end(&mut reading, &mut read).unwrap();
+        assert_eq!(read, text.as_bytes()[2..]);
         let mut out = LettingGo::new(Vec::new());
         std::io::Write::write_all(&mut out, &mapped.as_bytes()[5..9]).unwrap();
         assert!(out.behind.is_some());
