@@ -1,8 +1,8 @@
 //! A document's whole text, owned or mapped read-only from its file.
 //!
-//! A rewrite of a large Claude Code transcript reads the file's text several times (the
-//! load's parse, the writer's, the copy of every untouched line), but each time in order
-//! and only a little at a time. Held in the heap, the whole text stood beside everything
+//! A rewrite of a large agent transcript (Claude Code's, a Codex rollout) reads the file's
+//! text several times (the load's parse, the writer's, the copy of every untouched line),
+//! but each time in order and only a little at a time. Held in the heap, the whole text stood beside everything
 //! else the rewrite holds (160 MB of a 300 MB peak on a 160 MB transcript). Mapped from
 //! the file, the pages a pass has gone past are let go behind it ([`Text::passing`]):
 //! they stay in the page cache, and a later pass (or a look back) maps them in again
@@ -11,10 +11,13 @@
 //!
 //! A mapping sees the file as it is now, so it is made only of a regular file and checked
 //! as it is made (UTF-8, and the fingerprint the rewrite compares the file against before
-//! replacing it). Claude Code only appends to its transcripts, which leaves the mapped
+//! replacing it). Claude Code and Codex only append to their files, which leaves the mapped
 //! bytes as they were; ctxctl and editors replace a file by renaming a new one over it,
 //! which leaves the mapping on the old file. Writing into the file in place meanwhile is
-//! what a rewrite's check of the input refuses before replacing anything.
+//! what a rewrite's check of the input refuses before replacing anything. A file cut short
+//! meanwhile (neither agent does; `truncate` would) stops ctxctl (SIGBUS) at the next read
+//! past its new end, as `kill -9` would: before the replace step the file stays as it is
+//! (an archive written for it undoes nothing), after it only the run's report is lost.
 
 use std::cell::Cell;
 use std::fmt;
