@@ -1,8 +1,8 @@
 //! A document's whole text, owned or mapped read-only from its file.
 //!
-//! A rewrite of a large Claude Code transcript reads the file's text several times (the
-//! load's parse, the writer's, the copy of every untouched line), but each time in order
-//! and only a little at a time. Held in the heap, the whole text stood beside everything
+//! A rewrite of a large agent transcript (Claude Code's, a Codex rollout) reads the file's
+//! text several times (the load's parse, the writer's, the copy of every untouched line),
+//! but each time in order and only a little at a time. Held in the heap, the whole text stood beside everything
 //! else the rewrite holds (160 MB of a 300 MB peak on a 160 MB transcript). Mapped from
 //! the file, the pages a pass has gone past are let go behind it ([`Text::passing`]):
 //! they stay in the page cache, and a later pass (or a look back) maps them in again
@@ -11,10 +11,13 @@
 //!
 //! A mapping sees the file as it is now, so it is made only of a regular file and checked
 //! as it is made (UTF-8, and the fingerprint the rewrite compares the file against before
-//! replacing it). Claude Code only appends to its transcripts, which leaves the mapped
+//! replacing it). Claude Code and Codex only append to their files, which leaves the mapped
 //! bytes as they were; ctxctl and editors replace a file by renaming a new one over it,
 //! which leaves the mapping on the old file. Writing into the file in place meanwhile is
-//! what a rewrite's check of the input refuses before replacing anything.
+//! what a rewrite's check of the input refuses before replacing anything. A file cut short
+//! meanwhile (neither agent does; `truncate` would) stops ctxctl (SIGBUS) at the next read
+//! past its new end, as `kill -9` would: before the replace step the file stays as it is
+//! (an archive written for it undoes nothing), after it only the run's report is lost.
 
 use std::cell::Cell;
 use std::fmt;
@@ -129,12 +132,18 @@ impl Behind {
         }
     }
 
+    /// The pass over `b` (or over slices of the text `b` is part of).
+    pub fn of_bytes(b: &[u8]) -> Behind {
+        Behind { map: mapping_of(b) }
+    }
+
     /// The pass is at the start of `s`.
     pub fn at(&self, s: &str) {
         self.at_bytes(s.as_bytes());
     }
 
-    fn at_bytes(&self, b: &[u8]) {
+    /// The pass is at the start of `b`.
+    pub fn at_bytes(&self, b: &[u8]) {
         if let Some(m) = &self.map {
             if let Some(pos) = m.offset(b) {
                 m.passing(pos);
@@ -200,6 +209,29 @@ impl<W: std::io::Write> std::io::Write for LettingGo<W> {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.w.flush()
+    }
+}
+
+/// A reader of bytes that may be part of a mapped text, letting go behind what it has
+/// read as [`Text::passing`] does (a stream over a mapped text read as a file would be).
+pub struct Reading<'a> {
+    rest: &'a [u8],
+    behind: Behind,
+}
+
+impl<'a> Reading<'a> {
+    pub fn new(bytes: &'a [u8]) -> Reading<'a> {
+        Reading {
+            rest: bytes,
+            behind: Behind::of_bytes(bytes),
+        }
+    }
+}
+
+impl std::io::Read for Reading<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.behind.at_bytes(self.rest);
+        self.rest.read(buf)
     }
 }
 
@@ -404,6 +436,11 @@ mod tests {
             Behind::of(&text).map.is_none(),
             "an owned text is no mapping's"
         );
+        let mut read = Vec::new();
+        let mut reading = Reading::new(&mapped.as_bytes()[2..]);
+        assert!(reading.behind.map.is_some());
+        std::io::Read::read_to_end(&mut reading, &mut read).unwrap();
+        assert_eq!(read, text.as_bytes()[2..]);
         let mut out = LettingGo::new(Vec::new());
         std::io::Write::write_all(&mut out, &mapped.as_bytes()[5..9]).unwrap();
         assert!(out.behind.is_some());

@@ -227,13 +227,22 @@ impl ArchiveStore {
 
     /// Reads archive `NAME/SEQ`.
     pub fn get(&self, id: &str) -> Result<(ArchiveEntry, ArchiveFile), ArchiveError> {
+        self.get_with(id, read_json)
+    }
+
+    /// [`ArchiveStore::get`], the file read by `read`.
+    pub(super) fn get_with(
+        &self,
+        id: &str,
+        read: impl FnOnce(&Path) -> Result<ArchiveFile, ArchiveError>,
+    ) -> Result<(ArchiveEntry, ArchiveFile), ArchiveError> {
         let (session, seq) = parse_id(id)?;
         let (_, stamp, path) = self
             .files(session)?
             .into_iter()
             .find(|(s, _, _)| *s == seq)
             .ok_or_else(|| ArchiveError::NotFound(id.to_string()))?;
-        let file: ArchiveFile = read_json(&path)?;
+        let file = read(&path)?;
         let entry = entry(session, seq, stamp, path)?;
         Ok((entry, file))
     }

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::store::read_json_with;
-use super::{ArchiveError, ArchiveFile};
+use super::{ArchiveEntry, ArchiveError, ArchiveFile, ArchiveStore};
 
 /// The archive at `path` with its `records` left empty, each of them given to `each` in
 /// order as it is read instead.
@@ -19,6 +19,14 @@ pub fn read_each_record(
     each: &mut dyn FnMut(Box<RawValue>),
 ) -> Result<ArchiveFile, ArchiveError> {
     read_json_with(path, |r| from_reader_each(r, each))
+}
+
+impl ArchiveStore {
+    /// [`ArchiveStore::get`] with the archive's `records` left empty, each let go as it is
+    /// read: a compaction's records (most of a large session) are not held for its facts.
+    pub fn get_facts(&self, id: &str) -> Result<(ArchiveEntry, ArchiveFile), ArchiveError> {
+        self.get_with(id, |path| read_each_record(path, &mut |_| {}))
+    }
 }
 
 /// [`read_each_record`] of an archive's JSON text, read from `r`.

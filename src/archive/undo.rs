@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::Xxh3;
 
 /// One step of an undo script, in original order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,7 +130,18 @@ impl<'a> Undo<'a> {
     /// applied to a file that begins with the original: taking it back to its length.
     pub fn appended(original: &'a str, suffix: &[u8]) -> Undo<'a> {
         let complete = original.rfind('\n').map_or(0, |i| i + 1);
-        let lines = memchr::memchr_iter(b'\n', &original.as_bytes()[..complete]).count();
+        // One pass over the original, a stretch at a time: its lines counted (all of them
+        // end before `complete`) and both hashes fed, a mapped original's pages let go
+        // behind the pass (see `crate::mapped`; three passes held them all at once).
+        const STRETCH: usize = 4 << 20;
+        let behind = crate::mapped::Behind::of(original);
+        let (mut lines, mut written, mut hashed) = (0, Xxh3::new(), Xxh3::new());
+        for stretch in original.as_bytes().chunks(STRETCH) {
+            behind.at_bytes(stretch);
+            lines += memchr::memchr_iter(b'\n', stretch).count();
+            written.update(stretch);
+            hashed.update(stretch);
+        }
         let mut steps = Vec::new();
         if lines > 0 {
             steps.push(Step::Copy { from: 0, n: lines });
@@ -137,14 +149,12 @@ impl<'a> Undo<'a> {
         if complete < original.len() {
             steps.push(Step::Text(Cow::Borrowed(&original[complete..])));
         }
-        let mut written = xxhash_rust::xxh3::Xxh3::new();
-        written.update(original.as_bytes());
         written.update(suffix);
         Undo {
             written_len: original.len() + suffix.len(),
             written_hash: format!("{:032x}", written.digest128()),
             original_len: original.len(),
-            original_hash: hash(original.as_bytes()),
+            original_hash: format!("{:032x}", hashed.digest128()),
             steps,
         }
     }
@@ -380,6 +390,19 @@ mod tests {
         let undo = Undo::appended("", b"z\n");
         assert!(undo.steps.is_empty());
         assert_eq!(undo.apply(b"z\n").unwrap(), b"");
+    }
+
+    #[test]
+    fn an_append_only_script_of_a_long_original_is_the_whole_one() {
+        // Over several of the stretches `appended` goes through the original in.
+        let mut original: String = (0..800_000).map(|i| format!("{{\"é\":{i}}}\n")).collect();
+        assert!(original.len() > 2 * (4 << 20));
+        original.push_str("{\"rest\"");
+        let suffix = "\n{\"b\":1}\n";
+        let written = format!("{original}{suffix}");
+        let undo = Undo::appended(&original, suffix.as_bytes());
+        assert_eq!(undo, Undo::new(&original, written.as_bytes()));
+        assert_eq!(undo.apply(written.as_bytes()).unwrap(), original.as_bytes());
     }
 
     proptest! {

@@ -32,8 +32,8 @@ pub const CTXCTL_TEST_PAUSE_BEFORE_REPLACE: &str = "CTXCTL_TEST_PAUSE_BEFORE_REP
 /// most a minute) just before its last check of a file it is about to replace in place,
 /// so that integration tests can change the file between reading and replacing it.
 pub const CTXCTL_TEST_HOLD_BEFORE_REPLACE: &str = "CTXCTL_TEST_HOLD_BEFORE_REPLACE";
-/// Test hook: the size from which a Claude Code transcript is mapped for a rewrite
-/// ([`crate::ops::testhook::map_from`]).
+/// Test hook: the size from which an agent transcript is mapped for a rewrite, and loaded
+/// as a large file is ([`crate::ops::testhook::map_from`]).
 pub const CTXCTL_TEST_MAP_FROM: &str = "CTXCTL_TEST_MAP_FROM";
 pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";

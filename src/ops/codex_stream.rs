@@ -159,8 +159,11 @@ impl Joined<'_> {
 impl Bytes for Joined<'_> {
     fn at(&self, places: &[(u64, u32)]) -> Option<Vec<Vec<u8>>> {
         let mut texts = Vec::with_capacity(places.len());
+        // A mapped rollout's pages are let go of behind the places (see `crate::mapped`).
+        let behind = crate::mapped::Behind::of_bytes(self.0);
         for &(at, len) in places {
             let (a, b) = self.split(usize::try_from(at).ok()?);
+            behind.at_bytes(a);
             let len = len as usize;
             let mut text = Vec::with_capacity(len);
             text.extend_from_slice(&a[..len.min(a.len())]);
@@ -172,6 +175,7 @@ impl Bytes for Joined<'_> {
 
     fn from(&self, at: u64) -> Option<Box<dyn std::io::Read + Send + '_>> {
         let (a, b) = self.split(usize::try_from(at).ok()?);
+        let a = crate::mapped::Reading::new(a);
         Some(Box::new(std::io::Read::chain(a, b)))
     }
 }

@@ -349,10 +349,13 @@ pub fn load_observing<T: Send>(
 /// Whether `path` is a file large enough to be read for a rewrite so that its text and its
 /// messages' text are never held at once ([`REREAD_BYTES`]).
 fn large_file(ctx: &Context, path: &Path) -> bool {
+    // A test mapping small files (`CTXCTL_TEST_MAP_FROM`) takes them this way too: only
+    // this way maps them.
+    let from = crate::ops::testhook::map_from(ctx).map_or(REREAD_BYTES, |m| m.min(REREAD_BYTES));
     path != Path::new("-")
         && !is_database(path)
         && ctx.settings.session.is_none()
-        && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= REREAD_BYTES)
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() >= from)
 }
 
 /// A look at each message of a counting read, with its place in the file, just before its
@@ -369,20 +372,24 @@ fn load_counting(
     path: &Path,
     look: Option<Look>,
 ) -> anyhow::Result<Option<(Loaded, bool)>> {
-    // A large Claude Code transcript is mapped, not read (see `ops::mapped_input`).
+    // A large agent transcript is mapped, not read (see `ops::mapped_input`).
     let map_from =
         crate::ops::testhook::map_from(ctx).unwrap_or(crate::ops::mapped_input::MAP_BYTES);
     let (input, fingerprint) =
         match crate::ops::mapped_input::transcript(path, ctx.settings.format, map_from) {
-            Some((text, hash)) => {
-                let len = text.len();
-                (Err(text), Fingerprint { len, hash })
+            Some(m) => {
+                let (len, hash) = (m.text.len(), m.hash);
+                ctx.printer.debug(&format!(
+                    "{}: mapped from the file for the rewrite ({len} bytes), not read",
+                    display(path)
+                ));
+                (Err(m), Fingerprint { len, hash })
             }
             None => read(path).map(|(bytes, f)| (Ok(bytes), f))?,
         };
     let head = match &input {
         Ok(bytes) => bytes.as_slice(),
-        Err(text) => text.as_bytes(),
+        Err(m) => m.text.as_bytes(),
     };
     let guess = ctx.resolve_model_quietly(crate::ops::model_hint::model_hint(head).as_deref());
     let counter = ctx.counter(guess.encoding);
@@ -396,7 +403,7 @@ fn load_counting(
     };
     let (session, counts) = match input {
         Ok(bytes) => formats::read_counting(bytes, ctx.settings.format, &count),
-        Err(text) => formats::claude_code::read_counting_text(text, &count),
+        Err(m) => m.read_counting(&count),
     }
     .with_context(|| display(path))?;
     let Some(counts) = counts else {

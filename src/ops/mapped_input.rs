@@ -1,28 +1,54 @@
-//! A large Claude Code transcript mapped from its file for a rewrite, rather than read
-//! into memory (see [`crate::mapped`]): its text is passed over several times, in order,
-//! and its pages are let go of behind each pass, so the rewrite no longer holds the whole
-//! file beside its own figures.
+//! A large agent transcript (a Claude Code transcript, a Codex rollout) mapped from its
+//! file for a rewrite, rather than read into memory (see [`crate::mapped`]): its text is
+//! passed over several times, in order, and its pages are let go of behind each pass, so
+//! the rewrite no longer holds the whole file beside its own figures.
 //!
-//! Only a file that the whole read would take as a Claude Code transcript is mapped: one
-//! whose first line is a whole JSON object followed by more lines (never a JSON document,
-//! which the chat formats' reader would take first) and that the format's detection (or
-//! `--format`) names Claude Code. Anything else is read as before.
+//! Only a file that the whole read would take as one of those [`MAPPED`] formats is
+//! mapped: one whose first line is a whole JSON object followed by more lines (never a
+//! JSON document, which the chat formats' reader would take first) and that the format's
+//! detection (or `--format`) names as such. Anything else is read as before. Both agents
+//! only append to their files, which leaves the mapped bytes as they were (see
+//! [`crate::mapped`] for a file changed otherwise).
 
 use std::path::Path;
 
 use serde_json::value::RawValue;
 
+use crate::formats::{CountedRead, Counting};
 use crate::mapped::Text;
-use crate::session::Format;
+use crate::session::{Format, ReadError};
 
 /// Files from this size on are mapped; below it, the text is small beside the tokenizer.
 pub const MAP_BYTES: u64 = 32 << 20;
 
-/// The text of the Claude Code transcript at `path`, mapped when it is `map_from` bytes or
-/// more, and the xxh3-128 hash of its bytes; `None` when it is not one to map (see the
-/// module's documentation).
-pub fn transcript(path: &Path, format: Option<Format>, map_from: u64) -> Option<(Text, u128)> {
-    if path == Path::new("-") || !matches!(format, None | Some(Format::ClaudeCode)) {
+/// The formats whose large files are mapped: their readers and writers go over the text
+/// through its lines ([`crate::session::LinesDoc`]), in order.
+pub const MAPPED: [Format; 2] = [Format::ClaudeCode, Format::Codex];
+
+/// A transcript mapped from its file: its text, the xxh3-128 hash of its bytes, and its
+/// format.
+pub struct Mapped {
+    pub text: Text,
+    pub hash: u128,
+    pub format: Format,
+}
+
+impl Mapped {
+    /// The transcript read by its format's counting read ([`crate::formats::Codec::read_counting`]).
+    pub fn read_counting(self, count: Counting) -> Result<CountedRead, ReadError> {
+        match self.format {
+            Format::Codex => crate::formats::codex::read_counting_text(self.text, count),
+            // The only other format mapped (`MAPPED`).
+            _ => crate::formats::claude_code::read_counting_text(self.text, count),
+        }
+    }
+}
+
+/// The text of the agent transcript at `path` (one of the [`MAPPED`] formats), mapped when
+/// it is `map_from` bytes or more; `None` when it is not one to map (see the module's
+/// documentation).
+pub fn transcript(path: &Path, format: Option<Format>, map_from: u64) -> Option<Mapped> {
+    if path == Path::new("-") || format.is_some_and(|f| !MAPPED.contains(&f)) {
         return None;
     }
     let file = std::fs::File::open(path).ok()?;
@@ -33,7 +59,8 @@ pub fn transcript(path: &Path, format: Option<Format>, map_from: u64) -> Option<
     let (text, hash) = Text::map(&file, usize::try_from(meta.len()).ok()?)?;
     // A mapping is read-only: a transcript whose lone surrogates must be read as U+FFFD
     // (`crate::formats::surrogates`) is read into memory, where they are mended.
-    (is_transcript(&text, format) && !has_lone(&text)).then_some((text, hash))
+    let format = format_of(&text, format)?;
+    (!has_lone(&text)).then_some(Mapped { text, hash, format })
 }
 
 /// Whether mapped `text` holds a lone surrogate escape, looked for a stretch at a time and
@@ -57,30 +84,28 @@ fn has_lone(text: &Text) -> bool {
     false
 }
 
-/// Whether the whole read takes `text` as a Claude Code transcript, from its first lines.
-fn is_transcript(text: &str, format: Option<Format>) -> bool {
+/// The format the whole read takes `text` as, from its first lines, when it is one of the
+/// [`MAPPED`] ones.
+fn format_of(text: &str, format: Option<Format>) -> Option<Format> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text).trim_start();
     if !body.starts_with('{') {
-        return false;
+        return None;
     }
-    let Some(first_end) = body.find('\n') else {
-        return false;
-    };
+    let first_end = body.find('\n')?;
     let first = body[..first_end]
         .strip_suffix('\r')
         .unwrap_or(&body[..first_end]);
-    if serde_json::from_str::<&RawValue>(first).is_err() {
-        return false;
-    }
+    serde_json::from_str::<&RawValue>(first).ok()?;
     // More than one line: a JSON document is one value, so the chat formats' reader, which
     // the whole read tries first, turns down this text.
     if body[first_end..].trim_start().is_empty() {
-        return false;
+        return None;
     }
-    match format {
-        Some(f) => f == Format::ClaudeCode,
-        None => crate::formats::detect(body).ok() == Some(Format::ClaudeCode),
-    }
+    let format = match format {
+        Some(f) => f,
+        None => crate::formats::detect(body).ok()?,
+    };
+    MAPPED.contains(&format).then_some(format)
 }
 
 #[cfg(test)]
@@ -89,27 +114,39 @@ mod tests {
 
     #[test]
     fn only_a_transcript_of_several_lines_is_taken() {
+        let cc = Some(Format::ClaudeCode);
         let line = r#"{"type":"user","sessionId":"s","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
         let two = format!("{line}\n{}\n", line.replace("u1", "u2"));
-        assert!(is_transcript(&two, None));
-        assert!(is_transcript(&format!("\u{feff}{two}"), None));
-        assert!(is_transcript(
-            &two.replace('\n', "\r\n"),
-            Some(Format::ClaudeCode)
-        ));
-        assert!(!is_transcript(&two, Some(Format::Jsonl)));
-        assert!(
-            !is_transcript(&format!("{line}\n\n  \n"), None),
+        assert_eq!(format_of(&two, None), cc);
+        assert_eq!(format_of(&format!("\u{feff}{two}"), None), cc);
+        assert_eq!(format_of(&two.replace('\n', "\r\n"), cc), cc);
+        assert_eq!(format_of(&two, Some(Format::Jsonl)), None);
+        assert_eq!(
+            format_of(&format!("{line}\n\n  \n"), None),
+            None,
             "one record"
         );
-        assert!(
-            !is_transcript("{\n  \"messages\": []\n}\n", None),
+        assert_eq!(
+            format_of("{\n  \"messages\": []\n}\n", None),
+            None,
             "a document"
         );
-        assert!(!is_transcript("[{\"role\":\"user\"}]\n[]\n", None));
+        assert_eq!(format_of("[{\"role\":\"user\"}]\n[]\n", None), None);
         let chat =
             "{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assistant\",\"content\":\"b\"}\n";
-        assert!(!is_transcript(chat, None), "another JSONL format");
+        assert_eq!(format_of(chat, None), None, "another JSONL format");
+    }
+
+    #[test]
+    fn a_codex_rollout_is_taken_as_one() {
+        let codex = Some(Format::Codex);
+        let rollout = concat!(
+            "{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{\"id\":\"s\",\"instructions\":\"sys\"}}\n",
+            "{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"a\"}]}}\n",
+        );
+        assert_eq!(format_of(rollout, None), codex);
+        assert_eq!(format_of(rollout, codex), codex);
+        assert_eq!(format_of(rollout, Some(Format::Jsonl)), None);
     }
 
     #[test]
@@ -120,9 +157,14 @@ mod tests {
         std::fs::write(&p, format!("{line}\n{line}\n")).unwrap();
         assert!(transcript(&p, None, MAP_BYTES).is_none());
         assert!(transcript(Path::new("-"), None, 0).is_none());
-        let (text, hash) = transcript(&p, None, 0).expect("mapped from 0 bytes");
-        assert_eq!(&*text, std::fs::read_to_string(&p).unwrap());
-        assert_eq!(hash, xxhash_rust::xxh3::xxh3_128(text.as_bytes()));
+        assert!(transcript(&p, Some(Format::Jsonl), 0).is_none());
+        // The format given is the one read, as the whole read takes it.
+        let as_codex = transcript(&p, Some(Format::Codex), 0).map(|m| m.format);
+        assert_eq!(as_codex, Some(Format::Codex));
+        let m = transcript(&p, None, 0).expect("mapped from 0 bytes");
+        assert_eq!(&*m.text, std::fs::read_to_string(&p).unwrap());
+        assert_eq!(m.hash, xxhash_rust::xxh3::xxh3_128(m.text.as_bytes()));
+        assert_eq!(m.format, Format::ClaudeCode);
     }
 
     #[test]

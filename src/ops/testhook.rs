@@ -17,8 +17,8 @@
 //!   attempt.)
 //! - `CTXCTL_TEST_HOLD_BEFORE_REPLACE=PATH`: while PATH exists (at most a minute), wait
 //!   before the last check of a file about to be replaced ([`hold_before_replace`]).
-//! - `CTXCTL_TEST_MAP_FROM=BYTES`: map Claude Code transcripts of BYTES or more for a
-//!   rewrite ([`map_from`]), so that small test files take the mapped way too.
+//! - `CTXCTL_TEST_MAP_FROM=BYTES`: map agent transcripts (Claude Code, Codex) of BYTES or
+//!   more for a rewrite ([`map_from`]), so that small test files take the mapped way too.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -95,15 +95,15 @@ pub fn pause_before_replace(ctx: &Context, path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// While the file named by `CTXCTL_TEST_HOLD_BEFORE_REPLACE` exists, waits (at most a
-/// minute) before the last check of `path`, about to be replaced, so that an integration
-/// test can change the file in between, deterministically.
-/// The size from which a rewrite maps a Claude Code transcript, when a test sets it
-/// (see [`crate::ops::mapped_input`]).
+/// The size from which a rewrite maps an agent transcript, when a test sets it (see
+/// [`crate::ops::mapped_input`]); a file that small is also loaded as a large one is.
 pub fn map_from(ctx: &Context) -> Option<u64> {
     ctx.env.get(env::CTXCTL_TEST_MAP_FROM)?.parse().ok()
 }
 
+/// While the file named by `CTXCTL_TEST_HOLD_BEFORE_REPLACE` exists, waits (at most a
+/// minute) before the last check of `path`, about to be replaced, so that an integration
+/// test can change the file in between, deterministically.
 pub fn hold_before_replace(ctx: &Context, path: &Path) {
     let Some(marker) = ctx.env.get(env::CTXCTL_TEST_HOLD_BEFORE_REPLACE) else {
         return;

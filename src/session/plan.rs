@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Format, Role, Session};
+use super::{Format, LinesDoc, Role, Session};
 
 /// One entry of a write plan, in output order.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,8 +43,9 @@ pub enum Record {
     Parsed(Value),
     /// A record whose text is exactly line `n` of the JSONL session it goes back into, so
     /// it is not held twice (a compaction leaves its records in a Claude Code transcript:
-    /// an archive can be most of the file). Only a writer that has the session's document
-    /// can read it (Claude Code's restore); the methods below refuse it.
+    /// an archive can be most of the file; a Codex compaction appends, leaving them too).
+    /// Only a writer that has the session's document can read it (the `*_in` methods);
+    /// the others refuse it.
     Line(usize),
 }
 
@@ -82,6 +83,33 @@ impl Record {
         match self.original_line() {
             Some(text) => Ok(Cow::Borrowed(text)),
             None => serde_json::to_string(&*self.value()?).map(Cow::Owned),
+        }
+    }
+
+    /// [`Record::value`] of a record going back into `doc`: one that is a line of it
+    /// parsed from there.
+    pub fn value_in<'a>(&'a self, doc: &LinesDoc) -> Result<Cow<'a, Value>, serde_json::Error> {
+        match self {
+            Record::Line(n) => serde_json::from_str(doc.line(*n)).map(Cow::Owned),
+            _ => self.value(),
+        }
+    }
+
+    /// [`Record::original_line`] of a record going back into `doc`: one that is a line of
+    /// it read there.
+    pub fn original_line_in<'a>(&'a self, doc: &'a LinesDoc) -> Option<&'a str> {
+        match self {
+            Record::Line(n) => Some(doc.line(*n)),
+            _ => self.original_line(),
+        }
+    }
+
+    /// [`Record::line`] of a record going back into `doc`: one that is a line of it read
+    /// there.
+    pub fn line_in<'a>(&'a self, doc: &'a LinesDoc) -> Result<Cow<'a, str>, serde_json::Error> {
+        match self {
+            Record::Line(n) => Ok(Cow::Borrowed(doc.line(*n))),
+            _ => self.line(),
         }
     }
 }

@@ -43,6 +43,7 @@ mod json_schema;
 mod linking;
 mod live;
 mod llm_sections;
+mod mapped;
 mod mcp;
 mod models;
 mod opencode;

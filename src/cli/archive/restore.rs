@@ -37,7 +37,10 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
         .as_deref()
         .ok_or_else(|| anyhow::anyhow!("give the archive to restore, as NAME/SEQ"))?;
     let id = super::resolve(store, given_id)?;
-    let (entry, mut file) = store.get(&id)?;
+    // Only the facts: a compaction's records (most of a large session) are read again once
+    // the session is loaded (`records_again`), a trim's are not needed (its undo script
+    // rebuilds the original).
+    let (entry, mut file) = store.get_facts(&id)?;
     // A session's file named for its newest archive is also where it goes back.
     let given = args.file.as_deref().or_else(|| {
         let p = Path::new(given_id);
@@ -57,12 +60,9 @@ pub fn run(ctx: &Context, store: &ArchiveStore, args: &RestoreArgs) -> anyhow::R
             return Ok(ExitStatus::Success);
         }
     }
-    // A compaction's records (most of a large session) are not held while the session
-    // loads: they are read again once it is (the lock is held by then).
+    // A compaction's records are read once the session is loaded (the lock is held by
+    // then), never beside the load.
     let records_later = file.undo.is_none();
-    if records_later {
-        file.records = Vec::new();
-    }
     let mut loaded = match file.agent_session.as_deref() {
         // An agent's database session is read, and written back, whole.
         Some(wanted) => load::load_selected(ctx, &target, Some(wanted))?,
@@ -266,10 +266,10 @@ impl Plan<'_> {
 
 /// The records of archive `entry` read again, its facts as first read (`file`, without
 /// its records): an archive is never rewritten, so one that changed is refused. Into a
-/// Claude Code transcript, which a compaction leaves its records in, each record that is
-/// a line of the session is kept as that line (`Some`, the records as they go back):
-/// read one at a time, they are never all held beside the session. Else they go back
-/// into `file`.
+/// Claude Code transcript or a Codex rollout, which a compaction leaves its records in,
+/// each record that is a line of the session is kept as that line (`Some`, the records as
+/// they go back): read one at a time, they are never all held beside the session. Else
+/// they go back into `file`.
 fn records_again(
     entry: &ArchiveEntry,
     file: &mut ArchiveFile,
@@ -282,7 +282,11 @@ fn records_again(
         )
     };
     let lines = match &loaded.session.doc {
-        Document::Lines(doc) if loaded.session.format == Format::ClaudeCode => doc,
+        Document::Lines(doc)
+            if matches!(loaded.session.format, Format::ClaudeCode | Format::Codex) =>
+        {
+            doc
+        }
         _ => {
             let mut records = Vec::new();
             let again = archive::read_each_record(&entry.path, &mut |r| records.push(r))?;

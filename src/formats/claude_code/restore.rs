@@ -98,15 +98,18 @@ pub fn restore<'d>(
         match in_file[k] {
             Some(i) => {
                 // The same text is the same value; else the two are parsed and compared.
-                let same_text = original_line(r, doc) == Some(doc.line(t.recs[i].line));
-                if !same_text && t.whole(doc, i)?.v != *value(r, doc)? {
-                    out.set(t.recs[i].line, LineOut::Rewrite(line(r, doc)?.into_owned()));
+                let same_text = r.original_line_in(doc) == Some(doc.line(t.recs[i].line));
+                if !same_text && t.whole(doc, i)?.v != *r.value_in(doc)? {
+                    out.set(
+                        t.recs[i].line,
+                        LineOut::Rewrite(r.line_in(doc)?.into_owned()),
+                    );
                     replaced.insert(i);
                 }
             }
             None => {
                 let next = in_file[k + 1..].iter().flatten().next().unwrap_or(&first);
-                out.insert_before(t.recs[*next].line, line(r, doc)?.into_owned());
+                out.insert_before(t.recs[*next].line, r.line_in(doc)?.into_owned());
             }
         }
         if let Some(u) = uuid {
@@ -209,38 +212,14 @@ fn record_uuid(r: &Record, doc: &LinesDoc) -> Result<Option<String>, serde_json:
         #[serde(borrow)]
         uuid: Option<Cow<'a, str>>,
     }
-    if let Some(text) = original_line(r, doc) {
+    if let Some(text) = r.original_line_in(doc) {
         if let Ok(head) = serde_json::from_str::<Head>(text) {
             return Ok(head.uuid.map(Cow::into_owned));
         }
     }
     // An object whose uuid is no string, a key given twice, no object: as its value has it.
-    let v = value(r, doc)?;
+    let v = r.value_in(doc)?;
     Ok(v.get("uuid").and_then(Value::as_str).map(str::to_string))
-}
-
-/// [`Record::original_line`] of an archived record, one that is a line of `doc` read there.
-fn original_line<'a>(r: &'a Record, doc: &'a LinesDoc) -> Option<&'a str> {
-    match r {
-        Record::Line(n) => Some(doc.line(*n)),
-        _ => r.original_line(),
-    }
-}
-
-/// [`Record::value`] of an archived record, one that is a line of `doc` parsed from it.
-fn value<'a>(r: &'a Record, doc: &LinesDoc) -> Result<Cow<'a, Value>, serde_json::Error> {
-    match r {
-        Record::Line(n) => serde_json::from_str(doc.line(*n)).map(Cow::Owned),
-        _ => r.value(),
-    }
-}
-
-/// [`Record::line`] of an archived record, one that is a line of `doc` read there.
-fn line<'a>(r: &'a Record, doc: &'a LinesDoc) -> Result<Cow<'a, str>, serde_json::Error> {
-    match r {
-        Record::Line(n) => Ok(Cow::Borrowed(doc.line(*n))),
-        _ => r.line(),
-    }
 }
 
 /// The `compact_boundary` the compaction put above record `i`: the first one up its chain.

@@ -28,7 +28,9 @@ use serde_json::Value;
 use super::agent::{AgentInfo, AgentStore, ResumeRule};
 use crate::formats::message::Notes;
 use crate::formats::{lines_doc, Codec, CountedRead, Counting, Written};
-use crate::session::{Document, Format, LinesDoc, Parsed, ReadError, ReportedUsage, Role, Session};
+use crate::session::{
+    Document, Format, LinesDoc, Parsed, ReadError, ReportedUsage, Role, Session, Text,
+};
 use crate::session::{Item, Keep, WriteError};
 pub use rollout::{ActiveItem, Latest, Rollout, Source};
 
@@ -69,7 +71,15 @@ pub fn read(text: impl Into<String>) -> Result<Session, ReadError> {
 /// layout), its lean parse is kept in the document, so that the writer (and the
 /// archive, on another thread) do not parse a large rollout again beside the session.
 pub fn read_keeping(text: impl Into<String>, keep: Keep) -> Result<Session, ReadError> {
-    read_with(text.into(), keep, None).map(|(s, _)| s)
+    read_with(Text::from(text.into()), keep, None).map(|(s, _)| s)
+}
+
+/// [`Codec::read_counting`] of a rollout's text mapped from its file (see
+/// [`crate::mapped`]): every pass of the read and of the writer goes through its lines in
+/// order, letting go of the pages behind it.
+pub fn read_counting_text(text: Text, count: Counting) -> Result<CountedRead, ReadError> {
+    let (session, counts) = read_with(text, Keep::Document, Some(count))?;
+    Ok((session, Some(counts)))
 }
 
 /// [`read_keeping`], each message given to `count` (when there is one) as soon as it is
@@ -77,7 +87,7 @@ pub fn read_keeping(text: impl Into<String>, keep: Keep) -> Result<Session, Read
 /// message order, and its text may go before the next message is made, so that a large
 /// rollout's messages' texts are never all held beside the rollout's.
 fn read_with(
-    text: String,
+    text: Text,
     keep: Keep,
     count: Option<Counting>,
 ) -> Result<(Session, Vec<usize>), ReadError> {
@@ -246,8 +256,7 @@ impl Codec for Codex {
     /// Each message counted as it is made, its turn closed first (the roles are known
     /// from the parse): a rewrite's load never holds all the messages' texts.
     fn read_counting(&self, text: String, count: Counting) -> Result<CountedRead, ReadError> {
-        let (session, counts) = read_with(text, Keep::Document, Some(count))?;
-        Ok((session, Some(counts)))
+        read_counting_text(text.into(), count)
     }
 
     fn write(&self, session: &Session, items: &[Item]) -> Result<Vec<u8>, WriteError> {
