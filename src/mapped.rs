@@ -2,11 +2,11 @@
 //!
 //! A rewrite of a large agent transcript (Claude Code's, a Codex rollout) reads the file's
 //! text several times (the load's parse, the writer's, the copy of every untouched line),
-//! but each time in order and only a little at a time. Held in the heap, the whole text stood beside everything
-//! else the rewrite holds (160 MB of a 300 MB peak on a 160 MB transcript). Mapped from
-//! the file, the pages a pass has gone past are let go behind it ([`Text::passing`]):
-//! they stay in the page cache, and a later pass (or a look back) maps them in again
-//! from there. The bytes are the file's, the same as a read would have given; what the
+//! but each time in order and only a little at a time. Held in the heap, the whole text
+//! stood beside everything else the rewrite holds (160 MB of a 300 MB peak on a 160 MB
+//! transcript). Mapped from the file, the pages a pass has gone past are let go behind it
+//! ([`Text::passing`]): they stay in the page cache, and a later pass (or a look back)
+//! maps them in again from there. The bytes are the file's, the same as a read would have given; what the
 //! text is used for does not change.
 //!
 //! A mapping sees the file as it is now, so it is made only of a regular file and checked
