@@ -1,11 +1,15 @@
 //! A large agent transcript is mapped from its file for a rewrite rather than read into
 //! memory (issue #43). Forced onto small files here (`CTXCTL_TEST_MAP_FROM=0`), every
 //! rewrite of a Codex rollout writes, archives and restores exactly what it does from the
-//! file read whole; a rollout holding a lone surrogate is read, not mapped, and mended.
+//! file read whole; a rollout holding a lone surrogate is read, not mapped, and mended;
+//! one Codex appends to while it is mapped is read again, what Codex wrote kept.
 
 use std::fs;
+use std::io::Write as _;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
-use crate::support::{archive_bytes, archives, fixture, s, sample, TestEnv};
+use crate::support::{archive_bytes, archives, fixture, s, sample, Run, TestEnv};
 
 /// Codex rollouts of each kind: 0.169's paginated ones, one Codex compacted itself, the
 /// bundled sample, and a legacy one (rewritten line by line).
@@ -152,4 +156,67 @@ fn a_codex_rollout_with_a_lone_surrogate_is_read_not_mapped_and_mended() {
     let run = env.run(&["check", s(&file)]);
     assert_eq!(run.code, 0, "{run:?}");
     assert!(!run.stderr.contains("surrogate"), "{run:?}");
+}
+
+#[test]
+fn a_mapped_rollout_codex_appends_to_meanwhile_is_read_again_and_kept() {
+    let env = TestEnv::new().env("CTXCTL_TEST_MAP_FROM", "0");
+    let bytes = fs::read(sample("codex.jsonl")).unwrap();
+    let file = env.write("s.jsonl", &bytes);
+    let marker = env.write("hold-marker", "");
+    let child = env
+        .command(&[
+            "compact",
+            "--in-place",
+            "--tail-tokens",
+            "300",
+            "-vv",
+            s(&file),
+        ])
+        .env("CTXCTL_TEST_HOLD_BEFORE_REPLACE", s(&marker))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the originals are archived, ctxctl holds before its last check of the file.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while archives(&env, "s").is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "ctxctl never archived the rollout"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Codex appends a turn to the mapped file meanwhile.
+    let line = br#"{"timestamp":"2026-01-02T03:04:06Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"the agent is still writing"}]}}"#;
+    let mut f = fs::File::options().append(true).open(&file).unwrap();
+    f.write_all(line).unwrap();
+    f.write_all(b"\n").unwrap();
+    drop(f);
+    fs::remove_file(&marker).unwrap();
+    let run = Run::from(child.wait_with_output().unwrap());
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("mapped from the file"), "{run:?}");
+    assert!(run.stderr.contains("reading it again"), "{run:?}");
+    // A Codex compaction only appends: the file as Codex left it, then the compaction.
+    let mut grown = bytes.clone();
+    grown.extend_from_slice(line);
+    grown.push(b'\n');
+    let after = fs::read(&file).unwrap();
+    assert!(
+        after.starts_with(&grown),
+        "what Codex wrote is kept as it was"
+    );
+    assert!(after.len() > grown.len(), "compacted: {run:?}");
+    // The first pass's archive was taken back; the second's undoes what was written.
+    assert_eq!(archives(&env, "s").len(), 1, "{run:?}");
+    let run = env.run(&["archive", "restore", "s/1"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        fs::read(&file).unwrap(),
+        grown,
+        "restored to what Codex wrote"
+    );
+    let run = env.run(&["check", s(&file)]);
+    assert_eq!(run.code, 0, "{run:?}");
 }
