@@ -99,6 +99,9 @@ pub fn tally(
     };
     let mut emit = |m: Message| batches.push(m);
     let read = indexed::read(&index, traced, &mut fetch, &mut emit)?;
+    // Only a thread after a compact boundary reads the index again
+    // (`compacted::streamed`): else its nodes and checks go before the counts are widened.
+    let index = read.agent_limits.compacted_at.is_some().then_some(index);
     let tally = batches.finish();
     // Cut short between the passes: what the first pass saw is gone.
     let now = file.metadata().ok()?.len();
@@ -124,7 +127,16 @@ pub fn tally(
     );
     let mut agent_limits = read.agent_limits;
     mended.note(&mut agent_limits);
-    crate::ops::compacted::streamed(ctx, counter, model.factor, &file, index, &mut agent_limits)?;
+    if let Some(index) = index {
+        crate::ops::compacted::streamed(
+            ctx,
+            counter,
+            model.factor,
+            &file,
+            index,
+            &mut agent_limits,
+        )?;
+    }
     let extra_tokens = read.request_extra.as_ref().map_or(0, |t| {
         let part = Part::Text(t.clone());
         let n = ctx.count_parts(counter, &[&part]);

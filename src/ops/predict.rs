@@ -235,39 +235,44 @@ pub fn first_hidden_part(u: &ReportedUsage, counts: &[usize], factor: f64) -> Op
 /// median — robust to a report that jumped for other reasons (a reminder, a file the agent
 /// attached) — weighted by the growth measured and, by half every few pairs, to the most
 /// recent turns. `None` when the file gives too little growth to tell.
+///
+/// The pairs are measured again as needed rather than held: a 2 GB transcript's 600K reports made
+/// 9.6 MB of points and as many of pairs at the end of its read, its peak. Only the pairs
+/// whose weight is not zero are kept for the median (about the 7,000 latest, past which
+/// the recency weight is below the smallest `f64`): one of weight zero moves neither the
+/// total nor the running sum, so it is never the median, and the result is the same.
 fn calibration(u: &ReportedUsage, counts: &[usize], factor: f64) -> Option<f64> {
     let latest = (u.request_end?, u.input_tokens);
-    let points: Vec<(usize, u64)> = u
-        .earlier
-        .iter()
-        .copied()
-        .chain([latest])
-        .filter(|&(_, r)| r > 0)
-        .collect();
-    let mut pairs: Vec<(f64, f64)> = Vec::new(); // (ratio, growth counted)
-    for pair in points.windows(2) {
-        let ((a, ra), (b, rb)) = (pair[0], pair[1]);
-        if b <= a || rb < ra || b > counts.len() {
-            continue;
-        }
-        let ours: f64 = counts[a..b].iter().map(|&n| n as f64 / factor).sum();
-        if ours < MIN_PAIR_TOKENS {
-            continue;
-        }
-        let ratio = (rb - ra) as f64 / ours;
-        if (RATIO_RANGE.0..=RATIO_RANGE.1).contains(&ratio) {
-            pairs.push((ratio, ours));
-        }
-    }
-    let counted: f64 = pairs.iter().map(|&(_, n)| n).sum();
+    // (ratio, growth counted) of each pair of consecutive reports that tells the ratio.
+    let measured = || {
+        let points = (u.earlier.iter().copied())
+            .chain([latest])
+            .filter(|&(_, r)| r > 0);
+        let mut before = None;
+        points.filter_map(move |(b, rb)| {
+            let (a, ra) = before.replace((b, rb))?;
+            if b <= a || rb < ra || b > counts.len() {
+                return None;
+            }
+            let ours: f64 = counts[a..b].iter().map(|&n| n as f64 / factor).sum();
+            if ours < MIN_PAIR_TOKENS {
+                return None;
+            }
+            let ratio = (rb - ra) as f64 / ours;
+            (RATIO_RANGE.0..=RATIO_RANGE.1)
+                .contains(&ratio)
+                .then_some((ratio, ours))
+        })
+    };
+    let counted: f64 = measured().map(|(_, n)| n).sum();
     if counted < MIN_CALIBRATION_TOKENS {
         return None;
     }
-    let n = pairs.len();
-    let weighted: Vec<(f64, f64)> = pairs
-        .iter()
+    let n = measured().count();
+    let weighted: Vec<(f64, f64)> = measured()
         .enumerate()
-        .map(|(i, &(r, grown))| (r, grown * RECENCY.powi((n - 1 - i) as i32)))
+        .map(|(i, (r, grown))| (r, grown * RECENCY.powi((n - 1 - i) as i32)))
+        .filter(|&(_, w)| w != 0.0)
         .collect();
     weighted_median(weighted)
 }
@@ -295,6 +300,78 @@ fn weighted_median(mut values: Vec<(f64, f64)>) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`calibration`] as it was, holding every point and pair.
+    fn calibration_held(u: &ReportedUsage, counts: &[usize], factor: f64) -> Option<f64> {
+        let latest = (u.request_end?, u.input_tokens);
+        let points: Vec<(usize, u64)> = (u.earlier.iter().copied())
+            .chain([latest])
+            .filter(|&(_, r)| r > 0)
+            .collect();
+        let mut pairs: Vec<(f64, f64)> = Vec::new();
+        for pair in points.windows(2) {
+            let ((a, ra), (b, rb)) = (pair[0], pair[1]);
+            if b <= a || rb < ra || b > counts.len() {
+                continue;
+            }
+            let ours: f64 = counts[a..b].iter().map(|&n| n as f64 / factor).sum();
+            let ratio = (rb - ra) as f64 / ours;
+            if ours >= MIN_PAIR_TOKENS && (RATIO_RANGE.0..=RATIO_RANGE.1).contains(&ratio) {
+                pairs.push((ratio, ours));
+            }
+        }
+        let counted: f64 = pairs.iter().map(|&(_, n)| n).sum();
+        if counted < MIN_CALIBRATION_TOKENS {
+            return None;
+        }
+        let n = pairs.len();
+        let weighted = (pairs.iter().enumerate())
+            .map(|(i, &(r, grown))| (r, grown * RECENCY.powi((n - 1 - i) as i32)))
+            .collect();
+        weighted_median(weighted)
+    }
+
+    #[test]
+    fn calibration_over_many_reports_is_the_held_one() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for reports in [0, 1, 3, 50, 8_000, 20_000] {
+            let counts: Vec<usize> = (0..reports * 2 + 2)
+                .map(|_| (next() % 400) as usize)
+                .collect();
+            let mut prompt = 1_000u64;
+            let mut earlier = Vec::new();
+            for k in 0..reports {
+                // Mostly growing by about the counted growth, now and then shrinking or
+                // jumping, some reports of zero.
+                let grown: usize = counts[2 * k..2 * k + 2].iter().sum();
+                prompt = match next() % 20 {
+                    0 => prompt / 2,
+                    1 => prompt + 50_000,
+                    _ => prompt + (grown as u64 * (90 + next() % 30)) / 100,
+                };
+                earlier.push((2 * k + 2, if next() % 15 == 0 { 0 } else { prompt }));
+            }
+            let last = earlier.pop().unwrap_or((1, 1_000));
+            let u = usage(last.1, last.0, earlier);
+            for factor in [1.0, 1.2] {
+                let got = calibration(&u, &counts, factor);
+                assert_eq!(
+                    got,
+                    calibration_held(&u, &counts, factor),
+                    "{reports} reports"
+                );
+                if reports >= 8_000 {
+                    assert!(got.is_some(), "{reports} reports calibrate");
+                }
+            }
+        }
+    }
 
     fn usage(input: u64, end: usize, earlier: Vec<(usize, u64)>) -> ReportedUsage {
         ReportedUsage {

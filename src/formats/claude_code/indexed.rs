@@ -91,10 +91,7 @@ impl Earlier {
     /// The pairs, as [`ReportedUsage::earlier`] holds them.
     fn widen(self) -> Vec<(usize, u64)> {
         let Earlier { pairs, wide } = self;
-        let mut out: Vec<(usize, u64)> = (pairs.iter())
-            .map(|&(a, t)| (a as usize, u64::from(t)))
-            .collect();
-        drop(pairs);
+        let mut out = crate::mem::widen(pairs, (0, 0), |(a, t)| (a as usize, u64::from(t)));
         for (k, pair) in wide {
             out[k] = pair;
         }
@@ -206,12 +203,12 @@ fn merges(n: &Node) -> bool {
 pub fn trace(index: &Index) -> Traced {
     let nodes = &index.nodes;
     let thread = live::trace(index);
-    let responses = Responses::new(thread.order.len(), |rank| {
-        let i = thread.order[rank] as usize;
+    let responses = Responses::new(thread.order.iter(), |i| {
+        let i = i as usize;
         index.message_id(i).filter(|_| merges(&nodes[i]))
     });
     let model = (nodes.iter().enumerate().rev())
-        .filter(|(i, n)| thread.live[*i] && n.model > 0)
+        .filter(|(i, n)| thread.live.get(*i) && n.model > 0)
         .map(|(_, n)| n.model)
         .next()
         .or_else(|| nodes.iter().rev().map(|n| n.model).find(|&m| m > 0))
@@ -323,18 +320,21 @@ fn messages(
     let mut parsed = std::collections::VecDeque::new();
     let mut fetched_to = 0;
     let mut walk = responses.walk();
-    for (rank, &i) in thread.order.iter().enumerate() {
+    // The records not fetched yet, in order.
+    let mut ahead = thread.order.iter();
+    for (rank, i) in thread.order.iter().enumerate() {
         let (response, closes) = walk.next()?;
         let i = i as usize;
         let n = &nodes[i];
         if rank == fetched_to {
             // The next window of records, parsed at once.
             let (mut batch, mut bytes) = (Vec::new(), 0);
-            for &j in &thread.order[rank..] {
+            for j in ahead.clone() {
                 let j = j as usize;
                 if batch.len() >= WINDOW_RECORDS || (bytes >= WINDOW_BYTES && !batch.is_empty()) {
                     break;
                 }
+                ahead.next();
                 fetched_to += 1;
                 if wanted(&nodes[j]) {
                     bytes += index.place(j).1 as usize;
@@ -476,7 +476,7 @@ fn add(
     let mut m = Message::new(role, parts, Origin::Record(r.line));
     m.id = r.uuid.clone();
     m.pinned = r.v.get("_preserve").and_then(Value::as_bool) == Some(true);
-    m.agent_kept = preserved_before.is_some_and(|b| thread.live[i] && r.line < b);
+    m.agent_kept = preserved_before.is_some_and(|b| thread.live.get(i) && r.line < b);
     m.compact = compact_meta(r).map(Box::new);
     if let Some(id) = response {
         group.insert(id, base + open.len());

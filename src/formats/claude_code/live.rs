@@ -7,21 +7,23 @@
 //! What the trace holds per node is kept to a few bytes: nodes are found by an id through
 //! a permutation of their 32-bit indices sorted by it ([`ById`], binary-searched), the
 //! children map of [`Children`] is built only when a boundary has a preserved segment to
-//! relink, and the thread's order is kept as 32-bit indices.
+//! relink, and the thread's order and live flags are kept in about a byte and a bit a
+//! record ([`Order`], [`Flags`]).
 
 use std::collections::{HashMap, HashSet};
 
 use super::index::Index;
 use super::relink::Children;
+use super::seq::{Flags, Order};
 use super::skel::{Id, Kind, Node, Rare};
 
 /// The live thread of a transcript's nodes.
 #[derive(Debug)]
 pub struct Thread {
     /// Per node: part of the active context.
-    pub live: Vec<bool>,
+    pub live: Flags,
     /// The live nodes in the order Claude Code sends them.
-    pub order: Vec<u32>,
+    pub order: Order,
     /// The `compact_boundary` the active context starts after.
     pub boundary: Option<usize>,
     /// The boundary of the preserved segment the thread goes through, when it does.
@@ -94,12 +96,12 @@ impl Answers<'_> {
     }
 
     /// Whether a node `live` says is live answers `id`.
-    fn live(&self, id: Id, live: &[bool]) -> bool {
+    fn live(&self, id: Id, live: &Flags) -> bool {
         let key = |k: &u32| self.rare.answer(*k as usize).1;
         let from = self.idx.partition_point(|k| key(k) < id);
         (self.idx[from..].iter())
             .take_while(|k| key(k) == id)
-            .any(|&k| live[self.rare.answer(k as usize).0])
+            .any(|&k| live.get(self.rare.answer(k as usize).0))
     }
 }
 
@@ -133,8 +135,8 @@ pub fn trace(index: &Index) -> Thread {
     };
     t.relink_segments();
     let mut thread = Thread {
-        live: vec![false; nodes.len()],
-        order: Vec::new(),
+        live: Flags::new(nodes.len()),
+        order: Order::default(),
         boundary: None,
         splice_boundary: None,
         warnings: Vec::new(),
@@ -170,7 +172,8 @@ impl Tracer<'_> {
     }
 
     fn walk(&mut self, leaf: usize, thread: &mut Thread) {
-        let mut chain: Vec<u32> = Vec::new();
+        // Leaf first, as walked.
+        let mut chain = Order::default();
         // The nodes seen are the chain's, which are live: the thread's own bit a node
         // marks them, rather than a byte a node more.
         let seen = &mut thread.live;
@@ -180,7 +183,7 @@ impl Tracer<'_> {
                 thread.boundary = Some(i);
                 break;
             }
-            if std::mem::replace(&mut seen[i], true) {
+            if seen.set(i) {
                 self.warnings.push(format!(
                     "line {}: parentUuid links loop back; the thread starts here",
                     self.index.line(i) + 1
@@ -195,10 +198,10 @@ impl Tracer<'_> {
                 self.missing.push((self.warnings.len() - 1, i));
             }
         }
-        chain.reverse();
+        let chain = chain.reversed();
         let splice = thread.boundary.and_then(|b| {
             (self.splices.iter())
-                .find(|s| s.boundary == b && chain.contains(&(s.anchor as u32)))
+                .find(|s| s.boundary == b && chain.contains(s.anchor as u32))
                 .cloned()
         });
         thread.splice_boundary = splice.as_ref().map(|s| s.boundary);
@@ -324,7 +327,7 @@ impl Tracer<'_> {
         found
     }
 
-    fn expand(&self, chain: Vec<u32>, spliced: bool, thread: &mut Thread) {
+    fn expand(&self, chain: Order, spliced: bool, thread: &mut Thread) {
         let after = match (spliced, thread.boundary) {
             (false, Some(b)) => b + 1,
             _ => 0,
@@ -337,8 +340,8 @@ impl Tracer<'_> {
         });
         let by_message = ById::new(self.index, Index::message_id, eligible);
         let live = &mut thread.live;
-        for &i in &chain {
-            live[i as usize] = true;
+        for i in chain.iter() {
+            live.set(i as usize);
         }
         // An id is answered once a live record answers it: only user records answer ids,
         // and only the chain's and the tool results hung beside it are live ones (the
@@ -351,25 +354,24 @@ impl Tracer<'_> {
         // The chain's records taken last first, each followed by what it hangs, depth
         // first, as one stack holding the chain would take them.
         let mut stack: Vec<(u32, u32)> = Vec::new();
-        for pos in (0..chain.len()).rev() {
-            stack.push((pos as u32, chain[pos]));
+        for (pos, i) in (0..chain.len()).rev().zip(chain.rev()) {
+            stack.push((pos as u32, i));
             while let Some((at, i)) = stack.pop() {
                 let same =
                     (self.index.message_id(i as usize)).map(|id| by_message.all(self.index, id));
                 let kids = (self.index.uuid(i as usize)).map(|u| children.all(self.index, u));
                 for &j in same.into_iter().flatten() {
-                    if !live[j as usize] {
-                        live[j as usize] = true;
+                    if !live.set(j as usize) {
                         beside.push((at, j));
                         stack.push((at, j));
                     }
                 }
                 for &c in kids.into_iter().flatten() {
                     let ids = self.rare.results(c as usize);
-                    if live[c as usize] || ids.iter().all(|&id| answers.live(id, live)) {
+                    if live.get(c as usize) || ids.iter().all(|&id| answers.live(id, live)) {
                         continue;
                     }
-                    live[c as usize] = true;
+                    live.set(c as usize);
                     beside.push((at, c));
                     stack.push((at, c));
                 }
@@ -382,25 +384,17 @@ impl Tracer<'_> {
 }
 
 /// The thread's order: each record of `chain` followed by the records `beside` hangs from
-/// its place (sorted by place and then record), made in the chain's own vector from its
-/// end, so that the chain and the order (four bytes a live record each) are not held at
-/// once. A record is written at or after the chain's place it is taken from, which is
-/// read before: `w` never passes below `pos`.
-fn interleave(chain: Vec<u32>, beside: &[(u32, u32)]) -> Vec<u32> {
-    let mut order = chain;
-    let n = order.len();
-    order.resize(n + beside.len(), 0);
-    let mut w = order.len();
-    let mut hung = beside.iter().rev().peekable();
-    for pos in (0..n).rev() {
+/// its place (sorted by place and then record).
+fn interleave(chain: Order, beside: &[(u32, u32)]) -> Order {
+    let mut order = Order::default();
+    let mut hung = beside.iter().peekable();
+    for (pos, i) in chain.iter().enumerate() {
+        order.push(i);
         while let Some(&(_, j)) = hung.next_if(|&&(at, _)| at as usize == pos) {
-            w -= 1;
-            order[w] = j;
+            order.push(j);
         }
-        w -= 1;
-        order[w] = order[pos];
     }
-    debug_assert_eq!(w, 0);
+    debug_assert!(hung.next().is_none());
     order
 }
 
@@ -410,11 +404,13 @@ mod tests {
 
     #[test]
     fn records_beside_the_chain_follow_their_place_in_order() {
-        let chain = vec![10, 11, 12, 13];
+        let order = |v: &[u32]| v.iter().copied().collect::<Order>();
+        let chain = order(&[10, 11, 12, 13]);
         let beside = [(0, 7), (0, 20), (2, 3), (3, 1), (3, 2)];
-        assert_eq!(interleave(chain, &beside), [10, 7, 20, 11, 12, 3, 13, 1, 2]);
-        assert_eq!(interleave(vec![5, 6], &[]), [5, 6]);
-        assert!(interleave(Vec::new(), &[]).is_empty());
+        let want = order(&[10, 7, 20, 11, 12, 3, 13, 1, 2]);
+        assert_eq!(interleave(chain, &beside), want);
+        assert_eq!(interleave(order(&[5, 6]), &[]), order(&[5, 6]));
+        assert!(interleave(Order::default(), &[]).is_empty());
     }
 }
 

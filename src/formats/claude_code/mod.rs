@@ -23,6 +23,7 @@ pub mod reattach;
 mod relink;
 mod responses;
 mod restore;
+mod seq;
 pub mod skel;
 mod sparse;
 mod splice;

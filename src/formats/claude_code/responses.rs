@@ -31,33 +31,50 @@ pub struct Responses {
 }
 
 impl Responses {
-    /// The responses of `n` places, `response` giving each place's `message.id` (`None`:
-    /// none, or one that does not merge).
-    pub fn new(n: usize, response: impl Fn(usize) -> Option<Id>) -> Responses {
-        let mut places = vec![NONE; n];
+    /// The responses of the places `keys` gives in order (a thread's records), `response`
+    /// giving a key's `message.id` (`None`: none, or one that does not merge). Only the
+    /// first place of each run of a response is kept aside while they are sorted by
+    /// `message.id` (eight bytes a run, where a place a record with a response took four
+    /// and the order, read at random, four a place more), and `response` is asked again
+    /// only of those.
+    pub fn new<K: Copy>(
+        keys: impl Iterator<Item = K>,
+        response: impl Fn(K) -> Option<Id>,
+    ) -> Responses {
+        let mut places = Vec::with_capacity(keys.size_hint().0);
+        let mut runs: Vec<(u32, K)> = Vec::new();
         let mut before = None;
-        for (r, p) in places.iter_mut().enumerate() {
-            if let Some(id) = response(r) {
-                *p = if before == Some(id) { SAME } else { FIRST };
-                before = Some(id);
-            }
-        }
-        let mut by_response: Vec<u32> = (0..n as u32)
-            .filter(|&r| places[r as usize] != NONE)
-            .collect();
-        by_response.sort_unstable_by_key(|&r| (response(r as usize), r));
-        let mut apart = Vec::new();
-        for run in by_response.chunk_by(|&a, &b| response(a as usize) == response(b as usize)) {
-            for &r in &run[1..] {
-                if places[r as usize] == FIRST {
-                    places[r as usize] = APART;
-                    apart.push((r, run[0]));
+        for (r, key) in keys.enumerate() {
+            let id = response(key);
+            places.push(match id {
+                None => NONE,
+                Some(_) if id == before => SAME,
+                Some(_) => {
+                    runs.push((r as u32, key));
+                    FIRST
                 }
-            }
-            if let Some(&last) = run.last() {
-                places[last as usize] |= LAST;
+            });
+            if id.is_some() {
+                before = id;
             }
         }
+        runs.sort_unstable_by_key(|&(r, key)| (response(key), r));
+        let mut apart = Vec::new();
+        for group in runs.chunk_by(|a, b| response(a.1) == response(b.1)) {
+            let first = group[0].0;
+            for &(r, _) in &group[1..] {
+                places[r as usize] = APART;
+                apart.push((r, first));
+            }
+            // The response's last place ends its last run.
+            let from = group[group.len() - 1].0 as usize;
+            let end = (places[from + 1..].iter())
+                .position(|&p| p & STATE == FIRST || p & STATE == APART)
+                .map_or(places.len(), |k| from + 1 + k);
+            let last = (from..end).rev().find(|&k| places[k] != NONE);
+            places[last.unwrap_or(from)] |= LAST;
+        }
+        drop(runs);
         apart.sort_unstable();
         Responses { places, apart }
     }
@@ -145,7 +162,7 @@ mod tests {
             ],
         ];
         for ids in cases {
-            let r = Responses::new(ids.len(), |k| ids[k].map(id));
+            let r = Responses::new(0..ids.len(), |k| ids[k].map(id));
             let walked: Vec<_> = r.walk().collect();
             assert_eq!(walked, by_ids(ids), "{ids:?}");
         }
@@ -162,8 +179,26 @@ mod tests {
             None,
             Some("b"),
         ];
-        let r = Responses::new(ids.len(), |k| ids[k].map(id));
+        let r = Responses::new(0..ids.len(), |k| ids[k].map(id));
         assert!(r.apart.is_empty());
         assert_eq!(r.places.len(), ids.len());
+    }
+
+    #[test]
+    fn random_runs_name_their_response_as_the_ids_do() {
+        let names = ["a", "b", "c", "d"];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            let mut ids = Vec::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for k in 0..(seed % 12) {
+                let pick = (seed >> (4 * k + 8)) % 6;
+                ids.push(names.get(pick as usize).copied());
+            }
+            let r = Responses::new(0..ids.len(), |k| ids[k].map(id));
+            assert_eq!(r.walk().collect::<Vec<_>>(), by_ids(&ids), "{ids:?}");
+        }
     }
 }
