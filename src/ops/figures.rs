@@ -5,9 +5,10 @@
 //! session read whole folds once, through the same [`Chunk::of`], so both give the same
 //! figures.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::context::Context;
+use crate::ops::call_names::CallNames;
 use crate::render::preview::preview;
 use crate::session::pairing::Pairing;
 use crate::session::pairs::{Shape, Shapes};
@@ -207,12 +208,8 @@ pub struct Tally {
     /// The largest messages, largest first (the earlier first among equals).
     pub largest: Vec<Largest>,
     tools: BTreeMap<String, ToolTally>,
-    /// The tool names `name_of` numbers, and their numbers.
-    names: Vec<String>,
-    number_of: BTreeMap<String, u32>,
-    /// The tool each call id called: by the id's 64-bit hash (as the Claude Code index
-    /// keeps ids), a number in `names`, where two strings per call took ~100 bytes.
-    name_of: HashMap<u64, u32>,
+    /// The tool each call id called, where two strings per call took ~100 bytes.
+    calls: CallNames,
 }
 
 /// Per-message counts in four bytes each, a count that does not fit kept aside whole: half
@@ -240,18 +237,12 @@ impl Narrow {
 
     fn widen(self) -> Vec<usize> {
         let Narrow { counts, wide } = self;
-        let mut out: Vec<usize> = counts.iter().map(|&n| n as usize).collect();
-        drop(counts);
+        let mut out = crate::mem::widen(counts, 0, |n| n as usize);
         for (i, n) in wide {
             out[i] = n;
         }
         out
     }
-}
-
-/// The key of a call id in [`Tally`]'s `name_of`.
-fn call_key(id: &str) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(id.as_bytes())
 }
 
 impl Tally {
@@ -279,25 +270,15 @@ impl Tally {
                     let e = tool(&mut self.tools, &name);
                     e.calls += 1;
                     e.call_tokens += tokens;
-                    let n = match self.number_of.get(&name) {
-                        Some(&n) => n,
-                        None => {
-                            let n = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
-                            self.names.push(name.clone());
-                            self.number_of.insert(name, n);
-                            n
-                        }
-                    };
-                    self.name_of.insert(call_key(&id), n);
+                    self.calls.insert(&id, name);
                 }
                 ToolPart::Result {
                     call_id,
                     tokens,
                     is_error,
                 } => {
-                    let name = (self.name_of.get(&call_key(&call_id)))
-                        .and_then(|&n| self.names.get(n as usize))
-                        .map_or("(unknown)", String::as_str)
+                    let name = (self.calls.get(&call_id))
+                        .unwrap_or("(unknown)")
                         .to_string();
                     let e = tool(&mut self.tools, &name);
                     e.result_tokens += tokens;
@@ -335,9 +316,7 @@ impl Tally {
             .sort_by(|a, b| b.tokens.cmp(&a.tokens).then(a.index.cmp(&b.index)));
         self.largest.truncate(LARGEST);
         self.tools = rest.tools;
-        self.name_of = rest.name_of;
-        self.names = rest.names;
-        self.number_of = rest.number_of;
+        self.calls = rest.calls;
         true
     }
 

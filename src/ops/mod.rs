@@ -16,6 +16,7 @@
 pub mod agent_stream;
 pub mod agentdb;
 pub mod batch;
+pub mod call_names;
 pub mod carry;
 pub mod checked;
 pub mod codex_stream;
