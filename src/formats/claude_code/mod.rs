@@ -28,6 +28,7 @@ mod sparse;
 mod splice;
 mod thread;
 mod uid;
+mod uuid_spill;
 mod uuids;
 mod write;
 
