@@ -42,6 +42,15 @@ impl Bits {
     }
 }
 
+/// What a record's `parentUuid` names ([`Parents::named`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Named {
+    /// A record giving that uuid, found among the recent ones as the record was pushed.
+    Record(usize),
+    /// Not found among them: the uuid's hash.
+    Far(Id),
+}
+
 /// Per record (pushed in order), its `parentUuid`.
 #[derive(Debug)]
 pub struct Parents {
@@ -139,17 +148,30 @@ impl Parents {
     /// # Panics
     /// When `i` is not a record held.
     pub fn get(&self, i: usize, uuid: impl Fn(usize) -> Option<Id>) -> Option<Id> {
+        match self.named(i)? {
+            Named::Record(k) => uuid(k),
+            Named::Far(p) => Some(p),
+        }
+    }
+
+    /// What record `i`'s `parentUuid` names, without reading any uuid: a record giving
+    /// it (not always the last one, where a uuid is given twice), or only its hash. What
+    /// a trace that holds no uuid resolves (docs/design-uuid-spill.md).
+    ///
+    /// # Panics
+    /// When `i` is not a record held.
+    pub fn named(&self, i: usize) -> Option<Named> {
         assert!(i < self.len, "record {i} of {}", self.len);
         if self.prev.get(i) {
-            return uuid(self.before(i)?);
+            return self.before(i).map(Named::Record);
         }
         let k = self.others.partition_point(|&(n, _)| (n as usize) < i);
         match *self.others.get(k).filter(|&&(n, _)| n as usize == i)? {
             (_, FAR) => {
                 let k = self.far.partition_point(|&(n, _)| (n as usize) < i);
-                self.far.get(k).map(|&(_, p)| p)
+                self.far.get(k).map(|&(_, p)| Named::Far(p))
             }
-            (_, k) => uuid(k as usize),
+            (_, k) => Some(Named::Record(k as usize)),
         }
     }
 

@@ -10,6 +10,15 @@ fn pushed(records: &[(Option<&str>, Option<&str>)]) -> Parents {
     let uuid = |k: usize| records[k].0.map(id);
     for (i, &(_, parent)) in records.iter().enumerate() {
         assert_eq!(p.get(i, uuid), parent.map(id), "record {i}");
+        let named = match p.named(i) {
+            Some(Named::Record(k)) => {
+                assert!(k <= i, "record {i} names a later record {k}");
+                uuid(k)
+            }
+            Some(Named::Far(h)) => Some(h),
+            None => None,
+        };
+        assert_eq!(named, parent.map(id), "record {i}, named");
     }
     p
 }
@@ -135,4 +144,29 @@ fn cut_within_a_word_the_bits_after_it_are_gone() {
 #[should_panic(expected = "record 1 of 1")]
 fn a_record_not_held_is_refused() {
     pushed(&[(Some("a"), None)]).get(1, |_| None);
+}
+
+#[test]
+fn named_gives_the_record_found_or_the_far_hash() {
+    let mut records = vec![
+        (Some("a"), None),
+        (Some("a"), None),
+        (Some("b"), Some("a")),
+        (Some("early"), Some("late")),
+        (Some("late"), None),
+    ];
+    let filler: Vec<String> = (0..2 * RECENT).map(|i| format!("x{i}")).collect();
+    records.extend(filler.iter().map(|x| (Some(x.as_str()), None)));
+    records.push((None, Some("b")));
+    let p = pushed(&records);
+    assert_eq!(p.named(0), None);
+    // The later of the two records giving `a`, the one just before.
+    assert_eq!(p.named(2), Some(Named::Record(1)));
+    assert_eq!(
+        p.named(3),
+        Some(Named::Far(id("late"))),
+        "named before it appears"
+    );
+    let last = records.len() - 1;
+    assert_eq!(p.named(last), Some(Named::Far(id("b"))), "far back");
 }
