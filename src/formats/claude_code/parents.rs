@@ -56,6 +56,9 @@ pub enum Named {
 pub struct Parents {
     /// Per record: whether it has a uuid.
     uuid: Bits,
+    /// For each word of `uuid`, how many records before it have a uuid: a record's rank
+    /// among them, its place in the uuids' spill (docs/design-uuid-spill.md).
+    ranked: Vec<u32>,
     /// Per record: whether its parent is the latest record with a uuid before it, at most
     /// [`NEAR`] records back.
     prev: Bits,
@@ -75,6 +78,7 @@ impl Default for Parents {
     fn default() -> Parents {
         Parents {
             uuid: Bits::default(),
+            ranked: Vec::new(),
             prev: Bits::default(),
             others: Vec::new(),
             far: Vec::new(),
@@ -94,7 +98,10 @@ impl Parents {
             .filter(|&i| (i as usize) < MAX_RECORDS)?;
         let before = self.before(self.len);
         if self.len.is_multiple_of(64) {
+            let ranked = self.ranked.last().copied().unwrap_or(0)
+                + self.uuid.0.last().map_or(0, |w| w.count_ones());
             self.uuid.0.push(0);
+            self.ranked.push(ranked);
             self.prev.0.push(0);
         }
         // A record named its own parent is its own parent, as a lookup by uuid finds it.
@@ -175,6 +182,42 @@ impl Parents {
         }
     }
 
+    /// Record `i`'s rank among the records with a uuid, if it has one.
+    ///
+    /// # Panics
+    /// When `i` is not a record held.
+    #[allow(dead_code)] // Read once the uuids' spill is wired in (design step 3).
+    pub fn rank(&self, i: usize) -> Option<usize> {
+        assert!(i < self.len, "record {i} of {}", self.len);
+        let (w, b) = (i / 64, i % 64);
+        let word = self.uuid.0[w];
+        let below = (word & ((1u64 << b) - 1)).count_ones() as usize;
+        (word >> b & 1 == 1).then(|| self.ranked[w] as usize + below)
+    }
+
+    /// How many records have a uuid.
+    #[allow(dead_code)] // Read once the uuids' spill is wired in (design step 3).
+    pub fn ranks(&self) -> usize {
+        (self.ranked.last().copied()).map_or(0, |r| r as usize)
+            + self.uuid.0.last().map_or(0, |w| w.count_ones() as usize)
+    }
+
+    /// The record of rank `r` among the records with a uuid.
+    ///
+    /// # Panics
+    /// When fewer than `r + 1` records have one.
+    #[allow(dead_code)] // Read once the uuids' spill is wired in (design step 3).
+    pub fn record(&self, r: usize) -> usize {
+        assert!(r < self.ranks(), "rank {r} of {}", self.ranks());
+        // The last word with fewer records with a uuid before it than `r + 1`.
+        let w = self.ranked.partition_point(|&k| k as usize <= r) - 1;
+        let mut word = self.uuid.0[w];
+        for _ in 0..r - self.ranked[w] as usize {
+            word &= word - 1;
+        }
+        w * 64 + word.trailing_zeros() as usize
+    }
+
     /// Forgets records `n` and on.
     pub fn truncate(&mut self, n: usize) {
         if n >= self.len {
@@ -182,6 +225,7 @@ impl Parents {
         }
         self.len = n;
         self.uuid.truncate(n);
+        self.ranked.truncate(self.uuid.0.len());
         self.prev.truncate(n);
         (self.others).truncate(self.others.partition_point(|&(k, _)| (k as usize) < n));
         (self.far).truncate(self.far.partition_point(|&(k, _)| (k as usize) < n));

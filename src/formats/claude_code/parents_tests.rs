@@ -170,3 +170,22 @@ fn named_gives_the_record_found_or_the_far_hash() {
     let last = records.len() - 1;
     assert_eq!(p.named(last), Some(Named::Far(id("b"))), "far back");
 }
+
+#[test]
+fn ranks_and_records_of_the_records_with_a_uuid_agree_across_words_and_cuts() {
+    let names: Vec<String> = (0..300).map(|i| format!("u{i}")).collect();
+    let has = |i: usize| i % 3 != 1 && i % 64 != 5;
+    let records: Vec<_> = (0..300)
+        .map(|i| (has(i).then(|| names[i].as_str()), None))
+        .collect();
+    let mut p = pushed(&records);
+    for n in [300, 257, 256, 130, 128, 64, 63, 1, 0] {
+        p.truncate(n);
+        let with: Vec<usize> = (0..n).filter(|&i| has(i)).collect();
+        assert_eq!(p.ranks(), with.len(), "cut at {n}");
+        for (r, &i) in with.iter().enumerate() {
+            assert_eq!((p.rank(i), p.record(r)), (Some(r), i), "cut at {n}");
+        }
+        assert!((0..n).filter(|&i| !has(i)).all(|i| p.rank(i).is_none()));
+    }
+}
