@@ -1,29 +1,35 @@
 //! The index of a Claude Code transcript ([`Index`]): one 8-byte [`Node`] per record, in
-//! file order, its ids beside it (`uuid` and `message.id` for the records that have one,
-//! `parentUuid` mostly as a bit: about 11 bytes a record, which give way to a 4-byte check
-//! of the uuid once the thread is traced, [`Index::forget_ids`]),
+//! file order, its ids beside it (`message.id` for the records that have one, `parentUuid`
+//! mostly as a bit, the uuids' hashes in a temp file, [`UuidSpill`], read again only to
+//! answer what the trace looks up by uuid, [`Index::resolve`]; these give way to a 4-byte
+//! check of the uuid once the thread is traced, [`Index::forget_ids`]),
 //! and what lets a node be that small: its line kept only where blank lines
 //! make it other than the previous node's plus one, its offset's high bits kept once per
 //! 4 GiB of file, its length read off the next node's offset, and the fields only some
 //! records hold kept aside ([`Rare`]). What [`super::indexed`] reads the transcript from.
 
-use super::parents::{Parents, MAX_RECORDS};
+use std::fs::File;
+
+use super::parents::{Named, Parents, MAX_RECORDS};
 use super::skel::{self, Id, Made, Node, Rare};
 use super::sparse::SparseIds;
+use super::uuid_spill::{self, Resolved, UuidSpill};
 
 /// The nodes' ids, beside them (one value an index: the size of its variants does not
 /// matter).
 #[derive(Debug)]
 #[allow(clippy::large_enum_variant)]
 enum Ids {
-    /// While the thread is traced: each node's `uuid` and `message.id` (an assistant
-    /// record's), kept for the nodes that have one ([`SparseIds`]: a quarter of a Claude
-    /// Code transcript's records have no uuid), and `parentUuid` (the node holding it,
-    /// mostly: [`Parents`]).
+    /// While the thread is traced: each node's `uuid` (in the spill, by rank among the
+    /// nodes with one: a quarter of a Claude Code transcript's records have none) and
+    /// `message.id` (an assistant record's, [`SparseIds`]), `parentUuid` (the node
+    /// holding it, mostly: [`Parents`]), and once [`Index::resolve`]d, the answers to
+    /// what the trace looks up by uuid.
     Held {
-        uuids: SparseIds,
+        spill: UuidSpill,
         message_ids: SparseIds,
         parents: Parents,
+        resolved: Option<Resolved>,
     },
     /// Once it is: each node's uuid's [`skel::check`], all the re-read of a record
     /// compares. A check per record rather than per live record, so that every record
@@ -35,9 +41,10 @@ enum Ids {
 impl Default for Ids {
     fn default() -> Ids {
         Ids::Held {
-            uuids: SparseIds::default(),
+            spill: UuidSpill::default(),
             message_ids: SparseIds::default(),
             parents: Parents::default(),
+            resolved: None,
         }
     }
 }
@@ -65,9 +72,27 @@ pub struct Index {
     pub file_warnings: Vec<String>,
     /// The agent's version, as the latest record naming one gives it.
     pub version: Option<crate::session::AgentVersion>,
+    /// Hashes a resolution pass sorts at most (`None`: [`uuid_spill::SLICE`]); a test
+    /// makes it small to force many passes.
+    slice: Option<usize>,
 }
 
 impl Index {
+    /// An empty index keeping the uuids in `file` (an unnamed temp file; `None`: in
+    /// memory), resolving them `slice` at a time (`None`: the default).
+    pub fn spilling(file: Option<File>, slice: Option<usize>) -> Index {
+        Index {
+            ids: Ids::Held {
+                spill: UuidSpill::new(file),
+                message_ids: SparseIds::default(),
+                parents: Parents::default(),
+                resolved: None,
+            },
+            slice,
+            ..Index::default()
+        }
+    }
+
     /// Adds the node the skeleton `made` of the next record; `None` (nothing added) past
     /// [`MAX_RECORDS`] records or 2^32 lines.
     pub fn push(&mut self, made: Made) -> Option<()> {
@@ -98,14 +123,18 @@ impl Index {
         };
         match &mut self.ids {
             Ids::Held {
-                uuids,
+                spill,
                 message_ids,
                 parents,
+                ..
             } => {
-                // Each refuses only past as many records as the node index, checked above.
+                // Each refuses only past as many records as the node index, checked above;
+                // the spill, which cannot, last: a node refused wrote no uuid.
                 message_ids.push(message_id)?;
                 parents.push(uuid, parent)?;
-                uuids.push(uuid)?;
+                if let Some(u) = uuid {
+                    spill.push(u);
+                }
             }
             Ids::Checks(checks) => checks.push(skel::check(uuid)),
         }
@@ -129,20 +158,95 @@ impl Index {
     ///
     /// # Panics
     /// Once [`Index::forget_ids`] let them go: a thread is never traced without them.
-    fn held(&self) -> (&SparseIds, &SparseIds, &Parents) {
+    fn held(&self) -> (&UuidSpill, &SparseIds, &Parents) {
         match &self.ids {
             Ids::Held {
-                uuids,
+                spill,
                 message_ids,
                 parents,
-            } => (uuids, message_ids, parents),
+                ..
+            } => (spill, message_ids, parents),
             Ids::Checks(_) => panic!("the ids of an index are read after it let them go"),
         }
     }
 
-    /// Node `i`'s `uuid` (see [`Index::held`] for when this panics).
-    pub fn uuid(&self, i: usize) -> Option<Id> {
-        self.held().0.get(i)
+    /// What the trace looks up by uuid, answered (see [`Index::held`] for when this
+    /// panics; also before [`Index::resolve`]).
+    fn resolved(&self) -> (&Parents, &Resolved) {
+        match &self.ids {
+            Ids::Held {
+                parents,
+                resolved: Some(r),
+                ..
+            } => (parents, r),
+            _ => panic!("an index is traced before its uuids are resolved"),
+        }
+    }
+
+    /// Reads the uuids' spill again to answer what the trace looks up by uuid: the
+    /// parents not found among the records just before theirs, the `leafUuid`s, the
+    /// preserved segments' ends, and the uuids given twice. `None` when the spill cannot
+    /// be read (the caller leaves the file to the whole reader).
+    ///
+    /// # Panics
+    /// Once [`Index::forget_ids`] let the ids go.
+    pub fn resolve(&mut self) -> Option<()> {
+        let slice = self.slice.unwrap_or(uuid_spill::SLICE);
+        let Ids::Held {
+            spill,
+            parents,
+            resolved,
+            ..
+        } = &mut self.ids
+        else {
+            panic!("the ids of an index are resolved after it let them go");
+        };
+        spill.finish().ok()?;
+        // A cut index ([`Index::before`]) keeps the whole spill: its ranks bound it.
+        debug_assert!(spill.len() >= parents.ranks());
+        let mut asked: Vec<Id> = parents.far().chain(self.rare.named()).collect();
+        asked.sort_unstable();
+        asked.dedup();
+        *resolved = Some(uuid_spill::resolve(spill, parents.ranks(), &asked, slice).ok()?);
+        Some(())
+    }
+
+    /// Whether node `i` has a `uuid`.
+    pub fn has_uuid(&self, i: usize) -> bool {
+        self.held().2.rank(i).is_some()
+    }
+
+    /// The last node giving node `i`'s uuid (a uuid given twice names its last record),
+    /// `i` itself when it has none or gives it last.
+    pub fn last(&self, i: usize) -> usize {
+        let (parents, resolved) = self.resolved();
+        let Some(rank) = parents.rank(i) else {
+            return i;
+        };
+        match resolved.last(rank) {
+            r if r == rank => i,
+            r => parents.record(r),
+        }
+    }
+
+    /// The last node giving the uuid `id`, if one does and the trace asked for it (a
+    /// `leafUuid`, a preserved segment's end: [`Index::resolve`]).
+    pub fn last_of(&self, id: Id) -> Option<usize> {
+        let (parents, resolved) = self.resolved();
+        resolved.last_of(id).map(|r| parents.record(r))
+    }
+
+    /// The node node `i`'s `parentUuid` names (the last giving it), if it is in the file.
+    pub fn parent_record(&self, i: usize) -> Option<usize> {
+        match self.held().2.named(i)? {
+            Named::Record(k) => Some(self.last(k)),
+            Named::Far(id) => self.last_of(id),
+        }
+    }
+
+    /// Whether node `i` has a `parentUuid`, in the file or not.
+    pub fn names_parent(&self, i: usize) -> bool {
+        self.held().2.named(i).is_some()
     }
 
     /// Node `i`'s `message.id`, if it is an assistant record's.
@@ -150,39 +254,51 @@ impl Index {
         self.held().1.get(i)
     }
 
-    /// Node `i`'s `parentUuid`.
-    pub fn parent(&self, i: usize) -> Option<Id> {
-        let (uuids, _, parents) = self.held();
-        parents.get(i, |k| uuids.get(k))
-    }
-
-    /// Node `i`'s uuid's [`skel::check`], before or after the ids go.
-    pub fn check(&self, i: usize) -> u32 {
+    /// Node `i`'s uuid's [`skel::check`], before or after the ids go; `None` when the
+    /// uuids' spill cannot be read.
+    pub fn check(&self, i: usize) -> Option<u32> {
         match &self.ids {
-            Ids::Held { uuids, .. } => skel::check(uuids.get(i)),
-            Ids::Checks(checks) => checks[i],
+            Ids::Held { spill, parents, .. } => match parents.rank(i) {
+                Some(r) => Some(skel::check(Id::new(spill.get(r).ok()?))),
+                None => Some(skel::check(None)),
+            },
+            Ids::Checks(checks) => Some(checks[i]),
         }
     }
 
-    /// Lets the nodes' ids go (about 11 of the 19 bytes a record the index holds), keeping a
-    /// 4-byte check of each uuid, and the [`Rare`] fields only the trace reads (a 2 GB
-    /// transcript's answered ids and leaves: 7 MB), for a caller that traces no thread from
-    /// this index again: reading the live records needs only the traced thread, and the
-    /// checks.
-    pub fn forget_ids(&mut self) {
+    /// Lets the nodes' ids go (about 3 of the 11 bytes a record the index holds, the uuids
+    /// being in the spill), keeping a 4-byte check of each uuid (read from the spill), and
+    /// the [`Rare`] fields only the trace reads (a 2 GB transcript's answered ids and
+    /// leaves: 7 MB), for a caller that traces no thread from this index again: reading
+    /// the live records needs only the traced thread, and the checks. `None` when the
+    /// spill cannot be read.
+    pub fn forget_ids(&mut self) -> Option<()> {
         self.rare = Rare::default();
         let held = std::mem::replace(&mut self.ids, Ids::Checks(Vec::new()));
         if let Ids::Held {
-            uuids,
+            mut spill,
             message_ids,
             parents,
+            resolved,
         } = held
         {
-            // The rest first, so that only the uuids are held beside the checks made.
-            drop((message_ids, parents));
-            let checks = (0..self.nodes.len()).map(|i| skel::check(uuids.get(i)));
-            self.ids = Ids::Checks(checks.collect());
+            // The rest first, so that only the bits of `parents` are held beside the checks.
+            drop((message_ids, resolved));
+            let mut checks = vec![skel::check(None); self.nodes.len()];
+            // The spill's hashes are the nodes' with a uuid, in order.
+            let mut i = 0;
+            let fill = |_, h| {
+                while parents.rank(i).is_none() {
+                    i += 1;
+                }
+                checks[i] = skel::check(Id::new(h));
+                i += 1;
+            };
+            spill.finish().ok()?;
+            spill.for_each(parents.ranks(), fill).ok()?;
+            self.ids = Ids::Checks(checks);
         }
+        Some(())
     }
 
     /// Node `i`'s line (0-based, blank lines counted).
@@ -214,7 +330,8 @@ impl Index {
 
     /// The index of the file up to line `line` (the records before it), as the whole
     /// reader reads that part of the file on its own ([`super::before_compaction`]): this
-    /// one cut short, so that the nodes are not held twice.
+    /// one cut short, so that the nodes are not held twice; to be [`Index::resolve`]d
+    /// again before it is traced.
     pub fn before(mut self, line: usize) -> Index {
         let (mut lo, mut hi) = (0, self.nodes.len());
         while lo < hi {
@@ -234,13 +351,17 @@ impl Index {
         self.nodes.truncate(lo);
         match &mut self.ids {
             Ids::Held {
-                uuids,
                 message_ids,
                 parents,
+                resolved,
+                ..
             } => {
-                uuids.truncate(lo);
+                // The spill stays whole: the ranks of the nodes kept bound it, and its
+                // resolution is made again over them (a uuid given again past the cut
+                // does not count).
                 message_ids.truncate(lo);
                 parents.truncate(lo);
+                *resolved = None;
             }
             Ids::Checks(checks) => checks.truncate(lo),
         }
@@ -303,13 +424,19 @@ mod tests {
                 ((3 << 32) + 1, 8)
             ]
         );
+        // Every record gives the uuid "u": the last of the file, then of the cut.
+        index.resolve().expect("resolved");
+        assert_eq!(index.last(0), 4);
         let mut before = index.before(5);
         assert_eq!(before.nodes.len(), 3);
-        assert_eq!(before.parent(2), Some(skel::id("p")));
-        assert_eq!(before.uuid(2), Some(skel::id("u")));
+        before.resolve().expect("resolved again");
+        assert!(before.names_parent(2));
+        assert_eq!(before.parent_record(2), None, "\"p\" is not in the file");
+        assert!(before.has_uuid(2));
+        assert_eq!((before.last(0), before.last_of(skel::id("u"))), (2, None));
         let check = before.check(2);
-        assert_eq!(check, skel::check(Some(skel::id("u"))));
-        before.forget_ids();
+        assert_eq!(check, Some(skel::check(Some(skel::id("u")))));
+        before.forget_ids().expect("the checks made");
         assert!(matches!(&before.ids, Ids::Checks(c) if c.len() == 3));
         assert_eq!(before.check(2), check, "the same check once the ids go");
         assert_eq!(before.place(2), (34, (1 << 32) + 7 - 34));
@@ -318,7 +445,13 @@ mod tests {
 
     #[test]
     fn the_ids_and_rare_fields_go_and_the_checks_stay() {
-        let mut index = Index::default();
+        for file in [false, true] {
+            let spill = file.then(|| tempfile::tempfile().expect("a temp file"));
+            ids_go_and_checks_stay(Index::spilling(spill, Some(1)));
+        }
+    }
+
+    fn ids_go_and_checks_stay(mut index: Index) {
         let texts = [
             r#"{"type":"user","uuid":"u1","message":{"content":"hi"}}"#,
             r#"{"type":"queue-operation"}"#,
@@ -330,14 +463,22 @@ mod tests {
                 .push(skel::node(t, i, 10 * i as u64).expect("a node"))
                 .expect("pushed");
         }
-        let ids = |i| (index.uuid(i), index.parent(i), index.message_id(i));
-        assert_eq!(ids(1), (None, None, None));
-        assert_eq!(ids(3), (Some(skel::id("u2")), Some(skel::id("a1")), None));
+        index.resolve().expect("resolved");
+        let ids = |i| {
+            (
+                index.has_uuid(i),
+                index.parent_record(i),
+                index.message_id(i),
+            )
+        };
+        assert_eq!(ids(1), (false, None, None));
+        assert_eq!(ids(3), (true, Some(2), None));
         assert_eq!(index.message_id(2), Some(skel::id("m")));
         assert_eq!(index.rare.answers(), 1);
-        let checks: Vec<u32> = (0..4).map(|i| index.check(i)).collect();
-        assert_eq!(checks[1], 0);
-        index.forget_ids();
+        let checks: Vec<Option<u32>> = (0..4).map(|i| index.check(i)).collect();
+        assert_eq!(checks[1], Some(0));
+        assert_eq!(checks[3], Some(skel::check(Some(skel::id("u2")))));
+        index.forget_ids().expect("the checks made");
         assert_eq!(index.rare.answers(), 0, "only the trace reads them");
         assert_eq!((0..4).map(|i| index.check(i)).collect::<Vec<_>>(), checks);
     }

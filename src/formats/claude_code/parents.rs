@@ -150,10 +150,12 @@ impl Parents {
             .map(|(k, _)| k)
     }
 
-    /// Record `i`'s `parentUuid`, `uuid` giving the uuid of a record.
+    /// Record `i`'s `parentUuid`, `uuid` giving the uuid of a record: what the tests hold
+    /// [`Parents::named`] to (the index reads no uuid back).
     ///
     /// # Panics
     /// When `i` is not a record held.
+    #[cfg(test)]
     pub fn get(&self, i: usize, uuid: impl Fn(usize) -> Option<Id>) -> Option<Id> {
         match self.named(i)? {
             Named::Record(k) => uuid(k),
@@ -186,7 +188,6 @@ impl Parents {
     ///
     /// # Panics
     /// When `i` is not a record held.
-    #[allow(dead_code)] // Read once the uuids' spill is wired in (design step 3).
     pub fn rank(&self, i: usize) -> Option<usize> {
         assert!(i < self.len, "record {i} of {}", self.len);
         let (w, b) = (i / 64, i % 64);
@@ -196,7 +197,6 @@ impl Parents {
     }
 
     /// How many records have a uuid.
-    #[allow(dead_code)] // Read once the uuids' spill is wired in (design step 3).
     pub fn ranks(&self) -> usize {
         (self.ranked.last().copied()).map_or(0, |r| r as usize)
             + self.uuid.0.last().map_or(0, |w| w.count_ones() as usize)
@@ -206,7 +206,6 @@ impl Parents {
     ///
     /// # Panics
     /// When fewer than `r + 1` records have one.
-    #[allow(dead_code)] // Read once the uuids' spill is wired in (design step 3).
     pub fn record(&self, r: usize) -> usize {
         assert!(r < self.ranks(), "rank {r} of {}", self.ranks());
         // The last word with fewer records with a uuid before it than `r + 1`.
@@ -216,6 +215,12 @@ impl Parents {
             word &= word - 1;
         }
         w * 64 + word.trailing_zeros() as usize
+    }
+
+    /// The hashes of the parents not found among the recent records (what a trace looks
+    /// up by uuid: [`super::uuid_spill::resolve`]).
+    pub fn far(&self) -> impl Iterator<Item = Id> + '_ {
+        self.far.iter().map(|&(_, p)| p)
     }
 
     /// Forgets records `n` and on.

@@ -6,9 +6,6 @@
 //! whose uuid a later record gives again (a uuid given twice names its last record).
 //! Where no temp file can be made or written, the hashes are held in memory: the same
 //! answers, the old memory.
-//!
-//! Not wired into the index yet: the first step of the design.
-#![allow(dead_code)]
 
 use std::fs::File;
 use std::io;
@@ -102,6 +99,25 @@ impl UuidSpill {
             )),
             false => Ok(()),
         }
+    }
+
+    /// The hash of rank `rank` (one read of the file; [`UuidSpill::finish`] first).
+    ///
+    /// # Panics
+    /// When fewer than `rank + 1` hashes were pushed.
+    pub fn get(&self, rank: usize) -> io::Result<u64> {
+        assert!(rank < self.len, "rank {rank} of {}", self.len);
+        let Some(file) = &self.file else {
+            return match self.broken {
+                true => Err(io::Error::other(
+                    "the uuids' temp file could not be read back",
+                )),
+                false => Ok(self.held[rank]),
+            };
+        };
+        let mut b = [0u8; 8];
+        read_at(file, &mut b, rank as u64 * 8)?;
+        Ok(u64::from_le_bytes(b))
     }
 
     /// Calls `f` with each of the first `n` hashes and its rank, in order, a block at a
