@@ -75,8 +75,8 @@ pub fn tally(
     if !traced.after_boundary() {
         // No part of the file is traced again (`compacted::streamed` traces the records
         // before the boundary the thread starts after): the ids go before the records are
-        // read, a 4-byte check of the uuid left.
-        index.forget_ids()?;
+        // read, the uuids' spill left to check them by.
+        index.forget_ids();
     }
     let counting = Counting::for_model(ctx, Some(&traced.model));
     let (guess, counter, threads) = (&counting.guess, &counting.counter, counting.threads);
@@ -95,9 +95,7 @@ pub fn tally(
             .collect::<Option<Vec<_>>>()?;
         let texts = read_at(&file, bar, places.into_iter())?;
         let parsed = parse_json(&texts, threads)?;
-        let checks = (nodes.iter())
-            .map(|&i| index.check(i))
-            .collect::<Option<Vec<u32>>>()?;
+        let checks = index.checks(nodes)?;
         unchanged(&checks, &parsed).then_some(parsed)
     };
     let mut emit = |m: Message| batches.push(m);

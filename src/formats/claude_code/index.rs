@@ -31,12 +31,17 @@ enum Ids {
         parents: Parents,
         resolved: Option<Resolved>,
     },
-    /// Once it is: each node's uuid's [`skel::check`], all the re-read of a record
-    /// compares. A check per record rather than per live record, so that every record
-    /// read again (the snapshot of the request, the record a thread cut short starts at)
-    /// is checked by its index alone.
-    Checks(Vec<u32>),
+    /// Once it is: the spill and the nodes' ranks in it (in [`Parents`], ~1 MB at 2 GB),
+    /// all the re-read of a record compares ([`Index::checks`]: the uuid's
+    /// [`skel::check`], read from the spill a batch at a time). Every node can be checked
+    /// by its index alone, live or not (the snapshot of the request, the record a thread
+    /// cut short starts at), with no 4-byte check a node in memory.
+    Traced { spill: UuidSpill, parents: Parents },
 }
+
+/// Ranks at most between two read in one read of the spill ([`Index::checks`]): a batch
+/// of the thread is nearly in file order, so that its hashes are read a run at a time.
+const GAP: usize = 16;
 
 impl Default for Ids {
     fn default() -> Ids {
@@ -136,7 +141,12 @@ impl Index {
                     spill.push(u);
                 }
             }
-            Ids::Checks(checks) => checks.push(skel::check(uuid)),
+            Ids::Traced { spill, parents } => {
+                parents.push(uuid, parent)?;
+                if let Some(u) = uuid {
+                    spill.push(u);
+                }
+            }
         }
         self.gaps.extend(gap);
         node.model = self.model_number(model);
@@ -166,7 +176,7 @@ impl Index {
                 parents,
                 ..
             } => (spill, message_ids, parents),
-            Ids::Checks(_) => panic!("the ids of an index are read after it let them go"),
+            Ids::Traced { .. } => panic!("the ids of an index are read after it let them go"),
         }
     }
 
@@ -254,51 +264,42 @@ impl Index {
         self.held().1.get(i)
     }
 
-    /// Node `i`'s uuid's [`skel::check`], before or after the ids go; `None` when the
-    /// uuids' spill cannot be read.
-    pub fn check(&self, i: usize) -> Option<u32> {
-        match &self.ids {
-            Ids::Held { spill, parents, .. } => match parents.rank(i) {
-                Some(r) => Some(skel::check(Id::new(spill.get(r).ok()?))),
-                None => Some(skel::check(None)),
-            },
-            Ids::Checks(checks) => Some(checks[i]),
+    /// The [`skel::check`] of the uuid of each of `nodes`, before or after the ids go:
+    /// read from the spill, the ranks close together ([`GAP`]) a run at a time. `None`
+    /// when the spill cannot be read (after [`Index::resolve`], which writes it out).
+    pub fn checks(&self, nodes: &[usize]) -> Option<Vec<u32>> {
+        let (spill, parents) = match &self.ids {
+            Ids::Held { spill, parents, .. } | Ids::Traced { spill, parents } => (spill, parents),
+        };
+        let ranks: Vec<Option<usize>> = nodes.iter().map(|&i| parents.rank(i)).collect();
+        let mut sorted: Vec<usize> = ranks.iter().flatten().copied().collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let (mut read, mut run_of) = (Vec::with_capacity(sorted.len()), Vec::new());
+        for run in sorted.chunk_by(|a, b| b - a <= GAP) {
+            let from = run[0];
+            run_of.resize(run[run.len() - 1] + 1 - from, 0);
+            spill.read(from, &mut run_of).ok()?;
+            read.extend(run.iter().map(|&r| run_of[r - from]));
         }
+        let hash = |r: usize| read[sorted.binary_search(&r).expect("a rank read")];
+        let check = |r: &Option<usize>| skel::check(r.and_then(|r| Id::new(hash(r))));
+        Some(ranks.iter().map(check).collect())
     }
 
-    /// Lets the nodes' ids go (about 3 of the 11 bytes a record the index holds, the uuids
-    /// being in the spill), keeping a 4-byte check of each uuid (read from the spill), and
-    /// the [`Rare`] fields only the trace reads (a 2 GB transcript's answered ids and
-    /// leaves: 7 MB), for a caller that traces no thread from this index again: reading
-    /// the live records needs only the traced thread, and the checks. `None` when the
-    /// spill cannot be read.
-    pub fn forget_ids(&mut self) -> Option<()> {
+    /// Lets the nodes' ids go but for the uuids' spill and the nodes' ranks in it (the
+    /// `message.id`s, the resolution), and the [`Rare`] fields only the trace reads (a
+    /// 2 GB transcript's answered ids and leaves: 7 MB), for a caller that traces no
+    /// thread from this index again: reading the live records needs only the traced
+    /// thread, and the checks ([`Index::checks`]).
+    pub fn forget_ids(&mut self) {
         self.rare = Rare::default();
-        let held = std::mem::replace(&mut self.ids, Ids::Checks(Vec::new()));
-        if let Ids::Held {
-            mut spill,
-            message_ids,
-            parents,
-            resolved,
-        } = held
-        {
-            // The rest first, so that only the bits of `parents` are held beside the checks.
-            drop((message_ids, resolved));
-            let mut checks = vec![skel::check(None); self.nodes.len()];
-            // The spill's hashes are the nodes' with a uuid, in order.
-            let mut i = 0;
-            let fill = |_, h| {
-                while parents.rank(i).is_none() {
-                    i += 1;
-                }
-                checks[i] = skel::check(Id::new(h));
-                i += 1;
-            };
-            spill.finish().ok()?;
-            spill.for_each(parents.ranks(), fill).ok()?;
-            self.ids = Ids::Checks(checks);
-        }
-        Some(())
+        let ids = std::mem::take(&mut self.ids);
+        self.ids = match ids {
+            Ids::Held { spill, parents, .. } | Ids::Traced { spill, parents } => {
+                Ids::Traced { spill, parents }
+            }
+        };
     }
 
     /// Node `i`'s line (0-based, blank lines counted).
@@ -363,7 +364,7 @@ impl Index {
                 parents.truncate(lo);
                 *resolved = None;
             }
-            Ids::Checks(checks) => checks.truncate(lo),
+            Ids::Traced { parents, .. } => parents.truncate(lo),
         }
         self.rare.truncate(lo);
         self.file_warnings.clear();
@@ -434,13 +435,42 @@ mod tests {
         assert_eq!(before.parent_record(2), None, "\"p\" is not in the file");
         assert!(before.has_uuid(2));
         assert_eq!((before.last(0), before.last_of(skel::id("u"))), (2, None));
-        let check = before.check(2);
-        assert_eq!(check, Some(skel::check(Some(skel::id("u")))));
-        before.forget_ids().expect("the checks made");
-        assert!(matches!(&before.ids, Ids::Checks(c) if c.len() == 3));
-        assert_eq!(before.check(2), check, "the same check once the ids go");
+        let check = before.checks(&[2]);
+        assert_eq!(check, Some(vec![skel::check(Some(skel::id("u")))]));
+        before.forget_ids();
+        assert!(matches!(&before.ids, Ids::Traced { .. }));
+        assert_eq!(before.checks(&[2]), check, "the same check once the ids go");
         assert_eq!(before.place(2), (34, (1 << 32) + 7 - 34));
         assert_eq!(before.line(2), 4);
+    }
+
+    #[test]
+    fn checks_are_read_out_of_order_across_runs_and_the_edges() {
+        for file in [false, true] {
+            let spill = file.then(|| tempfile::tempfile().expect("a temp file"));
+            let mut index = Index::spilling(spill, None);
+            // Every third record has no uuid.
+            let text = |i: usize| match i % 3 {
+                0 => r#"{"type":"queue-operation"}"#.to_string(),
+                _ => format!(r#"{{"type":"user","uuid":"u{i}"}}"#),
+            };
+            for i in 0..200 {
+                let made = skel::node(&text(i), i, 10 * i as u64).expect("a node");
+                index.push(made).expect("pushed");
+            }
+            index.resolve().expect("resolved");
+            let want =
+                |i: &usize| skel::check((!i.is_multiple_of(3)).then(|| skel::id(&format!("u{i}"))));
+            // Out of order, far apart and near, the first and last, one twice.
+            let nodes = [199, 0, 1, 2, 150, 100, 101, 60, 199, 5, 198, 130];
+            let checks = Some(nodes.iter().map(want).collect::<Vec<_>>());
+            assert_eq!(index.checks(&nodes), checks);
+            let all: Vec<usize> = (0..200).collect();
+            assert_eq!(index.checks(&all), Some(all.iter().map(want).collect()));
+            assert_eq!(index.checks(&[]), Some(Vec::new()));
+            index.forget_ids();
+            assert_eq!(index.checks(&nodes), checks, "the same once the ids go");
+        }
     }
 
     #[test]
@@ -475,11 +505,11 @@ mod tests {
         assert_eq!(ids(3), (true, Some(2), None));
         assert_eq!(index.message_id(2), Some(skel::id("m")));
         assert_eq!(index.rare.answers(), 1);
-        let checks: Vec<Option<u32>> = (0..4).map(|i| index.check(i)).collect();
-        assert_eq!(checks[1], Some(0));
-        assert_eq!(checks[3], Some(skel::check(Some(skel::id("u2")))));
-        index.forget_ids().expect("the checks made");
+        let checks = index.checks(&[0, 1, 2, 3]).expect("read");
+        assert_eq!(checks[1], 0);
+        assert_eq!(checks[3], skel::check(Some(skel::id("u2"))));
+        index.forget_ids();
         assert_eq!(index.rare.answers(), 0, "only the trace reads them");
-        assert_eq!((0..4).map(|i| index.check(i)).collect::<Vec<_>>(), checks);
+        assert_eq!(index.checks(&[0, 1, 2, 3]), Some(checks));
     }
 }

@@ -101,23 +101,29 @@ impl UuidSpill {
         }
     }
 
-    /// The hash of rank `rank` (one read of the file; [`UuidSpill::finish`] first).
+    /// The hashes of ranks `from` to `from + out.len()`, into `out` (one read of the
+    /// file; [`UuidSpill::finish`] first).
     ///
     /// # Panics
-    /// When fewer than `rank + 1` hashes were pushed.
-    pub fn get(&self, rank: usize) -> io::Result<u64> {
-        assert!(rank < self.len, "rank {rank} of {}", self.len);
+    /// When fewer than `from + out.len()` hashes were pushed.
+    pub fn read(&self, from: usize, out: &mut [u64]) -> io::Result<()> {
+        let to = from + out.len();
+        assert!(to <= self.len, "ranks {from}..{to} of {}", self.len);
         let Some(file) = &self.file else {
-            return match self.broken {
-                true => Err(io::Error::other(
+            if self.broken {
+                return Err(io::Error::other(
                     "the uuids' temp file could not be read back",
-                )),
-                false => Ok(self.held[rank]),
-            };
+                ));
+            }
+            out.copy_from_slice(&self.held[from..to]);
+            return Ok(());
         };
-        let mut b = [0u8; 8];
-        read_at(file, &mut b, rank as u64 * 8)?;
-        Ok(u64::from_le_bytes(b))
+        let mut bytes = vec![0u8; out.len() * 8];
+        read_at(file, &mut bytes, from as u64 * 8)?;
+        for (o, c) in out.iter_mut().zip(bytes.chunks_exact(8)) {
+            *o = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        }
+        Ok(())
     }
 
     /// Calls `f` with each of the first `n` hashes and its rank, in order, a block at a

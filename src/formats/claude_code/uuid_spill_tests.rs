@@ -97,3 +97,18 @@ fn a_failed_write_goes_on_in_memory_with_what_was_written() {
         assert_eq!(r.last_of(*q), map.get(q).copied());
     }
 }
+
+#[test]
+fn ranges_read_back_as_pushed_across_blocks() {
+    // More hashes than a block of the file holds (8K).
+    let ids = uuids(20_000);
+    for file in [false, true] {
+        let s = spill(&ids, file);
+        for (from, n) in [(0, 0), (0, 1), (8191, 2), (19_990, 10), (0, 20_000)] {
+            let mut out = vec![0; n];
+            s.read(from, &mut out).expect("read");
+            let want: Vec<u64> = ids[from..from + n].iter().map(|u| u.get()).collect();
+            assert_eq!(out, want, "{from}+{n}, file {file}");
+        }
+    }
+}
