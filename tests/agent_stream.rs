@@ -22,11 +22,23 @@ use ctxctl::ops::{agent_stream, load};
 use ctxctl::render::Printer;
 
 fn context(cache: &Path) -> Context {
+    spilling(cache, None)
+}
+
+/// Where a Claude Code transcript's uuids are kept besides the default (a temp file,
+/// resolved in one pass for the fixtures): in memory, as where no temp file can be made,
+/// and in a temp file resolved 3 hashes a pass (many passes).
+const UUID_SPILLS: [&str; 2] = ["memory", "slice:3"];
+
+/// [`context`], with `CTXCTL_TEST_UUID_SPILL` set to `uuids` where given.
+fn spilling(cache: &Path, uuids: Option<&str>) -> Context {
     let globals = Globals {
         no_config: true,
         ..Default::default()
     };
-    let env = Env::from_pairs([("CTXCTL_CACHE_DIR", cache.to_str().unwrap())]);
+    let cache = ("CTXCTL_CACHE_DIR", cache.to_str().unwrap());
+    let hook = uuids.map(|u| ("CTXCTL_TEST_UUID_SPILL", u));
+    let env = Env::from_pairs(std::iter::once(cache).chain(hook));
     let settings = Settings::resolve(&globals, &env).unwrap();
     Context::new(settings, env, Printer::plain()).unwrap()
 }
@@ -84,17 +96,7 @@ fn tally(t: &Counted) -> String {
             &text[to..]
         ))
     };
-    let text = cut(&text).expect("the tally's shapes and previews");
-    let Some(at) = text.find("name_of: {") else {
-        return text;
-    };
-    let body = &text[at + "name_of: {".len()..];
-    let body = body
-        .strip_suffix("} }")
-        .expect("name_of is the tally's last field");
-    let mut names: Vec<&str> = body.split(", ").collect();
-    names.sort_unstable();
-    format!("{}{names:?}", &text[..at])
+    cut(&text).expect("the tally's shapes and previews")
 }
 
 const WANTS: [Wants; 2] = [
@@ -116,6 +118,7 @@ const WANTS: [Wants; 2] = [
 fn every_fixture_counts_streamed_as_read_whole() {
     let cache = tempfile::tempdir().unwrap();
     let ctx = context(cache.path());
+    let spills = UUID_SPILLS.map(|u| spilling(cache.path(), Some(u)));
     let bar = indicatif::ProgressBar::hidden();
     let (mut streamed, mut agent_files, mut codex_files) = (Vec::new(), 0, 0);
     for path in files(&support::fixtures_dir()) {
@@ -147,6 +150,15 @@ fn every_fixture_counts_streamed_as_read_whole() {
                 path.display()
             );
             streamed.push(path.clone());
+            for (ctx, how) in spills.iter().zip(UUID_SPILLS).filter(|_| claude) {
+                let got = agent_stream::tally(ctx, &path, wants, &bar).expect("streamed");
+                assert_eq!(
+                    figures(&got),
+                    figures(&want),
+                    "{}: streamed, uuids {how} ≠ whole",
+                    path.display()
+                );
+            }
         }
     }
     assert!(agent_files >= 20, "only {agent_files} agent fixtures");
@@ -171,6 +183,7 @@ fn cut_after_compaction(text: &str) -> Option<String> {
 fn a_session_just_compacted_by_its_agent_streams_as_read_whole() {
     let cache = tempfile::tempdir().unwrap();
     let ctx = context(cache.path());
+    let spills = UUID_SPILLS.map(|u| spilling(cache.path(), Some(u)));
     let bar = indicatif::ProgressBar::hidden();
     let dir = tempfile::tempdir().unwrap();
     let mut measured = 0;
@@ -198,6 +211,16 @@ fn a_session_just_compacted_by_its_agent_streams_as_read_whole() {
             "{}: streamed ≠ whole",
             path.display()
         );
+        // The thread after the boundary: the part before it traced again, resolved again.
+        for (ctx, how) in spills.iter().zip(UUID_SPILLS) {
+            let again = agent_stream::tally(ctx, &file, wants, &bar).expect("streamed");
+            assert_eq!(
+                figures(&again),
+                figures(&want),
+                "{}: streamed, uuids {how} ≠ whole",
+                path.display()
+            );
+        }
         let p = got.prediction();
         if p.source == ctxctl::ops::predict::NextSource::Compacted {
             measured += 1;

@@ -35,6 +35,9 @@ pub const CTXCTL_TEST_HOLD_BEFORE_REPLACE: &str = "CTXCTL_TEST_HOLD_BEFORE_REPLA
 /// Test hook: the size from which an agent transcript is mapped for a rewrite, and loaded
 /// as a large file is ([`crate::ops::testhook::map_from`]).
 pub const CTXCTL_TEST_MAP_FROM: &str = "CTXCTL_TEST_MAP_FROM";
+/// Test hook: where a streamed Claude Code transcript's uuids are kept, `memory` or
+/// `slice:N` (a temp file, resolved N hashes a pass) ([`crate::ops::testhook::uuid_spill`]).
+pub const CTXCTL_TEST_UUID_SPILL: &str = "CTXCTL_TEST_UUID_SPILL";
 pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
 pub const GEMINI_API_KEY: &str = "GEMINI_API_KEY";

@@ -36,6 +36,7 @@ use crate::ops::figures::Wants;
 use crate::ops::load::{self, scale, Fingerprint};
 use crate::ops::ordered::parse_json;
 use crate::ops::stream_count::{debug_line, first_pass, read_at, Counting};
+use crate::ops::testhook::{self, UuidSpill};
 use crate::render::progress::Reading;
 use crate::session::{Format, Message, Part};
 
@@ -73,8 +74,8 @@ pub fn tally(
     let traced = indexed::trace(&index);
     if !traced.after_boundary() {
         // No part of the file is traced again (`compacted::streamed` traces the records
-        // before the boundary the thread starts after): the ids' ~20 bytes a record go
-        // before the records are read, a 4-byte check of the uuid left.
+        // before the boundary the thread starts after): the ids go before the records are
+        // read, the uuids' spill left to check them by.
         index.forget_ids();
     }
     let counting = Counting::for_model(ctx, Some(&traced.model));
@@ -94,7 +95,7 @@ pub fn tally(
             .collect::<Option<Vec<_>>>()?;
         let texts = read_at(&file, bar, places.into_iter())?;
         let parsed = parse_json(&texts, threads)?;
-        let checks: Vec<u32> = nodes.iter().map(|&i| index.check(i)).collect();
+        let checks = index.checks(nodes)?;
         unchanged(&checks, &parsed).then_some(parsed)
     };
     let mut emit = |m: Message| batches.push(m);
@@ -168,7 +169,12 @@ fn unchanged(checks: &[u32], parsed: &[serde_json::Value]) -> bool {
 
 /// The first pass: every line's node, and the file's fingerprint.
 fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fingerprint, Found)> {
-    let mut index = Index::default();
+    let (file, slice) = match testhook::uuid_spill(ctx) {
+        Some(UuidSpill::Memory) => (None, None),
+        Some(UuidSpill::Slice(n)) => (uuid_temp(ctx), Some(n)),
+        None => (uuid_temp(ctx), None),
+    };
+    let mut index = Index::spilling(file, slice);
     let mut too_many = false;
     let make = |text: &str, line: usize, at: u64| skel::node(text, line, at);
     let fold = |made: skel::Made| {
@@ -180,7 +186,21 @@ fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fin
         return None;
     }
     index.file_warnings = mended.warning().into_iter().chain(truncated).collect();
+    index.resolve()?;
     Some((index, fingerprint, mended))
+}
+
+/// An unnamed temp file for the uuids' hashes (8 bytes a record with a uuid: 14.7 MB at
+/// 2 GB), in the cache directory where it exists (rather than a temp directory that may
+/// be in memory; never made for this), else in the system's; `None` (they are held in
+/// memory) where none can be made.
+fn uuid_temp(ctx: &Context) -> Option<File> {
+    if !cfg!(unix) {
+        return None;
+    }
+    let dir = crate::config::paths::cache_dir(&ctx.env).filter(|d| d.is_dir());
+    dir.and_then(|d| tempfile::tempfile_in(d).ok())
+        .or_else(|| tempfile::tempfile().ok())
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 /// The calls' names, by the call ids' hashes.
-#[derive(Debug, Default, Clone)]
+#[derive(Default, Clone)]
 pub struct CallNames {
     /// The names, numbered by place.
     names: Vec<String>,
@@ -81,6 +81,22 @@ impl CallNames {
     }
 }
 
+/// The calls by hash, each with its tool's name: the same whichever were merged (the
+/// recent ones' map has no order of its own).
+impl std::fmt::Debug for CallNames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut calls: Vec<(u64, u32)> = (self.keys.iter().copied())
+            .zip(self.numbers.iter().copied())
+            .chain(self.recent.iter().map(|(&k, &n)| (k, n)))
+            .collect();
+        calls.sort_unstable();
+        let name = |n: u32| self.names.get(n as usize).map_or("?", String::as_str);
+        f.debug_map()
+            .entries(calls.iter().map(|&(k, n)| (k, name(n))))
+            .finish()
+    }
+}
+
 /// The key of a call id.
 fn call_key(id: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(id.as_bytes())
@@ -115,6 +131,12 @@ mod tests {
             assert_eq!(calls.get(id), Some(name.as_str()));
         }
         assert_eq!(calls.get("call_none"), None);
+        let mut merged = CallNames::default();
+        for (id, name) in &want {
+            merged.insert(id, name.clone());
+        }
+        merged.merge();
+        assert_eq!(format!("{calls:?}"), format!("{merged:?}"));
         assert_eq!(calls.names.len(), 7);
     }
 }

@@ -219,6 +219,7 @@ fn index_of(doc: &LinesDoc) -> Option<Index> {
         }
         index.push(skel::node(text, i, span.start as u64)?)?;
     }
+    index.resolve()?;
     Some(index)
 }
 
@@ -265,7 +266,8 @@ fn from_index<'a>(
         .any(|i| index.nodes[i].ctxctl());
     let version = agent.agent_version;
     let modelled = own && reattach::modelled(version);
-    let before = index.before(line);
+    let mut before = index.before(line);
+    before.resolve()?;
     let traced = indexed::trace(&before);
     if traced.cut_short() {
         // An excerpt, as [`claude_code::before_compaction`] has it.

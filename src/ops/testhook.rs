@@ -19,6 +19,9 @@
 //!   before the last check of a file about to be replaced ([`hold_before_replace`]).
 //! - `CTXCTL_TEST_MAP_FROM=BYTES`: map agent transcripts (Claude Code, Codex) of BYTES or
 //!   more for a rewrite ([`map_from`]), so that small test files take the mapped way too.
+//! - `CTXCTL_TEST_UUID_SPILL=memory|slice:N`: keep a streamed Claude Code transcript's
+//!   uuids in memory, or resolve them from their temp file N at a time ([`uuid_spill`]),
+//!   so that small test files take the fallback, or many passes, too.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -101,6 +104,29 @@ pub fn map_from(ctx: &Context) -> Option<u64> {
     ctx.env.get(env::CTXCTL_TEST_MAP_FROM)?.parse().ok()
 }
 
+/// Where a streamed Claude Code transcript's uuids go, when a test says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UuidSpill {
+    /// Held in memory, as where no temp file can be made.
+    Memory,
+    /// In the temp file, resolved this many hashes a pass.
+    Slice(usize),
+}
+
+/// `CTXCTL_TEST_UUID_SPILL`, if set and well formed.
+pub fn uuid_spill(ctx: &Context) -> Option<UuidSpill> {
+    parse_uuid_spill(ctx.env.get(env::CTXCTL_TEST_UUID_SPILL)?)
+}
+
+fn parse_uuid_spill(value: &str) -> Option<UuidSpill> {
+    match value {
+        "memory" => Some(UuidSpill::Memory),
+        _ => (value.strip_prefix("slice:")?.parse().ok())
+            .filter(|&n| n > 0)
+            .map(UuidSpill::Slice),
+    }
+}
+
 /// While the file named by `CTXCTL_TEST_HOLD_BEFORE_REPLACE` exists, waits (at most a
 /// minute) before the last check of `path`, about to be replaced, so that an integration
 /// test can change the file in between, deterministically.
@@ -140,6 +166,15 @@ mod tests {
         );
         for bad in ["", "kill", "write:", "write:KILL", "rename"] {
             assert_eq!(parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn uuid_spill_hooks_parse() {
+        assert_eq!(parse_uuid_spill("memory"), Some(UuidSpill::Memory));
+        assert_eq!(parse_uuid_spill("slice:3"), Some(UuidSpill::Slice(3)));
+        for bad in ["", "slice:", "slice:0", "slice:x", "Memory", "3"] {
+            assert_eq!(parse_uuid_spill(bad), None, "{bad:?}");
         }
     }
 }

@@ -1,43 +1,55 @@
 //! The index of a Claude Code transcript ([`Index`]): one 8-byte [`Node`] per record, in
-//! file order, its ids beside it (`uuid` and `message.id` for the records that have one,
-//! `parentUuid` mostly as a bit: about 11 bytes a record, which give way to a 4-byte check
-//! of the uuid once the thread is traced, [`Index::forget_ids`]),
+//! file order, its ids beside it (`message.id` for the records that have one, `parentUuid`
+//! mostly as a bit, the uuids' hashes in a temp file, [`UuidSpill`], read again only to
+//! answer what the trace looks up by uuid, [`Index::resolve`]; these give way to a 4-byte
+//! check of the uuid once the thread is traced, [`Index::forget_ids`]),
 //! and what lets a node be that small: its line kept only where blank lines
 //! make it other than the previous node's plus one, its offset's high bits kept once per
 //! 4 GiB of file, its length read off the next node's offset, and the fields only some
 //! records hold kept aside ([`Rare`]). What [`super::indexed`] reads the transcript from.
 
-use super::parents::{Parents, MAX_RECORDS};
+use std::fs::File;
+
+use super::parents::{Named, Parents, MAX_RECORDS};
 use super::skel::{self, Id, Made, Node, Rare};
 use super::sparse::SparseIds;
+use super::uuid_spill::{self, Resolved, UuidSpill};
 
 /// The nodes' ids, beside them (one value an index: the size of its variants does not
 /// matter).
 #[derive(Debug)]
 #[allow(clippy::large_enum_variant)]
 enum Ids {
-    /// While the thread is traced: each node's `uuid` and `message.id` (an assistant
-    /// record's), kept for the nodes that have one ([`SparseIds`]: a quarter of a Claude
-    /// Code transcript's records have no uuid), and `parentUuid` (the node holding it,
-    /// mostly: [`Parents`]).
+    /// While the thread is traced: each node's `uuid` (in the spill, by rank among the
+    /// nodes with one: a quarter of a Claude Code transcript's records have none) and
+    /// `message.id` (an assistant record's, [`SparseIds`]), `parentUuid` (the node
+    /// holding it, mostly: [`Parents`]), and once [`Index::resolve`]d, the answers to
+    /// what the trace looks up by uuid.
     Held {
-        uuids: SparseIds,
+        spill: UuidSpill,
         message_ids: SparseIds,
         parents: Parents,
+        resolved: Option<Resolved>,
     },
-    /// Once it is: each node's uuid's [`skel::check`], all the re-read of a record
-    /// compares. A check per record rather than per live record, so that every record
-    /// read again (the snapshot of the request, the record a thread cut short starts at)
-    /// is checked by its index alone.
-    Checks(Vec<u32>),
+    /// Once it is: the spill and the nodes' ranks in it (in [`Parents`], ~1 MB at 2 GB),
+    /// all the re-read of a record compares ([`Index::checks`]: the uuid's
+    /// [`skel::check`], read from the spill a batch at a time). Every node can be checked
+    /// by its index alone, live or not (the snapshot of the request, the record a thread
+    /// cut short starts at), with no 4-byte check a node in memory.
+    Traced { spill: UuidSpill, parents: Parents },
 }
+
+/// Ranks at most between two read in one read of the spill ([`Index::checks`]): a batch
+/// of the thread is nearly in file order, so that its hashes are read a run at a time.
+const GAP: usize = 16;
 
 impl Default for Ids {
     fn default() -> Ids {
         Ids::Held {
-            uuids: SparseIds::default(),
+            spill: UuidSpill::default(),
             message_ids: SparseIds::default(),
             parents: Parents::default(),
+            resolved: None,
         }
     }
 }
@@ -65,9 +77,27 @@ pub struct Index {
     pub file_warnings: Vec<String>,
     /// The agent's version, as the latest record naming one gives it.
     pub version: Option<crate::session::AgentVersion>,
+    /// Hashes a resolution pass sorts at most (`None`: [`uuid_spill::SLICE`]); a test
+    /// makes it small to force many passes.
+    slice: Option<usize>,
 }
 
 impl Index {
+    /// An empty index keeping the uuids in `file` (an unnamed temp file; `None`: in
+    /// memory), resolving them `slice` at a time (`None`: the default).
+    pub fn spilling(file: Option<File>, slice: Option<usize>) -> Index {
+        Index {
+            ids: Ids::Held {
+                spill: UuidSpill::new(file),
+                message_ids: SparseIds::default(),
+                parents: Parents::default(),
+                resolved: None,
+            },
+            slice,
+            ..Index::default()
+        }
+    }
+
     /// Adds the node the skeleton `made` of the next record; `None` (nothing added) past
     /// [`MAX_RECORDS`] records or 2^32 lines.
     pub fn push(&mut self, made: Made) -> Option<()> {
@@ -98,16 +128,25 @@ impl Index {
         };
         match &mut self.ids {
             Ids::Held {
-                uuids,
+                spill,
                 message_ids,
                 parents,
+                ..
             } => {
-                // Each refuses only past as many records as the node index, checked above.
+                // Each refuses only past as many records as the node index, checked above;
+                // the spill, which cannot, last: a node refused wrote no uuid.
                 message_ids.push(message_id)?;
                 parents.push(uuid, parent)?;
-                uuids.push(uuid)?;
+                if let Some(u) = uuid {
+                    spill.push(u);
+                }
             }
-            Ids::Checks(checks) => checks.push(skel::check(uuid)),
+            Ids::Traced { spill, parents } => {
+                parents.push(uuid, parent)?;
+                if let Some(u) = uuid {
+                    spill.push(u);
+                }
+            }
         }
         self.gaps.extend(gap);
         node.model = self.model_number(model);
@@ -129,20 +168,95 @@ impl Index {
     ///
     /// # Panics
     /// Once [`Index::forget_ids`] let them go: a thread is never traced without them.
-    fn held(&self) -> (&SparseIds, &SparseIds, &Parents) {
+    fn held(&self) -> (&UuidSpill, &SparseIds, &Parents) {
         match &self.ids {
             Ids::Held {
-                uuids,
+                spill,
                 message_ids,
                 parents,
-            } => (uuids, message_ids, parents),
-            Ids::Checks(_) => panic!("the ids of an index are read after it let them go"),
+                ..
+            } => (spill, message_ids, parents),
+            Ids::Traced { .. } => panic!("the ids of an index are read after it let them go"),
         }
     }
 
-    /// Node `i`'s `uuid` (see [`Index::held`] for when this panics).
-    pub fn uuid(&self, i: usize) -> Option<Id> {
-        self.held().0.get(i)
+    /// What the trace looks up by uuid, answered (see [`Index::held`] for when this
+    /// panics; also before [`Index::resolve`]).
+    fn resolved(&self) -> (&Parents, &Resolved) {
+        match &self.ids {
+            Ids::Held {
+                parents,
+                resolved: Some(r),
+                ..
+            } => (parents, r),
+            _ => panic!("an index is traced before its uuids are resolved"),
+        }
+    }
+
+    /// Reads the uuids' spill again to answer what the trace looks up by uuid: the
+    /// parents not found among the records just before theirs, the `leafUuid`s, the
+    /// preserved segments' ends, and the uuids given twice. `None` when the spill cannot
+    /// be read (the caller leaves the file to the whole reader).
+    ///
+    /// # Panics
+    /// Once [`Index::forget_ids`] let the ids go.
+    pub fn resolve(&mut self) -> Option<()> {
+        let slice = self.slice.unwrap_or(uuid_spill::SLICE);
+        let Ids::Held {
+            spill,
+            parents,
+            resolved,
+            ..
+        } = &mut self.ids
+        else {
+            panic!("the ids of an index are resolved after it let them go");
+        };
+        spill.finish().ok()?;
+        // A cut index ([`Index::before`]) keeps the whole spill: its ranks bound it.
+        debug_assert!(spill.len() >= parents.ranks());
+        let mut asked: Vec<Id> = parents.far().chain(self.rare.named()).collect();
+        asked.sort_unstable();
+        asked.dedup();
+        *resolved = Some(uuid_spill::resolve(spill, parents.ranks(), &asked, slice).ok()?);
+        Some(())
+    }
+
+    /// Whether node `i` has a `uuid`.
+    pub fn has_uuid(&self, i: usize) -> bool {
+        self.held().2.rank(i).is_some()
+    }
+
+    /// The last node giving node `i`'s uuid (a uuid given twice names its last record),
+    /// `i` itself when it has none or gives it last.
+    pub fn last(&self, i: usize) -> usize {
+        let (parents, resolved) = self.resolved();
+        let Some(rank) = parents.rank(i) else {
+            return i;
+        };
+        match resolved.last(rank) {
+            r if r == rank => i,
+            r => parents.record(r),
+        }
+    }
+
+    /// The last node giving the uuid `id`, if one does and the trace asked for it (a
+    /// `leafUuid`, a preserved segment's end: [`Index::resolve`]).
+    pub fn last_of(&self, id: Id) -> Option<usize> {
+        let (parents, resolved) = self.resolved();
+        resolved.last_of(id).map(|r| parents.record(r))
+    }
+
+    /// The node node `i`'s `parentUuid` names (the last giving it), if it is in the file.
+    pub fn parent_record(&self, i: usize) -> Option<usize> {
+        match self.held().2.named(i)? {
+            Named::Record(k) => Some(self.last(k)),
+            Named::Far(id) => self.last_of(id),
+        }
+    }
+
+    /// Whether node `i` has a `parentUuid`, in the file or not.
+    pub fn names_parent(&self, i: usize) -> bool {
+        self.held().2.named(i).is_some()
     }
 
     /// Node `i`'s `message.id`, if it is an assistant record's.
@@ -150,39 +264,42 @@ impl Index {
         self.held().1.get(i)
     }
 
-    /// Node `i`'s `parentUuid`.
-    pub fn parent(&self, i: usize) -> Option<Id> {
-        let (uuids, _, parents) = self.held();
-        parents.get(i, |k| uuids.get(k))
-    }
-
-    /// Node `i`'s uuid's [`skel::check`], before or after the ids go.
-    pub fn check(&self, i: usize) -> u32 {
-        match &self.ids {
-            Ids::Held { uuids, .. } => skel::check(uuids.get(i)),
-            Ids::Checks(checks) => checks[i],
+    /// The [`skel::check`] of the uuid of each of `nodes`, before or after the ids go:
+    /// read from the spill, the ranks close together ([`GAP`]) a run at a time. `None`
+    /// when the spill cannot be read (after [`Index::resolve`], which writes it out).
+    pub fn checks(&self, nodes: &[usize]) -> Option<Vec<u32>> {
+        let (spill, parents) = match &self.ids {
+            Ids::Held { spill, parents, .. } | Ids::Traced { spill, parents } => (spill, parents),
+        };
+        let ranks: Vec<Option<usize>> = nodes.iter().map(|&i| parents.rank(i)).collect();
+        let mut sorted: Vec<usize> = ranks.iter().flatten().copied().collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let (mut read, mut run_of) = (Vec::with_capacity(sorted.len()), Vec::new());
+        for run in sorted.chunk_by(|a, b| b - a <= GAP) {
+            let from = run[0];
+            run_of.resize(run[run.len() - 1] + 1 - from, 0);
+            spill.read(from, &mut run_of).ok()?;
+            read.extend(run.iter().map(|&r| run_of[r - from]));
         }
+        let hash = |r: usize| read[sorted.binary_search(&r).expect("a rank read")];
+        let check = |r: &Option<usize>| skel::check(r.and_then(|r| Id::new(hash(r))));
+        Some(ranks.iter().map(check).collect())
     }
 
-    /// Lets the nodes' ids go (about 11 of the 19 bytes a record the index holds), keeping a
-    /// 4-byte check of each uuid, and the [`Rare`] fields only the trace reads (a 2 GB
-    /// transcript's answered ids and leaves: 7 MB), for a caller that traces no thread from
-    /// this index again: reading the live records needs only the traced thread, and the
-    /// checks.
+    /// Lets the nodes' ids go but for the uuids' spill and the nodes' ranks in it (the
+    /// `message.id`s, the resolution), and the [`Rare`] fields only the trace reads (a
+    /// 2 GB transcript's answered ids and leaves: 7 MB), for a caller that traces no
+    /// thread from this index again: reading the live records needs only the traced
+    /// thread, and the checks ([`Index::checks`]).
     pub fn forget_ids(&mut self) {
         self.rare = Rare::default();
-        let held = std::mem::replace(&mut self.ids, Ids::Checks(Vec::new()));
-        if let Ids::Held {
-            uuids,
-            message_ids,
-            parents,
-        } = held
-        {
-            // The rest first, so that only the uuids are held beside the checks made.
-            drop((message_ids, parents));
-            let checks = (0..self.nodes.len()).map(|i| skel::check(uuids.get(i)));
-            self.ids = Ids::Checks(checks.collect());
-        }
+        let ids = std::mem::take(&mut self.ids);
+        self.ids = match ids {
+            Ids::Held { spill, parents, .. } | Ids::Traced { spill, parents } => {
+                Ids::Traced { spill, parents }
+            }
+        };
     }
 
     /// Node `i`'s line (0-based, blank lines counted).
@@ -214,7 +331,8 @@ impl Index {
 
     /// The index of the file up to line `line` (the records before it), as the whole
     /// reader reads that part of the file on its own ([`super::before_compaction`]): this
-    /// one cut short, so that the nodes are not held twice.
+    /// one cut short, so that the nodes are not held twice; to be [`Index::resolve`]d
+    /// again before it is traced.
     pub fn before(mut self, line: usize) -> Index {
         let (mut lo, mut hi) = (0, self.nodes.len());
         while lo < hi {
@@ -234,15 +352,19 @@ impl Index {
         self.nodes.truncate(lo);
         match &mut self.ids {
             Ids::Held {
-                uuids,
                 message_ids,
                 parents,
+                resolved,
+                ..
             } => {
-                uuids.truncate(lo);
+                // The spill stays whole: the ranks of the nodes kept bound it, and its
+                // resolution is made again over them (a uuid given again past the cut
+                // does not count).
                 message_ids.truncate(lo);
                 parents.truncate(lo);
+                *resolved = None;
             }
-            Ids::Checks(checks) => checks.truncate(lo),
+            Ids::Traced { parents, .. } => parents.truncate(lo),
         }
         self.rare.truncate(lo);
         self.file_warnings.clear();
@@ -303,22 +425,63 @@ mod tests {
                 ((3 << 32) + 1, 8)
             ]
         );
+        // Every record gives the uuid "u": the last of the file, then of the cut.
+        index.resolve().expect("resolved");
+        assert_eq!(index.last(0), 4);
         let mut before = index.before(5);
         assert_eq!(before.nodes.len(), 3);
-        assert_eq!(before.parent(2), Some(skel::id("p")));
-        assert_eq!(before.uuid(2), Some(skel::id("u")));
-        let check = before.check(2);
-        assert_eq!(check, skel::check(Some(skel::id("u"))));
+        before.resolve().expect("resolved again");
+        assert!(before.names_parent(2));
+        assert_eq!(before.parent_record(2), None, "\"p\" is not in the file");
+        assert!(before.has_uuid(2));
+        assert_eq!((before.last(0), before.last_of(skel::id("u"))), (2, None));
+        let check = before.checks(&[2]);
+        assert_eq!(check, Some(vec![skel::check(Some(skel::id("u")))]));
         before.forget_ids();
-        assert!(matches!(&before.ids, Ids::Checks(c) if c.len() == 3));
-        assert_eq!(before.check(2), check, "the same check once the ids go");
+        assert!(matches!(&before.ids, Ids::Traced { .. }));
+        assert_eq!(before.checks(&[2]), check, "the same check once the ids go");
         assert_eq!(before.place(2), (34, (1 << 32) + 7 - 34));
         assert_eq!(before.line(2), 4);
     }
 
     #[test]
+    fn checks_are_read_out_of_order_across_runs_and_the_edges() {
+        for file in [false, true] {
+            let spill = file.then(|| tempfile::tempfile().expect("a temp file"));
+            let mut index = Index::spilling(spill, None);
+            // Every third record has no uuid.
+            let text = |i: usize| match i % 3 {
+                0 => r#"{"type":"queue-operation"}"#.to_string(),
+                _ => format!(r#"{{"type":"user","uuid":"u{i}"}}"#),
+            };
+            for i in 0..200 {
+                let made = skel::node(&text(i), i, 10 * i as u64).expect("a node");
+                index.push(made).expect("pushed");
+            }
+            index.resolve().expect("resolved");
+            let want =
+                |i: &usize| skel::check((!i.is_multiple_of(3)).then(|| skel::id(&format!("u{i}"))));
+            // Out of order, far apart and near, the first and last, one twice.
+            let nodes = [199, 0, 1, 2, 150, 100, 101, 60, 199, 5, 198, 130];
+            let checks = Some(nodes.iter().map(want).collect::<Vec<_>>());
+            assert_eq!(index.checks(&nodes), checks);
+            let all: Vec<usize> = (0..200).collect();
+            assert_eq!(index.checks(&all), Some(all.iter().map(want).collect()));
+            assert_eq!(index.checks(&[]), Some(Vec::new()));
+            index.forget_ids();
+            assert_eq!(index.checks(&nodes), checks, "the same once the ids go");
+        }
+    }
+
+    #[test]
     fn the_ids_and_rare_fields_go_and_the_checks_stay() {
-        let mut index = Index::default();
+        for file in [false, true] {
+            let spill = file.then(|| tempfile::tempfile().expect("a temp file"));
+            ids_go_and_checks_stay(Index::spilling(spill, Some(1)));
+        }
+    }
+
+    fn ids_go_and_checks_stay(mut index: Index) {
         let texts = [
             r#"{"type":"user","uuid":"u1","message":{"content":"hi"}}"#,
             r#"{"type":"queue-operation"}"#,
@@ -330,15 +493,23 @@ mod tests {
                 .push(skel::node(t, i, 10 * i as u64).expect("a node"))
                 .expect("pushed");
         }
-        let ids = |i| (index.uuid(i), index.parent(i), index.message_id(i));
-        assert_eq!(ids(1), (None, None, None));
-        assert_eq!(ids(3), (Some(skel::id("u2")), Some(skel::id("a1")), None));
+        index.resolve().expect("resolved");
+        let ids = |i| {
+            (
+                index.has_uuid(i),
+                index.parent_record(i),
+                index.message_id(i),
+            )
+        };
+        assert_eq!(ids(1), (false, None, None));
+        assert_eq!(ids(3), (true, Some(2), None));
         assert_eq!(index.message_id(2), Some(skel::id("m")));
         assert_eq!(index.rare.answers(), 1);
-        let checks: Vec<u32> = (0..4).map(|i| index.check(i)).collect();
+        let checks = index.checks(&[0, 1, 2, 3]).expect("read");
         assert_eq!(checks[1], 0);
+        assert_eq!(checks[3], skel::check(Some(skel::id("u2"))));
         index.forget_ids();
         assert_eq!(index.rare.answers(), 0, "only the trace reads them");
-        assert_eq!((0..4).map(|i| index.check(i)).collect::<Vec<_>>(), checks);
+        assert_eq!(index.checks(&[0, 1, 2, 3]), Some(checks));
     }
 }

@@ -4,8 +4,10 @@
 //! the chain, the same order and the same warnings. The two are held equal on every
 //! fixture by `tests/agent_stream.rs`.
 //!
-//! What the trace holds per node is kept to a few bytes: nodes are found by an id through
-//! a permutation of their 32-bit indices sorted by it ([`ById`], binary-searched), the
+//! What the trace holds per node is kept to a few bytes: a node's parent and the nodes a
+//! `leafUuid` or a preserved segment names come resolved from the index (no uuid is
+//! held: [`Index::resolve`]), nodes are found by another key through a permutation of
+//! their 32-bit indices sorted by it ([`ById`], binary-searched), the
 //! children map of [`Children`] is built only when a boundary has a preserved segment to
 //! relink, and the thread's order and live flags are kept in about a byte and a bit a
 //! record ([`Order`], [`Flags`]).
@@ -43,20 +45,20 @@ struct Splice {
     tail: usize,
 }
 
-/// Node indices by an id (`key` of the node in the index), sorted by id and then index: a
-/// multimap of four bytes per node.
-struct ById {
+/// Node indices by a key (`key` of the node in the index: an id, a node), sorted by key
+/// and then index: a multimap of four bytes per node.
+struct ById<K> {
     idx: Vec<u32>,
-    key: fn(&Index, usize) -> Option<Id>,
+    key: fn(&Index, usize) -> Option<K>,
 }
 
-impl ById {
+impl<K: Ord + Copy> ById<K> {
     /// The nodes `keep` takes that have a `key`.
     fn new(
         index: &Index,
-        key: fn(&Index, usize) -> Option<Id>,
+        key: fn(&Index, usize) -> Option<K>,
         keep: impl Fn(usize) -> bool,
-    ) -> ById {
+    ) -> ById<K> {
         let mut idx: Vec<u32> = (0..index.nodes.len())
             .filter(|&i| keep(i) && key(index, i).is_some())
             .map(|i| i as u32)
@@ -66,16 +68,11 @@ impl ById {
     }
 
     /// The indices of `id`, in file order.
-    fn all(&self, index: &Index, id: Id) -> &[u32] {
+    fn all(&self, index: &Index, id: K) -> &[u32] {
         let k = |i: &u32| (self.key)(index, *i as usize);
         let from = self.idx.partition_point(|i| k(i) < Some(id));
         let to = from + self.idx[from..].partition_point(|i| k(i) == Some(id));
         &self.idx[from..to]
-    }
-
-    /// The last index of `id` (a uuid given twice names its last record).
-    fn get(&self, index: &Index, id: Id) -> Option<usize> {
-        self.all(index, id).last().map(|&i| i as usize)
     }
 }
 
@@ -109,7 +106,6 @@ struct Tracer<'a> {
     index: &'a Index,
     nodes: &'a [Node],
     rare: &'a Rare,
-    by_uuid: ById,
     relink: HashMap<usize, usize>,
     splices: Vec<Splice>,
     warnings: Vec<String>,
@@ -120,13 +116,11 @@ struct Tracer<'a> {
 /// The live thread of the records `index` holds.
 pub fn trace(index: &Index) -> Thread {
     let (nodes, rare) = (&index.nodes[..], &index.rare);
-    let by_uuid = ById::new(index, Index::uuid, |_| true);
     let main = nodes.iter().any(|n| n.is_conversation() && !n.sidechain());
     let mut t = Tracer {
         index,
         nodes,
         rare,
-        by_uuid,
         relink: HashMap::new(),
         splices: Vec::new(),
         warnings: Vec::new(),
@@ -159,12 +153,12 @@ impl Tracer<'_> {
     }
 
     fn file_parent(&self, i: usize) -> Option<usize> {
-        self.uuid(self.index.parent(i))
+        self.index.parent_record(i)
     }
 
-    /// The node `id` names (the last, if several).
+    /// The node `id` names (the last, if several): a `leafUuid`, a segment's end.
     fn uuid(&self, id: Option<Id>) -> Option<usize> {
-        id.and_then(|u| self.by_uuid.get(self.index, u))
+        id.and_then(|u| self.index.last_of(u))
     }
 
     fn eligible(&self, i: usize) -> bool {
@@ -192,7 +186,7 @@ impl Tracer<'_> {
             }
             chain.push(i as u32);
             cur = self.parent(i);
-            if cur.is_none() && self.index.parent(i).is_some() {
+            if cur.is_none() && self.index.names_parent(i) {
                 // The original words the parent's uuid, which the index does not hold.
                 self.warnings.push(String::new());
                 self.missing.push((self.warnings.len() - 1, i));
@@ -205,8 +199,6 @@ impl Tracer<'_> {
                 .cloned()
         });
         thread.splice_boundary = splice.as_ref().map(|s| s.boundary);
-        // Nothing is looked up by uuid past the chain: its four bytes a node go first.
-        self.by_uuid.idx = Vec::new();
         self.expand(chain, splice.is_some(), thread);
     }
 
@@ -334,10 +326,14 @@ impl Tracer<'_> {
         };
         let eligible = |i: usize| i >= after && self.eligible(i);
         // Parallel tool results hang from their `tool_use` record by `parentUuid`: only
-        // records that answer calls can be hung beside the chain that way.
-        let children = ById::new(self.index, Index::parent, |i| {
-            eligible(i) && !self.rare.results(i).is_empty()
-        });
+        // records that answer calls can be hung beside the chain that way. Keyed by the
+        // node their parent names (the last giving that uuid), found under the last node
+        // giving a chain record's uuid.
+        let children = ById::new(
+            self.index,
+            |ix, i| ix.parent_record(i),
+            |i| eligible(i) && !self.rare.results(i).is_empty(),
+        );
         let by_message = ById::new(self.index, Index::message_id, eligible);
         let live = &mut thread.live;
         for i in chain.iter() {
@@ -359,7 +355,8 @@ impl Tracer<'_> {
             while let Some((at, i)) = stack.pop() {
                 let same =
                     (self.index.message_id(i as usize)).map(|id| by_message.all(self.index, id));
-                let kids = (self.index.uuid(i as usize)).map(|u| children.all(self.index, u));
+                let kids = (self.index.has_uuid(i as usize))
+                    .then(|| children.all(self.index, self.index.last(i as usize)));
                 for &j in same.into_iter().flatten() {
                     if !live.set(j as usize) {
                         beside.push((at, j));

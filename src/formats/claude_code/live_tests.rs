@@ -41,15 +41,33 @@ fn same_thread(lines: &[String]) -> Thread {
     let text = lines.join("\n") + "\n";
     let doc = LinesDoc::new(text);
     let whole = Transcript::parse(&doc).expect("read whole");
-    let mut index = Index::default();
-    let mut at = 0;
-    for (line, l) in lines.iter().enumerate() {
-        index
-            .push(skel::node(l, line, at).expect("a node"))
-            .unwrap();
-        at += l.len() as u64 + 1;
-    }
-    let t = trace(&index);
+    // The uuids held in memory and resolved in one pass, then in a temp file and
+    // resolved two at a time: the same thread.
+    let traced = [(false, None), (true, Some(2))].map(|(file, slice)| {
+        let file = file.then(|| tempfile::tempfile().expect("a temp file"));
+        let mut index = Index::spilling(file, slice);
+        let mut at = 0;
+        for (line, l) in lines.iter().enumerate() {
+            index
+                .push(skel::node(l, line, at).expect("a node"))
+                .unwrap();
+            at += l.len() as u64 + 1;
+        }
+        index.resolve().expect("resolved");
+        trace(&index)
+    });
+    let [t, spilled] = traced;
+    assert_eq!(
+        (&t.live, &t.order, t.boundary, &t.warnings, &t.missing),
+        (
+            &spilled.live,
+            &spilled.order,
+            spilled.boundary,
+            &spilled.warnings,
+            &spilled.missing
+        ),
+        "the same thread from a spill to a file"
+    );
     assert_eq!(t.live.iter().collect::<Vec<_>>(), whole.live, "live");
     let order: Vec<usize> = t.order.iter().map(|i| i as usize).collect();
     assert_eq!(order, whole.order, "order");

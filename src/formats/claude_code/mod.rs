@@ -29,6 +29,7 @@ mod sparse;
 mod splice;
 mod thread;
 mod uid;
+mod uuid_spill;
 mod uuids;
 mod write;
 

@@ -42,11 +42,23 @@ impl Bits {
     }
 }
 
+/// What a record's `parentUuid` names ([`Parents::named`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Named {
+    /// A record giving that uuid, found among the recent ones as the record was pushed.
+    Record(usize),
+    /// Not found among them: the uuid's hash.
+    Far(Id),
+}
+
 /// Per record (pushed in order), its `parentUuid`.
 #[derive(Debug)]
 pub struct Parents {
     /// Per record: whether it has a uuid.
     uuid: Bits,
+    /// For each word of `uuid`, how many records before it have a uuid: a record's rank
+    /// among them, its place in the uuids' spill (docs/design-uuid-spill.md).
+    ranked: Vec<u32>,
     /// Per record: whether its parent is the latest record with a uuid before it, at most
     /// [`NEAR`] records back.
     prev: Bits,
@@ -66,6 +78,7 @@ impl Default for Parents {
     fn default() -> Parents {
         Parents {
             uuid: Bits::default(),
+            ranked: Vec::new(),
             prev: Bits::default(),
             others: Vec::new(),
             far: Vec::new(),
@@ -85,7 +98,10 @@ impl Parents {
             .filter(|&i| (i as usize) < MAX_RECORDS)?;
         let before = self.before(self.len);
         if self.len.is_multiple_of(64) {
+            let ranked = self.ranked.last().copied().unwrap_or(0)
+                + self.uuid.0.last().map_or(0, |w| w.count_ones());
             self.uuid.0.push(0);
+            self.ranked.push(ranked);
             self.prev.0.push(0);
         }
         // A record named its own parent is its own parent, as a lookup by uuid finds it.
@@ -134,23 +150,77 @@ impl Parents {
             .map(|(k, _)| k)
     }
 
-    /// Record `i`'s `parentUuid`, `uuid` giving the uuid of a record.
+    /// Record `i`'s `parentUuid`, `uuid` giving the uuid of a record: what the tests hold
+    /// [`Parents::named`] to (the index reads no uuid back).
     ///
     /// # Panics
     /// When `i` is not a record held.
+    #[cfg(test)]
     pub fn get(&self, i: usize, uuid: impl Fn(usize) -> Option<Id>) -> Option<Id> {
+        match self.named(i)? {
+            Named::Record(k) => uuid(k),
+            Named::Far(p) => Some(p),
+        }
+    }
+
+    /// What record `i`'s `parentUuid` names, without reading any uuid: a record giving
+    /// it (not always the last one, where a uuid is given twice), or only its hash. What
+    /// a trace that holds no uuid resolves (docs/design-uuid-spill.md).
+    ///
+    /// # Panics
+    /// When `i` is not a record held.
+    pub fn named(&self, i: usize) -> Option<Named> {
         assert!(i < self.len, "record {i} of {}", self.len);
         if self.prev.get(i) {
-            return uuid(self.before(i)?);
+            return self.before(i).map(Named::Record);
         }
         let k = self.others.partition_point(|&(n, _)| (n as usize) < i);
         match *self.others.get(k).filter(|&&(n, _)| n as usize == i)? {
             (_, FAR) => {
                 let k = self.far.partition_point(|&(n, _)| (n as usize) < i);
-                self.far.get(k).map(|&(_, p)| p)
+                self.far.get(k).map(|&(_, p)| Named::Far(p))
             }
-            (_, k) => uuid(k as usize),
+            (_, k) => Some(Named::Record(k as usize)),
         }
+    }
+
+    /// Record `i`'s rank among the records with a uuid, if it has one.
+    ///
+    /// # Panics
+    /// When `i` is not a record held.
+    pub fn rank(&self, i: usize) -> Option<usize> {
+        assert!(i < self.len, "record {i} of {}", self.len);
+        let (w, b) = (i / 64, i % 64);
+        let word = self.uuid.0[w];
+        let below = (word & ((1u64 << b) - 1)).count_ones() as usize;
+        (word >> b & 1 == 1).then(|| self.ranked[w] as usize + below)
+    }
+
+    /// How many records have a uuid.
+    pub fn ranks(&self) -> usize {
+        (self.ranked.last().copied()).map_or(0, |r| r as usize)
+            + self.uuid.0.last().map_or(0, |w| w.count_ones() as usize)
+    }
+
+    /// The record of rank `r` among the records with a uuid.
+    ///
+    /// # Panics
+    /// When fewer than `r + 1` records have one.
+    pub fn record(&self, r: usize) -> usize {
+        assert!(r < self.ranks(), "rank {r} of {}", self.ranks());
+        // The last word with fewer records with a uuid before it than `r + 1`.
+        let w = self.ranked.partition_point(|&k| k as usize <= r) - 1;
+        let mut word = self.uuid.0[w];
+        for _ in 0..r - self.ranked[w] as usize {
+            word &= word - 1;
+        }
+        w * 64 + word.trailing_zeros() as usize
+    }
+
+    /// The hashes of the parents not found among the recent records (what a trace looks
+    /// up by uuid: [`super::uuid_spill::resolve`]).
+    pub fn far(&self) -> impl Iterator<Item = Id> + '_ {
+        self.far.iter().map(|&(_, p)| p)
     }
 
     /// Forgets records `n` and on.
@@ -160,6 +230,7 @@ impl Parents {
         }
         self.len = n;
         self.uuid.truncate(n);
+        self.ranked.truncate(self.uuid.0.len());
         self.prev.truncate(n);
         (self.others).truncate(self.others.partition_point(|&(k, _)| (k as usize) < n));
         (self.far).truncate(self.far.partition_point(|&(k, _)| (k as usize) < n));

@@ -10,6 +10,15 @@ fn pushed(records: &[(Option<&str>, Option<&str>)]) -> Parents {
     let uuid = |k: usize| records[k].0.map(id);
     for (i, &(_, parent)) in records.iter().enumerate() {
         assert_eq!(p.get(i, uuid), parent.map(id), "record {i}");
+        let named = match p.named(i) {
+            Some(Named::Record(k)) => {
+                assert!(k <= i, "record {i} names a later record {k}");
+                uuid(k)
+            }
+            Some(Named::Far(h)) => Some(h),
+            None => None,
+        };
+        assert_eq!(named, parent.map(id), "record {i}, named");
     }
     p
 }
@@ -135,4 +144,48 @@ fn cut_within_a_word_the_bits_after_it_are_gone() {
 #[should_panic(expected = "record 1 of 1")]
 fn a_record_not_held_is_refused() {
     pushed(&[(Some("a"), None)]).get(1, |_| None);
+}
+
+#[test]
+fn named_gives_the_record_found_or_the_far_hash() {
+    let mut records = vec![
+        (Some("a"), None),
+        (Some("a"), None),
+        (Some("b"), Some("a")),
+        (Some("early"), Some("late")),
+        (Some("late"), None),
+    ];
+    let filler: Vec<String> = (0..2 * RECENT).map(|i| format!("x{i}")).collect();
+    records.extend(filler.iter().map(|x| (Some(x.as_str()), None)));
+    records.push((None, Some("b")));
+    let p = pushed(&records);
+    assert_eq!(p.named(0), None);
+    // The later of the two records giving `a`, the one just before.
+    assert_eq!(p.named(2), Some(Named::Record(1)));
+    assert_eq!(
+        p.named(3),
+        Some(Named::Far(id("late"))),
+        "named before it appears"
+    );
+    let last = records.len() - 1;
+    assert_eq!(p.named(last), Some(Named::Far(id("b"))), "far back");
+}
+
+#[test]
+fn ranks_and_records_of_the_records_with_a_uuid_agree_across_words_and_cuts() {
+    let names: Vec<String> = (0..300).map(|i| format!("u{i}")).collect();
+    let has = |i: usize| i % 3 != 1 && i % 64 != 5;
+    let records: Vec<_> = (0..300)
+        .map(|i| (has(i).then(|| names[i].as_str()), None))
+        .collect();
+    let mut p = pushed(&records);
+    for n in [300, 257, 256, 130, 128, 64, 63, 1, 0] {
+        p.truncate(n);
+        let with: Vec<usize> = (0..n).filter(|&i| has(i)).collect();
+        assert_eq!(p.ranks(), with.len(), "cut at {n}");
+        for (r, &i) in with.iter().enumerate() {
+            assert_eq!((p.rank(i), p.record(r)), (Some(r), i), "cut at {n}");
+        }
+        assert!((0..n).filter(|&i| !has(i)).all(|i| p.rank(i).is_none()));
+    }
 }

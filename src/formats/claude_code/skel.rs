@@ -179,6 +179,13 @@ impl Rare {
         (self.result_of[k] as usize, self.results[k])
     }
 
+    /// The uuids the nodes name by their hash alone (`leafUuid`s, preserved segments'
+    /// ends): what a trace looks up ([`super::uuid_spill::resolve`]).
+    pub fn named(&self) -> impl Iterator<Item = Id> + '_ {
+        let ends = self.segments.iter().flat_map(|(_, s)| s.iter().flatten());
+        self.leaves.iter().map(|&(_, l)| l).chain(ends.copied())
+    }
+
     /// Node `i`'s preserved segment.
     pub fn segment(&self, i: usize) -> Option<&[Option<Id>; 3]> {
         entry(&self.segments, i)
