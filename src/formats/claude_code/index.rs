@@ -171,7 +171,7 @@ impl Index {
         }
     }
 
-    /// Lets the nodes' ids go (about 11 of the 19 bytes a record the index holds), keeping a
+    /// Lets the nodes' ids go (about 11 of the 15 bytes a record the index holds), keeping a
     /// 4-byte check of each uuid, and the [`Rare`] fields only the trace reads (a 2 GB
     /// transcript's answered ids and leaves: 7 MB), for a caller that traces no thread from
     /// this index again: reading the live records needs only the traced thread, and the

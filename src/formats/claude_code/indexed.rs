@@ -1,4 +1,4 @@
-//! A Claude Code transcript read from its index ([`Index`], one 8-byte [`Node`] per
+//! A Claude Code transcript read from its index ([`Index`], one 2-byte [`Node`] per
 //! record, its ids, line and place in the file kept in a few bytes besides) rather than
 //! from its whole text: the live thread is traced over the nodes
 //! ([`live::trace`]), which records of it make one response told in a byte a place
