@@ -5,10 +5,10 @@
 //!
 //! Two passes over the file. The first reads it a block of lines at a time
 //! ([`LineReader`]), the counting threads reducing each line to its [`Node`](skel::Node)
-//! (8 bytes: a few flags, the low bits of its offset) and its ids (hashed, ~20 bytes, kept
+//! (2 bytes: its type and a few flags) and its ids (hashed, ~20 bytes, kept
 //! until the thread is traced; message text, tool results and images are skipped
-//! unparsed), and keeps only those in an [`Index`] (lines, offsets' high bits and the
-//! fields few records hold kept aside). The live thread is traced over the nodes
+//! unparsed), and keeps only those in an [`Index`] (lines, offsets in ~2 bytes a
+//! record, models and the fields few records hold kept aside). The live thread is traced over the nodes
 //! ([`indexed::trace`]); the second pass fetches the live records by their offsets, makes
 //! them into messages as the whole-file reader does ([`indexed::read`]), counts the
 //! messages a batch at a time and folds each batch into the

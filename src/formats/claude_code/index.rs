@@ -1,15 +1,18 @@
-//! The index of a Claude Code transcript ([`Index`]): one 8-byte [`Node`] per record, in
+//! The index of a Claude Code transcript ([`Index`]): one 2-byte [`Node`] per record, in
 //! file order, its ids beside it (`message.id` for the records that have one, `parentUuid`
 //! mostly as a bit, the uuids' hashes in a temp file, [`UuidSpill`], read again only to
-//! answer what the trace looks up by uuid, [`Index::resolve`]; these give way to a 4-byte
-//! check of the uuid once the thread is traced, [`Index::forget_ids`]),
+//! answer what the trace looks up by uuid, [`Index::resolve`], and to check the records
+//! read again once the thread is traced, [`Index::forget_ids`]),
 //! and what lets a node be that small: its line kept only where blank lines
-//! make it other than the previous node's plus one, its offset's high bits kept once per
-//! 4 GiB of file, its length read off the next node's offset, and the fields only some
-//! records hold kept aside ([`Rare`]). What [`super::indexed`] reads the transcript from.
+//! make it other than the previous node's plus one, its offset in about 2 bytes
+//! ([`Offsets`]), its length read off the next node's offset, the model it names kept in
+//! runs ([`Models`]), and the fields only some records hold kept aside ([`Rare`]). What
+//! [`super::indexed`] reads the transcript from.
 
 use std::fs::File;
 
+use super::models::Models;
+use super::offsets::Offsets;
 use super::parents::{Named, Parents, MAX_RECORDS};
 use super::skel::{self, Id, Made, Node, Rare};
 use super::sparse::SparseIds;
@@ -67,12 +70,12 @@ pub struct Index {
     /// The nodes whose line is not the one after the previous node's (blank lines
     /// between), with their line, in order.
     gaps: Vec<(u32, u32)>,
-    /// For each 4 GiB of the file, the first node past it (`Node::at` is the rest).
-    wraps: Vec<u32>,
+    /// Where each node's text starts in the file.
+    offsets: Offsets,
     /// Where the last node's text ends.
     end: u64,
-    /// The models the nodes name (`Node::model` - 1).
-    pub models: Vec<String>,
+    /// The models the nodes name (those whose [`Node::named`]).
+    pub models: Models,
     /// The file's own warnings: lone surrogates read as U+FFFD, a truncated last line.
     pub file_warnings: Vec<String>,
     /// The agent's version, as the latest record naming one gives it.
@@ -99,10 +102,11 @@ impl Index {
     }
 
     /// Adds the node the skeleton `made` of the next record; `None` (nothing added) past
-    /// [`MAX_RECORDS`] records or 2^32 lines.
+    /// [`MAX_RECORDS`] records or 2^32 lines, or for a record that starts before the
+    /// previous one ends (records come in file order).
     pub fn push(&mut self, made: Made) -> Option<()> {
         let Made {
-            mut node,
+            node,
             uuid,
             message_id,
             parent,
@@ -117,6 +121,9 @@ impl Index {
         let i = u32::try_from(self.nodes.len())
             .ok()
             .filter(|&i| (i as usize) < MAX_RECORDS)?;
+        if at < self.end {
+            return None;
+        }
         let next = self
             .nodes
             .len()
@@ -149,15 +156,15 @@ impl Index {
             }
         }
         self.gaps.extend(gap);
-        node.model = self.model_number(model);
+        if let Some(model) = model {
+            self.models.push(i, model);
+        }
         // The latest record naming a version wins, as the whole reader has it.
         if let Some(v) = version {
             self.version = v;
         }
-        while (self.wraps.len() as u64) < at >> 32 {
-            self.wraps.push(i);
-        }
-        node.at = at as u32;
+        // Refuses only an offset before the last, checked above.
+        self.offsets.push(at)?;
         self.end = at + u64::from(len);
         self.rare.push(i, extra);
         self.nodes.push(node);
@@ -311,22 +318,15 @@ impl Index {
         }
     }
 
-    /// Where node `i`'s text starts in the file.
-    fn at(&self, i: usize) -> u64 {
-        let high = self.wraps.partition_point(|&n| n as usize <= i) as u64;
-        high << 32 | u64::from(self.nodes[i].at)
-    }
-
     /// Where node `i`'s text is in the file, and its length, up to the next node's (the
     /// end of its line and the blank lines after it, which a JSON parser skips).
     pub fn place(&self, i: usize) -> (u64, u64) {
-        let at = self.at(i);
-        let end = if i + 1 < self.nodes.len() {
-            self.at(i + 1)
-        } else {
-            self.end
+        let at = self.offsets.get(i);
+        let len = match i + 1 < self.nodes.len() {
+            true => self.offsets.step(i),
+            false => self.end - at,
         };
-        (at, end - at)
+        (at, len)
     }
 
     /// The index of the file up to line `line` (the records before it), as the whole
@@ -344,11 +344,11 @@ impl Index {
             }
         }
         if lo < self.nodes.len() {
-            self.end = self.at(lo);
+            self.end = self.offsets.get(lo);
         }
-        let before = |k: &u32| (*k as usize) < lo;
-        (self.gaps).truncate(self.gaps.partition_point(|(k, _)| before(k)));
-        (self.wraps).truncate(self.wraps.partition_point(before));
+        (self.gaps).truncate(self.gaps.partition_point(|&(k, _)| (k as usize) < lo));
+        self.offsets.truncate(lo);
+        self.models.truncate(lo);
         self.nodes.truncate(lo);
         match &mut self.ids {
             Ids::Held {
@@ -369,19 +369,6 @@ impl Index {
         self.rare.truncate(lo);
         self.file_warnings.clear();
         self
-    }
-
-    /// Numbers `model` for [`Node::model`].
-    pub fn model_number(&mut self, model: Option<String>) -> u16 {
-        let Some(model) = model else { return 0 };
-        let at = match self.models.iter().position(|m| *m == model) {
-            Some(k) => k,
-            None => {
-                self.models.push(model);
-                self.models.len() - 1
-            }
-        };
-        u16::try_from(at + 1).unwrap_or(u16::MAX)
     }
 }
 
@@ -455,7 +442,9 @@ mod tests {
                 _ => format!(r#"{{"type":"user","uuid":"u{i}"}}"#),
             };
             for i in 0..200 {
-                let made = skel::node(&text(i), i, 10 * i as u64).expect("a node");
+                // Apart by more than a record's length: a record never starts before the
+                // one before it ends.
+                let made = skel::node(&text(i), i, 40 * i as u64).expect("a node");
                 index.push(made).expect("pushed");
             }
             index.resolve().expect("resolved");
@@ -490,7 +479,7 @@ mod tests {
         ];
         for (i, t) in texts.iter().enumerate() {
             index
-                .push(skel::node(t, i, 10 * i as u64).expect("a node"))
+                .push(skel::node(t, i, 200 * i as u64).expect("a node"))
                 .expect("pushed");
         }
         index.resolve().expect("resolved");
@@ -511,5 +500,52 @@ mod tests {
         index.forget_ids();
         assert_eq!(index.rare.answers(), 0, "only the trace reads them");
         assert_eq!(index.checks(&[0, 1, 2, 3]), Some(checks));
+    }
+
+    #[test]
+    fn the_models_named_come_back_by_node_and_cut_short() {
+        let mut index = Index::default();
+        let said = |m: &str| {
+            format!(r#"{{"type":"assistant","uuid":"a","message":{{"id":"m","model":"{m}"}}}}"#)
+        };
+        let texts = [
+            said("claude-a"),
+            r#"{"type":"user","uuid":"u"}"#.to_string(),
+            said("<synthetic>"),
+            said("claude-a"),
+            said("claude-b"),
+            said("claude-a"),
+        ];
+        for (i, t) in texts.iter().enumerate() {
+            index
+                .push(skel::node(t, i, 100 * i as u64).expect("a node"))
+                .expect("pushed");
+        }
+        let named: Vec<Option<&str>> = (0..6)
+            .map(|i| index.nodes[i].named().then(|| index.models.of(i)).flatten())
+            .collect();
+        let want = [Some("claude-a"), None, None, Some("claude-a")];
+        assert_eq!(named[..4], want);
+        assert_eq!(named[4..], [Some("claude-b"), Some("claude-a")]);
+        let before = index.before(5);
+        assert_eq!(before.models.of(4), Some("claude-b"));
+        assert_eq!(before.models.of(9), Some("claude-b"), "the last run is cut");
+    }
+
+    #[test]
+    fn a_record_starting_before_the_last_ends_is_refused_whole() {
+        let mut index = Index::default();
+        index.push(made(0, 0, 10)).expect("pushed");
+        assert_eq!(index.push(made(1, 9, 10)), None);
+        assert_eq!(index.nodes.len(), 1);
+        let mut next = skel::node(r#"{"type":"user","uuid":"v"}"#, 1, 11).expect("a node");
+        next.len = 10;
+        index.push(next).expect("pushed");
+        // The refused record (uuid `u` too) spilled no hash: the next one's is the second.
+        let u = skel::check(Some(skel::id("u")));
+        let v = skel::check(Some(skel::id("v")));
+        assert_eq!(index.checks(&[0, 1]), Some(vec![u, v]));
+        assert_eq!(index.place(0), (0, 11));
+        assert_eq!(index.place(1), (11, 10));
     }
 }

@@ -1,4 +1,4 @@
-//! A Claude Code transcript read from its index ([`Index`], one 8-byte [`Node`] per
+//! A Claude Code transcript read from its index ([`Index`], one 2-byte [`Node`] per
 //! record, its ids, line and place in the file kept in a few bytes besides) rather than
 //! from its whole text: the live thread is traced over the nodes
 //! ([`live::trace`]), which records of it make one response told in a byte a place
@@ -207,15 +207,14 @@ pub fn trace(index: &Index) -> Traced {
         let i = i as usize;
         index.message_id(i).filter(|_| merges(&nodes[i]))
     });
-    let model = (nodes.iter().enumerate().rev())
-        .filter(|(i, n)| thread.live.get(*i) && n.model > 0)
-        .map(|(_, n)| n.model)
-        .next()
-        .or_else(|| nodes.iter().rev().map(|n| n.model).find(|&m| m > 0))
-        .map_or_else(
-            || DEFAULT_MODEL.to_string(),
-            |m| index.models[m as usize - 1].clone(),
-        );
+    // The latest live record naming a model, else the latest of all.
+    let named = |i: &usize| nodes[*i].named();
+    let model = ((0..nodes.len()).rev())
+        .filter(named)
+        .find(|&i| thread.live.get(i))
+        .or_else(|| (0..nodes.len()).rev().find(named))
+        .and_then(|i| index.models.of(i))
+        .map_or_else(|| DEFAULT_MODEL.to_string(), str::to_string);
     Traced {
         thread,
         responses,
@@ -359,7 +358,7 @@ fn messages(
                 m.id = r.uuid.clone();
                 let fact = Fact {
                     assistant: false,
-                    named: n.model > 0,
+                    named: n.named(),
                     usage: None,
                     first_line: r.line,
                 };
@@ -483,7 +482,7 @@ fn add(
     }
     let fact = Fact {
         assistant: role == Role::Assistant,
-        named: n.model > 0,
+        named: n.named(),
         usage: reported,
         first_line: r.line,
     };

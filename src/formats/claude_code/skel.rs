@@ -1,6 +1,6 @@
 //! One line of a Claude Code transcript reduced to what its live thread is traced from
-//! ([`Node`], 8 bytes: its type, a few flags and where its text is in the file; its ids,
-//! as 64-bit hashes, beside it), the few fields only some records hold kept aside
+//! ([`Node`], 2 bytes: its type and a few flags; where its text is in the file, the model
+//! it names and its ids, as 64-bit hashes, beside it), the few fields only some records hold kept aside
 //! ([`Rare`]). The line is
 //! deserialized into a skeleton that skips everything else
 //! (message text, tool results, base64 images) without copying it, so that a transcript
@@ -59,20 +59,17 @@ impl Kind {
     }
 }
 
-/// A record of the transcript, without its text: 8 bytes, with no allocation of its own.
+/// A record of the transcript, without its text: 2 bytes, with no allocation of its own.
 /// Its ids (`uuid`, `message.id`, `parentUuid`) are kept beside it (`Index`'s `ids`), so
 /// that once the live thread is traced their ~20 bytes a record can go while the rest is
-/// read. Its line and its place in the file are kept by the index in a few bytes (`at` holds
-/// the low 32 bits of its offset; its line is its number among the records but for
-/// blank lines; its text ends where the next record's starts), and what few records hold,
+/// read. Its line and its place in the file are kept by the index in a few bytes (its line
+/// is its number among the records but for blank lines; its offset, in about 2 bytes, is
+/// the step from the previous record's, which is also where that one's text ends), the
+/// model it names in runs (`Index`'s `models`: only a bit here), and what few records hold,
 /// their `leafUuid`, the `tool_use_id`s they answer and a boundary's preserved segment,
 /// beside the nodes, in [`Rare`].
 #[derive(Debug, Clone)]
 pub struct Node {
-    /// The low 32 bits of where its text is in the file.
-    pub at: u32,
-    /// The model it names (see `model_of`), as its reader numbers them (0: none).
-    pub model: u16,
     pub kind: Kind,
     flags: u8,
 }
@@ -83,6 +80,7 @@ const API_ERROR: u8 = 4;
 const CTXCTL: u8 = 8;
 const SNAPSHOT: u8 = 16;
 const HAS_UUID: u8 = 32;
+const NAMED: u8 = 64;
 
 /// A line the skeleton made: its node, where it is, and what the node does not keep.
 #[derive(Debug)]
@@ -221,6 +219,11 @@ impl Node {
         self.flags & HAS_UUID != 0
     }
 
+    /// Whether it names a model ([`Made::model`], which the index keeps aside).
+    pub fn named(&self) -> bool {
+        self.flags & NAMED != 0
+    }
+
     /// A record of the conversation tree that can be a leaf.
     pub fn is_conversation(&self) -> bool {
         self.has_uuid()
@@ -276,8 +279,6 @@ pub fn node(text: &str, line: usize, at: u64) -> Option<Made> {
     let flag = |on: bool, f: u8| if on { f } else { 0 };
     let uuid = s.uuid.as_str().map(id);
     let node = Node {
-        at: 0,
-        model: 0,
         kind,
         flags: flag(s.sidechain.as_bool() == Some(true), SIDECHAIN)
             | flag(boundary, BOUNDARY)
@@ -287,7 +288,8 @@ pub fn node(text: &str, line: usize, at: u64) -> Option<Made> {
                 (s.attachment.0).is_some_and(|a| a.ty.as_str() == Some("prompt_snapshot")),
                 SNAPSHOT,
             )
-            | flag(uuid.is_some(), HAS_UUID),
+            | flag(uuid.is_some(), HAS_UUID)
+            | flag(model.is_some(), NAMED),
     };
     let extra = Extra {
         leaf: s.leaf.as_str().map(id),
@@ -409,6 +411,7 @@ mod tests {
         // Only a user record answers tool calls.
         assert!(x.results.is_empty());
         assert_eq!(model.as_deref(), Some("claude-x"));
+        assert!(n.named());
         let Made {
             node: n, extra: x, ..
         } = node(
@@ -418,13 +421,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(x.results, [id("t")]);
+        assert!(!n.named(), "a user record names no model");
         assert!(n.ctxctl() && !n.snapshot() && !n.boundary());
     }
 
     #[test]
-    fn a_node_takes_8_bytes() {
+    fn a_node_takes_2_bytes() {
         // The index of a 2 GB transcript holds millions of them.
-        assert_eq!(std::mem::size_of::<Node>(), 8);
+        assert_eq!(std::mem::size_of::<Node>(), 2);
     }
 
     #[test]
