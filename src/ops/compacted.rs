@@ -310,7 +310,7 @@ fn from_index<'a>(
     for (&at, &len) in &places {
         files.observe(&serde_json::from_slice(&bytes(at, len)?).ok()?);
     }
-    let measured = read.reported_usage.and_then(|u| {
+    let measured = read.reports.usage().and_then(|u| {
         let held = u.request_end?.min(counts.len());
         let own = own.then_some((&files, version));
         measure(ctx, counter, factor, &counts[..held], &u, own)

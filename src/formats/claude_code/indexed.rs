@@ -29,7 +29,10 @@ use crate::session::{AgentLimits, Message, Origin, ReportedUsage, Role};
 pub struct Read {
     pub model: String,
     pub warnings: Vec<String>,
-    pub reported_usage: Option<ReportedUsage>,
+    /// The reported usage, kept narrow until [`Reports::usage`] is asked for it: a 2 GB
+    /// transcript's 600K earlier reports take 4.8 MB so, 9.6 once widened, which the
+    /// caller does once it has let the index go.
+    pub reports: Reports,
     pub agent_limits: AgentLimits,
     pub request_extra: Option<String>,
     /// How many messages were handed out.
@@ -104,7 +107,8 @@ impl Earlier {
 /// (a report before ctxctl's last rewrite or before a preserved segment is stale). Each
 /// report is sorted as it comes, so that a 2 GB transcript's 600K reports are not held
 /// whole (24 bytes each) beside the list made from them.
-struct Reports {
+#[derive(Debug)]
+pub struct Reports {
     /// The line of ctxctl's last `last-prompt` record (`usize::MAX`: its last mark is
     /// another record, and every report is stale), if any.
     stale: Option<usize>,
@@ -150,8 +154,13 @@ impl Reports {
         }
     }
 
+    /// Whether the records report usage on the live history.
+    fn any(&self) -> bool {
+        self.last.as_ref().is_some_and(|l| self.live(l))
+    }
+
     /// The reported usage, as `usage` in `super` tells it from the messages' records.
-    fn usage(self) -> Option<ReportedUsage> {
+    pub fn usage(self) -> Option<ReportedUsage> {
         let last = self.last.filter(|l| self.live(l))?;
         let (input_tokens, output_tokens) = last.usage;
         Some(ReportedUsage {
@@ -275,21 +284,20 @@ pub fn read(
         None => None,
     };
     let conversation = || nodes.iter().filter(|n| n.is_conversation());
-    let reported_usage = handed.reports.usage();
     let agent_limits = AgentLimits {
         subagent: conversation().next().is_some() && conversation().all(|n| n.sidechain()),
         prompt_measured: request_extra.is_some(),
         full_tool_schemas: !super::defers_tools(&model),
         agent_version: index.version,
         compacted_at: boundary
-            .filter(|_| reported_usage.is_none())
+            .filter(|_| !handed.reports.any())
             .map(|b| index.line(b)),
         ..AgentLimits::default()
     };
     Some(Read {
         model,
         warnings,
-        reported_usage,
+        reports: handed.reports,
         agent_limits,
         request_extra,
         messages: handed.messages,
