@@ -133,6 +133,8 @@ pub mod fsutil;
 #[doc(hidden)]
 pub mod hint;
 #[doc(hidden)]
+pub mod idmap;
+#[doc(hidden)]
 pub mod mapped;
 #[doc(hidden)]
 pub mod mem;
