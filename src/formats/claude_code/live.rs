@@ -350,7 +350,7 @@ impl Tracer<'_> {
         // The chain's records taken last first, each followed by what it hangs, depth
         // first, as one stack holding the chain would take them.
         let mut stack: Vec<(u32, u32)> = Vec::new();
-        for (pos, i) in (0..chain.len()).rev().zip(chain.rev()) {
+        for (pos, i) in (0..chain.len()).rev().zip(chain.iter().rev()) {
             stack.push((pos as u32, i));
             while let Some((at, i)) = stack.pop() {
                 let same =

@@ -104,22 +104,14 @@ impl Order {
         self.iter().any(|j| j == i)
     }
 
-    /// The indices, first to last.
+    /// The indices, first to last (`.rev()` for last to first).
     pub fn iter(&self) -> Iter<'_> {
         Iter {
             bytes: &self.bytes,
-            at: 0,
-            cur: self.first,
-            left: self.len,
-        }
-    }
-
-    /// The indices, last to first.
-    pub fn rev(&self) -> Rev<'_> {
-        Rev {
-            bytes: &self.bytes,
-            end: self.bytes.len(),
-            cur: self.last,
+            front: 0,
+            front_cur: self.first,
+            back: self.bytes.len(),
+            back_cur: self.last,
             left: self.len,
         }
     }
@@ -128,7 +120,7 @@ impl Order {
     pub fn reversed(&self) -> Order {
         let mut out = Order::default();
         out.bytes.reserve(self.bytes.len());
-        self.rev().for_each(|i| out.push(i));
+        self.iter().rev().for_each(|i| out.push(i));
         out
     }
 }
@@ -139,12 +131,17 @@ fn step(bytes: &[u8]) -> i64 {
     (z >> 1) as i64 ^ -((z & 1) as i64)
 }
 
-/// [`Order::iter`]: cloned, it reads on from the same place.
+/// [`Order::iter`], from either end (`rev` reads it last to first): cloned, it reads on
+/// from the same places.
 #[derive(Debug, Clone)]
 pub struct Iter<'a> {
     bytes: &'a [u8],
-    at: usize,
-    cur: u32,
+    /// Where the next number from the front starts, and the index before it.
+    front: usize,
+    front_cur: u32,
+    /// Where the number that led to `back_cur` ends (the back's next index).
+    back: usize,
+    back_cur: u32,
     left: usize,
 }
 
@@ -154,54 +151,37 @@ impl Iterator for Iter<'_> {
     fn next(&mut self) -> Option<u32> {
         self.left = self.left.checked_sub(1)?;
         let len = 1
-            + (self.bytes[self.at..].iter())
+            + (self.bytes[self.front..].iter())
                 .take_while(|&&b| b & 0x80 != 0)
                 .count();
-        let s = step(&self.bytes[self.at..self.at + len]);
-        self.at += len;
-        self.cur = (i64::from(self.cur) + s) as u32;
-        Some(self.cur)
+        let s = step(&self.bytes[self.front..self.front + len]);
+        self.front += len;
+        self.front_cur = (i64::from(self.front_cur) + s) as u32;
+        Some(self.front_cur)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.left, Some(self.left))
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<u32> {
+        self.left = self.left.checked_sub(1)?;
+        let out = self.back_cur;
+        // The number that led to `out`: its last byte is at `back - 1`, its others before
+        // it with their high bit.
+        let before = (self.bytes[..self.back - 1].iter().rev())
+            .take_while(|&&b| b & 0x80 != 0)
+            .count();
+        let from = self.back - 1 - before;
+        self.back_cur = (i64::from(self.back_cur) - step(&self.bytes[from..self.back])) as u32;
+        self.back = from;
+        Some(out)
     }
 }
 
 impl ExactSizeIterator for Iter<'_> {}
-
-/// [`Order::rev`].
-#[derive(Debug, Clone)]
-pub struct Rev<'a> {
-    bytes: &'a [u8],
-    end: usize,
-    cur: u32,
-    left: usize,
-}
-
-impl Iterator for Rev<'_> {
-    type Item = u32;
-
-    fn next(&mut self) -> Option<u32> {
-        self.left = self.left.checked_sub(1)?;
-        let out = self.cur;
-        // The number that led to `out`: its last byte is at `end - 1`, its others before
-        // it with their high bit.
-        let before = (self.bytes[..self.end - 1].iter().rev())
-            .take_while(|&&b| b & 0x80 != 0)
-            .count();
-        let from = self.end - 1 - before;
-        self.cur = (i64::from(self.cur) - step(&self.bytes[from..self.end])) as u32;
-        self.end = from;
-        Some(out)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
-    }
-}
-
-impl ExactSizeIterator for Rev<'_> {}
 
 impl FromIterator<u32> for Order {
     fn from_iter<T: IntoIterator<Item = u32>>(it: T) -> Order {
@@ -249,7 +229,7 @@ mod tests {
             assert_eq!(order.len(), want.len());
             assert_eq!(order.iter().collect::<Vec<_>>(), want);
             let back: Vec<u32> = want.iter().rev().copied().collect();
-            assert_eq!(order.rev().collect::<Vec<_>>(), back);
+            assert_eq!(order.iter().rev().collect::<Vec<_>>(), back);
             assert_eq!(order.reversed().iter().collect::<Vec<_>>(), back);
             for &i in &want {
                 assert!(order.contains(i));
@@ -270,6 +250,23 @@ mod tests {
             it.next();
         }
         assert_eq!(it.next(), None);
+    }
+
+    #[test]
+    fn reading_from_both_ends_meets_in_the_middle() {
+        let want: Vec<u32> = vec![9, 3, 70_000, 4, 4, 0, u32::MAX, 12];
+        let order: Order = want.iter().copied().collect();
+        for front in 0..=want.len() {
+            let mut it = order.iter();
+            let head: Vec<u32> = it.by_ref().take(front).collect();
+            let tail: Vec<u32> = it.by_ref().rev().collect();
+            assert_eq!(head, want[..front]);
+            assert_eq!(
+                tail,
+                want[front..].iter().rev().copied().collect::<Vec<_>>()
+            );
+            assert_eq!(it.next(), None);
+        }
     }
 
     #[test]
