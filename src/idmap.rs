@@ -5,7 +5,7 @@
 //! power of two past its load factor: ~9 MB for 400K `u64 → u32` entries, 4.7 MB for a set
 //! of 400K `u64`, where this holds 4.8 and 3.2.
 
-use std::collections::HashMap;
+use crate::fasthash::FastMap;
 
 /// Entries held in `recent` before they are merged, at least (and an eighth of those
 /// merged: each merge moves them all, so merging stays linear overall).
@@ -18,7 +18,7 @@ pub struct IdMap<V> {
     keys: Vec<u64>,
     values: Vec<V>,
     /// The entries since the last merge (none of them in `keys`).
-    recent: HashMap<u64, V>,
+    recent: FastMap<u64, V>,
 }
 
 impl<V> Default for IdMap<V> {
@@ -26,7 +26,7 @@ impl<V> Default for IdMap<V> {
         IdMap {
             keys: Vec::new(),
             values: Vec::new(),
-            recent: HashMap::new(),
+            recent: FastMap::default(),
         }
     }
 }
@@ -108,6 +108,7 @@ impl<V: Copy + Default + std::fmt::Debug> std::fmt::Debug for IdMap<V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     #[test]
     fn entries_read_back_as_a_map_has_them_across_merges() {

@@ -5,9 +5,9 @@
 //!
 //! Two passes over the file. The first reads it a block of lines at a time
 //! ([`LineReader`]), the counting threads reducing each line to its [`Node`](skel::Node)
-//! (2 bytes: its type and a few flags) and its ids (hashed, ~20 bytes, kept
-//! until the thread is traced; message text, tool results and images are skipped
-//! unparsed), and keeps only those in an [`Index`] (lines, offsets in ~2 bytes a
+//! (2 bytes: its type and a few flags) and its ids (hashed: the `message.id`s and parents
+//! kept until the thread is traced, the uuids written to a temp file; message text, tool
+//! results and images are skipped unparsed), and keeps only those in an [`Index`] (lines, offsets in ~2 bytes a
 //! record, models and the fields few records hold kept aside). The live thread is traced over the nodes
 //! ([`indexed::trace`]); the second pass fetches the live records by their offsets, makes
 //! them into messages as the whole-file reader does ([`indexed::read`]), counts the
@@ -161,7 +161,7 @@ pub fn tally(
 /// passes, and a whole read then words what it holds now. A rewrite moves or replaces
 /// every record after its first change, each passing with odds of 2^-32, and a file
 /// left shorter is caught by its length.
-fn unchanged(checks: &[u32], parsed: &[serde_json::Value]) -> bool {
+pub fn unchanged(checks: &[u32], parsed: &[serde_json::Value]) -> bool {
     let same = |(c, v): (&u32, &serde_json::Value)| {
         let uuid = v.get("uuid").and_then(serde_json::Value::as_str);
         *c == skel::check(uuid.map(skel::id))
@@ -177,14 +177,15 @@ fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fin
         None => (uuid_temp(ctx), None),
     };
     let mut index = Index::spilling(file, slice);
-    let mut too_many = false;
+    let mut refused = false;
     let make = |text: &str, line: usize, at: u64| skel::node(text, line, at);
     let fold = |made: skel::Made| {
-        // A file of 2^32 records is left to the whole reader.
-        too_many |= index.push(made).is_none();
+        // A file of 2^32 records, or a record the index cannot place, is left to the
+        // whole reader.
+        refused |= index.push(made).is_none();
     };
     let (fingerprint, truncated, mended) = first_pass(ctx, reader, &make, fold)?;
-    if too_many {
+    if refused {
         return None;
     }
     index.file_warnings = mended.warning().into_iter().chain(truncated).collect();

@@ -279,7 +279,7 @@ fn from_index<'a>(
     // whole reader traces them, each record read again then rather than held.
     let mut places: std::collections::BTreeMap<u64, u64> = Default::default();
     let mut fetch = |nodes: &[usize]| -> Option<Vec<serde_json::Value>> {
-        (nodes.iter())
+        let parsed = (nodes.iter())
             .map(|&i| {
                 let (at, len) = before.place(i);
                 let v: serde_json::Value = serde_json::from_slice(&bytes(at, len)?).ok()?;
@@ -293,7 +293,10 @@ fn from_index<'a>(
                 }
                 Some(v)
             })
-            .collect()
+            .collect::<Option<Vec<_>>>()?;
+        // A file rewritten in place since the first pass is read whole instead.
+        let checks = before.checks(nodes)?;
+        crate::ops::agent_stream::unchanged(&checks, &parsed).then_some(parsed)
     };
     // Counted a batch at a time as the reader hands them out: only their counts are kept.
     let (mut counts, mut batch) = (Vec::new(), Vec::new());

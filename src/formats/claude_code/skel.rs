@@ -25,8 +25,8 @@ pub fn id(id: &str) -> Id {
     Id::new(xxhash_rust::xxh3::xxh3_64(id.as_bytes())).unwrap_or(Id::MIN)
 }
 
-/// A record's `uuid` (its [`id`]) in 32 bits: what is kept of it once the thread is traced,
-/// so that a record read again can be told to be the one indexed at its place (a file
+/// A record's `uuid` (its [`id`]) in 32 bits, made from the uuids' spill for a record read
+/// again, so that a record read again can be told to be the one indexed at its place (a file
 /// rewritten in place between the two reads). 0 for none; another record's uuid passes
 /// for this one's with odds of 2^-32.
 pub fn check(uuid: Option<Id>) -> u32 {
@@ -60,9 +60,9 @@ impl Kind {
 }
 
 /// A record of the transcript, without its text: 2 bytes, with no allocation of its own.
-/// Its ids (`uuid`, `message.id`, `parentUuid`) are kept beside it (`Index`'s `ids`), so
-/// that once the live thread is traced their ~20 bytes a record can go while the rest is
-/// read. Its line and its place in the file are kept by the index in a few bytes (its line
+/// Its ids are kept beside it (`Index`'s `ids`: the `message.id`s and `parentUuid`s in
+/// memory until the live thread is traced, the uuids' hashes in a temp file), so that
+/// their bytes a record do not stay while the rest is read. Its line and its place in the file are kept by the index in a few bytes (its line
 /// is its number among the records but for blank lines; its offset, in about 2 bytes, is
 /// the step from the previous record's, which is also where that one's text ends), the
 /// model it names in runs (`Index`'s `models`: only a bit here), and what few records hold,

@@ -14,7 +14,9 @@ use super::skel::Id;
 
 /// Bytes gathered before they are written.
 const BLOCK: usize = 64 << 10;
-/// Hashes one resolution pass sorts at most (16 bytes each: 2 MB).
+/// Hashes one resolution pass sorts, about (16 bytes each: 2 MB), where the uuids are
+/// spread: a pass takes every record of the hashes in its slice, so a uuid given by many
+/// records puts them all in one pass.
 pub const SLICE: usize = 128 << 10;
 
 /// The hashes of the records with a uuid, by rank (their place among those records).
@@ -109,6 +111,10 @@ impl UuidSpill {
     pub fn read(&self, from: usize, out: &mut [u64]) -> io::Result<()> {
         let to = from + out.len();
         assert!(to <= self.len, "ranks {from}..{to} of {}", self.len);
+        debug_assert!(
+            self.pending.is_empty(),
+            "the spill is read before it is finished"
+        );
         let Some(file) = &self.file else {
             if self.broken {
                 return Err(io::Error::other(
