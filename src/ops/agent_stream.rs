@@ -96,7 +96,7 @@ pub fn tally(
         let texts = read_at(&file, bar, places.into_iter())?;
         let parsed = parse_json(&texts, threads)?;
         let checks = index.checks(nodes)?;
-        unchanged(&checks, &parsed).then_some(parsed)
+        skel::unchanged(&checks, &parsed).then_some(parsed)
     };
     let mut emit = |m: Message| batches.push(m);
     let read = indexed::read(&index, traced, &mut fetch, &mut emit)?;
@@ -156,19 +156,6 @@ pub fn tally(
     })
 }
 
-/// Whether each record fetched is the one the first pass indexed at its place (by its
-/// `uuid`'s [`skel::check`]); not so when the file was rewritten in place between the
-/// passes, and a whole read then words what it holds now. A rewrite moves or replaces
-/// every record after its first change, each passing with odds of 2^-32, and a file
-/// left shorter is caught by its length.
-pub fn unchanged(checks: &[u32], parsed: &[serde_json::Value]) -> bool {
-    let same = |(c, v): (&u32, &serde_json::Value)| {
-        let uuid = v.get("uuid").and_then(serde_json::Value::as_str);
-        *c == skel::check(uuid.map(skel::id))
-    };
-    checks.len() == parsed.len() && checks.iter().zip(parsed).all(same)
-}
-
 /// The first pass: every line's node, and the file's fingerprint.
 fn index(ctx: &Context, reader: LineReader<Reading<File>>) -> Option<(Index, Fingerprint, Found)> {
     let (file, slice) = match testhook::uuid_spill(ctx) {
@@ -204,28 +191,4 @@ fn uuid_temp(ctx: &Context) -> Option<File> {
     let dir = crate::config::paths::cache_dir(&ctx.env).filter(|d| d.is_dir());
     dir.and_then(|d| tempfile::tempfile_in(d).ok())
         .or_else(|| tempfile::tempfile().ok())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_record_rewritten_in_place_between_the_passes_is_seen() {
-        let first = r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
-        let check = skel::check(skel::node(first, 0, 0).expect("a node").uuid);
-        let seen: serde_json::Value = serde_json::from_str(first).unwrap();
-        assert!(unchanged(&[check], &[seen]));
-        let now = r#"{"type":"user","uuid":"u9","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
-        let now: serde_json::Value = serde_json::from_str(now).unwrap();
-        assert!(!unchanged(&[check], &[now]));
-        assert!(!unchanged(&[check], &[]));
-        // A record without a uuid is not one with a uuid, nor the reverse.
-        let bare = r#"{"type":"user","message":{"role":"user","content":"hi"}}"#;
-        let bare: serde_json::Value = serde_json::from_str(bare).unwrap();
-        assert!(!unchanged(&[check], std::slice::from_ref(&bare)));
-        assert!(unchanged(&[skel::check(None)], &[bare]));
-        let seen: serde_json::Value = serde_json::from_str(first).unwrap();
-        assert!(!unchanged(&[skel::check(None)], &[seen]));
-    }
 }

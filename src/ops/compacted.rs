@@ -296,7 +296,7 @@ fn from_index<'a>(
             .collect::<Option<Vec<_>>>()?;
         // A file rewritten in place since the first pass is read whole instead.
         let checks = before.checks(nodes)?;
-        crate::ops::agent_stream::unchanged(&checks, &parsed).then_some(parsed)
+        skel::unchanged(&checks, &parsed).then_some(parsed)
     };
     // Counted a batch at a time as the reader hands them out: only their counts are kept.
     let (mut counts, mut batch) = (Vec::new(), Vec::new());

@@ -382,9 +382,41 @@ struct Typed<'a> {
     ty: Loose<'a>,
 }
 
+/// Whether each record fetched is the one the first pass indexed at its place (by its
+/// `uuid`'s [`check`]); not so when the file was rewritten in place between the
+/// passes, and a whole read then words what it holds now. A rewrite moves or replaces
+/// every record after its first change, each passing with odds of 2^-32, and a file
+/// left shorter is caught by its length.
+pub fn unchanged(checks: &[u32], parsed: &[serde_json::Value]) -> bool {
+    let same = |(c, v): (&u32, &serde_json::Value)| {
+        let uuid = v.get("uuid").and_then(serde_json::Value::as_str);
+        *c == check(uuid.map(id))
+    };
+    checks.len() == parsed.len() && checks.iter().zip(parsed).all(same)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_rewritten_in_place_between_the_passes_is_seen() {
+        let first = r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
+        let c = check(node(first, 0, 0).expect("a node").uuid);
+        let seen: serde_json::Value = serde_json::from_str(first).unwrap();
+        assert!(unchanged(&[c], &[seen]));
+        let now = r#"{"type":"user","uuid":"u9","parentUuid":null,"message":{"role":"user","content":"hi"}}"#;
+        let now: serde_json::Value = serde_json::from_str(now).unwrap();
+        assert!(!unchanged(&[c], &[now]));
+        assert!(!unchanged(&[c], &[]));
+        // A record without a uuid is not one with a uuid, nor the reverse.
+        let bare = r#"{"type":"user","message":{"role":"user","content":"hi"}}"#;
+        let bare: serde_json::Value = serde_json::from_str(bare).unwrap();
+        assert!(!unchanged(&[c], std::slice::from_ref(&bare)));
+        assert!(unchanged(&[check(None)], &[bare]));
+        let seen: serde_json::Value = serde_json::from_str(first).unwrap();
+        assert!(!unchanged(&[check(None)], &[seen]));
+    }
 
     #[test]
     fn fields_of_another_type_are_absent_as_a_values_get_finds_them() {
